@@ -1,0 +1,431 @@
+/*
+ * kryl — preconditioned Krylov solvers for large sparse linear systems
+ * on NVIDIA GPUs (cuda), multi-core CPUs (omp) and a plain serial
+ * reference (ref).
+ *
+ * This is the whole public C API.  Conventions:
+ *   - Handles are opaque and distinct per object kind.
+ *   - Constructors take `T *out` first and set `*out = NULL` before they
+ *     check anything; destructors take `T *h`, free, set `*h = NULL` and
+ *     accept NULL.
+ *   - Every call returns a kryl_status; 0 (KRYL_SUCCESS) is success.
+ *     On failure kryl_last_error() says what was wrong.
+ *   - Whether a solve converged is a *result* (kryl_result.reason), not an
+ *     error: a solve that runs out of iterations returns KRYL_SUCCESS.
+ *   - Indices at the API are 64-bit and global; matrices own a contiguous
+ *     range of rows (the whole matrix in a single process).
+ */
+#ifndef KRYL_H
+#define KRYL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KRYL_VERSION_MAJOR 0
+#define KRYL_VERSION_MINOR 1
+#define KRYL_VERSION_PATCH 0
+
+/* Opaque handles: a distinct type per object so the compiler catches mix-ups. */
+typedef struct kryl_context_s *kryl_context; /* backend, device, stream, reductions */
+typedef struct kryl_matrix_s *kryl_matrix; /* a sparse matrix (owned rows) */
+typedef struct kryl_assembly_s *kryl_assembly; /* entries being collected into a matrix */
+typedef struct kryl_vector_s *kryl_vector; /* a dense vector laid out like a matrix's rows */
+typedef struct kryl_solver_s *kryl_solver; /* a method, its preconditioner and workspace */
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+
+/* 0 is success; negative values are errors, grouped by class:
+ * -1..-19 usage, -20..-39 input data, -40..-59 resources, -60.. internal. */
+typedef enum kryl_status {
+    KRYL_SUCCESS = 0,
+    /* usage errors: the caller passed something invalid */
+    KRYL_ERR_INVALID_ARGUMENT = -1, /* NULL handle, negative size, bad option */
+    KRYL_ERR_DIMENSION_MISMATCH = -2, /* sizes of the operands disagree */
+    KRYL_ERR_CONTEXT_MISMATCH = -3, /* objects from different contexts */
+    KRYL_ERR_UNSUPPORTED = -4, /* valid request this build cannot do */
+    KRYL_ERR_BACKEND_UNAVAILABLE = -5, /* backend not compiled in or no device */
+    /* input data errors: the matrix or file cannot be used as asked */
+    KRYL_ERR_IO = -20, /* a file cannot be opened, read or written */
+    KRYL_ERR_PARSE = -21, /* a Matrix Market file is malformed */
+    KRYL_ERR_NOT_SQUARE = -22, /* solver or preconditioner needs n x n */
+    KRYL_ERR_NOT_SYMMETRIC = -23, /* CG needs a symmetric matrix */
+    KRYL_ERR_ZERO_DIAGONAL = -24, /* a preconditioner divides by a_ii = 0 */
+    KRYL_ERR_NOT_POSITIVE_DEFINITE = -25, /* a non-positive pivot or diagonal */
+    KRYL_ERR_INDEX_OVERFLOW = -26, /* an index does not fit the index type */
+    KRYL_ERR_INVALID_VALUE = -27, /* NaN or Inf in the input */
+    KRYL_ERR_INDEX_OUT_OF_RANGE = -28, /* an entry outside the matrix */
+    /* resource errors */
+    KRYL_ERR_OUT_OF_MEMORY = -40, /* host allocation failed */
+    KRYL_ERR_DEVICE_OUT_OF_MEMORY = -41, /* device allocation failed */
+    KRYL_ERR_DEVICE = -42, /* a device call failed */
+    /* internal */
+    KRYL_ERR_INTERNAL = -60
+} kryl_status;
+
+/* A short fixed description of a status code ("dimension mismatch"). */
+const char *kryl_strerror(kryl_status status);
+
+/* The message of the most recent failing kryl call on the calling thread,
+ * naming what was wrong ("A.mtx:12: expected 3 fields, found 2").  Empty
+ * when no call has failed. */
+const char *kryl_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Enumerations                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef enum kryl_backend_kind {
+    KRYL_BACKEND_AUTO = 0, /* cuda if a GPU is usable, else omp, else ref */
+    KRYL_BACKEND_REF = 1, /* plain serial C: the reference every backend is checked against */
+    KRYL_BACKEND_OMP = 2, /* OpenMP on the host's cores */
+    KRYL_BACKEND_CUDA = 3 /* NVIDIA GPU */
+} kryl_backend_kind;
+
+typedef enum kryl_precision {
+    KRYL_DOUBLE = 0,
+    KRYL_SINGLE = 1
+} kryl_precision;
+
+typedef enum kryl_method {
+    KRYL_METHOD_CG = 0, /* conjugate gradients; with a preconditioner it is PCG */
+    KRYL_METHOD_PCG = 1 /* preconditioned CG (Jacobi unless another is chosen) */
+} kryl_method;
+
+typedef enum kryl_precond_kind {
+    KRYL_PRECOND_NONE = 0,
+    KRYL_PRECOND_JACOBI = 1 /* M = diag(A) */
+} kryl_precond_kind;
+
+/* Why a solve stopped.  Only the CONVERGED_* reasons mean the true
+ * residual met the tolerance. */
+typedef enum kryl_reason {
+    KRYL_REASON_NONE = 0, /* not solved yet */
+    KRYL_CONVERGED_RTOL = 1, /* ||b - Ax|| <= rtol ||b|| */
+    KRYL_CONVERGED_ATOL = 2, /* ||b - Ax|| <= atol (atol > rtol ||b||) */
+    KRYL_CONVERGED_ZERO_RHS = 3, /* b = 0: x = 0 is exact */
+    KRYL_DIVERGED_MAX_ITERATIONS = -1, /* iteration limit reached */
+    KRYL_DIVERGED_BREAKDOWN = -2, /* a division by zero or an indefinite p'Ap */
+    KRYL_DIVERGED_NAN = -3 /* a NaN or Inf appeared in the iteration */
+} kryl_reason;
+
+const char *kryl_backend_name(kryl_backend_kind kind);
+const char *kryl_precision_name(kryl_precision precision);
+const char *kryl_method_name(kryl_method method);
+const char *kryl_precond_name(kryl_precond_kind precond);
+const char *kryl_reason_name(kryl_reason reason);
+
+/* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
+ * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */
+kryl_status kryl_backend_from_name(const char *name, kryl_backend_kind *kind);
+kryl_status kryl_precision_from_name(const char *name, kryl_precision *precision);
+kryl_status kryl_method_from_name(const char *name, kryl_method *method);
+kryl_status kryl_precond_from_name(const char *name, kryl_precond_kind *precond);
+
+/* ------------------------------------------------------------------ */
+/* Context                                                             */
+/* ------------------------------------------------------------------ */
+
+
+typedef enum kryl_log_level {
+    KRYL_LOG_ERROR = 0,
+    KRYL_LOG_WARNING = 1,
+    KRYL_LOG_INFO = 2,
+    KRYL_LOG_DEBUG = 3
+} kryl_log_level;
+
+/* Receives log lines; never called from inside a solver iteration in a way
+ * that forces a device synchronisation. */
+typedef void (*kryl_log_fn)(kryl_log_level level, const char *message, void *user);
+
+typedef struct kryl_context_options {
+    kryl_backend_kind backend; /* default KRYL_BACKEND_AUTO */
+    int device; /* CUDA device ordinal; default 0 */
+    int threads; /* omp threads; 0 = OpenMP's default */
+    kryl_log_fn log; /* NULL: no logging */
+    void *log_user; /* passed back to log */
+    kryl_log_level log_level; /* lines above this level are dropped; default WARNING */
+} kryl_context_options;
+
+/* Fill *options with the defaults listed above. */
+void kryl_context_options_init(kryl_context_options *options);
+
+/* Create a context: picks and initialises the backend (device, stream).
+ *   ctx      out: the new context, NULL on failure
+ *   options  NULL for the defaults */
+kryl_status kryl_context_create(kryl_context *ctx, const kryl_context_options *options);
+
+/* Destroy a context; all objects created against it must be destroyed first. */
+kryl_status kryl_context_destroy(kryl_context *ctx);
+
+/* The backend the context resolved to (never KRYL_BACKEND_AUTO). */
+kryl_backend_kind kryl_context_backend(kryl_context ctx);
+
+/* Whether a backend is compiled in and usable on this machine
+ * (for cuda: a device is present and answers). */
+bool kryl_backend_available(kryl_backend_kind kind);
+
+/* A one-line description of the backend's device ("NVIDIA H100 80GB HBM3,
+ * 132 SMs" or "8 OpenMP threads"). */
+const char *kryl_context_device_name(kryl_context ctx);
+
+/* ------------------------------------------------------------------ */
+/* Matrices                                                            */
+/* ------------------------------------------------------------------ */
+
+
+/* Create a matrix from host CSR arrays of the rows [row_begin, row_end).
+ *   A             out: the matrix, NULL on failure
+ *   ctx           the context that will own it
+ *   nrows, ncols  global dimensions
+ *   row_begin     first owned row (0 in a single process)
+ *   row_end       one past the last owned row (nrows in a single process)
+ *   row_ptr       row_end - row_begin + 1 offsets, row_ptr[0] = 0
+ *   col_idx       row_ptr[last] global column indices, 0-based
+ *   values        row_ptr[last] values
+ * Duplicates in a row are summed; columns need not be sorted.  The arrays
+ * are copied.  Values must be finite. */
+kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                   int64_t ncols, int64_t row_begin, int64_t row_end,
+                                   const int64_t *row_ptr, const int64_t *col_idx,
+                                   const double *values);
+
+/* Read a Matrix Market file (.mtx or .mtx.gz): coordinate or array;
+ * real, integer or pattern (pattern entries read as 1); general,
+ * symmetric or skew-symmetric (expanded to both triangles). */
+kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
+
+/* Write A as a Matrix Market coordinate real general file; values are
+ * written with 17 significant digits, so reading them back is exact. */
+kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path);
+
+kryl_status kryl_matrix_destroy(kryl_matrix *A);
+
+/* Global rows, columns and stored entries (after expansion of symmetry
+ * and summing of duplicates). */
+kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int64_t *nnz);
+
+/* Read-only view of the matrix's host CSR arrays (owned rows, natural
+ * order, 0-based global column indices as int32, double values). */
+kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const int32_t **col_idx,
+                                 const double **values);
+
+/* Whether A equals its transpose, with |a_ij - a_ji| <= tol * max|a|. */
+kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric);
+
+/* Structure and numbers of a matrix, for `kryl info` and format choice. */
+typedef struct kryl_matrix_stats {
+    int64_t nrows, ncols, nnz;
+    int64_t row_min, row_max; /* entries per row */
+    double row_mean, row_stddev;
+    int64_t empty_rows;
+    int64_t bandwidth; /* max |i - j| over stored entries */
+    int64_t profile_sum; /* sum over rows of (i - min j), the envelope */
+    bool symmetric_pattern; /* a_ij stored <=> a_ji stored */
+    bool symmetric; /* a_ij == a_ji exactly */
+    int64_t zero_diagonals; /* rows with a_ii absent or 0 */
+    int64_t dominant_rows; /* rows with |a_ii| >= sum_{j != i} |a_ij| */
+    int64_t strictly_dominant_rows; /* rows with |a_ii| > sum_{j != i} |a_ij| */
+    bool positive_diagonal; /* every a_ii > 0 */
+    double frobenius_norm;
+    double max_abs;
+    /* Bytes one CSR SpMV y = A x must move at least: values (8), column
+     * indices (4), row offsets (4 or 8) once, x once and y once (8 each). */
+    int64_t spmv_bytes_double;
+    int64_t spmv_bytes_single; /* the same with 4-byte values and vectors */
+} kryl_matrix_stats;
+
+/* Compute the statistics of A's owned rows (host work, O(nnz log)). */
+kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats);
+
+/* y = alpha*A*x + beta*y, on the context's backend. */
+kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x,
+                             double beta, kryl_vector y);
+
+/* ------------------------------------------------------------------ */
+/* Assembly: build a matrix entry by entry                              */
+/* ------------------------------------------------------------------ */
+
+
+/* Start assembling a nrows x ncols matrix whose owned rows are
+ * [row_begin, row_end).  Entries may come in any order over many calls;
+ * duplicates are summed. */
+kryl_status kryl_assembly_create(kryl_assembly *assembly, kryl_context ctx, int64_t nrows,
+                                 int64_t ncols, int64_t row_begin, int64_t row_end);
+
+/* Add count entries (rows[k], cols[k], values[k]), 0-based global indices. */
+kryl_status kryl_assembly_add(kryl_assembly assembly, int64_t count, const int64_t *rows,
+                              const int64_t *cols, const double *values);
+
+/* Add one entry a_ij += value. */
+kryl_status kryl_assembly_add_value(kryl_assembly assembly, int64_t row, int64_t col,
+                                    double value);
+
+/* Build the matrix from the entries added so far.  The assembly may be
+ * destroyed afterwards or used to add more entries and finish again. */
+kryl_status kryl_assembly_finish(kryl_assembly assembly, kryl_matrix *A);
+
+kryl_status kryl_assembly_destroy(kryl_assembly *assembly);
+
+/* ------------------------------------------------------------------ */
+/* Generators                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef enum kryl_generator_kind {
+    KRYL_GEN_POISSON2D5 = 0, /* 2-D 5-point Laplacian on an nx x ny grid */
+    KRYL_GEN_POISSON3D7 = 1, /* 3-D 7-point Laplacian on nx x ny x nz */
+    KRYL_GEN_POISSON3D27 = 2, /* 3-D 27-point (3x3x3 box) Laplacian */
+    KRYL_GEN_POISSON3D125 = 3, /* 3-D 125-point (5x5x5 box) higher-order Laplacian */
+    KRYL_GEN_ANISOTROPIC2D = 4, /* -eps u_xx - u_yy, 5-point */
+    KRYL_GEN_ANISOTROPIC3D = 5, /* -eps u_xx - u_yy - u_zz, 7-point */
+    KRYL_GEN_CONVDIFF2D = 6, /* -lap u + w . grad u, upwind, nonsymmetric */
+    KRYL_GEN_CONVDIFF3D = 7, /* 3-D convection-diffusion, nonsymmetric */
+    KRYL_GEN_RANDOM_SPD = 8, /* random symmetric diagonally dominant */
+    KRYL_GEN_POWERLAW = 9 /* power-law row lengths, a few very long rows */
+} kryl_generator_kind;
+
+typedef struct kryl_generator_options {
+    kryl_generator_kind kind;
+    int64_t nx, ny, nz; /* grid points per direction (random kinds: nx = rows) */
+    double epsilon; /* anisotropy ratio; default 1e-3 */
+    double peclet; /* convection strength (cell Peclet number); default 10 */
+    int64_t row_length; /* random kinds: mean entries per row; default 8 */
+    double exponent; /* power law: P(len) ~ len^-exponent; default 2.1 */
+    uint64_t seed; /* random kinds; default 1 */
+} kryl_generator_options;
+
+/* Defaults for kind with n points per direction. */
+void kryl_generator_options_init(kryl_generator_options *options, kryl_generator_kind kind,
+                                 int64_t n);
+
+kryl_status kryl_generator_from_name(const char *name, kryl_generator_kind *kind);
+const char *kryl_generator_name(kryl_generator_kind kind);
+
+/* Global size of the generated matrix. */
+kryl_status kryl_generator_size(const kryl_generator_options *options, int64_t *nrows,
+                                int64_t *nnz_estimate);
+
+/* Generate rows [row_begin, row_end) of the matrix (the whole matrix with
+ * 0 and nrows) without building any other row. */
+kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
+                                 const kryl_generator_options *options, int64_t row_begin,
+                                 int64_t row_end);
+
+/* ------------------------------------------------------------------ */
+/* Vectors                                                             */
+/* ------------------------------------------------------------------ */
+
+
+/* A vector laid out like A's rows, in the given precision, zeroed.
+ * Values a caller sets and gets are always in A's original row order. */
+kryl_status kryl_vector_create(kryl_vector *v, kryl_matrix A, kryl_precision precision);
+
+kryl_status kryl_vector_destroy(kryl_vector *v);
+
+/* Number of owned entries. */
+int64_t kryl_vector_length(kryl_vector v);
+
+/* Copy length values from host memory into v (converted to its precision). */
+kryl_status kryl_vector_set(kryl_vector v, const double *values, int64_t length);
+
+/* Copy v into host memory as doubles. */
+kryl_status kryl_vector_get(kryl_vector v, double *values, int64_t length);
+
+/* v_i = value for every i. */
+kryl_status kryl_vector_fill(kryl_vector v, double value);
+
+/* Read a dense vector from a Matrix Market file (array n x 1, or
+ * coordinate n x 1 with missing entries zero).  *values is malloc'ed;
+ * free it with free(). */
+kryl_status kryl_read_mtx_vector(const char *path, int64_t *length, double **values);
+
+/* Write a dense vector as a Matrix Market array real general n x 1 file. */
+kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double *values);
+
+/* ------------------------------------------------------------------ */
+/* Solvers                                                             */
+/* ------------------------------------------------------------------ */
+
+
+/* Called at each convergence check (every check_interval iterations, where
+ * the host reads the residual anyway): never forces a synchronisation.
+ * relres is the recursive ||r||/||b||. */
+typedef void (*kryl_progress_fn)(int64_t iteration, double relres, void *user);
+
+typedef struct kryl_solver_options {
+    kryl_method method; /* default KRYL_METHOD_CG */
+    kryl_precond_kind precond; /* default KRYL_PRECOND_NONE (JACOBI for PCG) */
+    kryl_precision precision; /* arithmetic of the iteration; default KRYL_DOUBLE */
+    double rtol; /* relative tolerance on ||b - Ax||; default 1e-8 */
+    double atol; /* absolute tolerance; default 0 */
+    int64_t max_iterations; /* default 10000 */
+    bool record_history; /* keep ||r_k|| for every k; default true */
+    int check_interval; /* iterations between convergence checks; 0 = backend's choice */
+    bool profile; /* time each phase, synchronising around it (costs time) */
+    kryl_progress_fn progress; /* NULL: none */
+    void *progress_user; /* passed back to progress */
+} kryl_solver_options;
+
+void kryl_solver_options_init(kryl_solver_options *options);
+
+/* Phases timed by kryl_result.profile (seconds).  Without profiling all
+ * iteration work is reported in `iteration` only. */
+typedef struct kryl_profile {
+    double spmv;
+    double precond;
+    double vector; /* fused vector updates */
+    double reduction; /* dots and norms, their reductions and the fetches */
+    double transfer; /* host <-> device copies */
+    double iteration; /* everything inside the iteration loop */
+} kryl_profile;
+
+typedef struct kryl_result {
+    int64_t iterations; /* iterations executed */
+    kryl_reason reason;
+    bool converged; /* true only if the true residual met the test */
+    double relres; /* ||b - Ax|| / ||b||, computed in double with A's values */
+    double relres_recursive; /* ||r|| / ||b|| of the residual the method carried */
+    double resnorm; /* ||b - Ax|| */
+    double resnorm_recursive; /* ||r|| carried by the method */
+    double bnorm; /* ||b|| */
+    int64_t residual_replacements; /* times r was replaced by b - Ax and the method continued */
+    double setup_s; /* solver creation: preconditioner, workspace, conversions */
+    double solve_s; /* kryl_solver_solve, wall clock */
+    kryl_profile profile; /* filled when options.profile is set */
+} kryl_result;
+
+/* Set up a solver for A: checks A fits the method (square; symmetric for
+ * CG), builds the preconditioner and allocates all workspace.
+ *   solver   out: the solver, NULL on failure
+ *   A        the system matrix (kept by reference: destroy A after the solver)
+ *   options  NULL for the defaults */
+kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
+                               const kryl_solver_options *options);
+
+/* Solve A x = b.  x holds the initial guess on entry and the solution on
+ * return.  Not converging is reported in result->reason, not as an error.
+ * b and x may be of either precision. */
+kryl_status kryl_solver_solve(kryl_solver solver, kryl_vector b, kryl_vector x,
+                              kryl_result *result);
+
+/* The residual history of the last solve: (*history)[k] = ||r_k|| of the
+ * residual the method carried, k = 0..*length-1.  Valid until the next
+ * solve or the solver's destruction. */
+kryl_status kryl_solver_history(kryl_solver solver, const double **history, int64_t *length);
+
+/* Seconds of setup (same as the next result's setup_s). */
+double kryl_solver_setup_time(kryl_solver solver);
+
+kryl_status kryl_solver_destroy(kryl_solver *solver);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KRYL_H */

@@ -1,0 +1,251 @@
+/* The ref backend: host memory, serial loops.  The oracle every other
+ * backend is tested against; kept plain on purpose. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/ref/ref_kernels.h"
+
+static kryl_status ref_init(kryl_context ctx)
+{
+    snprintf(ctx->device_name, sizeof ctx->device_name, "host, serial reference");
+    ctx->backend = NULL;
+    return KRYL_SUCCESS;
+}
+
+static void ref_finalize(kryl_context ctx) { (void)ctx; }
+
+static kryl_status ref_alloc(kryl_context ctx, void **ptr, size_t bytes)
+{
+    (void)ctx;
+    *ptr = NULL;
+    if (bytes == 0) return KRYL_SUCCESS;
+    *ptr = calloc(1, bytes);
+    if (*ptr == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory",
+                          bytes);
+    return KRYL_SUCCESS;
+}
+
+static void ref_release(kryl_context ctx, void *ptr)
+{
+    (void)ctx;
+    free(ptr);
+}
+
+static kryl_status ref_copy_bytes(kryl_context ctx, void *dst, const void *src, size_t bytes)
+{
+    (void)ctx;
+    if (bytes) memcpy(dst, src, bytes);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_synchronize(kryl_context ctx)
+{
+    (void)ctx;
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_matrix_setup(kryl_context ctx, kryl_matrix A)
+{
+    (void)ctx;
+    const kryl_csr *csr = &A->host->csr;
+    if (A->layout->perm != NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "ref: permuted layouts are not supported yet");
+    ref_csr *s = calloc(1, sizeof *s);
+    if (s == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate matrix storage");
+    s->nrows = csr->nrows;
+    s->ncols = csr->ncols;
+    s->row_ptr = csr->row_ptr;
+    s->col_idx = csr->col_idx;
+    int64_t nnz = kryl_csr_nnz(csr);
+    if (A->precision == KRYL_DOUBLE) {
+        s->values = csr->values;
+    } else {
+        float *v = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *v);
+        if (v == NULL) {
+            free(s);
+            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld float values",
+                              (long long)nnz);
+        }
+        for (int64_t k = 0; k < nnz; k++) v[k] = (float)csr->values[k];
+        s->values = v;
+        s->owns_values = 1;
+    }
+    A->storage = s;
+    return KRYL_SUCCESS;
+}
+
+static void ref_matrix_release(kryl_context ctx, kryl_matrix A)
+{
+    (void)ctx;
+    ref_csr *s = A->storage;
+    if (s == NULL) return;
+    if (s->owns_values) free(s->values);
+    free(s);
+    A->storage = NULL;
+}
+
+static bool stopped(const kryl_monitor *monitor) { return monitor && monitor->stop; }
+
+static bool is_double(kryl_vector v) { return v->precision == KRYL_DOUBLE; }
+
+static kryl_status ref_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
+                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor)
+{
+    (void)ctx;
+    if (stopped(monitor)) return KRYL_SUCCESS;
+    /* y = alpha*A*x + beta*z */
+    if (is_double(y)) ref_spmv_d(A->storage, alpha, x->data, beta, z ? z->data : NULL, y->data);
+    else ref_spmv_s(A->storage, alpha, x->data, beta, z ? z->data : NULL, y->data);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_fill(kryl_context ctx, kryl_vector y, double value)
+{
+    (void)ctx;
+    if (is_double(y)) ref_fill_d(y->n, y->data, value);
+    else ref_fill_s(y->n, y->data, value);
+    return KRYL_SUCCESS;
+}
+
+static double get_value(kryl_vector v, int64_t i)
+{
+    return is_double(v) ? ((const double *)v->data)[i] : (double)((const float *)v->data)[i];
+}
+
+static void set_value(kryl_vector v, int64_t i, double value)
+{
+    if (is_double(v)) ((double *)v->data)[i] = value;
+    else ((float *)v->data)[i] = (float)value;
+}
+
+static kryl_status ref_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
+                                    const int32_t *perm, kryl_permute_dir dir)
+{
+    (void)ctx;
+    for (int64_t i = 0; i < y->n; i++) {
+        int64_t j = perm ? perm[i] : i;
+        /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i */
+        if (dir == KRYL_GATHER) set_value(y, i, get_value(x, j));
+        else set_value(y, j, get_value(x, i));
+    }
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
+                             kryl_vector y)
+{
+    (void)ctx;
+    /* y = alpha*x + beta*y */
+    if (is_double(y)) ref_axpby_d(y->n, alpha, x->data, beta, y->data);
+    else ref_axpby_s(y->n, alpha, x->data, beta, y->data);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d,
+                                      kryl_vector x)
+{
+    (void)ctx;
+    /* y = d .* x */
+    if (is_double(y)) ref_pointwise_mult_d(y->n, y->data, d->data, x->data);
+    else ref_pointwise_mult_s(y->n, y->data, d->data, x->data);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out)
+{
+    (void)ctx;
+    /* out = x'y */
+    *out.ptr = is_double(x) ? ref_dot_d(x->n, x->data, y->data) : ref_dot_s(x->n, x->data, y->data);
+    return KRYL_SUCCESS;
+}
+
+/* coefficient = num/den where den must be > 0; else mark the monitor and say no. */
+static bool ratio_or_stop(double num, double den, kryl_monitor *monitor, double *ratio)
+{
+    if (!isfinite(num) || !isfinite(den)) {
+        if (monitor) monitor->stop = KRYL_STOP_NAN;
+        return false;
+    }
+    if (!(den > 0.0)) {
+        if (monitor) monitor->stop = KRYL_STOP_BREAKDOWN;
+        return false;
+    }
+    *ratio = num / den;
+    return true;
+}
+
+static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
+                                    kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
+                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz,
+                                    kryl_scalar rr, kryl_monitor *monitor)
+{
+    (void)ctx;
+    double alpha;
+    if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &alpha))
+        return KRYL_SUCCESS;
+    /* x += alpha p;  r -= alpha q;  z = dinv .* r;  rz = r'z;  rr = r'r */
+    if (is_double(x))
+        ref_cg_update_xr_d(x->n, alpha, p->data, q->data, x->data, r->data,
+                           dinv ? dinv->data : NULL, z ? z->data : NULL, rz.ptr, rr.ptr);
+    else
+        ref_cg_update_xr_s(x->n, alpha, p->data, q->data, x->data, r->data,
+                           dinv ? dinv->data : NULL, z ? z->data : NULL, rz.ptr, rr.ptr);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den,
+                                   kryl_vector z, kryl_vector p, kryl_monitor *monitor)
+{
+    (void)ctx;
+    double beta;
+    if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &beta))
+        return KRYL_SUCCESS;
+    /* p = z + beta p */
+    if (is_double(p)) ref_cg_update_p_d(p->n, beta, z->data, p->data);
+    else ref_cg_update_p_s(p->n, beta, z->data, p->data);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
+                                      int advance)
+{
+    (void)ctx;
+    if (monitor->stop) return KRYL_SUCCESS;
+    double value = *rr.ptr;
+    monitor->iteration += advance;
+    monitor->rr = value;
+    if (monitor->history && monitor->iteration < monitor->history_capacity)
+        monitor->history[monitor->iteration] = sqrt(fabs(value));
+    /* stop on NaN/Inf, or when ||r||^2 <= tol^2 */
+    if (!isfinite(value)) monitor->stop = KRYL_STOP_NAN;
+    else if (value <= monitor->tol2) monitor->stop = KRYL_STOP_CONVERGED;
+    return KRYL_SUCCESS;
+}
+
+static const kryl_backend_ops ref_ops = {
+    .name = "ref",
+    .check_interval = 1,
+    .init = ref_init,
+    .finalize = ref_finalize,
+    .alloc = ref_alloc,
+    .release = ref_release,
+    .upload = ref_copy_bytes,
+    .download = ref_copy_bytes,
+    .synchronize = ref_synchronize,
+    .matrix_setup = ref_matrix_setup,
+    .matrix_release = ref_matrix_release,
+    .spmv = ref_spmv,
+    .fill = ref_fill,
+    .permute_copy = ref_permute_copy,
+    .axpby = ref_axpby,
+    .pointwise_mult = ref_pointwise_mult,
+    .dot = ref_dot,
+    .cg_update_xr = ref_cg_update_xr,
+    .cg_update_p = ref_cg_update_p,
+    .monitor_update = ref_monitor_update,
+};
+
+const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }

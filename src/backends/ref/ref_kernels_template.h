@@ -1,0 +1,69 @@
+/* Plain serial loops, instantiated for REAL = double (S = d) and float (S = s)
+ * by ref_kernels.c.  This is the oracle: obviously correct, never optimised.
+ * Sums accumulate in double. */
+#define REF_NAME2(a, b) a##_##b
+#define REF_NAME(a, b) REF_NAME2(a, b)
+
+void REF_NAME(ref_spmv, S)(const ref_csr *A, double alpha, const REAL *x, double beta,
+                           const REAL *z, REAL *y)
+{
+    const REAL *values = (const REAL *)A->values;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double sum = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            sum += (double)values[k] * (double)x[A->col_idx[k]];
+        /* y_i = alpha*(A x)_i + beta*z_i */
+        y[i] = (REAL)(z ? alpha * sum + beta * (double)z[i] : alpha * sum);
+    }
+}
+
+void REF_NAME(ref_fill, S)(int64_t n, REAL *y, double value)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = (REAL)value;
+}
+
+void REF_NAME(ref_axpby, S)(int64_t n, double alpha, const REAL *x, double beta, REAL *y)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = (REAL)(alpha * (double)x[i] + beta * (double)y[i]);
+}
+
+void REF_NAME(ref_pointwise_mult, S)(int64_t n, REAL *y, const REAL *d, const REAL *x)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = (REAL)((double)d[i] * (double)x[i]);
+}
+
+double REF_NAME(ref_dot, S)(int64_t n, const REAL *x, const REAL *y)
+{
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; i++) sum += (double)x[i] * (double)y[i];
+    return sum;
+}
+
+void REF_NAME(ref_cg_update_xr, S)(int64_t n, double alpha, const REAL *p, const REAL *q,
+                                   REAL *x, REAL *r, const REAL *dinv, REAL *z, double *rz,
+                                   double *rr)
+{
+    double sum_rz = 0.0, sum_rr = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (REAL)((double)x[i] + alpha * (double)p[i]);
+        r[i] = (REAL)((double)r[i] - alpha * (double)q[i]);
+        double ri = (double)r[i];
+        double zi = ri;
+        if (dinv) {
+            z[i] = (REAL)((double)dinv[i] * ri);
+            zi = (double)z[i];
+        }
+        sum_rz += ri * zi;
+        sum_rr += ri * ri;
+    }
+    *rz = sum_rz;
+    *rr = sum_rr;
+}
+
+void REF_NAME(ref_cg_update_p, S)(int64_t n, double beta, const REAL *z, REAL *p)
+{
+    for (int64_t i = 0; i < n; i++) p[i] = (REAL)((double)z[i] + beta * (double)p[i]);
+}
+
+#undef REF_NAME
+#undef REF_NAME2

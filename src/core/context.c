@@ -1,0 +1,119 @@
+/* The context: which backend, its device and stream, and logging. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "backends/backend.h"
+
+void kryl_context_options_init(kryl_context_options *options)
+{
+    if (options == NULL) return;
+    options->backend = KRYL_BACKEND_AUTO;
+    options->device = 0;
+    options->threads = 0;
+    options->log = NULL;
+    options->log_user = NULL;
+    options->log_level = KRYL_LOG_WARNING;
+}
+
+static const kryl_backend_ops *backend_ops(kryl_backend_kind kind)
+{
+    switch (kind) {
+    case KRYL_BACKEND_REF: return kryl_backend_ref();
+    case KRYL_BACKEND_OMP: return kryl_backend_omp();
+    case KRYL_BACKEND_CUDA: return kryl_cuda_device_present() ? kryl_backend_cuda() : NULL;
+    default: return NULL;
+    }
+}
+
+bool kryl_backend_available(kryl_backend_kind kind) { return backend_ops(kind) != NULL; }
+
+/* auto: the GPU if one answers, else the host's cores, else the reference. */
+static kryl_backend_kind resolve_backend(kryl_backend_kind kind)
+{
+    if (kind != KRYL_BACKEND_AUTO) return kind;
+    if (kryl_backend_available(KRYL_BACKEND_CUDA)) return KRYL_BACKEND_CUDA;
+    if (kryl_backend_available(KRYL_BACKEND_OMP)) return KRYL_BACKEND_OMP;
+    return KRYL_BACKEND_REF;
+}
+
+kryl_status kryl_context_create(kryl_context *ctx, const kryl_context_options *options)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    *ctx = NULL;
+    kryl_context_options defaults;
+    kryl_context_options_init(&defaults);
+    if (options == NULL) options = &defaults;
+    if (options->threads < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "thread count %d is negative",
+                          options->threads);
+    if (options->device < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "device ordinal %d is negative",
+                          options->device);
+    kryl_backend_kind kind = resolve_backend(options->backend);
+    const kryl_backend_ops *ops = backend_ops(kind);
+    if (ops == NULL) {
+        const char *why = kind == KRYL_BACKEND_CUDA
+                              ? (kryl_backend_cuda() ? "no CUDA device is usable on this machine"
+                                                     : "this build has no CUDA support")
+                              : "this build has no OpenMP support";
+        return KRYL_ERROR(KRYL_ERR_BACKEND_UNAVAILABLE, "backend '%s' is unavailable: %s",
+                          kryl_backend_name(kind), why);
+    }
+    struct kryl_context_s *c = calloc(1, sizeof *c);
+    if (c == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a context");
+    c->kind = kind;
+    c->ops = ops;
+    c->device = options->device;
+    c->threads = options->threads;
+    c->log = options->log;
+    c->log_user = options->log_user;
+    c->log_level = options->log_level;
+    kryl_status st = ops->init(c);
+    if (st != KRYL_SUCCESS) {
+        free(c);
+        return st;
+    }
+    kryl_log(c, KRYL_LOG_INFO, "kryl: backend %s on %s", ops->name, c->device_name);
+    *ctx = c;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_destroy(kryl_context *ctx)
+{
+    if (ctx == NULL || *ctx == NULL) return KRYL_SUCCESS;
+    kryl_context c = *ctx;
+    if (c->live_objects != 0)
+        kryl_log(c, KRYL_LOG_WARNING, "kryl: context destroyed with %d objects still alive",
+                 c->live_objects);
+    c->ops->finalize(c);
+    free(c);
+    *ctx = NULL;
+    return KRYL_SUCCESS;
+}
+
+kryl_backend_kind kryl_context_backend(kryl_context ctx)
+{
+    return ctx ? ctx->kind : KRYL_BACKEND_AUTO;
+}
+
+const char *kryl_context_device_name(kryl_context ctx) { return ctx ? ctx->device_name : ""; }
+
+void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...)
+{
+    if (ctx == NULL || ctx->log == NULL || level > ctx->log_level) return;
+    char line[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(line, sizeof line, fmt, args);
+    va_end(args);
+    ctx->log(level, line, ctx->log_user);
+}
+
+double kryl_wtime(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}

@@ -1,0 +1,237 @@
+/* Host CSR and COO: allocation, building from entries, sorting and summing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/csr.h"
+#include "core/error.h"
+
+kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz)
+{
+    memset(A, 0, sizeof *A);
+    A->nrows = nrows;
+    A->ncols = ncols;
+    A->nrows_global = nrows;
+    A->row_ptr = calloc((size_t)nrows + 1, sizeof *A->row_ptr);
+    A->col_idx = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *A->col_idx);
+    A->values = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *A->values);
+    if (A->row_ptr == NULL || A->col_idx == NULL || A->values == NULL) {
+        kryl_csr_free(A);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "cannot allocate a CSR matrix of %lld rows and %lld entries",
+                          (long long)nrows, (long long)nnz);
+    }
+    return KRYL_SUCCESS;
+}
+
+void kryl_csr_free(kryl_csr *A)
+{
+    if (A == NULL) return;
+    free(A->row_ptr);
+    free(A->col_idx);
+    free(A->values);
+    A->row_ptr = NULL;
+    A->col_idx = NULL;
+    A->values = NULL;
+}
+
+/* Insertion sort for short rows, heap sort (in place, no allocation) beyond. */
+static void sift_down(int32_t *col, double *val, int64_t root, int64_t n)
+{
+    for (int64_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && col[child + 1] > col[child]) child++;
+        if (col[root] >= col[child]) return;
+        int32_t c = col[root];
+        col[root] = col[child];
+        col[child] = c;
+        double v = val[root];
+        val[root] = val[child];
+        val[child] = v;
+    }
+}
+
+static void sort_row(int32_t *col, double *val, int64_t n)
+{
+    if (n <= 32) {
+        for (int64_t i = 1; i < n; i++) {
+            int32_t c = col[i];
+            double v = val[i];
+            int64_t j = i;
+            for (; j > 0 && col[j - 1] > c; j--) {
+                col[j] = col[j - 1];
+                val[j] = val[j - 1];
+            }
+            col[j] = c;
+            val[j] = v;
+        }
+        return;
+    }
+    for (int64_t i = n / 2 - 1; i >= 0; i--) sift_down(col, val, i, n);
+    for (int64_t end = n - 1; end > 0; end--) {
+        int32_t c = col[0];
+        col[0] = col[end];
+        col[end] = c;
+        double v = val[0];
+        val[0] = val[end];
+        val[end] = v;
+        sift_down(col, val, 0, end);
+    }
+}
+
+kryl_status kryl_csr_sort_and_sum(kryl_csr *A)
+{
+    int64_t out = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        int64_t begin = A->row_ptr[i], end = A->row_ptr[i + 1];
+        sort_row(A->col_idx + begin, A->values + begin, end - begin);
+        A->row_ptr[i] = out;
+        for (int64_t k = begin; k < end; k++) {
+            /* a_ij += v for a repeated column, else a new entry */
+            if (out > A->row_ptr[i] && A->col_idx[out - 1] == A->col_idx[k]) {
+                A->values[out - 1] += A->values[k];
+            } else {
+                A->col_idx[out] = A->col_idx[k];
+                A->values[out++] = A->values[k];
+            }
+        }
+    }
+    A->row_ptr[A->nrows] = out;
+    return KRYL_SUCCESS;
+}
+
+static kryl_status check_shape(int64_t nrows_global, int64_t ncols, int64_t row_begin,
+                               int64_t row_end)
+{
+    if (nrows_global < 0 || ncols < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "matrix size %lld x %lld is negative",
+                          (long long)nrows_global, (long long)ncols);
+    if (row_begin < 0 || row_end < row_begin || row_end > nrows_global)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "owned rows [%lld, %lld) are not a range inside [0, %lld)",
+                          (long long)row_begin, (long long)row_end, (long long)nrows_global);
+    if (ncols > INT32_MAX || row_end - row_begin > INT32_MAX)
+        return KRYL_ERROR(KRYL_ERR_INDEX_OVERFLOW,
+                          "%lld columns or %lld owned rows exceed the 32-bit index range "
+                          "of one process (2^31 - 1); distribute the matrix over more ranks",
+                          (long long)ncols, (long long)(row_end - row_begin));
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
+                              int64_t row_begin, int64_t row_end)
+{
+    memset(A, 0, sizeof *A);
+    KRYL_TRY(check_shape(nrows_global, coo->ncols, row_begin, row_end));
+    for (int64_t k = 0; k < coo->count; k++) {
+        if (coo->rows[k] < row_begin || coo->rows[k] >= row_end || coo->cols[k] < 0 ||
+            coo->cols[k] >= coo->ncols)
+            return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
+                              "entry %lld at (%lld, %lld) is outside rows [%lld, %lld) and "
+                              "columns [0, %lld)",
+                              (long long)k, (long long)coo->rows[k], (long long)coo->cols[k],
+                              (long long)row_begin, (long long)row_end, (long long)coo->ncols);
+    }
+    int64_t nrows = row_end - row_begin;
+    KRYL_TRY(kryl_csr_alloc(A, nrows, coo->ncols, coo->count));
+    A->nrows_global = nrows_global;
+    A->row_begin = row_begin;
+    /* counting sort of the entries by row */
+    for (int64_t k = 0; k < coo->count; k++) A->row_ptr[coo->rows[k] - row_begin + 1]++;
+    for (int64_t i = 0; i < nrows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
+    int64_t *next = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *next);
+    if (next == NULL) {
+        kryl_csr_free(A);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row counters",
+                          (long long)nrows);
+    }
+    memcpy(next, A->row_ptr, (size_t)nrows * sizeof *next);
+    for (int64_t k = 0; k < coo->count; k++) {
+        int64_t dst = next[coo->rows[k] - row_begin]++;
+        A->col_idx[dst] = (int32_t)coo->cols[k];
+        A->values[dst] = coo->values[k];
+    }
+    free(next);
+    return kryl_csr_sort_and_sum(A);
+}
+
+kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncols,
+                                 int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
+                                 const int64_t *col_idx, const double *values)
+{
+    memset(A, 0, sizeof *A);
+    KRYL_TRY(check_shape(nrows_global, ncols, row_begin, row_end));
+    int64_t nrows = row_end - row_begin;
+    if (row_ptr[0] != 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "row_ptr[0] is %lld, expected 0",
+                          (long long)row_ptr[0]);
+    for (int64_t i = 0; i < nrows; i++)
+        if (row_ptr[i + 1] < row_ptr[i])
+            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                              "row_ptr decreases at row %lld (%lld then %lld)",
+                              (long long)(row_begin + i), (long long)row_ptr[i],
+                              (long long)row_ptr[i + 1]);
+    int64_t nnz = row_ptr[nrows];
+    for (int64_t i = 0; i < nrows; i++) {
+        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
+            if (col_idx[k] < 0 || col_idx[k] >= ncols)
+                return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
+                                  "column %lld of row %lld is outside [0, %lld)",
+                                  (long long)col_idx[k], (long long)(row_begin + i),
+                                  (long long)ncols);
+            if (values[k] - values[k] != 0.0)
+                return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "entry (%lld, %lld) is %g",
+                                  (long long)(row_begin + i), (long long)col_idx[k], values[k]);
+        }
+    }
+    KRYL_TRY(kryl_csr_alloc(A, nrows, ncols, nnz));
+    A->nrows_global = nrows_global;
+    A->row_begin = row_begin;
+    memcpy(A->row_ptr, row_ptr, (size_t)(nrows + 1) * sizeof *row_ptr);
+    for (int64_t k = 0; k < nnz; k++) A->col_idx[k] = (int32_t)col_idx[k];
+    memcpy(A->values, values, (size_t)nnz * sizeof *values);
+    return kryl_csr_sort_and_sum(A);
+}
+
+kryl_status kryl_coo_reserve(kryl_coo *coo, int64_t capacity)
+{
+    if (capacity <= coo->capacity) return KRYL_SUCCESS;
+    int64_t *rows = realloc(coo->rows, (size_t)capacity * sizeof *rows);
+    if (rows) coo->rows = rows;
+    int64_t *cols = realloc(coo->cols, (size_t)capacity * sizeof *cols);
+    if (cols) coo->cols = cols;
+    double *values = realloc(coo->values, (size_t)capacity * sizeof *values);
+    if (values) coo->values = values;
+    if (!rows || !cols || !values)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld matrix entries",
+                          (long long)capacity);
+    coo->capacity = capacity;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_coo_push(kryl_coo *coo, int64_t row, int64_t col, double value)
+{
+    if (coo->count == coo->capacity)
+        KRYL_TRY(kryl_coo_reserve(coo, coo->capacity < 16 ? 16 : 2 * coo->capacity));
+    coo->rows[coo->count] = row;
+    coo->cols[coo->count] = col;
+    coo->values[coo->count++] = value;
+    return KRYL_SUCCESS;
+}
+
+void kryl_coo_free(kryl_coo *coo)
+{
+    if (coo == NULL) return;
+    free(coo->rows);
+    free(coo->cols);
+    free(coo->values);
+    memset(coo, 0, sizeof *coo);
+}
+
+void kryl_csr_diagonal(const kryl_csr *A, double *diag)
+{
+    for (int64_t i = 0; i < A->nrows; i++) {
+        int64_t global = A->row_begin + i;
+        diag[i] = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if (A->col_idx[k] == global) diag[i] = A->values[k];
+    }
+}

@@ -1,0 +1,66 @@
+/* Host-side compressed sparse row storage: the form every matrix is built
+ * in and every backend format is converted from. */
+#ifndef KRYL_CORE_CSR_H
+#define KRYL_CORE_CSR_H
+
+#include "kryl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Rows [row_begin, row_begin + nrows) of a global nrows_global x ncols
+ * matrix.  Columns are 0-based global indices as int32 (a single process
+ * or a rank's local numbering); offsets are 64-bit; within a row columns
+ * are sorted and unique. */
+typedef struct kryl_csr {
+    int64_t nrows; /* owned rows */
+    int64_t ncols; /* global columns */
+    int64_t nrows_global;
+    int64_t row_begin;
+    int64_t *row_ptr; /* nrows + 1 */
+    int32_t *col_idx; /* row_ptr[nrows] */
+    double *values; /* row_ptr[nrows] */
+} kryl_csr;
+
+/* Coordinate entries: the form of a Matrix Market file and of assembly. */
+typedef struct kryl_coo {
+    int64_t nrows, ncols;
+    int64_t count; /* entries in use */
+    int64_t capacity; /* entries allocated */
+    int64_t *rows, *cols; /* 0-based global */
+    double *values;
+} kryl_coo;
+
+static inline int64_t kryl_csr_nnz(const kryl_csr *A) { return A->row_ptr[A->nrows]; }
+
+/* Allocate arrays for nrows rows and nnz entries (row_ptr zeroed). */
+kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz);
+void kryl_csr_free(kryl_csr *A);
+
+/* Sort each row by column and sum duplicates, in place (shrinks nnz). */
+kryl_status kryl_csr_sort_and_sum(kryl_csr *A);
+
+/* Build CSR of rows [row_begin, row_end) from COO entries (any order,
+ * duplicates summed).  Entries outside the row range or the columns are
+ * rejected with KRYL_ERR_INDEX_OUT_OF_RANGE naming the entry. */
+kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
+                              int64_t row_begin, int64_t row_end);
+
+/* Build CSR from 64-bit CSR arrays (the public creation call). */
+kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncols,
+                                 int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
+                                 const int64_t *col_idx, const double *values);
+
+kryl_status kryl_coo_reserve(kryl_coo *coo, int64_t capacity);
+kryl_status kryl_coo_push(kryl_coo *coo, int64_t row, int64_t col, double value);
+void kryl_coo_free(kryl_coo *coo);
+
+/* The diagonal a_ii of the owned rows (0 where absent) into diag[nrows]. */
+void kryl_csr_diagonal(const kryl_csr *A, double *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,206 @@
+/* Matrices: creation from CSR arrays, conversion, queries and SpMV. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "backends/backend.h"
+
+static kryl_status new_layout(const kryl_csr *csr, kryl_layout **layout)
+{
+    kryl_layout *l = calloc(1, sizeof *l);
+    if (l == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a layout");
+    l->refs = 1;
+    l->n = csr->nrows;
+    l->n_global = csr->nrows_global;
+    l->row_begin = csr->row_begin;
+    *layout = l;
+    return KRYL_SUCCESS;
+}
+
+static void host_release(kryl_host_matrix *h)
+{
+    if (h == NULL || --h->refs > 0) return;
+    kryl_csr_free(&h->csr);
+    free(h);
+}
+
+/* A matrix object around a host copy and layout, with backend storage. */
+static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix *host,
+                              kryl_layout *layout, kryl_precision precision)
+{
+    struct kryl_matrix_s *m = calloc(1, sizeof *m);
+    if (m == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a matrix");
+    m->ctx = ctx;
+    m->host = host;
+    m->layout = layout;
+    m->precision = precision;
+    kryl_status st = ctx->ops->matrix_setup(ctx, m);
+    if (st != KRYL_SUCCESS) {
+        free(m);
+        return st;
+    }
+    host->refs++;
+    kryl_layout_retain(layout);
+    ctx->live_objects++;
+    *A = m;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr)
+{
+    *A = NULL;
+    kryl_host_matrix *host = calloc(1, sizeof *host);
+    kryl_layout *layout = NULL;
+    kryl_status st = host ? new_layout(csr, &layout) : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                                                  "cannot allocate a matrix");
+    if (st != KRYL_SUCCESS) {
+        free(host);
+        kryl_csr_free(csr);
+        return st;
+    }
+    host->refs = 1;
+    host->csr = *csr;
+    host->symmetric = -1;
+    csr->row_ptr = NULL;
+    csr->col_idx = NULL;
+    csr->values = NULL;
+    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE);
+    /* the matrix holds its own references (none if it failed: then these free) */
+    host_release(host);
+    kryl_layout_release(ctx, layout);
+    return st;
+}
+
+kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                   int64_t ncols, int64_t row_begin, int64_t row_end,
+                                   const int64_t *row_ptr, const int64_t *col_idx,
+                                   const double *values)
+{
+    KRYL_REQUIRE_ARG(A);
+    *A = NULL;
+    KRYL_REQUIRE_ARG(ctx);
+    KRYL_REQUIRE_ARG(row_ptr);
+    if (row_end > row_begin && row_ptr[row_end - row_begin] > 0) {
+        KRYL_REQUIRE_ARG(col_idx);
+        KRYL_REQUIRE_ARG(values);
+    }
+    kryl_csr csr;
+    KRYL_TRY(kryl_csr_from_arrays(&csr, nrows, ncols, row_begin, row_end, row_ptr, col_idx,
+                                  values));
+    return kryl_matrix_from_csr(A, ctx, &csr);
+}
+
+kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision)
+{
+    KRYL_REQUIRE_ARG(B);
+    *B = NULL;
+    KRYL_REQUIRE_ARG(A);
+    return matrix_new(B, A->ctx, A->host, A->layout, precision);
+}
+
+kryl_status kryl_matrix_destroy(kryl_matrix *A)
+{
+    if (A == NULL || *A == NULL) return KRYL_SUCCESS;
+    kryl_matrix m = *A;
+    kryl_context ctx = m->ctx;
+    ctx->ops->matrix_release(ctx, m);
+    host_release(m->host);
+    kryl_layout_release(ctx, m->layout);
+    ctx->live_objects--;
+    free(m);
+    *A = NULL;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int64_t *nnz)
+{
+    KRYL_REQUIRE_ARG(A);
+    const kryl_csr *csr = &A->host->csr;
+    if (nrows) *nrows = csr->nrows_global;
+    if (ncols) *ncols = csr->ncols;
+    if (nnz) *nnz = kryl_csr_nnz(csr);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const int32_t **col_idx,
+                                 const double **values)
+{
+    KRYL_REQUIRE_ARG(A);
+    if (row_ptr) *row_ptr = A->host->csr.row_ptr;
+    if (col_idx) *col_idx = A->host->csr.col_idx;
+    if (values) *values = A->host->csr.values;
+    return KRYL_SUCCESS;
+}
+
+/* Index of column j in the sorted row i, or -1. */
+static int64_t find_entry(const kryl_csr *A, int64_t i, int32_t j)
+{
+    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->col_idx[mid] == j) return mid;
+        if (A->col_idx[mid] < j) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* max |a_ij - a_ji| over stored pairs, INFINITY if the pattern is not symmetric */
+static double asymmetry(const kryl_csr *A)
+{
+    if (A->nrows != A->nrows_global || A->nrows != A->ncols) return INFINITY;
+    double worst = 0.0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            int64_t t = find_entry(A, A->col_idx[k], (int32_t)i);
+            double aji = t < 0 ? 0.0 : A->values[t];
+            if (t < 0 && A->values[k] != 0.0) return INFINITY;
+            double d = fabs(A->values[k] - aji);
+            if (d > worst) worst = d;
+        }
+    }
+    return worst;
+}
+
+bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h)
+{
+    if (h->symmetric < 0) h->symmetric = asymmetry(&h->csr) == 0.0;
+    return h->symmetric == 1;
+}
+
+kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(symmetric);
+    if (tol <= 0.0) {
+        *symmetric = kryl_host_matrix_is_symmetric(A->host);
+        return KRYL_SUCCESS;
+    }
+    const kryl_csr *csr = &A->host->csr;
+    double max_abs = 0.0;
+    for (int64_t k = 0; k < kryl_csr_nnz(csr); k++)
+        if (fabs(csr->values[k]) > max_abs) max_abs = fabs(csr->values[k]);
+    *symmetric = asymmetry(csr) <= tol * max_abs;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta,
+                             kryl_vector y)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(x);
+    KRYL_REQUIRE_ARG(y);
+    if (x->ctx != A->ctx || y->ctx != A->ctx)
+        return KRYL_ERROR(KRYL_ERR_CONTEXT_MISMATCH, "spmv: operands from different contexts");
+    if (x->n != A->host->csr.ncols || y->n != A->host->csr.nrows)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "spmv: A is %lld x %lld but x has %lld and y %lld entries",
+                          (long long)A->host->csr.nrows, (long long)A->host->csr.ncols,
+                          (long long)x->n, (long long)y->n);
+    if (x->precision != A->precision || y->precision != A->precision)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "spmv: A is %s but x is %s and y is %s; convert them first",
+                          kryl_precision_name(A->precision), kryl_precision_name(x->precision),
+                          kryl_precision_name(y->precision));
+    /* y = alpha*A*x + beta*y */
+    return A->ctx->ops->spmv(A->ctx, A, alpha, x, beta, y, y, NULL);
+}

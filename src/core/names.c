@@ -1,0 +1,77 @@
+/* Names of the public enumerations, both ways. */
+#include <string.h>
+
+#include "core/error.h"
+
+typedef struct name_entry {
+    const char *name;
+    int value;
+} name_entry;
+
+static const name_entry backend_names[] = {
+    {"auto", KRYL_BACKEND_AUTO}, {"ref", KRYL_BACKEND_REF},
+    {"omp", KRYL_BACKEND_OMP},   {"cuda", KRYL_BACKEND_CUDA}};
+static const name_entry precision_names[] = {{"double", KRYL_DOUBLE}, {"single", KRYL_SINGLE}};
+static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG}, {"pcg", KRYL_METHOD_PCG}};
+static const name_entry precond_names[] = {{"none", KRYL_PRECOND_NONE},
+                                           {"jacobi", KRYL_PRECOND_JACOBI}};
+static const name_entry reason_names[] = {
+    {"none", KRYL_REASON_NONE},
+    {"converged_rtol", KRYL_CONVERGED_RTOL},
+    {"converged_atol", KRYL_CONVERGED_ATOL},
+    {"converged_zero_rhs", KRYL_CONVERGED_ZERO_RHS},
+    {"max_iterations", KRYL_DIVERGED_MAX_ITERATIONS},
+    {"breakdown", KRYL_DIVERGED_BREAKDOWN},
+    {"nan", KRYL_DIVERGED_NAN}};
+
+#define COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+static const char *lookup_name(const name_entry *table, int count, int value)
+{
+    for (int i = 0; i < count; i++)
+        if (table[i].value == value) return table[i].name;
+    return "unknown";
+}
+
+static kryl_status lookup_value(const name_entry *table, int count, const char *what,
+                                const char *name, int *value)
+{
+    if (name == NULL) return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s name is NULL", what);
+    for (int i = 0; i < count; i++) {
+        if (strcmp(table[i].name, name) == 0) {
+            *value = table[i].value;
+            return KRYL_SUCCESS;
+        }
+    }
+    char valid[256] = "";
+    for (int i = 0; i < count; i++) {
+        strncat(valid, table[i].name, sizeof valid - strlen(valid) - 1);
+        if (i + 1 < count) strncat(valid, "|", sizeof valid - strlen(valid) - 1);
+    }
+    return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown %s '%s' (expected %s)", what, name,
+                      valid);
+}
+
+#define NAME_FUNCTIONS(type, table, what, to_name, from_name)                           \
+    const char *to_name(type value) { return lookup_name(table, COUNT(table), (int)value); } \
+    kryl_status from_name(const char *name, type *value)                                \
+    {                                                                                   \
+        KRYL_REQUIRE_ARG(value);                                                        \
+        int v = 0;                                                                      \
+        KRYL_TRY(lookup_value(table, COUNT(table), what, name, &v));                    \
+        *value = (type)v;                                                               \
+        return KRYL_SUCCESS;                                                            \
+    }
+
+NAME_FUNCTIONS(kryl_backend_kind, backend_names, "backend", kryl_backend_name,
+               kryl_backend_from_name)
+NAME_FUNCTIONS(kryl_precision, precision_names, "precision", kryl_precision_name,
+               kryl_precision_from_name)
+NAME_FUNCTIONS(kryl_method, method_names, "method", kryl_method_name, kryl_method_from_name)
+NAME_FUNCTIONS(kryl_precond_kind, precond_names, "preconditioner", kryl_precond_name,
+               kryl_precond_from_name)
+
+const char *kryl_reason_name(kryl_reason reason)
+{
+    return lookup_name(reason_names, COUNT(reason_names), (int)reason);
+}

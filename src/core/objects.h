@@ -1,0 +1,94 @@
+/* The library's objects behind the public opaque handles. */
+#ifndef KRYL_CORE_OBJECTS_H
+#define KRYL_CORE_OBJECTS_H
+
+#include "core/csr.h"
+#include "core/error.h"
+#include "kryl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kryl_backend_ops;
+
+struct kryl_context_s {
+    kryl_backend_kind kind; /* resolved, never AUTO */
+    const struct kryl_backend_ops *ops;
+    void *backend; /* the backend's own state: device, stream, reduction workspace */
+    int device;
+    int threads;
+    kryl_log_fn log;
+    void *log_user;
+    kryl_log_level log_level;
+    char device_name[160];
+    int live_objects; /* matrices, vectors and solvers not yet destroyed */
+};
+
+/* The host copy of a matrix, shared by the matrices converted from it. */
+typedef struct kryl_host_matrix {
+    int refs;
+    kryl_csr csr; /* owned rows, natural order, double, as given */
+    int symmetric; /* -1 not checked yet, 0 no, 1 yes (exactly) */
+} kryl_host_matrix;
+
+/* How a matrix's rows are ordered on the backend: vectors created from the
+ * matrix share it.  A NULL permutation is the natural order. */
+typedef struct kryl_layout {
+    int refs;
+    int64_t n; /* owned rows */
+    int64_t n_global;
+    int64_t row_begin;
+    int32_t *perm; /* host: backend row i holds original row perm[i]; NULL = identity */
+    int32_t *perm_backend; /* the same in backend memory */
+} kryl_layout;
+
+struct kryl_matrix_s {
+    kryl_context ctx;
+    kryl_host_matrix *host;
+    kryl_layout *layout;
+    kryl_precision precision; /* of the backend storage and its SpMV */
+    void *storage; /* the backend's SpMV storage, owned */
+};
+
+struct kryl_vector_s {
+    kryl_context ctx;
+    kryl_layout *layout;
+    int64_t n;
+    kryl_precision precision;
+    void *data; /* backend memory: n floats or doubles */
+};
+
+static inline size_t kryl_precision_size(kryl_precision p)
+{
+    return p == KRYL_SINGLE ? sizeof(float) : sizeof(double);
+}
+
+/* Logging through the context's callback (printf-style). */
+void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...)
+    KRYL_PRINTF_LIKE(3, 4);
+
+/* Matrices from a host CSR (takes ownership of csr's arrays, also on failure). */
+kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
+
+/* A matrix sharing A's host copy and layout, stored in another precision. */
+kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision);
+
+/* Symmetry of the host copy, computed once and cached. */
+bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h);
+
+/* A vector of n entries in A's layout (for the solver's workspace). */
+kryl_status kryl_vector_create_like(kryl_vector *v, kryl_context ctx, kryl_layout *layout,
+                                    kryl_precision precision);
+
+kryl_layout *kryl_layout_retain(kryl_layout *layout);
+void kryl_layout_release(kryl_context ctx, kryl_layout *layout);
+
+/* Monotonic wall-clock seconds. */
+double kryl_wtime(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,35 @@
+/* Preconditioner construction by kind. */
+#include <stdlib.h>
+
+#include "precond/precond.h"
+
+kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, kryl_matrix A)
+{
+    *pc = NULL;
+    if (kind == KRYL_PRECOND_NONE) return KRYL_SUCCESS;
+    kryl_precond *p = calloc(1, sizeof *p);
+    if (p == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a preconditioner");
+    p->kind = kind;
+    p->ctx = A->ctx;
+    kryl_status st;
+    switch (kind) {
+    case KRYL_PRECOND_JACOBI: st = kryl_precond_jacobi_create(p, A); break;
+    default:
+        st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
+    }
+    if (st != KRYL_SUCCESS) {
+        kryl_precond_destroy(&p);
+        return st;
+    }
+    *pc = p;
+    return KRYL_SUCCESS;
+}
+
+void kryl_precond_destroy(kryl_precond **pc)
+{
+    if (pc == NULL || *pc == NULL) return;
+    if ((*pc)->destroy) (*pc)->destroy(*pc);
+    kryl_vector_destroy(&(*pc)->dinv);
+    free(*pc);
+    *pc = NULL;
+}

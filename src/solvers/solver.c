@@ -1,0 +1,374 @@
+/*
+ * The solve driver, shared by every method: checks, workspace, the
+ * convergence test and the true residual.
+ *
+ * Convergence, defined once: the method stops when the residual it carries
+ * satisfies ||r|| <= max(rtol*||b||, atol).  The driver then computes the
+ * true residual b - A x in double with A's own values (also after a
+ * single-precision iteration); if that misses the test, r is replaced by
+ * it and the method restarts from x, up to the iteration limit.  The solve
+ * has converged only if the true residual meets the test.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/solver_impl.h"
+
+void kryl_solver_options_init(kryl_solver_options *options)
+{
+    if (options == NULL) return;
+    memset(options, 0, sizeof *options);
+    options->method = KRYL_METHOD_CG;
+    options->precond = KRYL_PRECOND_NONE;
+    options->precision = KRYL_DOUBLE;
+    options->rtol = 1e-8;
+    options->atol = 0.0;
+    options->max_iterations = 10000;
+    options->record_history = true;
+}
+
+static const kryl_method_ops *method_ops(kryl_method method)
+{
+    switch (method) {
+    case KRYL_METHOD_CG:
+    case KRYL_METHOD_PCG: return &kryl_method_cg;
+    }
+    return NULL;
+}
+
+static kryl_status check_options(const kryl_solver_options *o)
+{
+    if (method_ops(o->method) == NULL)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
+    if (o->precond != KRYL_PRECOND_NONE && o->precond != KRYL_PRECOND_JACOBI)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
+    if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
+    if (!(o->rtol >= 0.0) || !(o->atol >= 0.0) || !isfinite(o->rtol) || !isfinite(o->atol))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "tolerances must be finite and >= 0 (rtol %g, atol %g)", o->rtol,
+                          o->atol);
+    if (o->rtol == 0.0 && o->atol == 0.0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "rtol and atol are both 0: nothing to meet");
+    if (o->max_iterations < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "max_iterations %lld is negative",
+                          (long long)o->max_iterations);
+    if (o->check_interval < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "check_interval %d is negative",
+                          o->check_interval);
+    return KRYL_SUCCESS;
+}
+
+/* What the method needs of A: square, and symmetric for CG. */
+static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method)
+{
+    const kryl_csr *csr = &A->host->csr;
+    if (csr->nrows_global != csr->ncols)
+        return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
+                          "the matrix is %lld x %lld; %s needs a square matrix",
+                          (long long)csr->nrows_global, (long long)csr->ncols, method->name);
+    if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host))
+        return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
+                          "the matrix is not symmetric; %s needs a symmetric positive definite "
+                          "matrix (GMRES or BiCGSTAB solve nonsymmetric systems)",
+                          method->name);
+    return KRYL_SUCCESS;
+}
+
+/* CG needs A positive definite, so a_ii = e_i'A e_i > 0 for every i. */
+static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops *method)
+{
+    const kryl_csr *csr = &A->host->csr;
+    if (!method->needs_symmetric) return KRYL_SUCCESS;
+    for (int64_t i = 0; i < csr->nrows; i++) {
+        double aii = 0.0;
+        for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
+            if (csr->col_idx[k] == csr->row_begin + i) aii = csr->values[k];
+        if (!(aii > 0.0))
+            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                              "a_ii = %g at row %lld (0-based): a symmetric positive definite "
+                              "matrix has a positive diagonal, and %s needs one",
+                              aii, (long long)(csr->row_begin + i), method->name);
+    }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_work_vector(kryl_solver s, kryl_vector *v)
+{
+    return kryl_vector_create_like(v, s->ctx, s->Aw->layout, s->precision);
+}
+
+kryl_status kryl_solver_mark(kryl_solver s, kryl_phase phase)
+{
+    if (!s->profiling) return KRYL_SUCCESS;
+    KRYL_TRY(s->ops->synchronize(s->ctx));
+    double now = kryl_wtime();
+    if (s->mark_phase != KRYL_PHASE_NONE) s->phase_time[s->mark_phase] += now - s->mark_time;
+    s->mark_time = now;
+    s->mark_phase = phase;
+    return KRYL_SUCCESS;
+}
+
+static kryl_status allocate_workspace(kryl_solver s)
+{
+    kryl_layout *layout = s->A->layout;
+    const kryl_backend_ops *ops = s->ops;
+    KRYL_TRY(kryl_vector_create_like(&s->b_work, s->ctx, layout, s->precision));
+    KRYL_TRY(kryl_vector_create_like(&s->x_work, s->ctx, layout, s->precision));
+    KRYL_TRY(kryl_vector_create_like(&s->b_true, s->ctx, layout, KRYL_DOUBLE));
+    KRYL_TRY(kryl_vector_create_like(&s->x_true, s->ctx, layout, KRYL_DOUBLE));
+    KRYL_TRY(kryl_vector_create_like(&s->r_true, s->ctx, layout, KRYL_DOUBLE));
+    KRYL_TRY(ops->alloc(s->ctx, (void **)&s->scalars, 2 * sizeof(double)));
+    KRYL_TRY(ops->alloc(s->ctx, (void **)&s->monitor, sizeof(kryl_monitor)));
+    int64_t entries = s->options.max_iterations + 1;
+    if (s->options.record_history) {
+        KRYL_TRY(ops->alloc(s->ctx, (void **)&s->history, (size_t)entries * sizeof(double)));
+        s->history_host = malloc((size_t)entries * sizeof(double));
+        if (s->history_host == NULL)
+            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a history of %lld entries",
+                              (long long)entries);
+    }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
+                               const kryl_solver_options *options)
+{
+    KRYL_REQUIRE_ARG(solver);
+    *solver = NULL;
+    KRYL_REQUIRE_ARG(A);
+    double t0 = kryl_wtime();
+    kryl_solver_options opts;
+    kryl_solver_options_init(&opts);
+    if (options) opts = *options;
+    /* PCG means a preconditioner: Jacobi unless another is chosen */
+    if (opts.method == KRYL_METHOD_PCG && opts.precond == KRYL_PRECOND_NONE)
+        opts.precond = KRYL_PRECOND_JACOBI;
+    KRYL_TRY(check_options(&opts));
+    const kryl_method_ops *method = method_ops(opts.method);
+    KRYL_TRY(check_matrix(A, method));
+    if (A->precision != KRYL_DOUBLE)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "give the solver the double-precision matrix: the true residual is "
+                          "computed with its values; options.precision selects the arithmetic");
+
+    struct kryl_solver_s *s = calloc(1, sizeof *s);
+    if (s == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a solver");
+    s->ctx = A->ctx;
+    s->ops = A->ctx->ops;
+    s->options = opts;
+    s->method = method;
+    s->A = A;
+    s->precision = opts.precision;
+    s->mark_phase = KRYL_PHASE_NONE;
+    s->ctx->live_objects++;
+    kryl_status st = KRYL_SUCCESS;
+    if (s->precision == KRYL_DOUBLE) s->Aw = A;
+    else st = kryl_matrix_convert(&s->Aw, A, s->precision);
+    if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, s->Aw);
+    if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
+    if (st == KRYL_SUCCESS) st = allocate_workspace(s);
+    if (st == KRYL_SUCCESS) st = method->setup(s);
+    if (st == KRYL_SUCCESS) st = s->ops->synchronize(s->ctx);
+    if (st != KRYL_SUCCESS) {
+        kryl_solver_destroy(&s);
+        return st;
+    }
+    s->setup_s = kryl_wtime() - t0;
+    *solver = s;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_destroy(kryl_solver *solver)
+{
+    if (solver == NULL || *solver == NULL) return KRYL_SUCCESS;
+    kryl_solver s = *solver;
+    if (s->method && s->work) s->method->destroy(s);
+    kryl_precond_destroy(&s->pc);
+    if (s->Aw != s->A) kryl_matrix_destroy(&s->Aw);
+    kryl_vector_destroy(&s->b_work);
+    kryl_vector_destroy(&s->x_work);
+    kryl_vector_destroy(&s->b_true);
+    kryl_vector_destroy(&s->x_true);
+    kryl_vector_destroy(&s->r_true);
+    if (s->scalars) s->ops->release(s->ctx, s->scalars);
+    if (s->monitor) s->ops->release(s->ctx, s->monitor);
+    if (s->history) s->ops->release(s->ctx, s->history);
+    free(s->history_host);
+    s->ctx->live_objects--;
+    free(s);
+    *solver = NULL;
+    return KRYL_SUCCESS;
+}
+
+static kryl_status check_vector(kryl_solver s, kryl_vector v, const char *name)
+{
+    if (v->ctx != s->ctx)
+        return KRYL_ERROR(KRYL_ERR_CONTEXT_MISMATCH, "%s belongs to another context", name);
+    if (v->n != s->A->layout->n)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "%s has %lld entries but the matrix has %lld rows", name,
+                          (long long)v->n, (long long)s->A->layout->n);
+    return KRYL_SUCCESS;
+}
+
+/* Read one scalar to the host (the explicit fetch). */
+static kryl_status fetch(kryl_solver s, const double *scalar, double *value)
+{
+    return s->ops->download(s->ctx, value, scalar, sizeof *value);
+}
+
+/* r_true = b - A x_true in double; returns ||r_true||^2. */
+static kryl_status true_residual(kryl_solver s, double *rr)
+{
+    const kryl_backend_ops *ops = s->ops;
+    kryl_scalar out = kryl_scalar_at(s->scalars, 1);
+    /* r = b - A x */
+    KRYL_TRY(ops->spmv(s->ctx, s->A, -1.0, s->x_true, 1.0, s->b_true, s->r_true, NULL));
+    /* rr = r'r */
+    KRYL_TRY(ops->dot(s->ctx, s->r_true, s->r_true, out));
+    KRYL_TRY(kryl_reduce_begin(s->ctx, out, 1));
+    KRYL_TRY(kryl_reduce_end(s->ctx));
+    return fetch(s, out.ptr, rr);
+}
+
+static kryl_status set_monitor(kryl_solver s, kryl_monitor *m)
+{
+    return s->ops->upload(s->ctx, s->monitor, m, sizeof *m);
+}
+
+/* Run the method from the current x until its monitor stops it or the
+ * iteration limit; m mirrors the monitor on return. */
+static kryl_status iterate(kryl_solver s, kryl_monitor *m)
+{
+    const kryl_solver_options *o = &s->options;
+    int interval = o->check_interval > 0 ? o->check_interval : s->ops->check_interval;
+    while (m->iteration < o->max_iterations && m->stop == KRYL_STOP_RUNNING) {
+        int64_t batch = o->max_iterations - m->iteration;
+        if (batch > interval) batch = interval;
+        for (int64_t k = 0; k < batch; k++) KRYL_TRY(s->method->step(s));
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
+        KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
+        if (o->progress) o->progress(m->iteration, sqrt(m->rr), o->progress_user);
+    }
+    return KRYL_SUCCESS;
+}
+
+static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor *m,
+                          double bnorm, double tol, double rr_true)
+{
+    result->iterations = m->iteration;
+    result->bnorm = bnorm;
+    result->resnorm = sqrt(rr_true);
+    result->resnorm_recursive = sqrt(m->rr);
+    result->relres = bnorm > 0.0 ? result->resnorm / bnorm : result->resnorm;
+    result->relres_recursive = bnorm > 0.0 ? result->resnorm_recursive / bnorm : 0.0;
+    result->converged = result->resnorm <= tol;
+    if (result->converged)
+        result->reason = s->options.rtol * bnorm >= s->options.atol ? KRYL_CONVERGED_RTOL
+                                                                    : KRYL_CONVERGED_ATOL;
+    else if (m->stop == KRYL_STOP_BREAKDOWN) result->reason = KRYL_DIVERGED_BREAKDOWN;
+    else if (m->stop == KRYL_STOP_NAN || !isfinite(rr_true)) result->reason = KRYL_DIVERGED_NAN;
+    else result->reason = KRYL_DIVERGED_MAX_ITERATIONS;
+    s->history_length = m->iteration + 1;
+}
+
+kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_result *result)
+{
+    KRYL_REQUIRE_ARG(s);
+    KRYL_REQUIRE_ARG(b);
+    KRYL_REQUIRE_ARG(x);
+    KRYL_REQUIRE_ARG(result);
+    KRYL_TRY(check_vector(s, b, "b"));
+    KRYL_TRY(check_vector(s, x, "x"));
+    memset(result, 0, sizeof *result);
+    double t0 = kryl_wtime();
+    const kryl_backend_ops *ops = s->ops;
+    kryl_context ctx = s->ctx;
+    const int32_t *perm = s->A->layout->perm_backend;
+    s->profiling = s->options.profile;
+    memset(s->phase_time, 0, sizeof s->phase_time);
+    s->history_length = 0;
+
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
+    /* b, x -> the backend's order, double and working precision */
+    KRYL_TRY(ops->permute_copy(ctx, s->b_true, b, perm, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, s->x_true, x, perm, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, s->b_work, s->b_true, NULL, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, s->x_work, s->x_true, NULL, KRYL_GATHER));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    /* bb = b'b */
+    kryl_scalar bb = kryl_scalar_at(s->scalars, 0);
+    double bb_host;
+    KRYL_TRY(ops->dot(ctx, s->b_true, s->b_true, bb));
+    KRYL_TRY(kryl_reduce_begin(ctx, bb, 1));
+    KRYL_TRY(kryl_reduce_end(ctx));
+    KRYL_TRY(fetch(s, bb.ptr, &bb_host));
+    double bnorm = sqrt(bb_host);
+    if (!isfinite(bnorm))
+        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                          "||b||^2 overflows a double; scale the system before solving");
+    double tol = fmax(s->options.rtol * bnorm, s->options.atol);
+    kryl_monitor m = {.tol2 = tol * tol,
+                      .history = s->history,
+                      .history_capacity = s->history ? s->options.max_iterations + 1 : 0};
+    double rr_true = 0.0;
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
+    double t_iter = kryl_wtime();
+    if (bnorm == 0.0) {
+        /* x = 0 solves A x = 0 exactly */
+        KRYL_TRY(ops->fill(ctx, s->x_true, 0.0));
+        m.stop = KRYL_STOP_CONVERGED;
+    } else {
+        KRYL_TRY(true_residual(s, &rr_true));
+        for (;;) {
+            KRYL_TRY(set_monitor(s, &m));
+            KRYL_TRY(s->method->start(s, s->r_true));
+            KRYL_TRY(iterate(s, &m));
+            /* x in double, then the true residual with A's own values */
+            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, NULL, KRYL_GATHER));
+            KRYL_TRY(true_residual(s, &rr_true));
+            bool met = sqrt(rr_true) <= tol;
+            if (met || m.stop != KRYL_STOP_CONVERGED || m.iteration >= s->options.max_iterations)
+                break;
+            /* the recursive residual met the test but the true one did not:
+             * replace r by b - A x and continue */
+            result->residual_replacements++;
+            m.stop = KRYL_STOP_RUNNING;
+            kryl_log(ctx, KRYL_LOG_INFO,
+                     "kryl: residual replacement at iteration %lld: true ||r|| = %.3e > %.3e",
+                     (long long)m.iteration, sqrt(rr_true), tol);
+        }
+    }
+    result->profile.iteration = kryl_wtime() - t_iter;
+    finish_result(s, result, &m, bnorm, tol, rr_true);
+    if (bnorm == 0.0) result->reason = KRYL_CONVERGED_ZERO_RHS;
+    /* x (caller's order and precision) = x_true */
+    KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER));
+    if (s->history)
+        KRYL_TRY(ops->download(ctx, s->history_host, s->history,
+                               (size_t)s->history_length * sizeof(double)));
+    KRYL_TRY(ops->synchronize(ctx));
+    result->profile.spmv = s->phase_time[KRYL_PHASE_SPMV];
+    result->profile.precond = s->phase_time[KRYL_PHASE_PRECOND];
+    result->profile.vector = s->phase_time[KRYL_PHASE_VECTOR];
+    result->profile.reduction = s->phase_time[KRYL_PHASE_REDUCTION];
+    result->profile.transfer = s->phase_time[KRYL_PHASE_TRANSFER];
+    result->setup_s = s->setup_s;
+    result->solve_s = kryl_wtime() - t0;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_history(kryl_solver solver, const double **history, int64_t *length)
+{
+    KRYL_REQUIRE_ARG(solver);
+    KRYL_REQUIRE_ARG(history);
+    KRYL_REQUIRE_ARG(length);
+    *history = solver->history_host;
+    *length = solver->history ? solver->history_length : 0;
+    return KRYL_SUCCESS;
+}
+
+double kryl_solver_setup_time(kryl_solver solver) { return solver ? solver->setup_s : 0.0; }
