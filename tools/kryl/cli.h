@@ -1,0 +1,53 @@
+/* The kryl command's subcommands and the helpers they share. */
+#ifndef KRYL_TOOL_CLI_H
+#define KRYL_TOOL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kryl.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF_LIKE(f, a)
+#endif
+
+/* Exit statuses of every subcommand. */
+enum {
+    CLI_EXIT_OK = 0,           /* done (for solve: converged) */
+    CLI_EXIT_ERROR = 1,        /* an error or a usage mistake */
+    CLI_EXIT_NOT_CONVERGED = 2 /* the solve ran but did not converge */
+};
+
+/* Subcommands: argv[0] is the subcommand's name. */
+int cmd_solve(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* Print "kryl: error: <kryl_last_error()>" (or the status's description)
+ * to stderr; returns CLI_EXIT_ERROR. */
+int cli_error(kryl_status status);
+
+/* Print "kryl: error: <message>" to stderr; returns CLI_EXIT_ERROR. */
+int cli_error_message(const char *fmt, ...) CLI_PRINTF_LIKE(1, 2);
+
+/* Monotonic wall-clock seconds. */
+double cli_wtime(void);
+
+/* Format seconds with a fitting unit ("850 us", "12.3 ms", "1.46 s") into
+ * text[size]; returns text. */
+const char *cli_format_seconds(char *text, size_t size, double seconds);
+
+/* The last path component of `path`. */
+const char *cli_basename(const char *path);
+
+/* The full help of `command` ("solve", ...) or of kryl itself (NULL);
+ * false for an unknown command. */
+bool help_print(const char *command, FILE *out);
+
+/* The one-line usage of a subcommand. */
+const char *help_usage(const char *command);
+
+#endif

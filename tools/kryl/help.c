@@ -1,0 +1,116 @@
+/* Usage lines and help texts of kryl and its subcommands. */
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct command_help {
+    const char *name;
+    const char *usage; /* one line */
+    const char *text;  /* the options, after the usage line */
+} command_help;
+
+static const command_help commands[] = {
+    {"solve",
+     "kryl solve A.mtx [--rhs b.mtx] [--x0 x0.mtx] [--method cg|pcg] [--backend B] [options]",
+     "Solve A x = b for the square matrix in the Matrix Market file A.mtx (.mtx or .mtx.gz).\n"
+     "\n"
+     "Problem:\n"
+     "  --rhs FILE            right-hand side b (n x 1 Matrix Market); default b = A*1\n"
+     "  --x0 FILE             initial guess; default 0\n"
+     "Method:\n"
+     "  --method cg|pcg       conjugate gradients, or preconditioned CG (default pcg)\n"
+     "  --precond none|jacobi preconditioner (default jacobi for pcg, none for cg)\n"
+     "  --precision double|single  arithmetic of the iteration (default double)\n"
+     "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
+     "  --atol A              or when ||b - Ax|| <= A (default 0)\n"
+     "  --maxit N             iteration limit (default 10000)\n"
+     "  --check-interval K    iterations between convergence checks (default: the backend's)\n"
+     "Where it runs:\n"
+     "  --backend auto|ref|omp|cuda  (default auto: cuda if a GPU is usable, else omp, else ref)\n"
+     "  --threads T           OpenMP threads for omp (default: OpenMP's)\n"
+     "  --device D            CUDA device ordinal (default 0)\n"
+     "Output:\n"
+     "  --out, -o FILE        write the solution x (n x 1 Matrix Market)\n"
+     "  --history FILE        write the residual history as CSV\n"
+     "                        (iteration,residual_norm,relative_residual)\n"
+     "  --json                print one JSON object instead of the summary\n"
+     "  --profile             time each phase (spmv, precond, vector, reduction, transfer)\n"
+     "  --quiet, -q           no summary and no progress line\n"
+     "\n"
+     "Exit status: 0 converged, 2 not converged (the summary is still printed), 1 error.\n"},
+    {"gen",
+     "kryl gen KIND --n N -o A.mtx [--nx X --ny Y --nz Z] [--epsilon E] [--peclet P]\n"
+     "                [--row-length L] [--exponent X] [--seed S]",
+     "Generate a test matrix and write it as a Matrix Market coordinate file.\n"
+     "\n"
+     "  --n N                 grid points per direction (random kinds: rows)\n"
+     "  --out, -o FILE        the file to write\n"
+     "  --nx, --ny, --nz N    grid points in one direction (override --n)\n"
+     "  --epsilon E           anisotropy ratio (default 1e-3)\n"
+     "  --peclet P            convection strength, the cell Peclet number (default 10)\n"
+     "  --row-length L        random kinds: mean entries per row (default 8)\n"
+     "  --exponent X          powerlaw: P(length) ~ length^-X (default 2.1)\n"
+     "  --seed S              random kinds: the seed (default 1)\n"
+     "\n"
+     "KIND is one of:"},
+    {"info", "kryl info A.mtx [--json]",
+     "Print the structure of a matrix: size, symmetry, row lengths, diagonal and\n"
+     "dominance, bandwidth and envelope, norms, and the bytes one SpMV moves.\n"
+     "\n"
+     "  --json                print one JSON object\n"},
+    {"demo", "kryl demo [--n N] [--backend B]",
+     "Generate the 3-D Poisson equation (7-point stencil on an N x N x N grid) and\n"
+     "solve it with Jacobi-preconditioned CG on the best backend available.\n"
+     "\n"
+     "  --n N                 grid points per direction (default 64: 262144 rows)\n"
+     "  --backend auto|ref|omp|cuda  (default auto)\n"},
+};
+
+static const char *overview =
+    "usage: kryl COMMAND [ARGS...]\n"
+    "\n"
+    "Commands:\n"
+    "  demo     solve a generated 3-D Poisson problem on the best backend\n"
+    "  solve    solve A x = b for a Matrix Market matrix\n"
+    "  gen      generate a test matrix and write it as Matrix Market\n"
+    "  info     print the structure and statistics of a matrix\n"
+    "  help     print the help of a command: kryl help solve\n"
+    "\n"
+    "Options:\n"
+    "  --help, -h    this help\n"
+    "  --version     the version and the backends usable here\n"
+    "\n"
+    "Start with: kryl demo\n";
+
+static const command_help *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+const char *help_usage(const char *command)
+{
+    const command_help *c = find_command(command);
+    return c != NULL ? c->usage : "kryl COMMAND [ARGS...]";
+}
+
+bool help_print(const char *command, FILE *out)
+{
+    if (command == NULL) {
+        fprintf(out, "kryl %d.%d.%d - preconditioned Krylov solvers for sparse linear systems\n\n",
+                KRYL_VERSION_MAJOR, KRYL_VERSION_MINOR, KRYL_VERSION_PATCH);
+        fputs(overview, out);
+        return true;
+    }
+    const command_help *c = find_command(command);
+    if (c == NULL) return false;
+    fprintf(out, "usage: %s\n\n%s", c->usage, c->text);
+    if (strcmp(command, "gen") == 0) {
+        /* the generator kinds, as kryl_generator_from_name accepts them */
+        for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_POWERLAW; k++)
+            fprintf(out, " %s", kryl_generator_name((kryl_generator_kind)k));
+        fputc('\n', out);
+    }
+    return true;
+}

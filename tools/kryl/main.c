@@ -1,0 +1,64 @@
+/* kryl: the command-line front end of the library.  Dispatches to one
+ * subcommand per file (cmd_*.c). */
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command table[] = {
+    {"solve", cmd_solve},
+    {"gen", cmd_gen},
+    {"info", cmd_info},
+    {"demo", cmd_demo},
+};
+
+/* "kryl 0.1.0 (backends: ref omp; not usable here: cuda)" */
+static int print_version(void)
+{
+    const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
+    bool usable[3];
+    for (int i = 0; i < 3; i++) usable[i] = kryl_backend_available(kinds[i]);
+    printf("kryl %d.%d.%d (backends:", KRYL_VERSION_MAJOR, KRYL_VERSION_MINOR, KRYL_VERSION_PATCH);
+    for (int i = 0; i < 3; i++)
+        if (usable[i]) printf(" %s", kryl_backend_name(kinds[i]));
+    bool missing = false;
+    for (int i = 0; i < 3; i++)
+        if (!usable[i]) {
+            printf("%s %s", missing ? "" : "; not usable here:", kryl_backend_name(kinds[i]));
+            missing = true;
+        }
+    printf(")\n");
+    return CLI_EXIT_OK;
+}
+
+/* kryl help [COMMAND] */
+static int help(int argc, char **argv)
+{
+    if (argc < 2) {
+        help_print(NULL, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (help_print(argv[1], stdout)) return CLI_EXIT_OK;
+    fprintf(stderr, "kryl help: unknown command '%s' (commands: solve gen info demo)\n", argv[1]);
+    return CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        help_print(NULL, stderr);
+        return CLI_EXIT_ERROR;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) return help(1, argv + 1);
+    if (strcmp(name, "help") == 0) return help(argc - 1, argv + 1);
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) return print_version();
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i].name, name) == 0) return table[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kryl: unknown command '%s'\nRun 'kryl --help' for the commands.\n", name);
+    return CLI_EXIT_ERROR;
+}

@@ -1,0 +1,81 @@
+/* The steps of one solve, shared by `kryl solve` and `kryl demo`. */
+#include "solve_job.h"
+
+#include <string.h>
+
+#include "cli.h"
+
+kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads)
+{
+    memset(job, 0, sizeof *job);
+    if (backend != KRYL_BACKEND_AUTO && !kryl_backend_available(backend)) {
+        cli_error_message("the %s backend is unavailable here (%s)", kryl_backend_name(backend),
+                          backend == KRYL_BACKEND_CUDA ? "not built, or no usable GPU"
+                                                       : "not built");
+        return KRYL_ERR_BACKEND_UNAVAILABLE;
+    }
+    kryl_context_options options;
+    kryl_context_options_init(&options);
+    options.backend = backend;
+    options.device = device;
+    options.threads = threads;
+    double t0 = cli_wtime();
+    kryl_status st = kryl_context_create(&job->ctx, &options);
+    job->context_s = cli_wtime() - t0;
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
+}
+
+kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, bool show_progress)
+{
+    job->options = *options;
+    progress_init(&job->progress, show_progress);
+    if (job->progress.enabled) {
+        job->options.progress = progress_update;
+        job->options.progress_user = &job->progress;
+    }
+    double t0 = cli_wtime();
+    kryl_status st = kryl_solver_create(&job->solver, job->A, &job->options);
+    job->setup_s = cli_wtime() - t0;
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
+}
+
+/* Fill b with `values`, or with A*1 (using x as the vector of ones). */
+static kryl_status set_rhs(solve_job *job, const double *values)
+{
+    if (values != NULL) return kryl_vector_set(job->b, values, kryl_vector_length(job->b));
+    kryl_status st = kryl_vector_fill(job->x, 1.0);
+    /* b = A * 1 */
+    if (st == KRYL_SUCCESS) st = kryl_matrix_spmv(job->A, 1.0, job->x, 0.0, job->b);
+    return st;
+}
+
+kryl_status solve_job_solve(solve_job *job, const double *b, const double *x0)
+{
+    kryl_status st = kryl_vector_create(&job->b, job->A, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = kryl_vector_create(&job->x, job->A, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = set_rhs(job, b);
+    if (st == KRYL_SUCCESS)
+        st = x0 != NULL ? kryl_vector_set(job->x, x0, kryl_vector_length(job->x))
+                        : kryl_vector_fill(job->x, 0.0);
+    if (st == KRYL_SUCCESS) {
+        progress_start(&job->progress);
+        st = kryl_solver_solve(job->solver, job->b, job->x, &job->result);
+        progress_finish(&job->progress);
+    }
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
+}
+
+int solve_job_finish(solve_job *job, kryl_status st)
+{
+    bool converged = job->result.converged;
+    kryl_solver_destroy(&job->solver);
+    kryl_vector_destroy(&job->x);
+    kryl_vector_destroy(&job->b);
+    kryl_matrix_destroy(&job->A);
+    kryl_context_destroy(&job->ctx);
+    if (st != KRYL_SUCCESS) return CLI_EXIT_ERROR;
+    return converged ? CLI_EXIT_OK : CLI_EXIT_NOT_CONVERGED;
+}

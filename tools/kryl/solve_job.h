@@ -1,0 +1,36 @@
+/* One solve as the kryl command runs it: context, matrix, solver, vectors,
+ * and the time each step took. */
+#ifndef KRYL_TOOL_SOLVE_JOB_H
+#define KRYL_TOOL_SOLVE_JOB_H
+
+#include "kryl.h"
+#include "progress.h"
+
+typedef struct solve_job {
+    kryl_context ctx;
+    kryl_matrix A; /* set by the caller after solve_job_context */
+    kryl_solver solver;
+    kryl_vector b, x;
+    kryl_solver_options options; /* as the solver was created */
+    progress progress;
+    kryl_result result;
+    double context_s; /* backend start-up */
+    double setup_s;   /* solver creation */
+} solve_job;
+
+/* Zero the job and create its context; an unavailable backend is reported
+ * as such before the library is asked to start it. */
+kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads);
+
+/* Create the solver for job->A (square and, for CG, symmetric). */
+kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, bool show_progress);
+
+/* Solve with b (NULL: b = A*1) and the initial guess x0 (NULL: 0), each of
+ * the matrix's row count. */
+kryl_status solve_job_solve(solve_job *job, const double *b, const double *x0);
+
+/* Destroy what the job holds, in dependency order, and return the exit
+ * status: CLI_EXIT_ERROR if st failed, else whether the solve converged. */
+int solve_job_finish(solve_job *job, kryl_status st);
+
+#endif
