@@ -21,21 +21,34 @@ typedef struct kryl_mtx_header {
     kryl_mtx_field field;
     kryl_mtx_symmetry symmetry;
     int64_t nrows, ncols;
-    int64_t entries; /* stored entries (coordinate) or nrows*ncols (array) */
+    int64_t entries; /* values stored in the file: the size line's count
+                      * (coordinate), or nrows*ncols, n(n+1)/2, n(n-1)/2 (array
+                      * general, symmetric, skew-symmetric) */
 } kryl_mtx_header;
 
 /* Read a Matrix Market file (plain or gzip-compressed, detected by its
  * magic bytes) into COO entries, expanding symmetric and skew-symmetric
- * storage into both triangles.  Array files give every entry, zeros
- * included.  Errors are KRYL_ERR_IO (cannot open/read) or KRYL_ERR_PARSE /
- * KRYL_ERR_INDEX_OUT_OF_RANGE / KRYL_ERR_INVALID_VALUE with a message
- * "PATH:LINE: what was expected, what was found". */
+ * storage into both triangles; coo->count is the number of entries before
+ * duplicates are summed.  Pattern entries read as 1.  Array files give
+ * every entry, zeros included.  An entry of a symmetric file above the
+ * diagonal is mirrored like one below it, so a position given in both
+ * triangles is summed like a duplicate.  Comment and blank lines may
+ * appear anywhere after the banner.  header may be NULL.
+ * Errors name "PATH:LINE: expected ..., found ...": KRYL_ERR_IO (cannot
+ * open or read; corrupt gzip data), KRYL_ERR_UNSUPPORTED (complex,
+ * hermitian, gzip without zlib), KRYL_ERR_PARSE (malformed, truncated,
+ * too many entries, nonzero skew-symmetric diagonal),
+ * KRYL_ERR_INDEX_OUT_OF_RANGE (an entry outside the matrix),
+ * KRYL_ERR_INDEX_OVERFLOW (sizes beyond int64, or more than INT32_MAX
+ * columns), KRYL_ERR_INVALID_VALUE (NaN, Inf, or beyond double's range). */
 kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *coo);
 
-/* Write rows of a CSR matrix as coordinate real general, values with %.17g. */
+/* Write rows of a CSR matrix as coordinate real general, values with %.17g
+ * (row indices A->row_begin + i + 1).  Values must be finite
+ * (KRYL_ERR_INVALID_VALUE); a file that cannot be written whole is removed. */
 kryl_status kryl_mtx_write_csr(const char *path, const kryl_csr *A);
 
-/* Write a dense n x 1 array real general file. */
+/* Write a dense n x 1 array real general file (finite values only). */
 kryl_status kryl_mtx_write_dense(const char *path, int64_t n, const double *values);
 
 #ifdef __cplusplus

@@ -1,0 +1,25 @@
+/* Public reading and writing of matrices as Matrix Market files. */
+#include "core/objects.h"
+#include "io/mtx.h"
+
+kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path)
+{
+    KRYL_REQUIRE_ARG(A);
+    *A = NULL;
+    KRYL_REQUIRE_ARG(ctx);
+    KRYL_REQUIRE_ARG(path);
+    kryl_coo coo;
+    KRYL_TRY(kryl_mtx_read(path, NULL, &coo));
+    kryl_csr csr;
+    kryl_status st = kryl_csr_from_coo(&csr, &coo, coo.nrows, 0, coo.nrows);
+    kryl_coo_free(&coo);
+    if (st != KRYL_SUCCESS) return st;
+    return kryl_matrix_from_csr(A, ctx, &csr);
+}
+
+kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(path);
+    return kryl_mtx_write_csr(path, &A->host->csr);
+}

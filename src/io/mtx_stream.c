@@ -1,0 +1,171 @@
+/* Buffered line source over plain files (stdio) and gzip streams (zlib). */
+#include "io/mtx_stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#ifdef KRYL_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+/* Bytes read at a time; lines longer than this grow the buffer. */
+#define KRYL_MTX_CHUNK ((size_t)1 << 20)
+
+static bool is_gzip(const char *bytes, size_t n)
+{
+    return n >= 2 && (unsigned char)bytes[0] == 0x1f && (unsigned char)bytes[1] == 0x8b;
+}
+
+/* Read up to `want` bytes at s->fill; sets s->eof when the file ends. */
+static kryl_status read_bytes(kryl_mtx_stream *s, size_t want)
+{
+    size_t got = 0;
+    if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
+#ifdef KRYL_HAVE_ZLIB
+    if (s->gz != NULL) {
+        int n = gzread((gzFile)s->gz, s->fill, (unsigned)want);
+        int zerr = Z_OK;
+        const char *zmsg = gzerror((gzFile)s->gz, &zerr);
+        size_t path_len = strlen(s->path);
+        /* zlib's message is "PATH: what"; keep the what */
+        if (strncmp(zmsg, s->path, path_len) == 0 && strncmp(zmsg + path_len, ": ", 2) == 0)
+            zmsg += path_len + 2;
+        if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+            return KRYL_ERROR(KRYL_ERR_IO, "%s: corrupt or truncated gzip data: %s", s->path,
+                              zerr == Z_ERRNO ? strerror(errno) : zmsg);
+        got = (size_t)n;
+        if (got == 0) s->eof = true;
+        s->fill += got;
+        return KRYL_SUCCESS;
+    }
+#endif
+    got = fread(s->fill, 1, want, s->file);
+    if (got < want) {
+        if (ferror(s->file))
+            return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot read: %s", s->path, strerror(errno));
+        s->eof = true;
+    }
+    s->fill += got;
+    return KRYL_SUCCESS;
+}
+
+static kryl_status open_gzip(kryl_mtx_stream *s)
+{
+#ifdef KRYL_HAVE_ZLIB
+    fclose(s->file);
+    s->file = NULL;
+    s->file_size = -1;
+    gzFile gz = gzopen(s->path, "rb");
+    if (gz == NULL)
+        return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot open gzip stream: %s", s->path, strerror(errno));
+    gzbuffer(gz, 256 * 1024);
+    s->gz = gz;
+    s->fill = s->buf;
+    s->eof = false;
+    return KRYL_SUCCESS;
+#else
+    return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                      "%s: gzip-compressed file, but kryl was built without zlib "
+                      "(decompress it with gunzip first)",
+                      s->path);
+#endif
+}
+
+kryl_status kryl_mtx_stream_open(kryl_mtx_stream *s, const char *path)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->file_size = -1;
+    s->file = fopen(path, "rb");
+    if (s->file == NULL)
+        return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fseek(s->file, 0, SEEK_END) == 0) {
+        long size = ftell(s->file);
+        s->file_size = size >= 0 ? (int64_t)size : -1;
+        if (fseek(s->file, 0, SEEK_SET) != 0) s->file_size = -1;
+    }
+    s->capacity = KRYL_MTX_CHUNK;
+    s->buf = malloc(s->capacity + 1);
+    if (s->buf == NULL) {
+        kryl_mtx_stream_close(s);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", path);
+    }
+    s->next = s->end = s->fill = s->buf;
+    kryl_status st = read_bytes(s, 2);
+    if (st == KRYL_SUCCESS && is_gzip(s->buf, (size_t)(s->fill - s->buf))) st = open_gzip(s);
+    if (st != KRYL_SUCCESS) kryl_mtx_stream_close(s);
+    return st;
+}
+
+void kryl_mtx_stream_close(kryl_mtx_stream *s)
+{
+    if (s->file != NULL) fclose(s->file);
+#ifdef KRYL_HAVE_ZLIB
+    if (s->gz != NULL) gzclose((gzFile)s->gz);
+#endif
+    free(s->buf);
+    memset(s, 0, sizeof *s);
+}
+
+/* One past the last '\n' in [from, to), or NULL. */
+static char *after_last_newline(char *from, char *to)
+{
+    while (to > from)
+        if (*--to == '\n') return to + 1;
+    return NULL;
+}
+
+static kryl_status grow(kryl_mtx_stream *s)
+{
+    size_t used = (size_t)(s->fill - s->buf);
+    char *buf = realloc(s->buf, 2 * s->capacity + 1);
+    if (buf == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes for a line",
+                          s->path, 2 * s->capacity);
+    s->buf = buf;
+    s->capacity *= 2;
+    s->next = s->end = buf;
+    s->fill = buf + used;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_mtx_stream_refill(kryl_mtx_stream *s)
+{
+    size_t keep = (size_t)(s->fill - s->next);
+    memmove(s->buf, s->next, keep);
+    s->next = s->end = s->buf;
+    s->fill = s->buf + keep;
+    size_t unscanned = 0; /* [buf, buf + unscanned) is known to hold no '\n' */
+    for (;;) {
+        if (!s->eof) {
+            if (s->fill == s->buf + s->capacity) KRYL_TRY(grow(s));
+            KRYL_TRY(read_bytes(s, (size_t)(s->buf + s->capacity - s->fill)));
+        }
+        char *end = after_last_newline(s->buf + unscanned, s->fill);
+        if (end != NULL) {
+            s->end = end;
+            return KRYL_SUCCESS;
+        }
+        if (s->eof) {
+            if (s->fill > s->buf) *s->fill++ = '\n'; /* terminate the last line */
+            s->end = s->fill;
+            return KRYL_SUCCESS;
+        }
+        unscanned = (size_t)(s->fill - s->buf);
+    }
+}
+
+kryl_status kryl_mtx_stream_getline(kryl_mtx_stream *s, char **line)
+{
+    if (s->next == s->end) KRYL_TRY(kryl_mtx_stream_refill(s));
+    if (s->next == s->end) {
+        *line = NULL;
+        return KRYL_SUCCESS;
+    }
+    *line = s->next;
+    s->next = (char *)memchr(s->next, '\n', (size_t)(s->end - s->next)) + 1;
+    return KRYL_SUCCESS;
+}

@@ -1,0 +1,52 @@
+/* Public reading and writing of dense vectors as Matrix Market files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/mtx.h"
+
+kryl_status kryl_read_mtx_vector(const char *path, int64_t *length, double **values)
+{
+    KRYL_REQUIRE_ARG(length);
+    KRYL_REQUIRE_ARG(values);
+    *length = 0;
+    *values = NULL;
+    KRYL_REQUIRE_ARG(path);
+    kryl_mtx_header h;
+    kryl_coo coo;
+    KRYL_TRY(kryl_mtx_read(path, &h, &coo));
+    if (h.nrows != 1 && h.ncols != 1) {
+        kryl_coo_free(&coo);
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "%s: expected a vector (an n x 1 or 1 x n matrix), found a %lld x %lld "
+                          "matrix",
+                          path, (long long)h.nrows, (long long)h.ncols);
+    }
+    int64_t n = h.ncols == 1 ? h.nrows : h.ncols;
+    double *x = calloc((size_t)(n > 0 ? n : 1), sizeof *x);
+    unsigned char *seen = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (x == NULL || seen == NULL) {
+        free(x);
+        free(seen);
+        kryl_coo_free(&coo);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld values", path,
+                          (long long)n);
+    }
+    /* x_(i+j) = the sum of the entries at (i, j), one of i, j being 0, in
+     * file order: missing entries stay zero and a lone -0.0 stays -0.0 */
+    for (int64_t k = 0; k < coo.count; k++) {
+        int64_t i = coo.rows[k] + coo.cols[k];
+        x[i] = seen[i] ? x[i] + coo.values[k] : coo.values[k];
+        seen[i] = 1;
+    }
+    free(seen);
+    kryl_coo_free(&coo);
+    *length = n;
+    *values = x;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double *values)
+{
+    return kryl_mtx_write_dense(path, length, values);
+}

@@ -1,0 +1,264 @@
+/* Number scanning: every decimal string reads as strtod reads it (bit for
+ * bit) on the fast path and off it: random digits, points and exponents,
+ * Clinger's fast-path range, halfway cases, subnormals and the edges of
+ * double's range; integers with overflow; rejected syntax; a locale whose
+ * decimal point is ','; and the same strings read back from a file. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <locale.h>
+#include <math.h>
+
+#include "test_mtx_util.h"
+
+#include "io/mtx.h"
+#include "io/mtx_scan.h"
+
+static uint64_t state = 12345;
+
+static uint64_t next_random(void)
+{
+    /* splitmix64 */
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int random_below(int n) { return (int)(next_random() % (uint64_t)n); }
+
+/* A random decimal: sign, 1..25 digits with a point somewhere (or none,
+ * or leading), an exponent in max_exp..-max_exp (or none); ends in '\n'. */
+static void random_decimal(char *buf, int max_exp)
+{
+    char *p = buf;
+    int r = random_below(4);
+    if (r == 0)
+        *p++ = '-';
+    else if (r == 1)
+        *p++ = '+';
+    int digits = 1 + random_below(random_below(2) ? 17 : 25);
+    int point = random_below(digits + 2) - 1; /* -1: no point */
+    for (int k = 0; k < digits; k++) {
+        if (k == point) *p++ = '.';
+        *p++ = (char)('0' + random_below(10));
+    }
+    if (point == digits) *p++ = '.';
+    if (random_below(4) != 0) {
+        *p++ = random_below(2) ? 'e' : 'E';
+        p += sprintf(p, "%d", random_below(2 * max_exp + 1) - max_exp);
+    }
+    *p++ = '\n';
+    *p = '\0';
+}
+
+/* scan_real agrees with strtod on s (finite: same bits; else NONFINITE). */
+static bool agrees(char *s)
+{
+    double expect = strtod(s, NULL), got = 0.0;
+    char *end = NULL;
+    kryl_mtx_scan st = kryl_mtx_scan_real(s, &got, &end);
+    if (!isfinite(expect)) return st == KRYL_MTX_SCAN_NONFINITE;
+    return st == KRYL_MTX_SCAN_OK && same_double(got, expect) && *end == '\n';
+}
+
+static void test_random_decimals(void)
+{
+    char s[64];
+    int bad = 0;
+    /* wide exponents: mostly the strtod path */
+    for (int i = 0; i < 300000; i++) {
+        random_decimal(s, 340);
+        if (!agrees(s) && bad++ < 10) CHECK(false, "disagrees with strtod on %s", s);
+    }
+    /* small exponents: mostly the fast path */
+    for (int i = 0; i < 300000; i++) {
+        random_decimal(s, 25);
+        if (!agrees(s) && bad++ < 10) CHECK(false, "disagrees with strtod on %s", s);
+    }
+    CHECK(bad == 0, "%d random decimals read differently from strtod", bad);
+}
+
+/* m * 10^e for m near 2^53 and |e| <= 22: the fast path's edges. */
+static void test_fast_path_range(void)
+{
+    char s[64];
+    int bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t m = ((uint64_t)1 << 53) - 1000 + (next_random() % 2000);
+        if (i % 2) m = next_random() >> (11 + random_below(50));
+        int e = random_below(45) - 22;
+        snprintf(s, sizeof s, "%llue%d\n", (unsigned long long)m, e);
+        if (!agrees(s) && bad++ < 10) CHECK(false, "disagrees with strtod on %s", s);
+    }
+    CHECK(bad == 0, "%d fast-path decimals read differently from strtod", bad);
+}
+
+static void test_special_decimals(void)
+{
+    static const char *const cases[] = {
+        "0\n",
+        "-0\n",
+        "0.0\n",
+        "-0.0e-400\n",
+        "0e999999999999\n",
+        "1\n",
+        "1.\n",
+        ".5\n",
+        "-.5e1\n",
+        "0.1\n",
+        "0.3\n",
+        "1e22\n",
+        "1e23\n",
+        "9007199254740993\n",
+        "9007199254740992.5\n",
+        "9007199254740993e-22\n",
+        "8.988465674311579e307\n",
+        "1.7976931348623157e308\n",
+        "1.7976931348623158e308\n",
+        "1.7976931348623159e308\n",
+        "2.2250738585072014e-308\n",
+        "2.2250738585072011e-308\n",
+        "4.9406564584124654e-324\n",
+        "2.4703282292062327e-324\n",
+        "2.4703282292062328e-324\n",
+        "1e-400\n",
+        "1e400\n",
+        "123456789012345678901234567890e-10\n",
+        "0.000000000000000000000000000001\n",
+        "3.14159265358979323846264338327950288\n",
+        "00000000000000000000000000001.5\n",
+        "1.00000000000000011102230246251565404236316680908203125\n",
+        "1.00000000000000011102230246251565404236316680908203124\n",
+        "1.00000000000000011102230246251565404236316680908203126\n"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char s[128];
+        snprintf(s, sizeof s, "%s", cases[i]);
+        CHECK(agrees(s), "disagrees with strtod on %s", cases[i]);
+    }
+    double v = 0.0;
+    char *end = NULL;
+    char minus_zero[] = "-0\n";
+    CHECK(kryl_mtx_scan_real(minus_zero, &v, &end) == KRYL_MTX_SCAN_OK && signbit(v) && v == 0.0,
+          "-0 reads as %g", v);
+}
+
+static void test_rejected(void)
+{
+    static const char *const syntax[] = {"\n",     "-\n",   "+\n",     ".\n",   "e5\n",
+                                         "1e\n",   "1e+\n", "1.2.3\n", "1,5\n", "0x10\n",
+                                         "1e5x\n", "--1\n", "1-\n",    "1d5\n", "+-1\n",
+                                         ".e1\n",  "-.\n",  "1e1.5\n", "1..\n", "infinite\n"};
+    for (size_t i = 0; i < sizeof syntax / sizeof syntax[0]; i++) {
+        char s[64];
+        double v;
+        char *end = NULL;
+        snprintf(s, sizeof s, "%s", syntax[i]);
+        CHECK(kryl_mtx_scan_real(s, &v, &end) == KRYL_MTX_SCAN_SYNTAX, "accepted '%s'", s);
+    }
+    static const char *const nonfinite[] = {"nan\n",       "-NaN\n",  "inf\n",   "+Inf\n",
+                                            "-infinity\n", "1e309\n", "-2e308\n"};
+    for (size_t i = 0; i < sizeof nonfinite / sizeof nonfinite[0]; i++) {
+        char s[64];
+        double v;
+        char *end = NULL;
+        snprintf(s, sizeof s, "%s", nonfinite[i]);
+        CHECK(kryl_mtx_scan_real(s, &v, &end) == KRYL_MTX_SCAN_NONFINITE, "'%s' not nonfinite", s);
+    }
+}
+
+static void test_integers(void)
+{
+    static const struct {
+        const char *text;
+        kryl_mtx_scan status;
+        int64_t value;
+    } cases[] = {{"0 ", KRYL_MTX_SCAN_OK, 0},
+                 {"7\t", KRYL_MTX_SCAN_OK, 7},
+                 {"000000000000000000000000042\n", KRYL_MTX_SCAN_OK, 42},
+                 {"123456789012345678\n", KRYL_MTX_SCAN_OK, 123456789012345678},
+                 {"9223372036854775807\n", KRYL_MTX_SCAN_OK, INT64_MAX},
+                 {"-9223372036854775807\n", KRYL_MTX_SCAN_OK, -INT64_MAX},
+                 {"+5\n", KRYL_MTX_SCAN_OK, 5},
+                 {"-3\n", KRYL_MTX_SCAN_OK, -3},
+                 {"9223372036854775808\n", KRYL_MTX_SCAN_OVERFLOW, 0},
+                 {"99999999999999999999999\n", KRYL_MTX_SCAN_OVERFLOW, 0},
+                 {"12a\n", KRYL_MTX_SCAN_SYNTAX, 0},
+                 {"1.0\n", KRYL_MTX_SCAN_SYNTAX, 0},
+                 {"-\n", KRYL_MTX_SCAN_SYNTAX, 0},
+                 {"\n", KRYL_MTX_SCAN_SYNTAX, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char s[64];
+        int64_t v = -1;
+        char *end = NULL;
+        snprintf(s, sizeof s, "%s", cases[i].text);
+        kryl_mtx_scan st = kryl_mtx_scan_int(s, &v, &end);
+        CHECK(st == cases[i].status && (st != KRYL_MTX_SCAN_OK || v == cases[i].value),
+              "'%s' scans as status %d value %lld", s, (int)st, (long long)v);
+    }
+}
+
+/* With ',' as the locale's decimal point, '.' still is the file's. */
+static void test_comma_locale(void)
+{
+    static const char *const locales[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
+                                          "C.UTF-8"};
+    const char *set = NULL;
+    for (size_t i = 0; i < sizeof locales / sizeof locales[0] && set == NULL; i++)
+        set = setlocale(LC_NUMERIC, locales[i]);
+    if (set == NULL || strcmp(localeconv()->decimal_point, ",") != 0) {
+        printf("test_comma_locale: no locale with a decimal comma here, skipped\n");
+        setlocale(LC_NUMERIC, "C");
+        return;
+    }
+    char fast[] = "1.5\n", slow[] = "0.10000000000000001\n", tiny[] = "4.9406564584124654e-324\n";
+    double a = 0.0, b = 0.0, c = 0.0;
+    char *end = NULL;
+    CHECK(kryl_mtx_scan_real(fast, &a, &end) == KRYL_MTX_SCAN_OK && a == 1.5, "1.5 -> %g", a);
+    CHECK(kryl_mtx_scan_real(slow, &b, &end) == KRYL_MTX_SCAN_OK && b == 0.1, "0.1 -> %.17g", b);
+    CHECK(kryl_mtx_scan_real(tiny, &c, &end) == KRYL_MTX_SCAN_OK && c == 0x1p-1074, "-> %g", c);
+    setlocale(LC_NUMERIC, "C");
+}
+
+/* Random decimals as the values of a file read back as strtod reads them. */
+static void test_through_file(void)
+{
+    enum { N = 20000 };
+    static char text[N][64];
+    char path[512];
+    scratch_path(path, sizeof path, "values.mtx");
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (f == NULL) return;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%d 1 %d\n", N, N);
+    for (int k = 0; k < N; k++) {
+        /* finite values only (strtod of the string is finite) */
+        do random_decimal(text[k], k % 2 ? 300 : 20);
+        while (!isfinite(strtod(text[k], NULL)));
+        fprintf(f, "%d 1 %s", k + 1, text[k]);
+    }
+    fclose(f);
+    kryl_coo coo;
+    kryl_status st = kryl_mtx_read(path, NULL, &coo);
+    CHECK(st == KRYL_SUCCESS, "%s", kryl_last_error());
+    if (st != KRYL_SUCCESS) return;
+    int bad = 0;
+    for (int k = 0; k < N && k < coo.count; k++)
+        bad += !same_double(coo.values[k], strtod(text[coo.rows[k]], NULL));
+    CHECK(coo.count == N && bad == 0, "%d of %lld values differ from strtod", bad,
+          (long long)coo.count);
+    kryl_coo_free(&coo);
+}
+
+int main(void)
+{
+    scratch_init();
+    test_random_decimals();
+    test_fast_path_range();
+    test_special_decimals();
+    test_rejected();
+    test_integers();
+    test_comma_locale();
+    test_through_file();
+    scratch_cleanup();
+    return test_summary("test_mtx_number");
+}
