@@ -1,0 +1,102 @@
+/* Diagonal storage (Li & Saad, sec. 3): one array of n values per
+ * occupied diagonal, no column indices; x is read along each diagonal.
+ * Suits banded matrices such as stencils on a natural grid order. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "formats/fmt_internal.h"
+
+/* Occupied diagonals of the view, ascending, into offset when not NULL:
+ * mark[off + n - 1] flags offset off = j - i (mark has 2n - 1 bytes). */
+static int64_t dia_offsets(const fmt_view *v, unsigned char *mark, int64_t *offset)
+{
+    const int64_t n = v->n;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t b, e;
+        fmt_view_row(v, i, &b, &e);
+        for (int64_t q = b; q < e; q++) mark[fmt_view_col(v, q) - i + n - 1] = 1;
+    }
+    int64_t ndiag = 0;
+    for (int64_t k = 0; k < 2 * n - 1; k++)
+        if (mark[k]) {
+            if (offset) offset[ndiag] = k - (n - 1);
+            ndiag++;
+        }
+    return ndiag;
+}
+
+/* The diagonal d with offset[d] == off (binary search; it is there). */
+static int64_t dia_find(const int64_t *offset, int64_t ndiag, int64_t off)
+{
+    int64_t lo = 0, hi = ndiag - 1;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (offset[mid] < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static kryl_status dia_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
+                               fmt_size *size)
+{
+    const int64_t n = v->n, nnz = kryl_csr_nnz(v->A), stride = fmt_round_up(n, FMT_WARP);
+    unsigned char *mark = NULL;
+    KRYL_TRY(FMT_ALLOC(mark, n > 0 ? 2 * n - 1 : 0, "dia diagonal markers"));
+    const int64_t ndiag = dia_offsets(v, mark, NULL);
+    free(mark);
+    size->stored = fmt_mul_sat(ndiag, stride);
+    size->index_bytes = 8 * ndiag; /* offsets */
+    size->read_bytes = fmt_mul_sat(8 * ndiag, n) + size->index_bytes;
+    char shape[96], product[64], stored[32], count[32];
+    snprintf(shape, sizeof shape, "the matrix has %" PRId64 " occupied diagonals, so DIA", ndiag);
+    snprintf(product, sizeof product, "%" PRId64 " x %" PRId64 " = ", ndiag, stride);
+    if (ndiag <= p->max_diagonals) {
+        fmt_judge_padding(size, kind, nnz, p->max_padding, shape, product, "padding",
+                          "csr or sell");
+        return KRYL_SUCCESS;
+    }
+    size->suitable = false;
+    snprintf(size->why, sizeof size->why,
+             "dia: the matrix has %" PRId64 " occupied diagonals (limit %" PRId64
+             "), so DIA would store %s%s slots for %s nonzeros; use csr or sell",
+             ndiag, p->max_diagonals, product,
+             fmt_count(stored, sizeof stored, (double)size->stored),
+             fmt_count(count, sizeof count, (double)nnz));
+    snprintf(size->brief, sizeof size->brief, "%" PRId64 " diagonals > %" PRId64, ndiag,
+             p->max_diagonals);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status dia_fill(kryl_csr *C, bool C_owned, kryl_format kind, const kryl_fmt_params *p,
+                            kryl_fmt *out)
+{
+    kryl_fmt_dia *f = &out->u.dia;
+    const int64_t n = C->nrows;
+    const fmt_view cv = {C, n, NULL, NULL};
+    unsigned char *mark = NULL;
+    f->stride = fmt_round_up(n, FMT_WARP);
+    f->ndiag = f->stride > 0 ? out->stored / f->stride : 0;
+    KRYL_TRY(FMT_ALLOC(f->offset, f->ndiag, "dia offsets"));
+    KRYL_TRY(FMT_ALLOC(f->val, out->stored, "dia values")); /* 0 outside the matrix */
+    KRYL_TRY(FMT_ALLOC(mark, n > 0 ? 2 * n - 1 : 0, "dia diagonal markers"));
+    dia_offsets(&cv, mark, f->offset);
+    free(mark);
+    /* val[d*stride + i] = a(i, i + offset[d]) */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t q = C->row_ptr[i]; q < C->row_ptr[i + 1]; q++)
+            f->val[dia_find(f->offset, f->ndiag, C->col_idx[q] - i) * f->stride + i] = C->values[q];
+    return KRYL_SUCCESS;
+}
+
+static void dia_release(kryl_fmt *f)
+{
+    free(f->u.dia.offset);
+    free(f->u.dia.val);
+}
+
+const fmt_ops fmt_dia_ops = {dia_measure, dia_fill, dia_release};

@@ -1,0 +1,82 @@
+/* Jagged diagonals (Saad; Cevahir et al. 2009, sec. 3.1): rows sorted by
+ * decreasing length, entry d of every row that has one forms jagged
+ * diagonal d, and each diagonal starts at a multiple of 32 entries so a
+ * warp's loads stay aligned.  row_len serves the row-per-thread kernel. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "formats/fmt_internal.h"
+
+/* diag_ptr[d+1] = diag_ptr[d] + (rows longer than d, rounded up to 32);
+ * the view's rows are sorted by decreasing length. */
+static kryl_status jds_diag_ptr(const fmt_view *v, int64_t *ndiag, int64_t **diag_ptr)
+{
+    const int64_t width = v->n > 0 ? fmt_view_len(v, 0) : 0;
+    int64_t *ptr = NULL;
+    KRYL_TRY(FMT_ALLOC(ptr, width + 1, "jds diagonal pointers"));
+    /* ptr[len] = rows of length len, then suffix sums: ptr[d + 1] = rows longer than d */
+    for (int64_t i = 0; i < v->n; i++) {
+        const int64_t len = fmt_view_len(v, i);
+        if (len > 0) ptr[len]++;
+    }
+    for (int64_t d = width - 1; d >= 1; d--) ptr[d] += ptr[d + 1];
+    /* counts into offsets of diagonals padded to the warp */
+    ptr[0] = 0;
+    for (int64_t d = 0; d < width; d++) ptr[d + 1] = ptr[d] + fmt_round_up(ptr[d + 1], FMT_WARP);
+    *ndiag = width;
+    *diag_ptr = ptr;
+    return KRYL_SUCCESS;
+}
+
+static kryl_status jds_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
+                               fmt_size *size)
+{
+    int64_t ndiag, *ptr;
+    KRYL_TRY(jds_diag_ptr(v, &ndiag, &ptr));
+    const int64_t nnz = kryl_csr_nnz(v->A);
+    size->stored = ptr[ndiag];
+    free(ptr);
+    size->index_bytes = 4 * size->stored + 8 * (ndiag + 1) + 4 * v->n;
+    /* the row-per-thread kernel reads the nonzeros, row_len and diag_ptr */
+    size->read_bytes = 12 * nnz + 4 * v->n + 8 * (ndiag + 1);
+    char shape[128];
+    snprintf(shape, sizeof shape,
+             "the longest row has %" PRId64 " entries, so %" PRId64
+             " jagged diagonals each padded to a multiple of %d",
+             ndiag, ndiag, FMT_WARP);
+    fmt_judge_padding(size, kind, nnz, p->max_padding, shape, "", "padding", "sell or csr");
+    return KRYL_SUCCESS;
+}
+
+static kryl_status jds_fill(kryl_csr *C, bool C_owned, kryl_format kind, const kryl_fmt_params *p,
+                            kryl_fmt *out)
+{
+    kryl_fmt_jds *f = &out->u.jds;
+    const fmt_view cv = {C, C->nrows, NULL, NULL};
+    KRYL_TRY(jds_diag_ptr(&cv, &f->ndiag, &f->diag_ptr));
+    KRYL_TRY(FMT_ALLOC(f->col, out->stored, "jds columns")); /* padding: column 0, value 0 */
+    KRYL_TRY(FMT_ALLOC(f->val, out->stored, "jds values"));
+    KRYL_TRY(FMT_ALLOC(f->row_len, C->nrows, "jds row lengths"));
+    for (int64_t i = 0; i < C->nrows; i++) {
+        const int64_t b = C->row_ptr[i], len = C->row_ptr[i + 1] - b;
+        f->row_len[i] = (int32_t)len;
+        /* entry d of row i at [diag_ptr[d] + i] */
+        for (int64_t d = 0; d < len; d++) {
+            f->col[f->diag_ptr[d] + i] = C->col_idx[b + d];
+            f->val[f->diag_ptr[d] + i] = C->values[b + d];
+        }
+    }
+    return KRYL_SUCCESS;
+}
+
+static void jds_release(kryl_fmt *f)
+{
+    free(f->u.jds.diag_ptr);
+    free(f->u.jds.col);
+    free(f->u.jds.val);
+    free(f->u.jds.row_len);
+}
+
+const fmt_ops fmt_jds_ops = {jds_measure, jds_fill, jds_release};

@@ -1,0 +1,172 @@
+/* The bandwidth model (Kreutzer et al. 2012, eq. 1): one SpMV moves the
+ * format's arrays once, writes y once and loads x 8*alpha bytes per
+ * nonzero, at the device's memory bandwidth.  Code balance B = bytes /
+ * (2 nnz) bytes per flop; predicted time = bytes / bandwidth.  alpha comes
+ * from a cache simulation in the format's row order (fmt_cache.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "formats/fmt_internal.h"
+
+/* Formats weighed by kryl_fmt_choose, in the order ties go (CSR, then SELL). */
+static const kryl_format candidates[] = {KRYL_FORMAT_CSR,   KRYL_FORMAT_SELL,  KRYL_FORMAT_PJDS,
+                                         KRYL_FORMAT_ELLR,  KRYL_FORMAT_JDS,   KRYL_FORMAT_ELL,
+                                         KRYL_FORMAT_BCSR2, KRYL_FORMAT_BCSR4, KRYL_FORMAT_DIA};
+#define NCANDIDATES ((int)(sizeof candidates / sizeof candidates[0]))
+
+/* Predictions within this factor of the fastest are ties. */
+#define FMT_TIE 1.02
+
+static kryl_status check_device(const kryl_device_model *dev)
+{
+    if (!(isfinite(dev->bandwidth) && dev->bandwidth > 0.0) || dev->cache_bytes < 0 ||
+        dev->line_bytes < 8 || dev->line_bytes > 4096)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "device model: bandwidth = %g B/s (must be > 0), cache_bytes = %lld "
+                          "(>= 0), line_bytes = %d (8..4096)",
+                          dev->bandwidth, (long long)dev->cache_bytes, (int)dev->line_bytes);
+    return KRYL_SUCCESS;
+}
+
+/* Bytes other than x: the arrays the kernel reads and y written once. */
+static double fixed_bytes(const fmt_plan *plan)
+{
+    return (double)plan->size.read_bytes + 8.0 * (double)plan->view.n;
+}
+
+/* alpha of the plan's row order.  The cache is shared with CSR's matrix and
+ * y traffic (12 + 16/Nnzr bytes per nonzero) whatever the format, so alpha
+ * depends on the row order alone. */
+static kryl_status plan_alpha(const fmt_plan *plan, const kryl_device_model *dev, double *alpha)
+{
+    const double nnz = (double)kryl_csr_nnz(plan->view.A), n = (double)plan->view.n;
+    const double stream = nnz > 0 ? 12.0 + 16.0 * n / nnz : 0.0;
+    return fmt_simulate_alpha(&plan->view, dev, stream, alpha);
+}
+
+static void plan_model(const fmt_plan *plan, const kryl_device_model *dev, double alpha,
+                       kryl_fmt_model *m)
+{
+    const double nnz = (double)kryl_csr_nnz(plan->view.A);
+    m->kind = plan->kind;
+    m->alpha = alpha;
+    /* bytes = arrays + y + 8 alpha nnz;  B = bytes / (2 nnz);  t = bytes / bandwidth */
+    m->bytes = fixed_bytes(plan) + 8.0 * alpha * nnz;
+    m->code_balance = m->bytes / (2.0 * (nnz > 0 ? nnz : 1.0));
+    m->seconds = m->bytes / dev->bandwidth;
+}
+
+kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt_params *params,
+                             const kryl_device_model *dev, kryl_fmt_model *model)
+{
+    KRYL_REQUIRE_ARG(model);
+    memset(model, 0, sizeof *model);
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(dev);
+    KRYL_TRY(check_device(dev));
+    kryl_fmt_params p;
+    KRYL_TRY(fmt_params_resolve(params, &p));
+    fmt_plan plan;
+    KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
+    double alpha;
+    kryl_status st = plan_alpha(&plan, dev, &alpha);
+    if (st == KRYL_SUCCESS) plan_model(&plan, dev, alpha, model);
+    fmt_plan_free(&plan);
+    return st;
+}
+
+/* "0.213 ms" */
+static const char *fmt_seconds(char *buf, size_t size, double s)
+{
+    if (s < 1e-6)
+        snprintf(buf, size, "%.3g ns", s * 1e9);
+    else if (s < 1e-3)
+        snprintf(buf, size, "%.3g us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, size, "%.3g ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3g s", s);
+    return buf;
+}
+
+/* Append to a bounded string. */
+static void append(char *buf, size_t size, const char *text)
+{
+    const size_t used = strlen(buf);
+    if (used + 1 < size) snprintf(buf + used, size - used, "%s", text);
+}
+
+typedef struct weighed {
+    bool suitable;
+    kryl_fmt_model model;
+    char brief[64];
+} weighed;
+
+/* Predict every candidate; alpha is simulated once per distinct row order
+ * (keyed by the sort window: natural, windows of sigma, global). */
+static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
+                             const kryl_device_model *dev, weighed *w)
+{
+    int64_t known_window[NCANDIDATES];
+    double known_alpha[NCANDIDATES];
+    int known = 0;
+    for (int c = 0; c < NCANDIDATES; c++) {
+        fmt_plan plan;
+        KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
+        w[c].suitable = plan.size.suitable;
+        memcpy(w[c].brief, plan.size.brief, sizeof w[c].brief);
+        int64_t window = fmt_sort_window(candidates[c], p, A->nrows);
+        window = window <= 1 ? 0 : (window > A->nrows ? A->nrows : window);
+        int k = 0;
+        while (k < known && known_window[k] != window) k++;
+        kryl_status st = KRYL_SUCCESS;
+        if (w[c].suitable && k == known) {
+            st = plan_alpha(&plan, dev, &known_alpha[k]);
+            known_window[known++] = window;
+        }
+        if (w[c].suitable && st == KRYL_SUCCESS)
+            plan_model(&plan, dev, known_alpha[k], &w[c].model);
+        fmt_plan_free(&plan);
+        KRYL_TRY(st);
+    }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
+                            const kryl_device_model *dev, kryl_format *choice, char *why,
+                            size_t why_size)
+{
+    KRYL_REQUIRE_ARG(choice);
+    *choice = KRYL_FORMAT_CSR;
+    if (why && why_size > 0) why[0] = '\0';
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(dev);
+    KRYL_TRY(check_device(dev));
+    kryl_fmt_params p;
+    KRYL_TRY(fmt_params_resolve(params, &p));
+    weighed w[NCANDIDATES];
+    KRYL_TRY(weigh_all(A, &p, dev, w));
+    /* the first candidate (in tie order) within FMT_TIE of the fastest; CSR always qualifies */
+    double fastest = w[0].model.seconds;
+    for (int c = 1; c < NCANDIDATES; c++)
+        if (w[c].suitable && w[c].model.seconds < fastest) fastest = w[c].model.seconds;
+    int pick = 0;
+    while (!(w[pick].suitable && w[pick].model.seconds <= FMT_TIE * fastest)) pick++;
+    *choice = candidates[pick];
+    if (why == NULL || why_size == 0) return KRYL_SUCCESS;
+    char time[32], part[160];
+    snprintf(why, why_size, "%s: predicted %s (%.2fx CSR's bytes, alpha %.2f)",
+             kryl_format_name(candidates[pick]),
+             fmt_seconds(time, sizeof time, w[pick].model.seconds),
+             w[pick].model.bytes / w[0].model.bytes, w[pick].model.alpha);
+    const char *sep = "; refused: ";
+    for (int c = 0; c < NCANDIDATES; c++) {
+        if (w[c].suitable) continue;
+        snprintf(part, sizeof part, "%s%s (%s)", sep, kryl_format_name(candidates[c]), w[c].brief);
+        append(why, why_size, part);
+        sep = ", ";
+    }
+    return KRYL_SUCCESS;
+}

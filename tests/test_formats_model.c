@@ -1,0 +1,216 @@
+/* The bandwidth model: alpha in range and responsive to the row order, the
+ * two sanity cases (a stencil whose x fits the cache reuses it fully, a
+ * power-law graph whose x does not reuses little), the model's identities,
+ * kryl_fmt_choose; then a footprint table of generated matrices. */
+#include "test_formats_util.h"
+
+/* Every format's prediction obeys the model's identities; returns CSR's alpha. */
+static double check_identities(const kryl_csr *A, const kryl_device_model *dev, const char *what)
+{
+    const double n = (double)A->nrows, nnz = (double)kryl_csr_nnz(A);
+    double csr_alpha = 0.0;
+    for (int k = 0; k < TF_NFORMATS; k++) {
+        kryl_fmt_model m;
+        kryl_fmt_cost c;
+        CHECK_OK(kryl_fmt_predict(A, tf_formats[k], NULL, dev, &m));
+        CHECK_OK(kryl_fmt_cost_of(A, tf_formats[k], NULL, &c));
+        if (k == 0) csr_alpha = m.alpha;
+        /* cost counts x once (8n bytes); the model 8 alpha nnz */
+        CHECK_CLOSE(m.bytes, (double)c.spmv_bytes - 8.0 * n + 8.0 * m.alpha * nnz, 1e-9);
+        CHECK_CLOSE(m.code_balance, m.bytes / (2.0 * nnz), 1e-12);
+        CHECK_CLOSE(m.seconds * dev->bandwidth, m.bytes, 1e-12);
+        CHECK(m.kind == tf_formats[k] && m.alpha >= n / nnz * (1.0 - 1e-9) && m.alpha <= 1.0,
+              "%s %s: alpha %g outside [1/Nnzr = %g, 1]", what, kryl_format_name(tf_formats[k]),
+              m.alpha, n / nnz);
+    }
+    return csr_alpha;
+}
+
+static double alpha_of(const kryl_csr *A, kryl_format kind, kryl_device_model dev)
+{
+    kryl_fmt_model m;
+    CHECK_OK(kryl_fmt_predict(A, kind, NULL, &dev, &m));
+    return m.alpha;
+}
+
+static void check_sanity_cases(void)
+{
+    kryl_csr A;
+    /* 7-point 40^3: x is 512 KB in a 775 KB cache (as 33 MB of 160^3 in a 50 MB L2) */
+    if (tf_generate(&A, KRYL_GEN_POISSON3D7, 40)) {
+        const double reuse = (double)A.nrows / (double)kryl_csr_nnz(&A);
+        const kryl_device_model dev = tf_device(775000);
+        const double a = check_identities(&A, &dev, "poisson3d7 40^3");
+        printf("poisson3d7 40^3, x 0.66x the cache: alpha %.4f, 1/Nnzr %.4f\n", a, reuse);
+        CHECK(a <= 1.02 * reuse, "stencil whose x fits: alpha %g, expected ~1/Nnzr = %g", a, reuse);
+        /* a cache far larger than the tag store is set-sampled, same answer */
+        const double big = alpha_of(&A, KRYL_FORMAT_CSR, tf_device((int64_t)1 << 30));
+        CHECK(big <= 1.02 * reuse, "sampled 1 GB cache: alpha %g vs %g", big, reuse);
+        /* no cache: every access loads */
+        CHECK(alpha_of(&A, KRYL_FORMAT_SELL, tf_device(0)) == 1.0, "no cache: alpha 1");
+        gen_csr_free(&A);
+    }
+    /* power law, 512 k random columns: x is 4 MB in a 6.5 MB cache, as 4 M in 50 MB */
+    kryl_generator_options o;
+    kryl_generator g;
+    kryl_generator_options_init(&o, KRYL_GEN_POWERLAW, (int64_t)1 << 19);
+    if (gen_whole(&A, &g, &o)) {
+        const double a = alpha_of(&A, KRYL_FORMAT_CSR, tf_device(6553600));
+        printf("powerlaw 512k rows, x 0.64x the cache: alpha %.4f, 1/Nnzr %.4f\n", a,
+               (double)A.nrows / (double)kryl_csr_nnz(&A));
+        CHECK(a >= 0.6, "power law with random columns: alpha %g, expected near 1", a);
+        gen_csr_free(&A);
+    }
+}
+
+/* The same stencil in a random order reuses x far less. */
+static void check_order_matters(void)
+{
+    kryl_csr A;
+    if (!tf_generate(&A, KRYL_GEN_POISSON2D5, 256)) return;
+    const kryl_device_model dev = tf_device(65536); /* x is 512 KB */
+    int32_t *order = tf_random_order(A.nrows, 4);
+    kryl_fmt f;
+    CHECK_OK(kryl_fmt_build(&A, KRYL_FORMAT_CSR, order, NULL, &f));
+    kryl_csr P = A;
+    P.row_ptr = f.u.csr.row_ptr;
+    P.col_idx = f.u.csr.col;
+    P.values = f.u.csr.val;
+    const double natural = check_identities(&A, &dev, "poisson2d5 256^2");
+    const double shuffled = check_identities(&P, &dev, "poisson2d5 256^2 shuffled");
+    printf("poisson2d5 256^2, 64 KB cache: alpha natural %.4f, random order %.4f\n", natural,
+           shuffled);
+    CHECK(shuffled > 3.0 * natural, "random order alpha %g vs natural %g", shuffled, natural);
+    kryl_fmt_free(&f);
+    free(order);
+    gen_csr_free(&A);
+}
+
+/* choose picks a suitable format within 2% of the fastest prediction. */
+static kryl_format check_choice(const kryl_csr *A, const char *what, const char *must_say)
+{
+    const kryl_device_model dev = tf_device(50 << 20);
+    kryl_format choice;
+    char why[512];
+    CHECK_OK(kryl_fmt_choose(A, NULL, &dev, &choice, why, sizeof why));
+    printf("%-24s -> %s\n", what, why);
+    double best = INFINITY, chosen = INFINITY;
+    for (int k = 0; k < TF_NFORMATS; k++) {
+        kryl_fmt_cost c;
+        kryl_fmt_model m;
+        CHECK_OK(kryl_fmt_cost_of(A, tf_formats[k], NULL, &c));
+        CHECK_OK(kryl_fmt_predict(A, tf_formats[k], NULL, &dev, &m));
+        if (c.suitable && m.seconds < best) best = m.seconds;
+        if (tf_formats[k] == choice) {
+            CHECK(c.suitable, "%s: chose unsuitable %s", what, kryl_format_name(choice));
+            chosen = m.seconds;
+        }
+    }
+    CHECK(chosen <= 1.02 * best, "%s: chose %s at %g s, fastest %g s", what,
+          kryl_format_name(choice), chosen, best);
+    CHECK(strncmp(why, kryl_format_name(choice), strlen(kryl_format_name(choice))) == 0 &&
+              strstr(why, must_say) != NULL,
+          "%s: why '%s' lacks '%s'", what, why, must_say);
+    return choice;
+}
+
+static void check_choose(void)
+{
+    kryl_csr A;
+    if (tf_generate(&A, KRYL_GEN_POISSON2D5, 128)) {
+        CHECK(check_choice(&A, "poisson2d5 128^2", "CSR's bytes") == KRYL_FORMAT_DIA,
+              "poisson: dia expected");
+        gen_csr_free(&A);
+    }
+    tf_dense_blocks(&A, 1000, 4, 5);
+    CHECK(check_choice(&A, "dense 4x4 blocks", "alpha") == KRYL_FORMAT_BCSR4,
+          "4x4 blocks: bcsr4 expected");
+    kryl_csr_free(&A);
+    test_random_csr(&A, TEST_SHAPE_DENSE_ROW, 4099, 4099, 6);
+    check_choice(&A, "dense row", "refused: ");
+    kryl_csr_free(&A);
+    test_random_csr(&A, TEST_SHAPE_RANDOM, 4099, 4099, 7);
+    check_choice(&A, "random rows", "predicted");
+    kryl_csr_free(&A);
+    test_random_csr(&A, TEST_SHAPE_SINGLE, 1, 1, 8);
+    check_choice(&A, "n = 1", "predicted");
+    kryl_csr_free(&A);
+}
+
+static void check_bad_device(void)
+{
+    kryl_csr A;
+    test_random_csr(&A, TEST_SHAPE_RANDOM, 10, 10, 9);
+    kryl_fmt_model m;
+    kryl_format choice;
+    kryl_device_model dev = tf_device(1 << 20);
+    dev.bandwidth = 0.0;
+    CHECK_STATUS(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, NULL, &dev, &m), KRYL_ERR_INVALID_ARGUMENT);
+    dev = tf_device(1 << 20);
+    dev.line_bytes = 4;
+    CHECK_STATUS(kryl_fmt_choose(&A, NULL, &dev, &choice, NULL, 0), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(kryl_last_error(), "line_bytes = 4") != NULL, "%s", kryl_last_error());
+    CHECK_STATUS(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, NULL, NULL, &m), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(kryl_fmt_predict(&A, KRYL_FORMAT_AUTO, NULL, &dev, &m), KRYL_ERR_INVALID_ARGUMENT);
+    kryl_csr_free(&A);
+}
+
+/* The footprint table of docs/FORMATS.md: stored slots per nonzero (or
+ * "-" where refused), SpMV bytes relative to CSR, and the choice, for a
+ * device like one H100 (3 TB/s, 50 MB L2, 32-byte sectors). */
+static void print_table(void)
+{
+    const struct {
+        const char *name;
+        kryl_generator_kind kind;
+        int64_t n;
+    } gens[] = {{"poisson2d5 512^2", KRYL_GEN_POISSON2D5, 512},
+                {"poisson3d7 64^3", KRYL_GEN_POISSON3D7, 64},
+                {"poisson3d27 48^3", KRYL_GEN_POISSON3D27, 48},
+                {"convdiff3d 64^3", KRYL_GEN_CONVDIFF3D, 64},
+                {"random-spd 256k", KRYL_GEN_RANDOM_SPD, 262144},
+                {"powerlaw 256k", KRYL_GEN_POWERLAW, 262144}};
+    const kryl_device_model dev = tf_device(50 << 20);
+    printf("\n| matrix | n | nnz |");
+    for (int k = 0; k < TF_NFORMATS; k++) printf(" %s |", kryl_format_name(tf_formats[k]));
+    printf(" alpha | choice |\n|---|---|---|");
+    for (int k = 0; k < TF_NFORMATS + 2; k++) printf("---|");
+    printf("\n");
+    for (size_t gi = 0; gi < sizeof gens / sizeof gens[0] + 1; gi++) {
+        kryl_csr A;
+        const char *name = gi < sizeof gens / sizeof gens[0] ? gens[gi].name : "dense 5x5 blocks";
+        if (gi < sizeof gens / sizeof gens[0]) {
+            if (!tf_generate(&A, gens[gi].kind, gens[gi].n)) continue;
+        } else {
+            tf_dense_blocks(&A, 20000, 5, 1);
+        }
+        printf("| %s | %lld | %lld |", name, (long long)A.nrows, (long long)kryl_csr_nnz(&A));
+        double csr_bytes = 0.0, csr_alpha = 0.0;
+        for (int k = 0; k < TF_NFORMATS; k++) {
+            kryl_fmt_cost c;
+            kryl_fmt_model m;
+            CHECK_OK(kryl_fmt_cost_of(&A, tf_formats[k], NULL, &c));
+            CHECK_OK(kryl_fmt_predict(&A, tf_formats[k], NULL, &dev, &m));
+            if (k == 0) csr_bytes = m.bytes, csr_alpha = m.alpha;
+            if (c.suitable)
+                printf(" %.2f / %.2f |", (double)c.stored / (double)kryl_csr_nnz(&A),
+                       m.bytes / csr_bytes);
+            else
+                printf(" - |");
+        }
+        kryl_format choice;
+        CHECK_OK(kryl_fmt_choose(&A, NULL, &dev, &choice, NULL, 0));
+        printf(" %.3f | %s |\n", csr_alpha, kryl_format_name(choice));
+        kryl_csr_free(&A);
+    }
+}
+
+int main(void)
+{
+    check_sanity_cases();
+    check_order_matters();
+    check_choose();
+    check_bad_device();
+    print_table();
+    return test_summary("test_formats_model");
+}
