@@ -1,0 +1,167 @@
+/* Fused conjugate-gradient steps and the convergence monitor of the cuda
+ * backend.  The whole iteration stays on the device: coefficients are
+ * ratios of device scalars that each kernel divides itself, the two dot
+ * products of the x/r update come out of the same pass and the same launch,
+ * and the host reads one small monitor every check_interval iterations
+ * (Buatois et al., "Concurrent number cruncher", 2009: the CPU fetches one
+ * scalar per iteration; here one per check). */
+#include <math.h>
+
+#include "backends/cuda/cuda_reduce.cuh"
+
+/* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
+ * a non-finite operand stops with NAN, den <= 0 with BREAKDOWN. */
+__device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_monitor *monitor,
+                                     double *ratio)
+{
+    const double a = *num, b = *den;
+    int32_t why = KRYL_STOP_RUNNING;
+    if (!isfinite(a) || !isfinite(b))
+        why = KRYL_STOP_NAN;
+    else if (!(b > 0.0))
+        why = KRYL_STOP_BREAKDOWN;
+    if (why == KRYL_STOP_RUNNING) {
+        *ratio = a / b;
+        return true;
+    }
+    if (monitor && blockIdx.x == 0 && threadIdx.x == 0) monitor->stop = why;
+    return false;
+}
+
+/* Whether a guarded kernel must do nothing.  Within one launch only
+ * ratio_or_stop writes the flag, and then every block returns anyway. */
+__device__ inline bool stopped(const kryl_monitor *monitor)
+{
+    return monitor && *(volatile const int32_t *)&monitor->stop != KRYL_STOP_RUNNING;
+}
+
+/* alpha = num/den;  x += alpha p;  r -= alpha q;  z = dinv .* r (JACOBI);
+ * rz = r'z (r'r without JACOBI);  rr = r'r */
+template <typename T, bool JACOBI>
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
+    int64_t n, const double *num, const double *den, const T *__restrict__ p,
+    const T *__restrict__ q, T *__restrict__ x, T *__restrict__ r, const T *__restrict__ dinv,
+    T *__restrict__ z, double *rz, double *rr, kryl_monitor *monitor, double *partials,
+    unsigned int stride, unsigned int *counter)
+{
+    double alpha;
+    /* num may be the rz this kernel writes: every block reads it before taking
+     * its ticket, and the last block writes only after all tickets are taken */
+    if (stopped(monitor) || !ratio_or_stop(num, den, monitor, &alpha)) return;
+    double sums[2] = {0.0, 0.0}; /* r'z, r'r */
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        x[i] = (T)((double)x[i] + alpha * (double)p[i]);
+        const T ri = (T)((double)r[i] - alpha * (double)q[i]);
+        r[i] = ri;
+        double zi = (double)ri;
+        if (JACOBI) {
+            const T zt = (T)((double)dinv[i] * (double)ri);
+            z[i] = zt;
+            zi = (double)zt;
+        }
+        sums[0] += (double)ri * zi;
+        sums[1] += (double)ri * (double)ri;
+    }
+    if (kryl_grid_sum<2>(sums, partials, stride, counter)) {
+        *rz = sums[0];
+        *rr = sums[1];
+    }
+}
+
+/* beta = num/den;  p = z + beta p */
+template <typename T>
+__global__ void cg_update_p_kernel(int64_t n, const double *num, const double *den,
+                                   const T *__restrict__ z, T *__restrict__ p,
+                                   kryl_monitor *monitor)
+{
+    double beta;
+    if (stopped(monitor) || !ratio_or_stop(num, den, monitor, &beta)) return;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        p[i] = (T)((double)z[i] + beta * (double)p[i]);
+}
+
+/* Unless stopped: iteration += advance; rr recorded; history = sqrt(|rr|);
+ * stop on a non-finite rr or on rr <= tol2. */
+__global__ void monitor_update_kernel(kryl_monitor *monitor, const double *rr, int advance)
+{
+    if (monitor->stop != KRYL_STOP_RUNNING) return;
+    const double value = *rr;
+    const int64_t k = monitor->iteration + advance;
+    monitor->iteration = k;
+    monitor->rr = value;
+    if (monitor->history && k >= 0 && k < monitor->history_capacity)
+        monitor->history[k] = sqrt(fabs(value));
+    if (!isfinite(value))
+        monitor->stop = KRYL_STOP_NAN;
+    else if (value <= monitor->tol2)
+        monitor->stop = KRYL_STOP_CONVERGED;
+}
+
+/* The typed data of v, or NULL. */
+template <typename T> static T *data_or_null(kryl_vector v)
+{
+    return v ? static_cast<T *>(v->data) : nullptr;
+}
+
+kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
+                                   kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
+                                   kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
+                                   kryl_monitor *monitor)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, p));
+    KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, q));
+    KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, r));
+    if (dinv) {
+        KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, dinv));
+        KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, z));
+    }
+    if (!num.ptr || !den.ptr || !rz.ptr || !rr.ptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_xr: a scalar is NULL");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const unsigned int grid = kryl_cuda_reduce_grid(s, x->n);
+    kryl_cuda_with_type(x->precision, [&](auto t) {
+        using T = decltype(t);
+        auto kernel = dinv ? cg_update_xr_kernel<T, true> : cg_update_xr_kernel<T, false>;
+        kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            x->n, num.ptr, den.ptr, data_or_null<const T>(p), data_or_null<const T>(q),
+            data_or_null<T>(x), data_or_null<T>(r), data_or_null<const T>(dinv),
+            dinv ? data_or_null<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, s->partials,
+            s->reduce_blocks, s->counter);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("cg_update_xr_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
+                                  kryl_vector p, kryl_monitor *monitor)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("cg_update_p", p, z));
+    if (!num.ptr || !den.ptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_p: a scalar is NULL");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (p->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(p->precision, [&](auto t) {
+        using T = decltype(t);
+        cg_update_p_kernel<T><<<kryl_cuda_stream_grid(s, p->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            p->n, num.ptr, den.ptr, data_or_null<const T>(z), data_or_null<T>(p), monitor);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("cg_update_p_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
+                                     int advance)
+{
+    KRYL_REQUIRE_ARG(monitor);
+    if (rr.ptr == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda monitor_update: rr is NULL");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    monitor_update_kernel<<<1, 1, 0, s->stream>>>(monitor, rr.ptr, advance);
+    KRYL_CUDA_CHECK_LAUNCH("monitor_update_kernel");
+    return KRYL_SUCCESS;
+}

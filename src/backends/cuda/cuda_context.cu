@@ -1,0 +1,247 @@
+/* The cuda backend's lifecycle, memory and operation table: one device, one
+ * non-blocking stream, a reduction workspace allocated once, and a pinned
+ * buffer for the small downloads of convergence checks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_hooks.h"
+#include "backends/cuda/cuda_internal.cuh"
+
+kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where)
+{
+    return kryl_error_set(KRYL_ERR_DEVICE, where, "cuda: %s failed: %s (%s)", call,
+                          cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+kryl_status kryl_cuda_enter(kryl_context ctx, kryl_cuda_state **state)
+{
+    kryl_cuda_state *s = ctx ? static_cast<kryl_cuda_state *>(ctx->backend) : nullptr;
+    if (s == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda: the context is NULL or not an initialised cuda context");
+    KRYL_CUDA_CHECK(cudaSetDevice(s->device));
+    *state = s;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_check_vectors(const char *op, kryl_vector first, kryl_vector second)
+{
+    if (first == nullptr || second == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda %s: a vector argument is NULL", op);
+    if (first->n != second->n)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "cuda %s: vectors have %lld and %lld entries", op, (long long)first->n,
+                          (long long)second->n);
+    if (first->precision != second->precision)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda %s: vectors are %s and %s", op,
+                          kryl_precision_name(first->precision),
+                          kryl_precision_name(second->precision));
+    return KRYL_SUCCESS;
+}
+
+/* A kernel the device must be able to run: probes for a binary of its architecture. */
+static __global__ void kryl_cuda_probe_kernel(int *flag)
+{
+    if (flag) *flag = 1;
+}
+
+extern "C" bool kryl_cuda_device_present(void)
+{
+    /* probed once (thread-safe static initialisation); errors are cleared, never fatal */
+    static const bool present = [] {
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
+            cudaGetLastError();
+            return false;
+        }
+        cudaFuncAttributes attributes;
+        if (cudaFuncGetAttributes(&attributes, kryl_cuda_probe_kernel) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return true;
+    }();
+    return present;
+}
+
+static void release_state(kryl_cuda_state *s)
+{
+    if (s == nullptr) return;
+    if (s->stream) {
+        cudaStreamSynchronize(s->stream);
+        cudaStreamDestroy(s->stream);
+    }
+    cudaFree(s->partials);
+    cudaFree(s->counter);
+    cudaFreeHost(s->staging);
+    cudaGetLastError(); /* teardown errors are not reported: clear them */
+    free(s);
+}
+
+static kryl_status create_state(kryl_cuda_state *s, int device)
+{
+    int count = 0;
+    KRYL_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (device >= count)
+        return KRYL_ERROR(KRYL_ERR_BACKEND_UNAVAILABLE,
+                          "cuda: device %d requested but this machine has %d device(s)", device,
+                          count);
+    s->device = device;
+    KRYL_CUDA_CHECK(cudaSetDevice(device));
+    KRYL_CUDA_CHECK(cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, device));
+    KRYL_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    s->reduce_blocks = (unsigned int)(s->sm_count * KRYL_CUDA_REDUCE_BLOCKS_PER_SM);
+    size_t partial_bytes = sizeof(double) * KRYL_CUDA_MAX_REDUCED * s->reduce_blocks;
+    KRYL_CUDA_CHECK(cudaMalloc(&s->partials, partial_bytes));
+    KRYL_CUDA_CHECK(cudaMalloc(&s->counter, sizeof *s->counter));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(s->counter, 0, sizeof *s->counter, s->stream));
+    KRYL_CUDA_CHECK(cudaMallocHost(&s->staging, KRYL_CUDA_STAGING_BYTES));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+static kryl_status cuda_init(kryl_context ctx)
+{
+    kryl_cuda_state *s = static_cast<kryl_cuda_state *>(calloc(1, sizeof(kryl_cuda_state)));
+    if (s == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate state");
+    kryl_status st = create_state(s, ctx->device);
+    cudaDeviceProp prop;
+    if (st == KRYL_SUCCESS) {
+        cudaError_t err = cudaGetDeviceProperties(&prop, s->device);
+        if (err != cudaSuccess) st = kryl_cuda_failed(err, "cudaGetDeviceProperties", KRYL_WHERE);
+    }
+    if (st != KRYL_SUCCESS) {
+        release_state(s);
+        return st;
+    }
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.100s (%d SMs, %d MB L2)", prop.name,
+             prop.multiProcessorCount, prop.l2CacheSize / (1024 * 1024));
+    ctx->backend = s;
+    return KRYL_SUCCESS;
+}
+
+static void cuda_finalize(kryl_context ctx)
+{
+    kryl_cuda_state *s = static_cast<kryl_cuda_state *>(ctx->backend);
+    if (s) cudaSetDevice(s->device);
+    release_state(s);
+    ctx->backend = nullptr;
+}
+
+kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes)
+{
+    *ptr = nullptr;
+    if (bytes == 0) return KRYL_SUCCESS;
+    cudaError_t err = cudaMalloc(ptr, bytes);
+    if (err == cudaSuccess) return KRYL_SUCCESS;
+    *ptr = nullptr;
+    if (err != cudaErrorMemoryAllocation) return kryl_cuda_failed(err, "cudaMalloc", KRYL_WHERE);
+    cudaGetLastError();
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    cudaGetLastError();
+    return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
+                      "cuda: cannot allocate %zu bytes on device %d (%zu of %zu bytes free)", bytes,
+                      s->device, free_bytes, total_bytes);
+}
+
+static kryl_status cuda_alloc(kryl_context ctx, void **ptr, size_t bytes)
+{
+    *ptr = nullptr;
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    KRYL_TRY(kryl_cuda_malloc(s, ptr, bytes));
+    if (bytes == 0) return KRYL_SUCCESS;
+    cudaError_t err = cudaMemsetAsync(*ptr, 0, bytes, s->stream);
+    if (err != cudaSuccess) {
+        cudaFree(*ptr);
+        *ptr = nullptr;
+        return kryl_cuda_failed(err, "cudaMemsetAsync", KRYL_WHERE);
+    }
+    return KRYL_SUCCESS;
+}
+
+static void cuda_release(kryl_context ctx, void *ptr)
+{
+    kryl_cuda_state *s = nullptr;
+    if (ptr == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
+    /* work queued on the stream may still read ptr: cudaFree waits for the device */
+    cudaFree(ptr);
+    cudaGetLastError();
+}
+
+static kryl_status cuda_upload(kryl_context ctx, void *dst, const void *src, size_t bytes)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (bytes == 0) return KRYL_SUCCESS;
+    /* from pageable memory the call returns once src has been staged: src may be reused */
+    KRYL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
+    return KRYL_SUCCESS;
+}
+
+static kryl_status cuda_download(kryl_context ctx, void *dst, const void *src, size_t bytes)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (bytes == 0) return KRYL_SUCCESS;
+    if (bytes > KRYL_CUDA_STAGING_BYTES) {
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s->stream));
+        KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+        return KRYL_SUCCESS;
+    }
+    /* small fetches (scalars, the monitor) go through pinned memory: one DMA, one wait */
+    KRYL_CUDA_CHECK(cudaMemcpyAsync(s->staging, src, bytes, cudaMemcpyDeviceToHost, s->stream));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    memcpy(dst, s->staging, bytes);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status cuda_synchronize(kryl_context ctx)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+extern "C" void *kryl_cuda_stream(kryl_context ctx)
+{
+    if (ctx == nullptr || ctx->kind != KRYL_BACKEND_CUDA || ctx->backend == nullptr) return nullptr;
+    return static_cast<void *>(static_cast<kryl_cuda_state *>(ctx->backend)->stream);
+}
+
+static kryl_backend_ops make_ops()
+{
+    kryl_backend_ops ops = {};
+    ops.name = "cuda";
+    /* iterations queued between two fetches of the monitor: at most this many
+     * extra (guarded, empty) launches after convergence, one sync per 16 iterations */
+    ops.check_interval = 16;
+    ops.init = cuda_init;
+    ops.finalize = cuda_finalize;
+    ops.alloc = cuda_alloc;
+    ops.release = cuda_release;
+    ops.upload = cuda_upload;
+    ops.download = cuda_download;
+    ops.synchronize = cuda_synchronize;
+    ops.matrix_setup = kryl_cuda_matrix_setup;
+    ops.matrix_release = kryl_cuda_matrix_release;
+    ops.spmv = kryl_cuda_spmv;
+    ops.fill = kryl_cuda_fill;
+    ops.permute_copy = kryl_cuda_permute_copy;
+    ops.axpby = kryl_cuda_axpby;
+    ops.pointwise_mult = kryl_cuda_pointwise_mult;
+    ops.dot = kryl_cuda_dot;
+    ops.cg_update_xr = kryl_cuda_cg_update_xr;
+    ops.cg_update_p = kryl_cuda_cg_update_p;
+    ops.monitor_update = kryl_cuda_monitor_update;
+    return ops;
+}
+
+extern "C" const kryl_backend_ops *kryl_backend_cuda(void)
+{
+    static const kryl_backend_ops ops = make_ops();
+    return &ops;
+}

@@ -1,0 +1,34 @@
+/* Entry points of the cuda backend beyond the operation table, for tests and
+ * benchmarks (C-compatible; defined only in builds with CUDA). */
+#ifndef KRYL_BACKENDS_CUDA_HOOKS_H
+#define KRYL_BACKENDS_CUDA_HOOKS_H
+
+#include <stddef.h>
+
+#include "backends/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SpMV kernels of the cuda backend's CSR storage. */
+typedef enum kryl_cuda_spmv_kernel {
+    KRYL_CUDA_SPMV_VECTOR = 0, /* `lanes` threads per row (1 = scalar row-per-thread) */
+    KRYL_CUDA_SPMV_STREAM = 1  /* CSR-stream: blocks of rows, coalesced products in shared memory */
+} kryl_cuda_spmv_kernel;
+
+/* Make A's SpMV use `kernel` (lanes 1, 2, 4, 8, 16 or 32 for VECTOR; ignored for
+ * STREAM) instead of the one chosen from its row lengths. */
+kryl_status kryl_cuda_spmv_select(kryl_matrix A, kryl_cuda_spmv_kernel kernel, int lanes);
+
+/* Write a description of A's SpMV kernel ("stream", "vector/8") into buf. */
+void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size);
+
+/* The context's cudaStream_t (as void *), NULL for a context of another backend. */
+void *kryl_cuda_stream(kryl_context ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

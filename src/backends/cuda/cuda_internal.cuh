@@ -1,0 +1,118 @@
+/* The cuda backend's state, error checking and launch shapes, shared by its
+ * translation units (C++ only: included by the .cu files). */
+#ifndef KRYL_BACKENDS_CUDA_INTERNAL_CUH
+#define KRYL_BACKENDS_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+
+#include "backends/backend.h"
+
+/* Threads per block of every vector and reduction kernel. */
+constexpr int KRYL_CUDA_THREADS = 256;
+/* Resident blocks per multiprocessor a reduction grid is sized for. */
+constexpr int KRYL_CUDA_REDUCE_BLOCKS_PER_SM = 8;
+/* Values a reduction kernel produces at most (cg_update_xr: r'z and r'r). */
+constexpr int KRYL_CUDA_MAX_REDUCED = 2;
+/* Bytes of the pinned host buffer small downloads go through. */
+constexpr size_t KRYL_CUDA_STAGING_BYTES = 64 * 1024;
+
+/* One context's device, stream and reduction workspace. */
+struct kryl_cuda_state {
+    int device;
+    int sm_count;
+    cudaStream_t stream;        /* non-blocking: never the legacy default stream */
+    unsigned int reduce_blocks; /* grid of every reduction: partials per value */
+    double *partials;           /* device: KRYL_CUDA_MAX_REDUCED x reduce_blocks block sums */
+    unsigned int *counter;      /* device: blocks done; the last one resets it to 0 */
+    void *staging;              /* pinned host buffer of KRYL_CUDA_STAGING_BYTES */
+};
+
+/* The state of a cuda context, with its device made current. */
+kryl_status kryl_cuda_enter(kryl_context ctx, kryl_cuda_state **state);
+
+/* *ptr = bytes of uninitialised device memory; out of memory is reported with
+ * the bytes asked for and the device's free and total memory. */
+kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes);
+
+/* Record a failed CUDA call as KRYL_ERR_DEVICE naming the call and error. */
+kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where);
+
+/* Check a CUDA runtime call; on failure return KRYL_ERR_DEVICE. */
+#define KRYL_CUDA_CHECK(call)                                                                      \
+    do {                                                                                           \
+        cudaError_t kryl_cuda_err_ = (call);                                                       \
+        if (kryl_cuda_err_ != cudaSuccess)                                                         \
+            return kryl_cuda_failed(kryl_cuda_err_, #call, KRYL_WHERE);                            \
+    } while (0)
+
+/* Check the kernel launch that precedes it (no synchronisation). */
+#define KRYL_CUDA_CHECK_LAUNCH(name)                                                               \
+    do {                                                                                           \
+        cudaError_t kryl_cuda_err_ = cudaGetLastError();                                           \
+        if (kryl_cuda_err_ != cudaSuccess)                                                         \
+            return kryl_cuda_failed(kryl_cuda_err_, "launch of " name, KRYL_WHERE);                \
+    } while (0)
+
+/* Blocks of KRYL_CUDA_THREADS covering n items, at most `cap`. */
+static inline unsigned int kryl_cuda_blocks(int64_t n, unsigned int cap)
+{
+    int64_t blocks = (n + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS;
+    if (blocks < 1) blocks = 1;
+    return blocks < (int64_t)cap ? (unsigned int)blocks : cap;
+}
+
+/* Grid of an elementwise kernel: grid-stride loops past 32 blocks per SM. */
+static inline unsigned int kryl_cuda_stream_grid(const kryl_cuda_state *s, int64_t n)
+{
+    return kryl_cuda_blocks(n, (unsigned int)s->sm_count * 32u);
+}
+
+/* Grid of a reduction kernel over n items; a function of n alone, so the
+ * summation order, and with it the result, is the same on every call. */
+static inline unsigned int kryl_cuda_reduce_grid(const kryl_cuda_state *s, int64_t n)
+{
+    return kryl_cuda_blocks(n, s->reduce_blocks);
+}
+
+/* Run f(T{}) with T the C++ type of precision p. */
+template <typename F> static inline void kryl_cuda_with_type(kryl_precision p, F &&f)
+{
+    if (p == KRYL_DOUBLE)
+        f(double{});
+    else
+        f(float{});
+}
+
+/* The stop flag a guarded operation reads, or NULL when unguarded. */
+static inline const int32_t *kryl_cuda_stop_flag(const kryl_monitor *monitor)
+{
+    return monitor ? &monitor->stop : nullptr;
+}
+
+/* Operations of the table, by file. */
+kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A);
+void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
+kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
+                           double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
+
+kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value);
+kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
+                                   const int32_t *perm, kryl_permute_dir dir);
+kryl_status kryl_cuda_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
+                            kryl_vector y);
+kryl_status kryl_cuda_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);
+kryl_status kryl_cuda_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out);
+
+kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
+                                   kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
+                                   kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
+                                   kryl_monitor *monitor);
+kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
+                                  kryl_vector p, kryl_monitor *monitor);
+kryl_status kryl_cuda_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
+                                     int advance);
+
+/* Vectors of one operation: same length and precision. */
+kryl_status kryl_cuda_check_vectors(const char *op, kryl_vector first, kryl_vector second);
+
+#endif

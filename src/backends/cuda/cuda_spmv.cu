@@ -1,0 +1,202 @@
+/* The SpMV kernels of the cuda backend, y = alpha*A*x + beta*z.
+ *
+ * Two kernels, templated over the value type T (float, double) and the
+ * row-offset type I (int32 below 2^31 entries, else int64):
+ *   - vector: LANES = 1..32 threads per row (1: a thread per row); each lane
+ *     first issues the loads of its first VECTOR_DEPTH entries, then
+ *     multiplies, and the lanes add with warp shuffles (CSR-vector, Bell and
+ *     Garland, "Implementing sparse matrix-vector multiplication on
+ *     throughput-oriented processors", SC09, with the lane count chosen from
+ *     the row lengths as in CSR-Adaptive's CSR-vector).
+ *   - stream: a block takes a run of whole rows holding at most STREAM_NNZ
+ *     entries, forms their products a_k*x_col(k) with fully coalesced reads
+ *     into shared memory, then sums each row there; a longer row has a block
+ *     to itself (CSR-stream / CSR-vectorL of CSR-Adaptive, Greathouse and
+ *     Daga, "Efficient sparse matrix-vector multiplication on GPUs using the
+ *     CSR storage format", SC14).  Blocks hold equal work whatever the row
+ *     lengths: the choice when a few rows are far longer than the rest.
+ * cuda_matrix.cu chooses between them at setup.  Products are summed in
+ * double in both precisions, as the ref backend does, and x is read through
+ * the read-only data cache. */
+#include "backends/cuda/cuda_csr.cuh"
+#include "backends/cuda/cuda_reduce.cuh"
+
+/* sum of v over the `lanes` consecutive threads of a group (lanes a power of
+ * two <= 32, groups aligned in the warp); every lane gets the sum */
+__device__ inline double group_sum(double v, int lanes)
+{
+    if (lanes == 1) return v;
+    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(lanes - 1);
+    const unsigned int mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << first;
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(mask, v, offset, lanes);
+    return v;
+}
+
+/* y_row = alpha*sum + beta*z_row (z NULL: alpha*sum) */
+template <typename T>
+__device__ inline void store_row(T *y, const T *z, int64_t row, double alpha, double beta,
+                                 double sum)
+{
+    y[row] = (T)(z ? alpha * sum + beta * (double)z[row] : alpha * sum);
+}
+
+/* A matrix entry read once: with 8 or more lanes a row's entries span whole
+ * sectors, so they are loaded evict-first (__ldcs) to leave L2 to x; fewer
+ * lanes re-read partly used sectors from L1, so they load normally. */
+template <int LANES, typename V> __device__ inline V load_entry(const V *p)
+{
+    if constexpr (LANES >= 8)
+        return __ldcs(p);
+    else
+        return *p;
+}
+
+/* y = alpha*A*x + beta*z with LANES threads per row */
+template <typename T, typename I, int LANES>
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void spmv_vector_kernel(
+    int64_t nrows, const I *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+    const T *__restrict__ values, const T *__restrict__ x, double alpha, double beta, const T *z,
+    T *y, const int32_t *stop)
+{
+    if (stop && *stop) return;
+    const int64_t row = ((int64_t)blockIdx.x * KRYL_CUDA_THREADS + threadIdx.x) / LANES;
+    if (row >= nrows) return; /* whole groups leave together */
+    const int lane = (int)(threadIdx.x % LANES);
+    const I first = row_ptr[row] + lane, end = row_ptr[row + 1];
+    /* the lane's first VECTOR_DEPTH entries, all loads issued before any use */
+    T a[VECTOR_DEPTH];
+    int32_t c[VECTOR_DEPTH];
+#pragma unroll
+    for (int j = 0; j < VECTOR_DEPTH; j++) {
+        const I k = first + j * LANES;
+        a[j] = k < end ? load_entry<LANES>(values + k) : T(0);
+        c[j] = k < end ? load_entry<LANES>(col_idx + k) : 0;
+    }
+    /* sum = sum_k a_k x_col(k) over the row, LANES entries apart */
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < VECTOR_DEPTH; j++)
+        if (first + j * LANES < end) sum += (double)a[j] * (double)__ldg(&x[c[j]]);
+    for (I k = first + VECTOR_DEPTH * LANES; k < end; k += LANES)
+        sum += (double)load_entry<LANES>(values + k) *
+               (double)__ldg(&x[load_entry<LANES>(col_idx + k)]);
+    sum = group_sum(sum, LANES);
+    if (lane == 0) store_row(y, z, row, alpha, beta, sum);
+}
+
+/* y = alpha*A*x + beta*z over the rows [row_blocks[b], row_blocks[b+1]) of block b */
+template <typename T, typename I>
+__global__ __launch_bounds__(STREAM_THREADS) void spmv_stream_kernel(
+    const int32_t *__restrict__ row_blocks, const I *__restrict__ row_ptr,
+    const int32_t *__restrict__ col_idx, const T *__restrict__ values, const T *__restrict__ x,
+    double alpha, double beta, const T *z, T *y, const int32_t *stop)
+{
+    __shared__ double products[STREAM_NNZ];
+    if (stop && *stop) return;
+    const int first = row_blocks[blockIdx.x], last = row_blocks[blockIdx.x + 1];
+    const I begin = row_ptr[first], end = row_ptr[last];
+    if (end - begin > STREAM_NNZ) {
+        /* one long row: the block sums a_k x_col(k) STREAM_THREADS entries apart */
+        double sum[1] = {0.0};
+        for (I k = begin + threadIdx.x; k < end; k += STREAM_THREADS)
+            sum[0] += (double)values[k] * (double)__ldg(&x[col_idx[k]]);
+        kryl_block_sum<1>(sum);
+        if (threadIdx.x == 0) store_row(y, z, first, alpha, beta, sum[0]);
+        return;
+    }
+    /* products_k = a_k x_col(k) for the block's entries, read contiguously */
+    const int count = (int)(end - begin);
+    for (int k = threadIdx.x; k < count; k += STREAM_THREADS)
+        products[k] = (double)values[begin + k] * (double)__ldg(&x[col_idx[begin + k]]);
+    __syncthreads();
+    /* each row summed by the largest power-of-two group that fits the block */
+    const int rows = last - first;
+    int lanes = 32;
+    while (lanes > 1 && lanes * rows > STREAM_THREADS) lanes >>= 1;
+    const int local = threadIdx.x / lanes, lane = threadIdx.x & (lanes - 1);
+    if (local >= rows) return;
+    const int row = first + local;
+    const int row_end = (int)(row_ptr[row + 1] - begin);
+    double sum = 0.0;
+    for (int k = (int)(row_ptr[row] - begin) + lane; k < row_end; k += lanes) sum += products[k];
+    sum = group_sum(sum, lanes);
+    if (lane == 0) store_row(y, z, row, alpha, beta, sum);
+}
+
+template <typename T, typename I, int LANES>
+static void launch_vector(const cuda_csr *m, cudaStream_t stream, double alpha, const T *x,
+                          double beta, const T *z, T *y, const int32_t *stop)
+{
+    const int64_t threads = m->nrows * LANES;
+    const unsigned int blocks =
+        (unsigned int)((threads + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS);
+    spmv_vector_kernel<T, I, LANES><<<blocks, KRYL_CUDA_THREADS, 0, stream>>>(
+        m->nrows, static_cast<const I *>(m->row_ptr), m->col_idx, static_cast<const T *>(m->values),
+        x, alpha, beta, z, y, stop);
+}
+
+template <typename T, typename I>
+static void launch_spmv(const cuda_csr *m, cudaStream_t stream, double alpha, const T *x,
+                        double beta, const T *z, T *y, const int32_t *stop)
+{
+    if (m->kernel == KRYL_CUDA_SPMV_STREAM) {
+        spmv_stream_kernel<T, I><<<(unsigned int)m->block_count, STREAM_THREADS, 0, stream>>>(
+            m->row_blocks, static_cast<const I *>(m->row_ptr), m->col_idx,
+            static_cast<const T *>(m->values), x, alpha, beta, z, y, stop);
+        return;
+    }
+    switch (m->lanes) {
+    case 1: launch_vector<T, I, 1>(m, stream, alpha, x, beta, z, y, stop); break;
+    case 2: launch_vector<T, I, 2>(m, stream, alpha, x, beta, z, y, stop); break;
+    case 4: launch_vector<T, I, 4>(m, stream, alpha, x, beta, z, y, stop); break;
+    case 8: launch_vector<T, I, 8>(m, stream, alpha, x, beta, z, y, stop); break;
+    case 16: launch_vector<T, I, 16>(m, stream, alpha, x, beta, z, y, stop); break;
+    default: launch_vector<T, I, 32>(m, stream, alpha, x, beta, z, y, stop); break;
+    }
+}
+
+template <typename T>
+static void launch_spmv_offsets(const cuda_csr *m, cudaStream_t stream, double alpha, const void *x,
+                                double beta, const void *z, void *y, const int32_t *stop)
+{
+    const T *xt = static_cast<const T *>(x), *zt = static_cast<const T *>(z);
+    T *yt = static_cast<T *>(y);
+    if (m->wide)
+        launch_spmv<T, int64_t>(m, stream, alpha, xt, beta, zt, yt, stop);
+    else
+        launch_spmv<T, int32_t>(m, stream, alpha, xt, beta, zt, yt, stop);
+}
+
+kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
+                           double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(x);
+    KRYL_REQUIRE_ARG(y);
+    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: A has no storage");
+    if (x->n != m->ncols || y->n != m->nrows || (z && z->n != m->nrows))
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "cuda spmv: A is %lld x %lld but x has %lld, y %lld and z %lld entries",
+                          (long long)m->nrows, (long long)m->ncols, (long long)x->n,
+                          (long long)y->n, z ? (long long)z->n : -1LL);
+    if (x->precision != A->precision || y->precision != A->precision ||
+        (z && z->precision != A->precision))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: x, y and z must be %s like A",
+                          kryl_precision_name(A->precision));
+    if (x->data != nullptr && x->data == y->data)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: x and y must not be one vector");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (m->nrows == 0) return KRYL_SUCCESS;
+    const int32_t *stop = kryl_cuda_stop_flag(monitor);
+    /* beta = 0 reads no z (as in BLAS), so y = A*x costs no read of y */
+    const void *zd = z && beta != 0.0 ? z->data : nullptr;
+    if (A->precision == KRYL_DOUBLE)
+        launch_spmv_offsets<double>(m, s->stream, alpha, x->data, beta, zd, y->data, stop);
+    else
+        launch_spmv_offsets<float>(m, s->stream, alpha, x->data, beta, zd, y->data, stop);
+    KRYL_CUDA_CHECK_LAUNCH("the spmv kernel");
+    return KRYL_SUCCESS;
+}

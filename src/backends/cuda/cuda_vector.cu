@@ -1,0 +1,160 @@
+/* Vector operations of the cuda backend: fill, permuted/converting copy,
+ * axpby, pointwise product and the deterministic dot product.  Arithmetic is
+ * done in double and rounded once to the vector's type, as the ref backend
+ * does. */
+#include "backends/cuda/cuda_reduce.cuh"
+
+/* Grid-stride loop over i in [0, n). */
+#define KRYL_CUDA_FOR_EACH(i, n)                                                                   \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* y_i = value */
+template <typename T> __global__ void fill_kernel(int64_t n, T *y, double value)
+{
+    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)value;
+}
+
+/* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i;  perm NULL: y_i = x_i (types may differ) */
+template <typename TY, typename TX>
+__global__ void permute_copy_kernel(int64_t n, TY *__restrict__ y, const TX *__restrict__ x,
+                                    const int32_t *__restrict__ perm, bool scatter)
+{
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        const int64_t j = perm ? perm[i] : i;
+        if (scatter)
+            y[j] = (TY)x[i];
+        else
+            y[i] = (TY)x[j];
+    }
+}
+
+/* y = alpha*x + beta*y */
+template <typename T>
+__global__ void axpby_kernel(int64_t n, double alpha, const T *x, double beta, T *y)
+{
+    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)(alpha * (double)x[i] + beta * (double)y[i]);
+}
+
+/* y = d .* x (y may be d or x) */
+template <typename T> __global__ void pointwise_mult_kernel(int64_t n, T *y, const T *d, const T *x)
+{
+    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)((double)d[i] * (double)x[i]);
+}
+
+/* out = x'y, summed in double in a fixed order */
+template <typename T>
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void dot_kernel(int64_t n, const T *__restrict__ x,
+                                                                const T *__restrict__ y,
+                                                                double *out, double *partials,
+                                                                unsigned int stride,
+                                                                unsigned int *counter)
+{
+    double sum[1] = {0.0};
+    KRYL_CUDA_FOR_EACH(i, n) sum[0] += (double)x[i] * (double)y[i];
+    if (kryl_grid_sum<1>(sum, partials, stride, counter)) *out = sum[0];
+}
+
+kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
+{
+    KRYL_REQUIRE_ARG(y);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (y->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(y->precision, [&](auto t) {
+        using T = decltype(t);
+        fill_kernel<T><<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            y->n, static_cast<T *>(y->data), value);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("fill_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
+                                   const int32_t *perm, kryl_permute_dir dir)
+{
+    KRYL_REQUIRE_ARG(y);
+    KRYL_REQUIRE_ARG(x);
+    if (x->n != y->n)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "cuda permute_copy: y has %lld entries, x %lld", (long long)y->n,
+                          (long long)x->n);
+    const bool same_type = x->precision == y->precision;
+    if (x->data == y->data && x->n > 0 && (perm != nullptr || !same_type))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda permute_copy: a permuted or converting copy needs two vectors");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (x->n == 0 || (x->data == y->data)) return KRYL_SUCCESS;
+    if (perm == nullptr && same_type) {
+        /* y = x */
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(y->data, x->data,
+                                        (size_t)x->n * kryl_precision_size(x->precision),
+                                        cudaMemcpyDeviceToDevice, s->stream));
+        return KRYL_SUCCESS;
+    }
+    const unsigned int grid = kryl_cuda_stream_grid(s, x->n);
+    kryl_cuda_with_type(y->precision, [&](auto ty) {
+        kryl_cuda_with_type(x->precision, [&](auto tx) {
+            using TY = decltype(ty);
+            using TX = decltype(tx);
+            permute_copy_kernel<TY, TX><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+                x->n, static_cast<TY *>(y->data), static_cast<const TX *>(x->data), perm,
+                dir == KRYL_SCATTER);
+        });
+    });
+    KRYL_CUDA_CHECK_LAUNCH("permute_copy_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
+                            kryl_vector y)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("axpby", x, y));
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (y->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(y->precision, [&](auto t) {
+        using T = decltype(t);
+        axpby_kernel<T><<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            y->n, alpha, static_cast<const T *>(x->data), beta, static_cast<T *>(y->data));
+    });
+    KRYL_CUDA_CHECK_LAUNCH("axpby_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("pointwise_mult", y, d));
+    KRYL_TRY(kryl_cuda_check_vectors("pointwise_mult", y, x));
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (y->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(y->precision, [&](auto t) {
+        using T = decltype(t);
+        pointwise_mult_kernel<T>
+            <<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+                y->n, static_cast<T *>(y->data), static_cast<const T *>(d->data),
+                static_cast<const T *>(x->data));
+    });
+    KRYL_CUDA_CHECK_LAUNCH("pointwise_mult_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("dot", x, y));
+    if (out.ptr == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda dot: the output scalar is NULL");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    kryl_cuda_with_type(x->precision, [&](auto t) {
+        using T = decltype(t);
+        dot_kernel<T><<<kryl_cuda_reduce_grid(s, x->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            x->n, static_cast<const T *>(x->data), static_cast<const T *>(y->data), out.ptr,
+            s->partials, s->reduce_blocks, s->counter);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("dot_kernel");
+    return KRYL_SUCCESS;
+}
