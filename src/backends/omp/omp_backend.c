@@ -1,0 +1,112 @@
+/* The omp backend: OpenMP on the host's cores.  Lifecycle, memory (plain
+ * 64-byte aligned host memory, zeroed by the threads that will use it) and
+ * the operation table. */
+#include "backends/omp/omp_backend.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KRYL_OMP_ALIGN 64
+
+static kryl_status host_init(kryl_context ctx)
+{
+    if (ctx->threads < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "omp backend: threads = %d, expected 0 (OpenMP's default) or more",
+                          ctx->threads);
+    kryl_omp_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp backend: cannot allocate %zu bytes",
+                          sizeof *s);
+    s->threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
+    size_t bytes = (size_t)s->threads * KRYL_OMP_LINE_DOUBLES * sizeof(double);
+    s->partials = aligned_alloc(KRYL_OMP_ALIGN, bytes);
+    if (s->partials == NULL) {
+        free(s);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "omp backend: cannot allocate %zu bytes of reduction workspace", bytes);
+    }
+    memset(s->partials, 0, bytes);
+    ctx->backend = s;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "OpenMP, %d thread%s", s->threads,
+             s->threads == 1 ? "" : "s");
+    return KRYL_SUCCESS;
+}
+
+static void host_finalize(kryl_context ctx)
+{
+    kryl_omp_state *s = kryl_omp_state_of(ctx);
+    if (s == NULL) return;
+    free(s->partials);
+    free(s);
+    ctx->backend = NULL;
+}
+
+static kryl_status host_alloc(kryl_context ctx, void **ptr, size_t bytes)
+{
+    *ptr = NULL;
+    if (bytes == 0) return KRYL_SUCCESS;
+    if (bytes > SIZE_MAX - KRYL_OMP_ALIGN)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "omp backend: cannot allocate %zu bytes of host memory", bytes);
+    /* aligned_alloc needs a multiple of the alignment */
+    size_t padded = (bytes + KRYL_OMP_ALIGN - 1) / KRYL_OMP_ALIGN * KRYL_OMP_ALIGN;
+    unsigned char *p = aligned_alloc(KRYL_OMP_ALIGN, padded);
+    if (p == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "omp backend: cannot allocate %zu bytes of host memory", bytes);
+    /* Zero in the same static blocks the vector loops use, so each page is
+     * first touched (and placed) by the thread that will work on it. */
+    int64_t lines = (int64_t)(padded / KRYL_OMP_ALIGN);
+#pragma omp parallel for schedule(static) num_threads(                                             \
+    kryl_omp_state_of(ctx)->threads) if (padded >= KRYL_OMP_MIN_PARALLEL * sizeof(double))
+    for (int64_t l = 0; l < lines; l++) memset(p + l * KRYL_OMP_ALIGN, 0, KRYL_OMP_ALIGN);
+    *ptr = p;
+    return KRYL_SUCCESS;
+}
+
+static void host_release(kryl_context ctx, void *ptr) { free(ptr); }
+
+static kryl_status host_upload(kryl_context ctx, void *dst, const void *src, size_t bytes)
+{
+    if (bytes > 0) memcpy(dst, src, bytes);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status host_download(kryl_context ctx, void *dst, const void *src, size_t bytes)
+{
+    if (bytes > 0) memcpy(dst, src, bytes);
+    return KRYL_SUCCESS;
+}
+
+/* Every operation has finished when it returns: nothing to wait for. */
+static kryl_status host_synchronize(kryl_context ctx) { return KRYL_SUCCESS; }
+
+static const kryl_backend_ops omp_backend_ops = {
+    .name = "omp",
+    /* a convergence check costs nothing on the host: check every iteration */
+    .check_interval = 1,
+    .formats = 1u << KRYL_FORMAT_CSR,
+    .init = host_init,
+    .finalize = host_finalize,
+    .alloc = host_alloc,
+    .release = host_release,
+    .upload = host_upload,
+    .download = host_download,
+    .synchronize = host_synchronize,
+    .matrix_setup = kryl_omp_matrix_setup,
+    .matrix_release = kryl_omp_matrix_release,
+    .spmv = kryl_omp_spmv,
+    .fill = kryl_omp_fill,
+    .permute_copy = kryl_omp_permute_copy,
+    .axpby = kryl_omp_axpby,
+    .pointwise_mult = kryl_omp_pointwise_mult,
+    .dot = kryl_omp_dot,
+    .cg_update_xr = kryl_omp_cg_update_xr,
+    .cg_update_p = kryl_omp_cg_update_p,
+    .monitor_update = kryl_omp_monitor_update,
+};
+
+const kryl_backend_ops *kryl_backend_omp(void) { return &omp_backend_ops; }

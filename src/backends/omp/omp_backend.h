@@ -1,0 +1,105 @@
+/* The omp backend's shared state and the operations its files implement. */
+#ifndef KRYL_BACKENDS_OMP_OMP_BACKEND_H
+#define KRYL_BACKENDS_OMP_OMP_BACKEND_H
+
+#include "backends/backend.h"
+
+/* Doubles per cache line: per-thread partial sums sit one line apart so the
+ * threads never write to the same line. */
+#define KRYL_OMP_LINE_DOUBLES 8
+
+/* Vectors shorter than this are handled by one thread: below it, starting a
+ * parallel region costs more than the loop. */
+#define KRYL_OMP_MIN_PARALLEL 2048
+
+/* ctx->backend of an omp context (used by one host thread at a time, as
+ * every context is). */
+typedef struct kryl_omp_state {
+    int threads; /* team size of every parallel region */
+    /* threads * KRYL_OMP_LINE_DOUBLES partial sums of the reductions,
+     * allocated once so that iteration operations never allocate */
+    double *partials;
+} kryl_omp_state;
+
+/* The SpMV storage of a matrix (A->storage).  CSR, compressed where that
+ * loses nothing (Kourtis, Goumas and Koziris, "Optimizing sparse
+ * matrix-vector multiplication using index and value compression", CF
+ * 2008): SpMV streams the matrix from memory, so fewer bytes per entry is
+ * less time.
+ *   - values: single matrices store floats; a double matrix whose every
+ *     value is exactly a float stores them as floats too (the products,
+ *     formed in double, are bit for bit the same), else it uses the CSR's
+ *     doubles;
+ *   - columns: with float values, and every |column - row| <= 32767, as
+ *     16-bit offsets from the row; else the CSR's 32-bit columns.
+ * The CSR is A->fmt's when A's format is CSR (any row order), else the
+ * host copy's (natural order only). */
+typedef struct kryl_omp_matrix {
+    int64_t nrows, ncols;
+    const int64_t *row_ptr;      /* the CSR's, shared */
+    const int32_t *col_idx;      /* the CSR's absolute columns, shared */
+    int16_t *col_offset;         /* owned column - row, or NULL */
+    const double *values_double; /* the CSR's values, shared */
+    float *values_single;        /* owned float values, or NULL */
+    int nparts;                  /* row blocks, one per thread */
+    int64_t *part;               /* nparts + 1 row boundaries, balanced by nonzeros */
+} kryl_omp_matrix;
+
+static inline kryl_omp_state *kryl_omp_state_of(kryl_context ctx)
+{
+    return (kryl_omp_state *)ctx->backend;
+}
+
+/* This thread's block [*lo, *hi) of 0..n-1: contiguous blocks, in thread
+ * order, sizes differing by at most one (libgomp's split for schedule(static)). */
+static inline void kryl_omp_block(int64_t n, int thread, int team, int64_t *lo, int64_t *hi)
+{
+    int64_t q = n / team, r = n % team;
+    *lo = thread * q + (thread < r ? thread : r);
+    *hi = *lo + q + (thread < r ? 1 : 0);
+}
+
+/* Sum the first `count` partials of slot `slot` (0 or 1) in thread order,
+ * so the result depends only on the team size, never on timing. */
+static inline double kryl_omp_sum_partials(const kryl_omp_state *s, int count, int slot)
+{
+    double sum = 0.0;
+    for (int t = 0; t < count; t++) sum += s->partials[t * KRYL_OMP_LINE_DOUBLES + slot];
+    return sum;
+}
+
+/* Operations, grouped by the file that implements them. */
+
+/* omp_matrix.c */
+kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A);
+void kryl_omp_matrix_release(kryl_context ctx, kryl_matrix A);
+
+/* omp_spmv.c */
+kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,
+                          kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
+
+/* omp_vector.c */
+kryl_status kryl_omp_fill(kryl_context ctx, kryl_vector y, double value);
+kryl_status kryl_omp_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
+                           kryl_vector y);
+kryl_status kryl_omp_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);
+kryl_status kryl_omp_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out);
+
+/* omp_permute.c */
+kryl_status kryl_omp_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
+                                  const int32_t *perm, kryl_permute_dir dir);
+
+/* omp_cg.c */
+kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
+                                  kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                  kryl_vector z, kryl_scalar rz, kryl_scalar rr,
+                                  kryl_monitor *monitor);
+kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
+                                 kryl_vector p, kryl_monitor *monitor);
+kryl_status kryl_omp_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
+                                    int advance);
+
+/* Shared argument checks (omp_vector.c): same length, same precision. */
+kryl_status kryl_omp_check_pair(const char *op, kryl_vector a, kryl_vector b);
+
+#endif

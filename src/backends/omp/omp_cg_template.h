@@ -1,0 +1,60 @@
+/* Fused conjugate-gradient kernels in one precision: REAL and SUFFIX are
+ * defined by the including file (see omp_real.h).  Included once per
+ * precision by omp_cg.c, so it has no include guard.  The vectors are
+ * distinct (omp_cg.c checks), hence restrict. */
+
+/* x += alpha p;  r -= alpha q;  z = dinv .* r (when dinv);
+ * *rz = r'z (r'r without dinv) and *rr = r'r, in double: one pass over the
+ * vectors, per-thread partials summed in thread order. */
+static void OMP_FN(cg_update_xr)(kryl_omp_state *s, int64_t n, double alpha, const REAL *restrict p,
+                                 const REAL *restrict q, REAL *restrict x, REAL *restrict r,
+                                 const REAL *restrict dinv, REAL *restrict z, double *rz,
+                                 double *rr)
+{
+    const REAL a = (REAL)alpha;
+    int team = 1;
+#pragma omp parallel num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (t == 0) team = nt;
+        int64_t lo, hi;
+        kryl_omp_block(n, t, nt, &lo, &hi);
+        double sum_rz = 0.0, sum_rr = 0.0;
+        if (dinv != NULL) {
+            /* x += a p;  r -= a q;  z = dinv .* r;  rz += r z;  rr += r r */
+#pragma omp simd reduction(+ : sum_rz, sum_rr)
+            for (int64_t i = lo; i < hi; i++) {
+                x[i] += a * p[i];
+                REAL ri = r[i] - a * q[i];
+                REAL zi = dinv[i] * ri;
+                r[i] = ri;
+                z[i] = zi;
+                sum_rz += (double)ri * (double)zi;
+                sum_rr += (double)ri * (double)ri;
+            }
+        } else {
+            /* x += a p;  r -= a q;  rr += r r */
+#pragma omp simd reduction(+ : sum_rr)
+            for (int64_t i = lo; i < hi; i++) {
+                x[i] += a * p[i];
+                REAL ri = r[i] - a * q[i];
+                r[i] = ri;
+                sum_rr += (double)ri * (double)ri;
+            }
+            sum_rz = sum_rr;
+        }
+        s->partials[t * KRYL_OMP_LINE_DOUBLES] = sum_rz;
+        s->partials[t * KRYL_OMP_LINE_DOUBLES + 1] = sum_rr;
+    }
+    *rz = kryl_omp_sum_partials(s, team, 0);
+    *rr = kryl_omp_sum_partials(s, team, 1);
+}
+
+/* p = z + beta p */
+static void OMP_FN(cg_update_p)(int nt, int64_t n, double beta, const REAL *restrict z,
+                                REAL *restrict p)
+{
+    const REAL b = (REAL)beta;
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) p[i] = z[i] + b * p[i];
+}

@@ -1,0 +1,51 @@
+/* Vector kernels in one precision: REAL and SUFFIX are defined by the
+ * including file (see omp_real.h).  Included once per precision by
+ * omp_vector.c, so it has no include guard. */
+
+/* y_i = value */
+static void OMP_FN(fill)(int nt, int64_t n, REAL *y, REAL value)
+{
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) y[i] = value;
+}
+
+/* y = alpha*x + beta*y (x may be y) */
+static void OMP_FN(axpby)(int nt, int64_t n, REAL alpha, const REAL *x, REAL beta, REAL *y)
+{
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) y[i] = alpha * x[i] + beta * y[i];
+}
+
+/* y = alpha*x (beta = 0: the old y is not read, so NaN in it does not spread) */
+static void OMP_FN(scale)(int nt, int64_t n, REAL alpha, const REAL *x, REAL *y)
+{
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) y[i] = alpha * x[i];
+}
+
+/* y = d .* x (y may be x or d) */
+static void OMP_FN(pointwise_mult)(int nt, int64_t n, REAL *y, const REAL *d, const REAL *x)
+{
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) y[i] = d[i] * x[i];
+}
+
+/* x'y accumulated in double: one partial per thread over its static block,
+ * summed in thread order afterwards (deterministic for a team size). */
+static double OMP_FN(dot)(kryl_omp_state *s, int64_t n, const REAL *x, const REAL *y)
+{
+    int team = 1;
+#pragma omp parallel num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (t == 0) team = nt;
+        int64_t lo, hi;
+        kryl_omp_block(n, t, nt, &lo, &hi);
+        double sum = 0.0;
+        /* sum += x_i y_i over the block */
+#pragma omp simd reduction(+ : sum)
+        for (int64_t i = lo; i < hi; i++) sum += (double)x[i] * (double)y[i];
+        s->partials[t * KRYL_OMP_LINE_DOUBLES] = sum;
+    }
+    return kryl_omp_sum_partials(s, team, 0);
+}
