@@ -61,6 +61,7 @@ typedef enum kryl_status {
     KRYL_ERR_INDEX_OVERFLOW = -26, /* an index does not fit the index type */
     KRYL_ERR_INVALID_VALUE = -27, /* NaN or Inf in the input */
     KRYL_ERR_INDEX_OUT_OF_RANGE = -28, /* an entry outside the matrix */
+    KRYL_ERR_FORMAT_UNSUITABLE = -29, /* a storage format would cost too much for this matrix */
     /* resource errors */
     KRYL_ERR_OUT_OF_MEMORY = -40, /* host allocation failed */
     KRYL_ERR_DEVICE_OUT_OF_MEMORY = -41, /* device allocation failed */
@@ -90,18 +91,46 @@ typedef enum kryl_backend_kind {
 
 typedef enum kryl_precision {
     KRYL_DOUBLE = 0,
-    KRYL_SINGLE = 1
+    KRYL_SINGLE = 1,
+    /* solver option only: double-precision accuracy from single-precision
+     * inner solves (kryl_solver_options.mixed picks the scheme) */
+    KRYL_MIXED = 2
 } kryl_precision;
 
 typedef enum kryl_method {
     KRYL_METHOD_CG = 0, /* conjugate gradients; with a preconditioner it is PCG */
-    KRYL_METHOD_PCG = 1 /* preconditioned CG (Jacobi unless another is chosen) */
+    KRYL_METHOD_PCG = 1, /* preconditioned CG (Jacobi unless another is chosen) */
+    KRYL_METHOD_PIPECG = 2, /* pipelined (P)CG: one fused reduction per iteration */
+    KRYL_METHOD_GMRES = 3, /* restarted GMRES(m), right-preconditioned; nonsymmetric A */
+    KRYL_METHOD_BICGSTAB = 4 /* BiCGSTAB, right-preconditioned; nonsymmetric A */
 } kryl_method;
+
+/* Mixed-precision schemes (docs/SOLVERS.md): the outer iteration and the
+ * residual are double, the inner solves single. */
+typedef enum kryl_mixed_scheme {
+    KRYL_MIXED_NONE = 0, /* one precision throughout (options.precision) */
+    KRYL_MIXED_IR = 1, /* iterative refinement: x += A^{-1} r solved in single */
+    KRYL_MIXED_INNER_OUTER = 2 /* flexible CG / FGMRES preconditioned by single inner solves */
+} kryl_mixed_scheme;
 
 typedef enum kryl_precond_kind {
     KRYL_PRECOND_NONE = 0,
     KRYL_PRECOND_JACOBI = 1 /* M = diag(A) */
 } kryl_precond_kind;
+
+/* Storage formats for SpMV (see docs/FORMATS.md). */
+typedef enum kryl_format {
+    KRYL_FORMAT_AUTO = 0, /* chosen by the bandwidth model (or by timing, with tune) */
+    KRYL_FORMAT_CSR = 1, /* compressed rows; scalar or vector kernel by row lengths */
+    KRYL_FORMAT_ELL = 2, /* ELLPACK: every row padded to the longest */
+    KRYL_FORMAT_ELLR = 3, /* ELLPACK-R: ELLPACK plus row lengths, padding skipped */
+    KRYL_FORMAT_JDS = 4, /* jagged diagonals, rows sorted by length */
+    KRYL_FORMAT_PJDS = 5, /* padded JDS: SELL-C-sigma with sigma = n */
+    KRYL_FORMAT_SELL = 6, /* sliced ELLPACK, rows sorted within windows of sigma */
+    KRYL_FORMAT_BCSR2 = 7, /* blocked CSR, dense 2x2 blocks */
+    KRYL_FORMAT_BCSR4 = 8, /* blocked CSR, dense 4x4 blocks */
+    KRYL_FORMAT_DIA = 9 /* diagonals */
+} kryl_format;
 
 /* Why a solve stopped.  Only the CONVERGED_* reasons mean the true
  * residual met the tolerance. */
@@ -120,6 +149,7 @@ const char *kryl_precision_name(kryl_precision precision);
 const char *kryl_method_name(kryl_method method);
 const char *kryl_precond_name(kryl_precond_kind precond);
 const char *kryl_reason_name(kryl_reason reason);
+const char *kryl_format_name(kryl_format format);
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
  * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */
@@ -127,6 +157,9 @@ kryl_status kryl_backend_from_name(const char *name, kryl_backend_kind *kind);
 kryl_status kryl_precision_from_name(const char *name, kryl_precision *precision);
 kryl_status kryl_method_from_name(const char *name, kryl_method *method);
 kryl_status kryl_precond_from_name(const char *name, kryl_precond_kind *precond);
+const char *kryl_mixed_scheme_name(kryl_mixed_scheme scheme);
+kryl_status kryl_mixed_scheme_from_name(const char *name, kryl_mixed_scheme *scheme);
+kryl_status kryl_format_from_name(const char *name, kryl_format *format);
 
 /* ------------------------------------------------------------------ */
 /* Context                                                             */
@@ -247,6 +280,36 @@ kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats);
 /* y = alpha*A*x + beta*y, on the context's backend. */
 kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x,
                              double beta, kryl_vector y);
+
+/* What storing A in a format would cost, and what the SpMV bandwidth model
+ * (docs/FORMATS.md; Kreutzer et al. 2012, eq. 1) predicts for one
+ * double-precision SpMV with it on A's context's backend (the backend's
+ * device numbers, or a generic host's).  Square matrices owning all rows. */
+typedef struct kryl_format_info {
+    kryl_format format;
+    bool suitable; /* false: a solve with this format is refused, `why` says why */
+    bool kernel; /* the context's backend has an SpMV kernel for the format */
+    char why[256]; /* the refusal: why, what it would cost, what to use ("" if suitable) */
+    int64_t stored; /* value slots, padding included */
+    int64_t bytes; /* all arrays the format stores, double values */
+    int64_t bytes_single; /* the same with float values */
+    double ratio_csr; /* bytes / CSR's bytes */
+    double ratio_nnz; /* bytes / (12 nnz): over the nonzeros' values and column indices alone */
+    double alpha; /* x bytes loaded / (8 nnz), by cache simulation: 1/Nnzr .. 1 */
+    double code_balance; /* bytes per flop (2 flops per nonzero) */
+    double spmv_bytes; /* bytes one SpMV moves, as predicted */
+    double predicted_seconds; /* spmv_bytes / bandwidth */
+    double bandwidth; /* the model's memory bandwidth, bytes/s */
+} kryl_format_info;
+
+/* Cost and prediction of `format` (not KRYL_FORMAT_AUTO) for A. */
+kryl_status kryl_matrix_format_info(kryl_matrix A, kryl_format format, kryl_format_info *info);
+
+/* The format KRYL_FORMAT_AUTO resolves to for A on its context's backend
+ * without tuning (the model's choice, or CSR where the backend has no
+ * kernel for it), and why, into why[why_size] (why may be NULL). */
+kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *why,
+                                      size_t why_size);
 
 /* ------------------------------------------------------------------ */
 /* Assembly: build a matrix entry by entry                              */
@@ -370,6 +433,17 @@ typedef struct kryl_solver_options {
     bool profile; /* time each phase, synchronising around it (costs time) */
     kryl_progress_fn progress; /* NULL: none */
     void *progress_user; /* passed back to progress */
+    int restart; /* GMRES: Krylov vectors per cycle (m); 0 = 40 */
+    /* A mixed-precision scheme; precision KRYL_MIXED alone picks
+     * KRYL_MIXED_INNER_OUTER.  Not with precision KRYL_SINGLE. */
+    kryl_mixed_scheme mixed;
+    int inner_iterations; /* mixed: inner iterations per outer step (inner-outer runs
+                           * exactly this many, IR at most); 0 = 30 */
+    kryl_format format; /* SpMV storage of the iteration's matrix; default KRYL_FORMAT_CSR */
+    bool tune; /* with format AUTO: time a few SpMVs of each candidate instead of
+                  trusting the bandwidth model alone */
+    double inner_rtol; /* mixed IR: an inner solve stops once it has reduced the
+                        * residual by this factor; 0 = 1e-4 */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);
@@ -395,6 +469,7 @@ typedef struct kryl_result {
     double resnorm_recursive; /* ||r|| carried by the method */
     double bnorm; /* ||b|| */
     int64_t residual_replacements; /* times r was replaced by b - Ax and the method continued */
+    kryl_format format; /* the storage format the iteration used (AUTO resolved) */
     double setup_s; /* solver creation: preconditioner, workspace, conversions */
     double solve_s; /* kryl_solver_solve, wall clock */
     kryl_profile profile; /* filled when options.profile is set */
@@ -419,8 +494,36 @@ kryl_status kryl_solver_solve(kryl_solver solver, kryl_vector b, kryl_vector x,
  * solve or the solver's destruction. */
 kryl_status kryl_solver_history(kryl_solver solver, const double **history, int64_t *length);
 
+/* The storage format the solver uses and why it was chosen (for AUTO:
+ * the model's or the timing's verdict; otherwise "requested").  The
+ * string is valid until the solver is destroyed. */
+kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const char **reason);
+
 /* Seconds of setup (same as the next result's setup_s). */
 double kryl_solver_setup_time(kryl_solver solver);
+
+/* Extreme eigenvalues estimated by Lanczos on the context's backend.  The
+ * Ritz values lie inside the spectrum, so lambda_max/lambda_min (the
+ * condition estimate) is a lower bound on the condition number;
+ * lambda_max converges first.
+ *   A           a symmetric matrix
+ *   precond     KRYL_PRECOND_NONE: the spectrum of A;  KRYL_PRECOND_JACOBI:
+ *               of D^{-1} A (D = diag(A), which must be positive)
+ *   steps       Lanczos steps (0 = 50); at most the order of A are taken
+ *   lambda_min  out: the smallest Ritz value
+ *   lambda_max  out: the largest Ritz value */
+kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int steps,
+                                 double *lambda_min, double *lambda_max);
+
+/* The same estimate, for the operator the solver iterated with (A or
+ * M^{-1} A), from the coefficients of its last solve through the
+ * CG-Lanczos relation: no extra operator applications.  Needs a method
+ * that records them (pipecg with record_history; KRYL_ERR_UNSUPPORTED
+ * otherwise) and uses the iterations up to its first restart.
+ *   solver      a solver that has solved at least one iteration
+ *   lambda_min  out
+ *   lambda_max  out */
+kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double *lambda_max);
 
 kryl_status kryl_solver_destroy(kryl_solver *solver);
 

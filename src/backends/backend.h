@@ -59,9 +59,57 @@ typedef enum kryl_permute_dir {
     KRYL_SCATTER = 1 /* y[perm[i]] = x[i]: backend order -> original order */
 } kryl_permute_dir;
 
+/* The vectors of one pipelined CG step (pipecg_update), all of one length
+ * and precision.  Without a preconditioner (M = I) u, m and q are NULL and
+ * stand for r, w and s. */
+typedef struct kryl_pipecg_vectors {
+    kryl_vector x, r, u, w, m, n; /* iterate; residual; u = M^-1 r; w = A u; m = M^-1 w; n = A m */
+    kryl_vector p, s, q, z; /* direction; s = A p; q = M^-1 s; z = A q */
+} kryl_pipecg_vectors;
+
+/* Consecutive scalars of pipelined CG: the three the step reduces first. */
+enum {
+    KRYL_PIPECG_GAMMA = 0, /* (r, u) */
+    KRYL_PIPECG_DELTA = 1, /* (w, u) */
+    KRYL_PIPECG_RR = 2, /* (r, r) */
+    KRYL_PIPECG_GAMMA_OLD = 3,
+    KRYL_PIPECG_ALPHA_OLD = 4,
+    KRYL_PIPECG_SCALARS = 5
+};
+
+/* Consecutive scalars of BiCGSTAB (bicgstab_* operations). */
+enum {
+    KRYL_BICG_RHO = 0, /* (r^, r) */
+    KRYL_BICG_RV = 1, /* (r^, v) */
+    KRYL_BICG_ALPHA = 2,
+    KRYL_BICG_OMEGA = 3,
+    KRYL_BICG_TS = 4, /* (t, s) */
+    KRYL_BICG_TT = 5, /* (t, t) */
+    KRYL_BICG_RR = 6, /* (r, r) of the new residual */
+    KRYL_BICG_RHO_NEW = 7, /* (r^, r) of the new residual */
+    KRYL_BICG_SCALARS = 8
+};
+
+/* GMRES's small least-squares problem in backend memory (Saad & Schultz
+ * 1986): the Hessenberg columns, reduced by Givens rotations to R, and
+ * g = Q' beta e1, so |g[k]| is the residual norm after k columns.  The
+ * struct is host memory; its pointers point into one backend block. */
+typedef struct kryl_gmres_ls {
+    int m; /* restart length */
+    double *R; /* (m+1) x m, column j at R + j*(m+1) */
+    double *cs, *sn; /* m Givens rotations */
+    double *g; /* m+1 */
+    double *y; /* m: solution of R y = g */
+    double *h2; /* m+1: coefficients of the second Gram-Schmidt pass */
+    double *ww; /* ||w||^2 of the new Arnoldi vector */
+    double *rr; /* g[k+1]^2 after column k, for monitor_update */
+    int64_t *count; /* columns of R built in the current cycle */
+} kryl_gmres_ls;
+
 typedef struct kryl_backend_ops {
     const char *name;
     int check_interval; /* default iterations between convergence checks */
+    unsigned formats; /* bit (1u << kryl_format) for each format with an SpMV kernel */
 
     /* ---- lifecycle: set ctx->backend and ctx->device_name ---- */
     kryl_status (*init)(kryl_context ctx);
@@ -76,6 +124,20 @@ typedef struct kryl_backend_ops {
     /* host dst <- backend src; waits for the work queued before it */
     kryl_status (*download)(kryl_context ctx, void *dst, const void *src, size_t bytes);
     kryl_status (*synchronize)(kryl_context ctx);
+
+    /* ---- graphs (optional; NULL: operations are launched one by one) ----
+     * Operations queued between capture_begin and capture_end are recorded,
+     * not run; graph_launch replays them on the context's stream.  The
+     * driver captures a whole number of a method's periods (steps after
+     * which its host-side state repeats), so a replay continues exactly
+     * where the last one stopped; the monitor guard ends it early. */
+    kryl_status (*capture_begin)(kryl_context ctx);
+    kryl_status (*capture_end)(kryl_context ctx, void **graph);
+    kryl_status (*graph_launch)(kryl_context ctx, void *graph);
+    void (*graph_release)(kryl_context ctx, void *graph);
+
+    /* The numbers the SpMV bandwidth model needs (NULL: host defaults). */
+    kryl_status (*device_model)(kryl_context ctx, kryl_device_model *model);
 
     /* ---- matrices ---- */
     /* Build A->storage from A->host->csr (permuted by A->layout) in A->precision. */
@@ -120,6 +182,91 @@ typedef struct kryl_backend_ops {
      * stop = NAN if rr is not finite, CONVERGED if rr <= tol2. */
     kryl_status (*monitor_update)(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
                                   int advance);
+
+    /* ---- operations of the other Krylov methods ----
+     * All are guarded by `monitor` (NULL: unguarded) unless they say so;
+     * none synchronises.  The ref versions (src/backends/ref/ref_krylov.c)
+     * are the specification.  A backend may leave any of them NULL: the
+     * methods needing it then refuse to be created (KRYL_ERR_UNSUPPORTED). */
+
+    /* Pipelined (P)CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari &
+     * Vadhiyar), sc = KRYL_PIPECG_SCALARS consecutive scalars:
+     *   restart: beta = 0, alpha = gamma/delta (old p, s, q, z not read);
+     *   else beta = gamma/gamma_old, alpha = gamma/(delta - beta gamma/alpha_old);
+     *   z = n + beta z; q = m + beta q; s = w + beta s; p = u + beta p;
+     *   x += alpha p; r -= alpha s; u -= alpha q; w -= alpha z;
+     *   if dinv: m = dinv .* w (else the caller applies m = M^-1 w);
+     *   gamma_old = gamma; alpha_old = alpha;
+     *   gamma = r'u; delta = w'u; rr = r'r (rank-local).
+     * v->u, v->m, v->q NULL: no preconditioner (dinv NULL).  coef (backend
+     * memory) non-NULL and a monitor: coef[2i] = alpha, coef[2i+1] = beta
+     * with i = monitor->iteration.
+     * A denominator delta - beta gamma/alpha_old, gamma_old or alpha_old
+     * <= 0 in a step that is not a restart means rounding has spoilt the
+     * recurrences: the step is then done as a restart (beta = 0 recorded).
+     * delta <= 0 in a restart sets stop = BREAKDOWN (A or M is not positive
+     * definite), a non-finite scalar NAN: then nothing changes. */
+    kryl_status (*pipecg_update)(kryl_context ctx, kryl_scalar sc, int restart,
+                                 const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
+                                 kryl_monitor *monitor);
+    /* out[0] = x'z;  out[1] = y'z (rank-local, one pass over z; unguarded) */
+    kryl_status (*dot2)(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
+                        kryl_scalar out);
+    /* BiCGSTAB (van der Vorst 1992), sc = KRYL_BICG_SCALARS scalars:
+     * alpha = rho/rv, stored;  r -= alpha v (r becomes s);  if dinv: s_hat = dinv .* r.
+     * rv = 0 sets BREAKDOWN, non-finite NAN: nothing changes. */
+    kryl_status (*bicgstab_update_s)(kryl_context ctx, kryl_scalar sc, kryl_vector r,
+                                     kryl_vector v, kryl_vector dinv, kryl_vector s_hat,
+                                     kryl_monitor *monitor);
+    /* omega = ts/tt (0 when tt = 0), stored;  x += alpha p_hat + omega s_hat;
+     * r -= omega t;  rr = r'r;  rho_new = r_hat'r (rank-local).  p_hat may
+     * be p and s_hat may be r (no preconditioner): s_hat is read before r
+     * is written.  Non-finite ts/tt/alpha sets NAN: nothing changes. */
+    kryl_status (*bicgstab_update_xr)(kryl_context ctx, kryl_scalar sc, kryl_vector x,
+                                      kryl_vector r, kryl_vector p_hat, kryl_vector s_hat,
+                                      kryl_vector t, kryl_vector r_hat, kryl_monitor *monitor);
+    /* beta = (rho_new/rho)(alpha/omega);  p = r + beta (p - omega v);
+     * if dinv: p_hat = dinv .* p;  rho = rho_new.  rho_new = 0 or omega = 0
+     * (or rho = 0) sets BREAKDOWN, non-finite NAN: nothing changes. */
+    kryl_status (*bicgstab_update_p)(kryl_context ctx, kryl_scalar sc, kryl_vector p,
+                                     kryl_vector r, kryl_vector v, kryl_vector dinv,
+                                     kryl_vector p_hat, kryl_monitor *monitor);
+    /* h[j] = V_j'w for j < k (rank-local), V_j the j-th of k vectors stored one
+     * after another from V->data (V->n entries each, V's precision). */
+    kryl_status (*multi_dot)(kryl_context ctx, kryl_vector V, int k, kryl_vector w,
+                             kryl_scalar h, kryl_monitor *monitor);
+    /* w += alpha sum_{j<k} h[j] V_j, terms with h[j] = 0 skipped (so stale
+     * columns never contribute);  ww = w'w (rank-local) when ww.ptr != NULL. */
+    kryl_status (*multi_axpy)(kryl_context ctx, kryl_vector V, int k, double alpha,
+                              kryl_scalar h, kryl_vector w, kryl_scalar ww,
+                              kryl_monitor *monitor);
+    /* v = v / sqrt(vv);  vv = 0 leaves v unchanged. */
+    kryl_status (*normalize)(kryl_context ctx, kryl_vector v, kryl_scalar vv,
+                             kryl_monitor *monitor);
+    /* Start a GMRES cycle: g = (sqrt(rr), 0, ..., 0);  count = 0. */
+    kryl_status (*gmres_cycle_start)(kryl_context ctx, const kryl_gmres_ls *ls, kryl_scalar rr,
+                                     kryl_monitor *monitor);
+    /* Finish Arnoldi column k (0 <= k < m; R[0..k][k] hold V'w):
+     * R[0..k][k] += h2[0..k];  R[k+1][k] = sqrt(ww);  apply rotations 0..k-1
+     * to column k;  rotation k zeroes R[k+1][k];  g[k+1] = -sn_k g[k];
+     * g[k] = cs_k g[k];  rr = g[k+1]^2;  count = k+1.  A zero pivot
+     * (R[k][k] = R[k+1][k] = 0) sets BREAKDOWN, a non-finite entry NAN: then
+     * count, g and the rotations are unchanged (column k is not counted). */
+    kryl_status (*gmres_givens)(kryl_context ctx, const kryl_gmres_ls *ls, int k,
+                                kryl_monitor *monitor);
+    /* y = R^{-1} g over the first `count` columns, y[count..m-1] = 0;
+     * count = 0.  Unguarded: it runs after the monitor stopped. */
+    kryl_status (*gmres_solve)(kryl_context ctx, const kryl_gmres_ls *ls);
+    /* Flexible CG direction (Notay 2000; Golub & Ye 1999): p = z - (num/den) p.
+     * den <= 0 sets BREAKDOWN, non-finite NAN: nothing changes. */
+    kryl_status (*fcg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den,
+                                kryl_vector z, kryl_vector p, kryl_monitor *monitor);
+    /* Prepare an inner solve's monitor from the outer one, unguarded: if
+     * outer->stop: inner->stop = KRYL_STOP_CONVERGED (the inner solve does
+     * nothing); else inner->stop = RUNNING and inner->tol2 = factor * rr
+     * (rr.ptr NULL: factor).  inner->iteration keeps counting. */
+    kryl_status (*monitor_restart)(kryl_context ctx, kryl_monitor *inner,
+                                   const kryl_monitor *outer, kryl_scalar rr, double factor);
 } kryl_backend_ops;
 
 /* The backends compiled into this build (NULL when absent). */

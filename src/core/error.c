@@ -45,6 +45,7 @@ const char *kryl_strerror(kryl_status status)
     case KRYL_ERR_INDEX_OVERFLOW: return "index does not fit its type";
     case KRYL_ERR_INVALID_VALUE: return "NaN or Inf in input";
     case KRYL_ERR_INDEX_OUT_OF_RANGE: return "index out of range";
+    case KRYL_ERR_FORMAT_UNSUITABLE: return "storage format unsuitable for this matrix";
     case KRYL_ERR_OUT_OF_MEMORY: return "out of host memory";
     case KRYL_ERR_DEVICE_OUT_OF_MEMORY: return "out of device memory";
     case KRYL_ERR_DEVICE: return "device error";

@@ -1,6 +1,7 @@
 /* Matrices: creation from CSR arrays, conversion, queries and SpMV. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/backend.h"
 
@@ -23,18 +24,25 @@ static void host_release(kryl_host_matrix *h)
     free(h);
 }
 
-/* A matrix object around a host copy and layout, with backend storage. */
+/* A matrix object around a host copy, a layout and a format (taken over,
+ * also on failure), with the backend's storage built from the format. */
 static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix *host,
-                              kryl_layout *layout, kryl_precision precision)
+                              kryl_layout *layout, kryl_precision precision, kryl_fmt *fmt)
 {
     struct kryl_matrix_s *m = calloc(1, sizeof *m);
-    if (m == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a matrix");
+    if (m == NULL) {
+        kryl_fmt_free(fmt);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a matrix");
+    }
     m->ctx = ctx;
     m->host = host;
     m->layout = layout;
     m->precision = precision;
+    m->fmt = *fmt;
+    memset(fmt, 0, sizeof *fmt);
     kryl_status st = ctx->ops->matrix_setup(ctx, m);
     if (st != KRYL_SUCCESS) {
+        kryl_fmt_free(&m->fmt);
         free(m);
         return st;
     }
@@ -63,7 +71,9 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     csr->row_ptr = NULL;
     csr->col_idx = NULL;
     csr->values = NULL;
-    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE);
+    kryl_fmt fmt;
+    kryl_fmt_borrow_csr(&host->csr, &fmt);
+    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt);
     /* the matrix holds its own references (none if it failed: then these free) */
     host_release(host);
     kryl_layout_release(ctx, layout);
@@ -89,12 +99,57 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
     return kryl_matrix_from_csr(A, ctx, &csr);
 }
 
-kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision)
+/* The layout of a format: the natural one, or the format's permutation
+ * (copied to the backend for the gathers and scatters of vectors). */
+static kryl_status format_layout(kryl_context ctx, const kryl_csr *csr, const kryl_fmt *fmt,
+                                 kryl_layout **layout)
+{
+    KRYL_TRY(new_layout(csr, layout));
+    kryl_layout *l = *layout;
+    if (fmt->perm == NULL) return KRYL_SUCCESS;
+    size_t bytes = (size_t)l->n * sizeof(int32_t);
+    l->perm = malloc(bytes > 0 ? bytes : 1);
+    kryl_status st = l->perm ? ctx->ops->alloc(ctx, (void **)&l->perm_backend, bytes)
+                             : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a permutation");
+    if (st == KRYL_SUCCESS) {
+        memcpy(l->perm, fmt->perm, bytes);
+        st = ctx->ops->upload(ctx, l->perm_backend, l->perm, bytes);
+    }
+    if (st != KRYL_SUCCESS) {
+        kryl_layout_release(ctx, l);
+        *layout = NULL;
+    }
+    return st;
+}
+
+kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
+                                kryl_format format, const kryl_fmt_params *params)
 {
     KRYL_REQUIRE_ARG(B);
     *B = NULL;
     KRYL_REQUIRE_ARG(A);
-    return matrix_new(B, A->ctx, A->host, A->layout, precision);
+    kryl_context ctx = A->ctx;
+    if (format < KRYL_FORMAT_CSR || format > KRYL_FORMAT_DIA)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "convert: format %d is not a storage format",
+                          (int)format);
+    if (!(ctx->ops->formats & (1u << format)))
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "the %s backend has no %s SpMV kernel",
+                          ctx->ops->name, kryl_format_name(format));
+    const kryl_csr *csr = &A->host->csr;
+    kryl_fmt_params defaults;
+    kryl_fmt_params_init(&defaults);
+    kryl_fmt fmt;
+    if (format == KRYL_FORMAT_CSR) kryl_fmt_borrow_csr(csr, &fmt);
+    else KRYL_TRY(kryl_fmt_build(csr, format, NULL, params ? params : &defaults, &fmt));
+    kryl_layout *layout = NULL;
+    kryl_status st = format_layout(ctx, csr, &fmt, &layout);
+    if (st != KRYL_SUCCESS) {
+        kryl_fmt_free(&fmt);
+        return st;
+    }
+    st = matrix_new(B, ctx, A->host, layout, precision, &fmt);
+    kryl_layout_release(ctx, layout); /* B holds its own reference */
+    return st;
 }
 
 kryl_status kryl_matrix_destroy(kryl_matrix *A)
@@ -103,6 +158,7 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A)
     kryl_matrix m = *A;
     kryl_context ctx = m->ctx;
     ctx->ops->matrix_release(ctx, m);
+    kryl_fmt_free(&m->fmt);
     host_release(m->host);
     kryl_layout_release(ctx, m->layout);
     ctx->live_objects--;

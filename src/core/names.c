@@ -11,10 +11,23 @@ typedef struct name_entry {
 static const name_entry backend_names[] = {
     {"auto", KRYL_BACKEND_AUTO}, {"ref", KRYL_BACKEND_REF},
     {"omp", KRYL_BACKEND_OMP},   {"cuda", KRYL_BACKEND_CUDA}};
-static const name_entry precision_names[] = {{"double", KRYL_DOUBLE}, {"single", KRYL_SINGLE}};
-static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG}, {"pcg", KRYL_METHOD_PCG}};
+static const name_entry precision_names[] = {
+    {"double", KRYL_DOUBLE}, {"single", KRYL_SINGLE}, {"mixed", KRYL_MIXED}};
+static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
+                                          {"pcg", KRYL_METHOD_PCG},
+                                          {"pipecg", KRYL_METHOD_PIPECG},
+                                          {"gmres", KRYL_METHOD_GMRES},
+                                          {"bicgstab", KRYL_METHOD_BICGSTAB}};
+static const name_entry mixed_names[] = {{"none", KRYL_MIXED_NONE},
+                                         {"ir", KRYL_MIXED_IR},
+                                         {"inner-outer", KRYL_MIXED_INNER_OUTER}};
 static const name_entry precond_names[] = {{"none", KRYL_PRECOND_NONE},
                                            {"jacobi", KRYL_PRECOND_JACOBI}};
+static const name_entry format_names[] = {
+    {"auto", KRYL_FORMAT_AUTO},   {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
+    {"ellr", KRYL_FORMAT_ELLR},   {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},
+    {"sell", KRYL_FORMAT_SELL},   {"bcsr2", KRYL_FORMAT_BCSR2}, {"bcsr4", KRYL_FORMAT_BCSR4},
+    {"dia", KRYL_FORMAT_DIA}};
 static const name_entry reason_names[] = {
     {"none", KRYL_REASON_NONE},
     {"converged_rtol", KRYL_CONVERGED_RTOL},
@@ -68,6 +81,9 @@ NAME_FUNCTIONS(kryl_backend_kind, backend_names, "backend", kryl_backend_name,
 NAME_FUNCTIONS(kryl_precision, precision_names, "precision", kryl_precision_name,
                kryl_precision_from_name)
 NAME_FUNCTIONS(kryl_method, method_names, "method", kryl_method_name, kryl_method_from_name)
+NAME_FUNCTIONS(kryl_mixed_scheme, mixed_names, "mixed-precision scheme", kryl_mixed_scheme_name,
+               kryl_mixed_scheme_from_name)
+NAME_FUNCTIONS(kryl_format, format_names, "format", kryl_format_name, kryl_format_from_name)
 NAME_FUNCTIONS(kryl_precond_kind, precond_names, "preconditioner", kryl_precond_name,
                kryl_precond_from_name)
 

@@ -4,6 +4,7 @@
 
 #include "core/csr.h"
 #include "core/error.h"
+#include "formats/format.h"
 #include "kryl.h"
 
 #ifdef __cplusplus
@@ -48,7 +49,8 @@ struct kryl_matrix_s {
     kryl_host_matrix *host;
     kryl_layout *layout;
     kryl_precision precision; /* of the backend storage and its SpMV */
-    void *storage; /* the backend's SpMV storage, owned */
+    kryl_fmt fmt; /* the storage format on the host, in the layout's order */
+    void *storage; /* the backend's SpMV storage built from fmt, owned */
 };
 
 struct kryl_vector_s {
@@ -68,11 +70,18 @@ static inline size_t kryl_precision_size(kryl_precision p)
 void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...)
     KRYL_PRINTF_LIKE(3, 4);
 
+/* The SpMV bandwidth model's device numbers for the context's backend: its
+ * own (ops->device_model), or a generic host's (matrix_formats.c). */
+kryl_status kryl_context_device_model(kryl_context ctx, kryl_device_model *dev);
+
 /* Matrices from a host CSR (takes ownership of csr's arrays, also on failure). */
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
 
-/* A matrix sharing A's host copy and layout, stored in another precision. */
-kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision);
+/* A matrix sharing A's host copy, stored in another precision and format
+ * (params NULL: defaults).  A format that sorts rows gives B a layout of
+ * its own; vectors for B must be created from B. */
+kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
+                                kryl_format format, const kryl_fmt_params *params);
 
 /* Symmetry of the host copy, computed once and cached. */
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h);

@@ -195,7 +195,7 @@ void kryl_fmt_free(kryl_fmt *f)
 {
     if (f == NULL) return;
     const fmt_ops *ops = ops_of(f->kind);
-    if (ops) ops->release(f);
+    if (ops && !f->borrowed) ops->release(f);
     free(f->perm);
     memset(f, 0, sizeof *f);
 }

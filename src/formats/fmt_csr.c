@@ -48,3 +48,16 @@ static void csr_release(kryl_fmt *f)
 }
 
 const fmt_ops fmt_csr_ops = {csr_measure, csr_fill, csr_release};
+
+void kryl_fmt_borrow_csr(const kryl_csr *A, kryl_fmt *f)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = KRYL_FORMAT_CSR;
+    f->nrows = A->nrows;
+    f->ncols = A->ncols;
+    f->nnz = f->stored = kryl_csr_nnz(A);
+    f->u.csr.row_ptr = A->row_ptr;
+    f->u.csr.col = A->col_idx;
+    f->u.csr.val = A->values;
+    f->borrowed = true;
+}

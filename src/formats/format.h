@@ -112,6 +112,7 @@ typedef struct kryl_fmt {
     int64_t nnz;    /* nonzeros of the matrix */
     int64_t stored; /* value slots stored, padding included */
     int32_t *perm;  /* NULL: natural order; else perm[i] = original row/column at i */
+    bool borrowed;  /* the arrays belong to another object: kryl_fmt_free leaves them */
     union {
         kryl_fmt_csr csr;
         kryl_fmt_ell ell; /* ELL and ELLR */
@@ -149,6 +150,9 @@ kryl_status kryl_fmt_build(const kryl_csr *A, kryl_format kind, const int32_t *o
                            const kryl_fmt_params *params, kryl_fmt *out);
 
 void kryl_fmt_free(kryl_fmt *f);
+
+/* The natural-order CSR format over A's own arrays (borrowed, not copied). */
+void kryl_fmt_borrow_csr(const kryl_csr *A, kryl_fmt *f);
 
 /* The format's value array and its length (stored), so a backend can keep
  * a float copy for single precision. */

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "backends/ref/ref_kernels.h"
+#include "backends/ref/ref_spmv_fmt.h"
+#include "backends/ref/ref_krylov.h"
 
 static kryl_status ref_init(kryl_context ctx)
 {
@@ -47,43 +49,29 @@ static kryl_status ref_synchronize(kryl_context ctx)
     return KRYL_SUCCESS;
 }
 
+/* The format's own arrays serve double precision; single keeps a float
+ * copy of its values (A->storage). */
 static kryl_status ref_matrix_setup(kryl_context ctx, kryl_matrix A)
 {
     (void)ctx;
-    const kryl_csr *csr = &A->host->csr;
-    if (A->layout->perm != NULL)
-        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "ref: permuted layouts are not supported yet");
-    ref_csr *s = calloc(1, sizeof *s);
-    if (s == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate matrix storage");
-    s->nrows = csr->nrows;
-    s->ncols = csr->ncols;
-    s->row_ptr = csr->row_ptr;
-    s->col_idx = csr->col_idx;
-    int64_t nnz = kryl_csr_nnz(csr);
-    if (A->precision == KRYL_DOUBLE) {
-        s->values = csr->values;
-    } else {
-        float *v = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *v);
-        if (v == NULL) {
-            free(s);
-            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld float values",
-                              (long long)nnz);
-        }
-        for (int64_t k = 0; k < nnz; k++) v[k] = (float)csr->values[k];
-        s->values = v;
-        s->owns_values = 1;
-    }
-    A->storage = s;
+    A->storage = NULL;
+    if (A->precision == KRYL_DOUBLE) return KRYL_SUCCESS;
+    double *values;
+    int64_t count;
+    kryl_fmt_values(&A->fmt, &values, &count);
+    float *v = malloc((size_t)(count > 0 ? count : 1) * sizeof *v);
+    if (v == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld float values",
+                          (long long)count);
+    for (int64_t k = 0; k < count; k++) v[k] = (float)values[k];
+    A->storage = v;
     return KRYL_SUCCESS;
 }
 
 static void ref_matrix_release(kryl_context ctx, kryl_matrix A)
 {
     (void)ctx;
-    ref_csr *s = A->storage;
-    if (s == NULL) return;
-    if (s->owns_values) free(s->values);
-    free(s);
+    free(A->storage);
     A->storage = NULL;
 }
 
@@ -97,8 +85,13 @@ static kryl_status ref_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_
     (void)ctx;
     if (stopped(monitor)) return KRYL_SUCCESS;
     /* y = alpha*A*x + beta*z */
-    if (is_double(y)) ref_spmv_d(A->storage, alpha, x->data, beta, z ? z->data : NULL, y->data);
-    else ref_spmv_s(A->storage, alpha, x->data, beta, z ? z->data : NULL, y->data);
+    if (is_double(y)) {
+        double *values;
+        kryl_fmt_values(&A->fmt, &values, NULL);
+        ref_fmt_spmv_d(&A->fmt, values, alpha, x->data, beta, z ? z->data : NULL, y->data);
+    } else {
+        ref_fmt_spmv_s(&A->fmt, A->storage, alpha, x->data, beta, z ? z->data : NULL, y->data);
+    }
     return KRYL_SUCCESS;
 }
 
@@ -228,6 +221,7 @@ static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, k
 static const kryl_backend_ops ref_ops = {
     .name = "ref",
     .check_interval = 1,
+    .formats = ~0u, /* every format: the reference kernels read each one's own arrays */
     .init = ref_init,
     .finalize = ref_finalize,
     .alloc = ref_alloc,
@@ -246,6 +240,20 @@ static const kryl_backend_ops ref_ops = {
     .cg_update_xr = ref_cg_update_xr,
     .cg_update_p = ref_cg_update_p,
     .monitor_update = ref_monitor_update,
+    /* operations of the other Krylov methods (ref_krylov.c) */
+    .pipecg_update = kryl_ref_pipecg_update,
+    .dot2 = kryl_ref_dot2,
+    .bicgstab_update_s = kryl_ref_bicgstab_update_s,
+    .bicgstab_update_xr = kryl_ref_bicgstab_update_xr,
+    .bicgstab_update_p = kryl_ref_bicgstab_update_p,
+    .multi_dot = kryl_ref_multi_dot,
+    .multi_axpy = kryl_ref_multi_axpy,
+    .normalize = kryl_ref_normalize,
+    .gmres_cycle_start = kryl_ref_gmres_cycle_start,
+    .gmres_givens = kryl_ref_gmres_givens,
+    .gmres_solve = kryl_ref_gmres_solve,
+    .fcg_update_p = kryl_ref_fcg_update_p,
+    .monitor_restart = kryl_ref_monitor_restart,
 };
 
 const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }

@@ -4,19 +4,6 @@
 #define REF_NAME2(a, b) a##_##b
 #define REF_NAME(a, b) REF_NAME2(a, b)
 
-void REF_NAME(ref_spmv, S)(const ref_csr *A, double alpha, const REAL *x, double beta,
-                           const REAL *z, REAL *y)
-{
-    const REAL *values = (const REAL *)A->values;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        double sum = 0.0;
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            sum += (double)values[k] * (double)x[A->col_idx[k]];
-        /* y_i = alpha*(A x)_i + beta*z_i */
-        y[i] = (REAL)(z ? alpha * sum + beta * (double)z[i] : alpha * sum);
-    }
-}
-
 void REF_NAME(ref_fill, S)(int64_t n, REAL *y, double value)
 {
     for (int64_t i = 0; i < n; i++) y[i] = (REAL)value;

@@ -1,0 +1,95 @@
+/*
+ * Batching of iterations between convergence checks.  The host queues a
+ * batch of steps without waiting, then reads the device-side monitor once:
+ * the monitor guard makes every step after the stopping one a no-op, so the
+ * iterate and the iteration count are exactly those at which the method
+ * stopped, whatever the batch size.
+ *
+ * The batch grows until one check (a synchronisation and a small copy)
+ * costs under 5% of the batch's time.  Where the backend can record
+ * graphs, a batch that is a whole number of the method's periods is
+ * captured once and replayed, removing the per-kernel launch cost.
+ */
+#include <math.h>
+
+#include "solvers/solver_impl.h"
+
+enum { MAX_BATCH = 1024, CHECK_SHARE = 20 /* batch time >= 20 checks: check < 5% */ };
+
+kryl_status kryl_solver_batching_setup(kryl_solver s)
+{
+    /* time a check on an idle queue: the floor of what a batch pays */
+    kryl_monitor m;
+    KRYL_TRY(s->ops->synchronize(s->ctx));
+    double t0 = kryl_wtime();
+    for (int k = 0; k < 3; k++) KRYL_TRY(s->ops->download(s->ctx, &m, s->monitor, sizeof m));
+    s->check_cost = (kryl_wtime() - t0) / 3;
+    return KRYL_SUCCESS;
+}
+
+void kryl_solver_batching_release(kryl_solver s)
+{
+    if (s->graph) s->ops->graph_release(s->ctx, s->graph);
+    s->graph = NULL;
+    s->graph_steps = 0;
+}
+
+static bool graphs_usable(kryl_solver s)
+{
+    return s->ops->capture_begin != NULL && s->method->period > 0 && !s->profiling;
+}
+
+/* The next batch size above `batch`: doubled, a whole number of periods. */
+static int64_t grow(kryl_solver s, int64_t batch)
+{
+    int64_t period = s->method->period > 0 ? s->method->period : 1;
+    int64_t next = 2 * batch;
+    next = (next + period - 1) / period * period;
+    return next > MAX_BATCH ? batch : next;
+}
+
+/* Queue `count` steps: for a full batch, replay the captured graph of that
+ * many steps (capturing it first); else launch the steps one by one. */
+static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
+{
+    if (!full || !graphs_usable(s) || count % s->method->period != 0) {
+        for (int64_t k = 0; k < count; k++) KRYL_TRY(s->method->step(s));
+        return KRYL_SUCCESS;
+    }
+    if (s->graph_steps != count) {
+        kryl_solver_batching_release(s);
+        KRYL_TRY(s->ops->capture_begin(s->ctx));
+        kryl_status st = KRYL_SUCCESS;
+        for (int64_t k = 0; k < count && st == KRYL_SUCCESS; k++) st = s->method->step(s);
+        void *graph = NULL;
+        kryl_status end = s->ops->capture_end(s->ctx, &graph);
+        KRYL_TRY(st);
+        KRYL_TRY(end);
+        s->graph = graph;
+        s->graph_steps = count;
+    }
+    /* the steps, replayed */
+    return s->ops->graph_launch(s->ctx, s->graph);
+}
+
+kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m)
+{
+    const kryl_solver_options *o = &s->options;
+    const bool adaptive = o->check_interval == 0;
+    int64_t interval = adaptive ? s->ops->check_interval : o->check_interval;
+    if (adaptive && s->method->period > 1)
+        interval = (interval + s->method->period - 1) / s->method->period * s->method->period;
+    while (m->iteration < o->max_iterations && m->stop == KRYL_STOP_RUNNING) {
+        int64_t batch = o->max_iterations - m->iteration;
+        if (batch > interval) batch = interval;
+        double t0 = kryl_wtime();
+        KRYL_TRY(queue_steps(s, batch, batch == interval));
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
+        KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
+        if (adaptive && batch == interval && kryl_wtime() - t0 < CHECK_SHARE * s->check_cost)
+            interval = grow(s, interval);
+        if (o->progress) o->progress(m->iteration, sqrt(m->rr), o->progress_user);
+    }
+    return KRYL_SUCCESS;
+}
