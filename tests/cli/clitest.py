@@ -5,6 +5,7 @@ reader to recompute residuals and statistics independently."""
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,6 +64,28 @@ class Kryl:
             obj = None
             err = err + "\n[stdout is not one JSON object]\n" + out
         return rc, obj, err
+
+
+def backends(kryl):
+    """The backends `kryl --version` lists as usable here: ref, omp, cuda."""
+    _, out, _ = kryl.run("--version")
+    usable = out.split("backends:")[-1].split(";")[0].split(")")[0]
+    return [b for b in ["ref", "omp", "cuda"] if b in usable.split()]
+
+
+UNSUPPORTED = re.compile(r"does not implement|has no \S+ SpMV kernel")
+
+
+def unsupported(t, backend, what, rc, err):
+    """True (and a skip) when a backend other than ref answered that it
+    lacks an operation or kernel; ref must have them all (a failure)."""
+    if rc != 1 or not UNSUPPORTED.search(err):
+        return False
+    if backend == "ref":
+        t.check(False, "%s: the ref backend must support it" % what, err)
+    else:
+        t.skip("%s: unsupported on %s (%s)" % (what, backend, err.strip()))
+    return True
 
 
 def arguments(name):

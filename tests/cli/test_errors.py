@@ -1,10 +1,11 @@
-"""kryl's errors: bad files, matrices a method cannot take, bad options and
-values.  Each must exit 1 with a message that says what was wrong, and
-never crash."""
+"""kryl's errors: bad files, matrices a method cannot take, formats a
+matrix would cost too much in, bad options and values.  Each must exit 1
+with a message that says what was wrong, and never crash."""
 
 import os
 
-from clitest import Checks, arguments, matrix_path, temp_dir, write_vector
+from clitest import (Checks, arguments, backends, matrix_path, temp_dir, unsupported,
+                     write_vector)
 
 
 def expect_error(t, kryl, what, args, words, stream="err"):
@@ -65,6 +66,35 @@ def test_matrices(t, kryl, matrices, tmp):
         expect_error(t, kryl, "non-square lp_ship04l", ["solve", ship], ["square"])
 
 
+def test_formats(t, kryl, tmp):
+    """A format that would store too much padding for the matrix is refused:
+    exit 1 with the library's reason (what it would store, the limit, what
+    to use instead), on every backend; --spectrum needs a symmetric matrix."""
+    spd = os.path.join(tmp, "random-spd.mtx")
+    kryl.run("gen", "random-spd", "--n", 2000, "-o", spd)
+    power = os.path.join(tmp, "powerlaw.mtx")
+    kryl.run("gen", "powerlaw", "--n", 2000, "-o", power)
+    for backend in backends(kryl):
+        for what, args in [("dia on random-spd", [spd, "--format", "dia"]),
+                           ("dia on powerlaw", [power, "--format", "dia", "--method", "gmres"]),
+                           ("ell on powerlaw", [power, "--format", "ell", "--method", "gmres"])]:
+            what = "%s (%s)" % (what, backend)
+            rc, out, err = kryl.run("solve", *(args + ["--backend", backend]))
+            if unsupported(t, backend, what, rc, err):
+                continue
+            fmt = args[2]
+            t.check(rc == 1 and out == "", "%s: exit 1, nothing on stdout" % what,
+                    "exit %d\n%s%s" % (rc, out, err))
+            t.check(err.startswith("kryl: error: %s: " % fmt), "%s: the reason names %s" %
+                    (what, fmt), err)
+            for word in ["would store", "slots", "nonzeros", "limit", "use "]:
+                t.check(word in err, "%s: the reason mentions '%s'" % (what, word), err)
+    conv = os.path.join(tmp, "convdiff.mtx")
+    kryl.run("gen", "convdiff2d", "--n", 6, "-o", conv)
+    expect_error(t, kryl, "--spectrum on a nonsymmetric matrix",
+                 ["info", conv, "--spectrum", "--backend", "ref"], ["--spectrum", "symmetric"])
+
+
 def test_vectors(t, kryl, tmp):
     """--rhs and --x0 of the wrong length."""
     a = os.path.join(tmp, "v.mtx")
@@ -92,8 +122,37 @@ def test_usage(t, kryl, tmp):
     expect_error(t, kryl, "maxit negative", ["solve", a, "--maxit", "-5"], ["--maxit"])
     expect_error(t, kryl, "maxit not an integer", ["solve", a, "--maxit", "1.5"], ["--maxit"])
     expect_error(t, kryl, "maxit without value", ["solve", a, "--maxit"], ["--maxit"])
-    expect_error(t, kryl, "unknown method", ["solve", a, "--method", "gmres"],
-                 ["gmres", "cg", "pcg"])
+    # the CLI rejects the name itself, listing the valid ones, before any solve
+    err = expect_error(t, kryl, "unknown method", ["solve", a, "--method", "bogus"],
+                       ["--method", "unknown method 'bogus'", "cg", "pcg", "pipecg", "gmres",
+                        "bicgstab", "usage"])
+    t.check(not err.startswith("kryl: error:"), "unknown method: a usage error, not a solve",
+            err)
+    expect_error(t, kryl, "unknown format", ["solve", a, "--format", "coo"],
+                 ["--format", "coo", "csr", "sell", "dia", "auto"])
+    expect_error(t, kryl, "--tune without auto", ["solve", a, "--tune"], ["--tune", "auto"])
+    expect_error(t, kryl, "unknown mixed scheme", ["solve", a, "--mixed", "half"],
+                 ["--mixed", "half", "ir", "inner-outer"])
+    expect_error(t, kryl, "--mixed with --precision single",
+                 ["solve", a, "--mixed", "ir", "--precision", "single"],
+                 ["--mixed", "--precision mixed"])
+    expect_error(t, kryl, "--precision mixed --mixed none",
+                 ["solve", a, "--precision", "mixed", "--mixed", "none"], ["ir", "inner-outer"])
+    expect_error(t, kryl, "--inner-rtol 0", ["solve", a, "--inner-rtol", "0"], ["--inner-rtol"])
+    expect_error(t, kryl, "--inner-rtol 1.5", ["solve", a, "--inner-rtol", "1.5"],
+                 ["--inner-rtol", "(0, 1)"])
+    expect_error(t, kryl, "--restart 0", ["solve", a, "--restart", "0"], ["--restart"])
+    expect_error(t, kryl, "--inner-its 0", ["solve", a, "--inner-its", "0"], ["--inner-its"])
+    expect_error(t, kryl, "--restart too large", ["solve", a, "--restart", "9999999999"],
+                 ["--restart"])
+    expect_error(t, kryl, "info: unknown backend", ["info", a, "--backend", "tpu"],
+                 ["--backend", "tpu"])
+    expect_error(t, kryl, "info: unknown precond", ["info", a, "--spectrum", "--precond", "ilu"],
+                 ["--precond", "ilu", "jacobi"])
+    expect_error(t, kryl, "info: --steps without --spectrum", ["info", a, "--steps", "5"],
+                 ["--steps", "--spectrum"])
+    expect_error(t, kryl, "info: --steps 0", ["info", a, "--spectrum", "--steps", "0"],
+                 ["--steps"])
     expect_error(t, kryl, "unknown precond", ["solve", a, "--precond", "ilu"], ["ilu", "jacobi"])
     expect_error(t, kryl, "unknown backend", ["solve", a, "--backend", "tpu"], ["tpu", "omp"])
     expect_error(t, kryl, "unknown precision", ["solve", a, "--precision", "half"],
@@ -117,6 +176,13 @@ def test_usage(t, kryl, tmp):
     t.check(rc == 0 and "solve" in out and "demo" in out, "--help", out + err)
     rc, out, err = kryl.run("help", "solve")
     t.check(rc == 0 and "--rtol" in out and "--backend" in out, "help solve", out + err)
+    rc, out, err = kryl.run("help", "solve")
+    for word in ["--format", "auto", "--tune", "--mixed", "inner-outer", "--inner-its",
+                 "--inner-rtol", "--restart", "pipecg", "gmres", "bicgstab", "mixed"]:
+        t.check(word in out, "help solve mentions '%s'" % word, out)
+    rc, out, err = kryl.run("help", "info")
+    for word in ["--spectrum", "--steps", "--precond", "--backend", "alpha", "GB/s", "auto"]:
+        t.check(rc == 0 and word in out, "help info mentions '%s'" % word, out + err)
     rc, out, err = kryl.run("solve", "--help")
     t.check(rc == 0 and "--rtol" in out, "solve --help", out + err)
     rc, out, err = kryl.run("help", "gen")
@@ -133,6 +199,7 @@ def main():
         test_files(t, kryl, tmp)
         test_matrices(t, kryl, matrices, tmp)
         test_vectors(t, kryl, tmp)
+        test_formats(t, kryl, tmp)
         test_usage(t, kryl, tmp)
     t.finish()
 

@@ -1,4 +1,5 @@
-/* Helpers every subcommand uses: error reporting, the clock, file names. */
+/* Helpers every subcommand uses: error reporting, contexts, the clock,
+ * units for humans, file names. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
@@ -26,6 +27,26 @@ int cli_error_message(const char *fmt, ...)
     return CLI_EXIT_ERROR;
 }
 
+kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
+                               int threads)
+{
+    *ctx = NULL;
+    if (backend != KRYL_BACKEND_AUTO && !kryl_backend_available(backend)) {
+        cli_error_message("the %s backend is unavailable here (%s)", kryl_backend_name(backend),
+                          backend == KRYL_BACKEND_CUDA ? "not built, or no usable GPU"
+                                                       : "not built");
+        return KRYL_ERR_BACKEND_UNAVAILABLE;
+    }
+    kryl_context_options options;
+    kryl_context_options_init(&options);
+    options.backend = backend;
+    options.device = device;
+    options.threads = threads;
+    kryl_status st = kryl_context_create(ctx, &options);
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
+}
+
 double cli_wtime(void)
 {
     struct timespec ts;
@@ -44,6 +65,22 @@ const char *cli_format_seconds(char *text, size_t size, double seconds)
         snprintf(text, size, "%.3g s", seconds);
     else
         snprintf(text, size, "%.0f s", seconds);
+    return text;
+}
+
+const char *cli_format_bytes(char *text, size_t size, double bytes)
+{
+    /* decimal units; thresholds just below 1000 keep "%.3g" from printing "1e+03" */
+    static const char *units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    while (bytes >= 999.5 && u < 5) {
+        bytes /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(text, size, "%.0f B", bytes);
+    else
+        snprintf(text, size, "%.3g %s", bytes, units[u]);
     return text;
 }
 

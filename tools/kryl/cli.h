@@ -33,12 +33,23 @@ int cli_error(kryl_status status);
 /* Print "kryl: error: <message>" to stderr; returns CLI_EXIT_ERROR. */
 int cli_error_message(const char *fmt, ...) CLI_PRINTF_LIKE(1, 2);
 
+/* Create a context on `backend` (device ordinal, OpenMP threads; 0 =
+ * defaults).  A backend this machine cannot run is reported as
+ * unavailable before the library is asked to start it; every failure is
+ * printed. */
+kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
+                               int threads);
+
 /* Monotonic wall-clock seconds. */
 double cli_wtime(void);
 
 /* Format seconds with a fitting unit ("850 us", "12.3 ms", "1.46 s") into
  * text[size]; returns text. */
 const char *cli_format_seconds(char *text, size_t size, double seconds);
+
+/* Format a byte count with a decimal unit ("594 B", "7.13 kB", "1.2 MB")
+ * into text[size]; returns text. */
+const char *cli_format_bytes(char *text, size_t size, double bytes);
 
 /* The last path component of `path`. */
 const char *cli_basename(const char *path);

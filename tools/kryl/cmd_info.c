@@ -1,9 +1,35 @@
-/* kryl info: the structure and numbers of a Matrix Market matrix. */
+/* kryl info: the structure and numbers of a Matrix Market matrix, what
+ * each storage format would cost, and (--spectrum) Lanczos estimates of
+ * its extreme eigenvalues. */
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 
 #include "args.h"
 #include "cli.h"
+#include "info_formats.h"
 #include "json.h"
+
+typedef struct info_args {
+    const char *path, *backend_name, *precond_name;
+    bool json, spectrum;
+    int64_t steps;
+    kryl_backend_kind backend;
+    kryl_precond_kind precond;
+} info_args;
+
+/* Lanczos estimates of the extreme eigenvalues (kryl_matrix_spectrum). */
+typedef struct info_spectrum {
+    int steps; /* Lanczos steps run: --steps, at most the order of A */
+    double lambda_min, lambda_max;
+    double seconds;
+} info_spectrum;
+
+/* lambda_max / lambda_min, or NaN when lambda_min <= 0 (not positive definite). */
+static double condition(const info_spectrum *sp)
+{
+    return sp->lambda_min > 0.0 ? sp->lambda_max / sp->lambda_min : NAN;
+}
 
 /* 100 * part / whole, 0 for an empty whole. */
 static double percent(int64_t part, int64_t whole)
@@ -13,8 +39,10 @@ static double percent(int64_t part, int64_t whole)
 
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
-static void print_json(const char *path, const kryl_matrix_stats *s, double read_s)
+static void print_json(const info_args *a, const kryl_matrix_stats *s, double read_s,
+                       const info_formats *f, const info_spectrum *sp)
 {
+    const char *path = a->path;
     json_writer w;
     json_init(&w, stdout);
     json_begin(&w, NULL);
@@ -42,6 +70,17 @@ static void print_json(const char *path, const kryl_matrix_stats *s, double read
     json_int(&w, "spmv_bytes_double", s->spmv_bytes_double);
     json_int(&w, "spmv_bytes_single", s->spmv_bytes_single);
     json_double(&w, "read_s", read_s);
+    info_formats_json(&w, f, a->backend_name);
+    if (a->spectrum) {
+        json_begin(&w, "spectrum");
+        json_int(&w, "steps", sp->steps);
+        json_string(&w, "precond", a->precond_name);
+        json_double(&w, "lambda_min", sp->lambda_min);
+        json_double(&w, "lambda_max", sp->lambda_max);
+        json_double(&w, "condition", condition(sp)); /* null when lambda_min <= 0 */
+        json_double(&w, "seconds", sp->seconds);
+        json_end(&w);
+    }
     json_end(&w);
 }
 
@@ -69,38 +108,95 @@ static void print_summary(const char *path, const kryl_matrix_stats *s)
            1e-6 * (double)s->spmv_bytes_single);
 }
 
+/* "spectrum    Lanczos, 50 steps, precond none: lambda ..." */
+static void print_spectrum(const info_args *a, const info_spectrum *sp)
+{
+    char t[32];
+    printf("spectrum    %d Lanczos steps%s: lambda_min %.6e, lambda_max %.6e (%s)\n", sp->steps,
+           a->precond == KRYL_PRECOND_JACOBI ? " on D^-1 A" : "", sp->lambda_min, sp->lambda_max,
+           cli_format_seconds(t, sizeof t, sp->seconds));
+    if (sp->lambda_min > 0.0)
+        printf("            condition estimate %.4e (Ritz values lie inside the spectrum: a "
+               "lower bound)\n",
+               condition(sp));
+    else
+        printf("            lambda_min <= 0: the matrix is not positive definite\n");
+}
+
+static args_result parse(int argc, char **argv, info_args *a)
+{
+    static const char *cmd = "info";
+    *a = (info_args){.backend_name = "auto", .precond_name = "none", .steps = 50};
+    bool steps_given = false, precond_given = false;
+    const arg_spec specs[] = {
+        {"--json", NULL, ARG_FLAG, &a->json, NULL},
+        {"--backend", NULL, ARG_STRING, &a->backend_name, NULL},
+        {"--spectrum", NULL, ARG_FLAG, &a->spectrum, NULL},
+        {"--steps", NULL, ARG_POSITIVE, &a->steps, &steps_given},
+        {"--precond", NULL, ARG_STRING, &a->precond_name, &precond_given},
+    };
+    int npos;
+    args_result r = args_parse(cmd, argc, argv, specs, (int)(sizeof specs / sizeof specs[0]),
+                               &a->path, 1, &npos);
+    if (r != ARGS_OK) return r;
+    if (npos == 0) return args_usage_error(cmd, "missing the matrix file A.mtx");
+    if (kryl_backend_from_name(a->backend_name, &a->backend) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--backend: %s", kryl_last_error());
+    if (kryl_precond_from_name(a->precond_name, &a->precond) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--precond: %s", kryl_last_error());
+    if ((steps_given || precond_given) && !a->spectrum)
+        return args_usage_error(cmd, "--steps and --precond shape the --spectrum estimate; "
+                                     "add --spectrum");
+    if (a->steps > INT_MAX) return args_usage_error(cmd, "--steps is too large");
+    return ARGS_OK;
+}
+
+/* Lanczos on A (symmetric only: said before the library is asked). */
+static kryl_status estimate_spectrum(kryl_matrix A, const info_args *a, const kryl_matrix_stats *s,
+                                     info_spectrum *sp)
+{
+    if (s->nrows != s->ncols || !s->symmetric) {
+        cli_error_message("--spectrum: the matrix is %s; the Lanczos estimate needs a "
+                          "symmetric matrix (a_ij = a_ji exactly)",
+                          s->nrows != s->ncols ? "not square" : "not symmetric");
+        return KRYL_ERR_NOT_SYMMETRIC;
+    }
+    sp->steps = (int)(a->steps < s->nrows ? a->steps : s->nrows);
+    double t0 = cli_wtime();
+    kryl_status st =
+        kryl_matrix_spectrum(A, a->precond, (int)a->steps, &sp->lambda_min, &sp->lambda_max);
+    sp->seconds = cli_wtime() - t0;
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
+}
+
 int cmd_info(int argc, char **argv)
 {
-    const char *path = NULL;
-    bool json = false;
-    const arg_spec specs[] = {{"--json", NULL, ARG_FLAG, &json, NULL}};
-    int npos;
-    args_result r = args_parse("info", argc, argv, specs, 1, &path, 1, &npos);
+    info_args a;
+    args_result r = parse(argc, argv, &a);
     if (r != ARGS_OK) return r == ARGS_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
-    if (npos == 0) {
-        args_usage_error("info", "missing the matrix file A.mtx");
-        return CLI_EXIT_ERROR;
-    }
 
-    /* the ref backend: statistics are host work, no device to start */
     kryl_context ctx = NULL;
     kryl_matrix A = NULL;
     kryl_matrix_stats stats;
-    kryl_context_options copt;
-    kryl_context_options_init(&copt);
-    copt.backend = KRYL_BACKEND_REF;
+    info_formats formats;
+    info_spectrum spectrum = {0};
+    kryl_status st = cli_context_create(&ctx, a.backend, 0, 0);
+    if (st != KRYL_SUCCESS) return CLI_EXIT_ERROR;
+    a.backend_name = kryl_backend_name(kryl_context_backend(ctx));
     double t0 = cli_wtime();
-    kryl_status st = kryl_context_create(&ctx, &copt);
-    if (st == KRYL_SUCCESS) st = kryl_matrix_read_mtx(&A, ctx, path);
+    st = kryl_matrix_read_mtx(&A, ctx, a.path);
     double read_s = cli_wtime() - t0;
     if (st == KRYL_SUCCESS) st = kryl_matrix_get_stats(A, &stats);
-    if (st == KRYL_SUCCESS) {
-        if (json)
-            print_json(path, &stats, read_s);
-        else
-            print_summary(path, &stats);
-    } else {
-        cli_error(st);
+    if (st == KRYL_SUCCESS) st = info_formats_gather(A, &stats, &formats);
+    if (st != KRYL_SUCCESS) cli_error(st);
+    if (st == KRYL_SUCCESS && a.spectrum) st = estimate_spectrum(A, &a, &stats, &spectrum);
+    if (st == KRYL_SUCCESS && a.json) {
+        print_json(&a, &stats, read_s, &formats, &spectrum);
+    } else if (st == KRYL_SUCCESS) {
+        print_summary(a.path, &stats);
+        if (a.spectrum) print_spectrum(&a, &spectrum);
+        info_formats_print(&formats, a.backend_name);
     }
     kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);

@@ -5,16 +5,42 @@
 
 #include "args.h"
 #include "cli.h"
-#include "json.h"
 #include "solve_job.h"
+#include "solve_report.h"
 
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
-    const char *method, *precond, *backend, *precision;
-    double rtol, atol;
-    int64_t maxit, threads, device, check_interval;
-    bool precond_given, json, profile, quiet;
+    const char *method, *precond, *backend, *precision, *mixed, *format;
+    double rtol, atol, inner_rtol;
+    int64_t maxit, threads, device, check_interval, restart, inner_its;
+    bool precond_given, precision_given, mixed_given, json, profile, quiet, tune;
 } solve_args;
+
+/* Resolve --precision and --mixed: a scheme implies --precision mixed, and
+ * --precision mixed alone runs inner-outer. */
+static args_result resolve_mixed(const solve_args *a, kryl_solver_options *opt)
+{
+    static const char *cmd = "solve";
+    if (kryl_precision_from_name(a->precision, &opt->precision) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--precision: %s", kryl_last_error());
+    if (kryl_mixed_scheme_from_name(a->mixed, &opt->mixed) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--mixed: %s", kryl_last_error());
+    if (opt->precision == KRYL_MIXED && opt->mixed == KRYL_MIXED_NONE) {
+        if (a->mixed_given)
+            return args_usage_error(cmd, "--precision mixed needs a scheme: --mixed ir or "
+                                         "--mixed inner-outer (the default)");
+        opt->mixed = KRYL_MIXED_INNER_OUTER;
+    }
+    if (opt->precision != KRYL_MIXED && opt->mixed != KRYL_MIXED_NONE) {
+        if (a->precision_given)
+            return args_usage_error(cmd,
+                                    "--mixed %s runs single-precision inner solves inside a "
+                                    "double-precision iteration: use --precision mixed, not %s",
+                                    a->mixed, a->precision);
+        opt->precision = KRYL_MIXED;
+    }
+    return ARGS_OK;
+}
 
 /* Parse the command line into a and the solver options; ARGS_OK or the
  * parse result to exit with. */
@@ -27,16 +53,29 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .precond = "none",
                       .backend = "auto",
                       .precision = "double",
+                      .mixed = "none",
+                      .format = "csr",
                       .rtol = opt->rtol,
                       .atol = opt->atol,
-                      .maxit = opt->max_iterations};
+                      .maxit = opt->max_iterations,
+                      /* the library's documented defaults, passed explicitly so the
+                       * report shows the values used */
+                      .restart = 40,
+                      .inner_its = 30,
+                      .inner_rtol = 1e-4};
     const arg_spec specs[] = {
         {"--rhs", NULL, ARG_STRING, &a->rhs, NULL},
         {"--x0", NULL, ARG_STRING, &a->x0, NULL},
         {"--method", NULL, ARG_STRING, &a->method, NULL},
         {"--precond", NULL, ARG_STRING, &a->precond, &a->precond_given},
+        {"--restart", NULL, ARG_POSITIVE, &a->restart, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
-        {"--precision", NULL, ARG_STRING, &a->precision, NULL},
+        {"--format", NULL, ARG_STRING, &a->format, NULL},
+        {"--tune", NULL, ARG_FLAG, &a->tune, NULL},
+        {"--precision", NULL, ARG_STRING, &a->precision, &a->precision_given},
+        {"--mixed", NULL, ARG_STRING, &a->mixed, &a->mixed_given},
+        {"--inner-its", NULL, ARG_POSITIVE, &a->inner_its, NULL},
+        {"--inner-rtol", NULL, ARG_DOUBLE, &a->inner_rtol, NULL},
         {"--rtol", NULL, ARG_DOUBLE, &a->rtol, NULL},
         {"--atol", NULL, ARG_DOUBLE, &a->atol, NULL},
         {"--maxit", NULL, ARG_COUNT, &a->maxit, NULL},
@@ -56,15 +95,31 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     if (npos == 0) return args_usage_error(cmd, "missing the matrix file A.mtx");
     if (a->threads > INT_MAX || a->device > INT_MAX || a->check_interval > INT_MAX)
         return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
+    if (a->restart > INT_MAX || a->inner_its > INT_MAX)
+        return args_usage_error(cmd, "--restart or --inner-its is too large");
+    if (!(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
+        return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
+                                a->inner_rtol);
     if (kryl_method_from_name(a->method, &opt->method) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--method: %s", kryl_last_error());
     if (!a->precond_given && opt->method == KRYL_METHOD_PCG) a->precond = "jacobi";
     if (kryl_precond_from_name(a->precond, &opt->precond) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--precond: %s", kryl_last_error());
-    if (kryl_precision_from_name(a->precision, &opt->precision) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--precision: %s", kryl_last_error());
+    if (kryl_format_from_name(a->format, &opt->format) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--format: %s", kryl_last_error());
+    if (a->tune && opt->format != KRYL_FORMAT_AUTO)
+        return args_usage_error(cmd,
+                                "--tune times the candidates of --format auto; "
+                                "--format %s names one",
+                                a->format);
     if (kryl_backend_from_name(a->backend, backend) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--backend: %s", kryl_last_error());
+    r = resolve_mixed(a, opt);
+    if (r != ARGS_OK) return r;
+    opt->tune = a->tune;
+    opt->restart = (int)a->restart;
+    opt->inner_iterations = (int)a->inner_its;
+    opt->inner_rtol = a->inner_rtol;
     opt->rtol = a->rtol;
     opt->atol = a->atol;
     opt->max_iterations = a->maxit;
@@ -136,106 +191,6 @@ static kryl_status write_solution(const solve_job *job, const char *path)
     return st;
 }
 
-static double total_seconds(const solve_job *job, double read_s)
-{
-    return read_s + job->setup_s + job->result.solve_s;
-}
-
-static void print_json(const solve_job *job, const solve_args *a, double read_s)
-{
-    const kryl_result *r = &job->result;
-    int64_t nrows, ncols, nnz;
-    kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
-    json_writer w;
-    json_init(&w, stdout);
-    json_begin(&w, NULL);
-    json_string(&w, "matrix", a->matrix);
-    json_int(&w, "n", nrows);
-    json_int(&w, "ncols", ncols);
-    json_int(&w, "nnz", nnz);
-    json_string(&w, "method", kryl_method_name(job->options.method));
-    json_string(&w, "precond", kryl_precond_name(job->options.precond));
-    json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
-    json_string(&w, "device", kryl_context_device_name(job->ctx));
-    json_string(&w, "precision", kryl_precision_name(job->options.precision));
-    json_double(&w, "rtol", job->options.rtol);
-    json_double(&w, "atol", job->options.atol);
-    json_int(&w, "maxit", job->options.max_iterations);
-    json_int(&w, "iterations", r->iterations);
-    json_double(&w, "relres", r->relres);
-    json_double(&w, "relres_recursive", r->relres_recursive);
-    json_double(&w, "resnorm", r->resnorm);
-    json_double(&w, "bnorm", r->bnorm);
-    json_int(&w, "residual_replacements", r->residual_replacements);
-    json_string(&w, "reason", kryl_reason_name(r->reason));
-    json_bool(&w, "converged", r->converged);
-    json_double(&w, "time_s", total_seconds(job, read_s));
-    json_double(&w, "read_s", read_s);
-    json_double(&w, "setup_s", job->setup_s);
-    json_double(&w, "solve_s", r->solve_s);
-    json_double(&w, "context_s", job->context_s);
-    json_double(&w, "time_per_iteration_s",
-                r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0);
-    if (a->profile) {
-        json_begin(&w, "profile");
-        json_double(&w, "spmv_s", r->profile.spmv);
-        json_double(&w, "precond_s", r->profile.precond);
-        json_double(&w, "vector_s", r->profile.vector);
-        json_double(&w, "reduction_s", r->profile.reduction);
-        json_double(&w, "transfer_s", r->profile.transfer);
-        json_double(&w, "iteration_s", r->profile.iteration);
-        json_end(&w);
-    }
-    json_end(&w);
-}
-
-/* One row of the profile table: the phase, its time, its share of the loop. */
-static void print_phase(const char *lead, const char *name, double seconds, double loop)
-{
-    char t[32];
-    printf("%-12s%-16s%-10s%3.0f%%\n", lead, name, cli_format_seconds(t, sizeof t, seconds),
-           loop > 0.0 ? 100.0 * seconds / loop : 0.0);
-}
-
-static void print_summary(const solve_job *job, const solve_args *a, double read_s)
-{
-    const kryl_result *r = &job->result;
-    const kryl_solver_options *o = &job->options;
-    int64_t nrows, ncols, nnz;
-    kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
-    char t[5][32];
-    printf("matrix      %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros\n",
-           cli_basename(a->matrix), nrows, ncols, nnz);
-    printf("method      %s, precond %s, %s precision (rtol %g, atol %g, maxit %" PRId64 ")\n",
-           kryl_method_name(o->method), kryl_precond_name(o->precond),
-           kryl_precision_name(o->precision), o->rtol, o->atol, o->max_iterations);
-    printf("backend     %s: %s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
-           kryl_context_device_name(job->ctx));
-    printf("iterations  %" PRId64 "\n", r->iterations);
-    printf("relres      %.3e true ||b - Ax||/||b||, %.3e recursive\n", r->relres,
-           r->relres_recursive);
-    printf("result      %s (%s)\n", r->converged ? "converged" : "NOT converged",
-           kryl_reason_name(r->reason));
-    printf("time        %s total: read %s, setup %s, solve %s",
-           cli_format_seconds(t[0], sizeof t[0], total_seconds(job, read_s)),
-           cli_format_seconds(t[1], sizeof t[1], read_s),
-           cli_format_seconds(t[2], sizeof t[2], job->setup_s),
-           cli_format_seconds(t[3], sizeof t[3], r->solve_s));
-    if (r->iterations > 0)
-        printf(" (%s per iteration)",
-               cli_format_seconds(t[4], sizeof t[4], r->solve_s / (double)r->iterations));
-    printf("\n");
-    if (a->profile) {
-        const kryl_profile *p = &r->profile;
-        print_phase("profile", "spmv", p->spmv, p->iteration);
-        print_phase("", "precond", p->precond, p->iteration);
-        print_phase("", "vector", p->vector, p->iteration);
-        print_phase("", "reduction", p->reduction, p->iteration);
-        print_phase("", "transfer", p->transfer, p->iteration);
-        print_phase("", "whole loop", p->iteration, p->iteration);
-    }
-}
-
 /* Read A, b and x0 (timed as *read_s), set up and solve. */
 static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_options *opt,
                        double *read_s)
@@ -277,9 +232,9 @@ int cmd_solve(int argc, char **argv)
     if (st == KRYL_SUCCESS && a.history != NULL) st = write_history(&job, a.history);
     if (st == KRYL_SUCCESS) {
         if (a.json)
-            print_json(&job, &a, read_s);
+            solve_report_json(&job, a.matrix, read_s);
         else if (!a.quiet)
-            print_summary(&job, &a, read_s);
+            solve_report_summary(&job, a.matrix, read_s);
     }
     return solve_job_finish(&job, st);
 }

@@ -8,21 +8,9 @@
 kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads)
 {
     memset(job, 0, sizeof *job);
-    if (backend != KRYL_BACKEND_AUTO && !kryl_backend_available(backend)) {
-        cli_error_message("the %s backend is unavailable here (%s)", kryl_backend_name(backend),
-                          backend == KRYL_BACKEND_CUDA ? "not built, or no usable GPU"
-                                                       : "not built");
-        return KRYL_ERR_BACKEND_UNAVAILABLE;
-    }
-    kryl_context_options options;
-    kryl_context_options_init(&options);
-    options.backend = backend;
-    options.device = device;
-    options.threads = threads;
     double t0 = cli_wtime();
-    kryl_status st = kryl_context_create(&job->ctx, &options);
+    kryl_status st = cli_context_create(&job->ctx, backend, device, threads);
     job->context_s = cli_wtime() - t0;
-    if (st != KRYL_SUCCESS) cli_error(st);
     return st;
 }
 

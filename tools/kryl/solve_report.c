@@ -1,0 +1,148 @@
+/* kryl solve's report: the method as run (format, mixed scheme), the
+ * result, and where the time went, as a summary or as JSON. */
+#include "solve_report.h"
+
+#include <inttypes.h>
+
+#include "cli.h"
+#include "json.h"
+
+static double total_seconds(const solve_job *job, double read_s)
+{
+    return read_s + job->setup_s + job->result.solve_s;
+}
+
+/* The storage format the solver uses and why ("requested" unless auto). */
+static kryl_format solver_format(const solve_job *job, const char **reason)
+{
+    kryl_format format = job->result.format;
+    *reason = "";
+    kryl_solver_format(job->solver, &format, reason);
+    return format;
+}
+
+void solve_report_json(const solve_job *job, const char *matrix, double read_s)
+{
+    const kryl_result *r = &job->result;
+    const kryl_solver_options *o = &job->options;
+    int64_t nrows, ncols, nnz;
+    kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
+    const char *reason;
+    kryl_format format = solver_format(job, &reason);
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin(&w, NULL);
+    json_string(&w, "matrix", matrix);
+    json_int(&w, "n", nrows);
+    json_int(&w, "ncols", ncols);
+    json_int(&w, "nnz", nnz);
+    json_string(&w, "method", kryl_method_name(o->method));
+    json_string(&w, "precond", kryl_precond_name(o->precond));
+    json_int(&w, "restart", o->restart);
+    json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
+    json_string(&w, "device", kryl_context_device_name(job->ctx));
+    json_string(&w, "precision", kryl_precision_name(o->precision));
+    json_string(&w, "mixed", kryl_mixed_scheme_name(o->mixed));
+    json_int(&w, "inner_iterations", o->inner_iterations);
+    json_double(&w, "inner_rtol", o->inner_rtol);
+    json_string(&w, "format", kryl_format_name(format));
+    json_string(&w, "format_requested", kryl_format_name(o->format));
+    json_string(&w, "format_reason", reason);
+    json_bool(&w, "tune", o->tune);
+    json_double(&w, "rtol", o->rtol);
+    json_double(&w, "atol", o->atol);
+    json_int(&w, "maxit", o->max_iterations);
+    json_int(&w, "iterations", r->iterations);
+    json_double(&w, "relres", r->relres);
+    json_double(&w, "relres_recursive", r->relres_recursive);
+    json_double(&w, "resnorm", r->resnorm);
+    json_double(&w, "bnorm", r->bnorm);
+    json_int(&w, "residual_replacements", r->residual_replacements);
+    json_string(&w, "reason", kryl_reason_name(r->reason));
+    json_bool(&w, "converged", r->converged);
+    json_double(&w, "time_s", total_seconds(job, read_s));
+    json_double(&w, "read_s", read_s);
+    json_double(&w, "setup_s", job->setup_s);
+    json_double(&w, "solve_s", r->solve_s);
+    json_double(&w, "context_s", job->context_s);
+    json_double(&w, "time_per_iteration_s",
+                r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0);
+    if (o->profile) {
+        json_begin(&w, "profile");
+        json_double(&w, "spmv_s", r->profile.spmv);
+        json_double(&w, "precond_s", r->profile.precond);
+        json_double(&w, "vector_s", r->profile.vector);
+        json_double(&w, "reduction_s", r->profile.reduction);
+        json_double(&w, "transfer_s", r->profile.transfer);
+        json_double(&w, "iteration_s", r->profile.iteration);
+        json_end(&w);
+    }
+    json_end(&w);
+}
+
+/* One row of the profile table: the phase, its time, its share of the loop. */
+static void print_phase(const char *lead, const char *name, double seconds, double loop)
+{
+    char t[32];
+    printf("%-12s%-16s%-10s%3.0f%%\n", lead, name, cli_format_seconds(t, sizeof t, seconds),
+           loop > 0.0 ? 100.0 * seconds / loop : 0.0);
+}
+
+/* "method      gmres(40), precond jacobi, mixed precision (ir: ...) (rtol ...)" */
+static void print_method(const kryl_solver_options *o)
+{
+    printf("method      %s", kryl_method_name(o->method));
+    if (o->method == KRYL_METHOD_GMRES) printf("(%d)", o->restart);
+    printf(", precond %s, %s precision", kryl_precond_name(o->precond),
+           kryl_precision_name(o->precision));
+    if (o->mixed == KRYL_MIXED_IR)
+        printf(" (iterative refinement: up to %d single inner iterations, inner rtol %g)",
+               o->inner_iterations, o->inner_rtol);
+    else if (o->mixed == KRYL_MIXED_INNER_OUTER)
+        printf(" (inner-outer: %d single inner iterations per outer step)", o->inner_iterations);
+    printf("\n            rtol %g, atol %g, maxit %" PRId64 "\n", o->rtol, o->atol,
+           o->max_iterations);
+}
+
+void solve_report_summary(const solve_job *job, const char *matrix, double read_s)
+{
+    const kryl_result *r = &job->result;
+    const kryl_solver_options *o = &job->options;
+    int64_t nrows, ncols, nnz;
+    kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
+    const char *reason;
+    kryl_format format = solver_format(job, &reason);
+    char t[5][32];
+    printf("matrix      %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros\n",
+           cli_basename(matrix), nrows, ncols, nnz);
+    print_method(o);
+    printf("format      %s", kryl_format_name(format));
+    if (o->format == KRYL_FORMAT_AUTO)
+        printf(" (--format auto%s)\n            %s", o->tune ? " --tune" : "", reason);
+    printf("\n");
+    printf("backend     %s: %s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
+           kryl_context_device_name(job->ctx));
+    printf("iterations  %" PRId64 "\n", r->iterations);
+    printf("relres      %.3e true ||b - Ax||/||b||, %.3e recursive\n", r->relres,
+           r->relres_recursive);
+    printf("result      %s (%s)\n", r->converged ? "converged" : "NOT converged",
+           kryl_reason_name(r->reason));
+    printf("time        %s total: read %s, setup %s, solve %s",
+           cli_format_seconds(t[0], sizeof t[0], total_seconds(job, read_s)),
+           cli_format_seconds(t[1], sizeof t[1], read_s),
+           cli_format_seconds(t[2], sizeof t[2], job->setup_s),
+           cli_format_seconds(t[3], sizeof t[3], r->solve_s));
+    if (r->iterations > 0)
+        printf(" (%s per iteration)",
+               cli_format_seconds(t[4], sizeof t[4], r->solve_s / (double)r->iterations));
+    printf("\n");
+    if (o->profile) {
+        const kryl_profile *p = &r->profile;
+        print_phase("profile", "spmv", p->spmv, p->iteration);
+        print_phase("", "precond", p->precond, p->iteration);
+        print_phase("", "vector", p->vector, p->iteration);
+        print_phase("", "reduction", p->reduction, p->iteration);
+        print_phase("", "transfer", p->transfer, p->iteration);
+        print_phase("", "whole loop", p->iteration, p->iteration);
+    }
+}
