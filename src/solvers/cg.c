@@ -15,8 +15,8 @@
 
 typedef struct cg_work {
     kryl_vector r, z, p, q; /* z aliases r without a preconditioner */
-    double *scalars; /* backend: two (rz, rr) pairs used in turn, then pq */
-    int current; /* which pair holds this iteration's rz */
+    double *scalars;        /* backend: two (rz, rr) pairs used in turn, then pq */
+    int current;            /* which pair holds this iteration's rz */
 } cg_work;
 
 enum { CG_PQ = 4, CG_SCALARS = 5 };
@@ -115,6 +115,7 @@ static void cg_destroy(kryl_solver s)
 const kryl_method_ops kryl_method_cg = {
     .name = "cg",
     .needs_symmetric = true,
+    .period = 2,
     .setup = cg_setup,
     .start = cg_start,
     .step = cg_step,

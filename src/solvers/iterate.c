@@ -36,13 +36,13 @@ void kryl_solver_batching_release(kryl_solver s)
 
 static bool graphs_usable(kryl_solver s)
 {
-    return s->ops->capture_begin != NULL && s->method->period > 0 && !s->profiling;
+    return s->ops->capture_begin != NULL && s->period > 0 && !s->profiling;
 }
 
 /* The next batch size above `batch`: doubled, a whole number of periods. */
 static int64_t grow(kryl_solver s, int64_t batch)
 {
-    int64_t period = s->method->period > 0 ? s->method->period : 1;
+    int64_t period = s->period > 0 ? s->period : 1;
     int64_t next = 2 * batch;
     next = (next + period - 1) / period * period;
     return next > MAX_BATCH ? batch : next;
@@ -52,7 +52,7 @@ static int64_t grow(kryl_solver s, int64_t batch)
  * many steps (capturing it first); else launch the steps one by one. */
 static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
 {
-    if (!full || !graphs_usable(s) || count % s->method->period != 0) {
+    if (!full || !graphs_usable(s) || count % s->period != 0) {
         for (int64_t k = 0; k < count; k++) KRYL_TRY(s->method->step(s));
         return KRYL_SUCCESS;
     }
@@ -77,8 +77,8 @@ kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m)
     const kryl_solver_options *o = &s->options;
     const bool adaptive = o->check_interval == 0;
     int64_t interval = adaptive ? s->ops->check_interval : o->check_interval;
-    if (adaptive && s->method->period > 1)
-        interval = (interval + s->method->period - 1) / s->method->period * s->method->period;
+    if (adaptive && s->period > 1)
+        interval = (interval + s->period - 1) / s->period * s->period;
     while (m->iteration < o->max_iterations && m->stop == KRYL_STOP_RUNNING) {
         int64_t batch = o->max_iterations - m->iteration;
         if (batch > interval) batch = interval;

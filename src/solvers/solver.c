@@ -10,6 +10,7 @@
  * has converged only if the true residual meets the test.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,21 +27,66 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->atol = 0.0;
     options->max_iterations = 10000;
     options->record_history = true;
+    options->format = KRYL_FORMAT_CSR;
 }
 
-static const kryl_method_ops *method_ops(kryl_method method)
+static const kryl_method_ops *plain_method_ops(kryl_method method)
 {
     switch (method) {
     case KRYL_METHOD_CG:
     case KRYL_METHOD_PCG: return &kryl_method_cg;
+    case KRYL_METHOD_PIPECG: return &kryl_method_pipecg;
+    case KRYL_METHOD_GMRES: return &kryl_method_gmres;
+    case KRYL_METHOD_BICGSTAB: return &kryl_method_bicgstab;
     }
     return NULL;
 }
 
-static kryl_status check_options(const kryl_solver_options *o)
+/* The method table: a mixed-precision scheme wraps options.method, which
+ * then runs as its single-precision inner solver. */
+static const kryl_method_ops *method_ops(const kryl_solver_options *o)
 {
-    if (method_ops(o->method) == NULL)
+    const kryl_method_ops *plain = plain_method_ops(o->method);
+    if (plain == NULL || o->mixed == KRYL_MIXED_NONE) return plain;
+    if (o->mixed == KRYL_MIXED_IR) return &kryl_method_mixed_ir;
+    /* inner-outer: flexible CG around a symmetric method, else FGMRES */
+    return plain->needs_symmetric ? &kryl_method_fcg : &kryl_method_fgmres;
+}
+
+/* Check the options and resolve their shorthands: precision KRYL_MIXED
+ * (outer iteration in double; inner-outer unless options.mixed names a
+ * scheme) and the 0 defaults of restart, inner_iterations, inner_rtol. */
+static kryl_status check_options(kryl_solver_options *o)
+{
+    if (o->format < KRYL_FORMAT_AUTO || o->format > KRYL_FORMAT_DIA)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown storage format %d", (int)o->format);
+    if (plain_method_ops(o->method) == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
+    if (o->mixed != KRYL_MIXED_NONE && o->mixed != KRYL_MIXED_IR &&
+        o->mixed != KRYL_MIXED_INNER_OUTER)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown mixed-precision scheme %d",
+                          (int)o->mixed);
+    if (o->precision == KRYL_MIXED) {
+        o->precision = KRYL_DOUBLE;
+        if (o->mixed == KRYL_MIXED_NONE) o->mixed = KRYL_MIXED_INNER_OUTER;
+    } else if (o->precision == KRYL_SINGLE && o->mixed != KRYL_MIXED_NONE) {
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "the mixed-precision scheme %s iterates in double around single "
+                          "inner solves: set precision to mixed, not single",
+                          kryl_mixed_scheme_name(o->mixed));
+    }
+    if (o->restart == 0) o->restart = 40;
+    if (o->inner_iterations == 0) o->inner_iterations = 30;
+    if (o->inner_rtol == 0.0) o->inner_rtol = 1e-4;
+    if (o->restart < 1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "restart %d: GMRES needs at least 1",
+                          o->restart);
+    if (o->inner_iterations < 1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "inner_iterations %d is negative",
+                          o->inner_iterations);
+    if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
     if (o->precond != KRYL_PRECOND_NONE && o->precond != KRYL_PRECOND_JACOBI)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
@@ -71,7 +117,7 @@ static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method)
     if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "the matrix is not symmetric; %s needs a symmetric positive definite "
-                          "matrix (GMRES or BiCGSTAB solve nonsymmetric systems)",
+                          "matrix (gmres or bicgstab solve nonsymmetric systems)",
                           method->name);
     return KRYL_SUCCESS;
 }
@@ -112,10 +158,11 @@ kryl_status kryl_solver_mark(kryl_solver s, kryl_phase phase)
 
 static kryl_status allocate_workspace(kryl_solver s)
 {
-    kryl_layout *layout = s->A->layout;
+    kryl_layout *layout = s->A->layout, *work = s->Aw->layout;
     const kryl_backend_ops *ops = s->ops;
-    KRYL_TRY(kryl_vector_create_like(&s->b_work, s->ctx, layout, s->precision));
-    KRYL_TRY(kryl_vector_create_like(&s->x_work, s->ctx, layout, s->precision));
+    KRYL_TRY(kryl_vector_create_like(&s->b_work, s->ctx, work, s->precision));
+    KRYL_TRY(kryl_vector_create_like(&s->x_work, s->ctx, work, s->precision));
+    if (work->perm) KRYL_TRY(kryl_vector_create_like(&s->r_start, s->ctx, work, KRYL_DOUBLE));
     KRYL_TRY(kryl_vector_create_like(&s->b_true, s->ctx, layout, KRYL_DOUBLE));
     KRYL_TRY(kryl_vector_create_like(&s->x_true, s->ctx, layout, KRYL_DOUBLE));
     KRYL_TRY(kryl_vector_create_like(&s->r_true, s->ctx, layout, KRYL_DOUBLE));
@@ -146,7 +193,7 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
     if (opts.method == KRYL_METHOD_PCG && opts.precond == KRYL_PRECOND_NONE)
         opts.precond = KRYL_PRECOND_JACOBI;
     KRYL_TRY(check_options(&opts));
-    const kryl_method_ops *method = method_ops(opts.method);
+    const kryl_method_ops *method = method_ops(&opts);
     KRYL_TRY(check_matrix(A, method));
     if (A->precision != KRYL_DOUBLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
@@ -164,12 +211,19 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
     s->mark_phase = KRYL_PHASE_NONE;
     s->ctx->live_objects++;
     kryl_status st = KRYL_SUCCESS;
-    if (s->precision == KRYL_DOUBLE) s->Aw = A;
-    else st = kryl_matrix_convert(&s->Aw, A, s->precision);
+    s->format = opts.format;
+    snprintf(s->format_reason, sizeof s->format_reason, "requested");
+    if (s->format == KRYL_FORMAT_AUTO) st = kryl_solver_choose_format(s);
+    if (st == KRYL_SUCCESS && s->precision == KRYL_DOUBLE && s->format == KRYL_FORMAT_CSR)
+        s->Aw = A;
+    else if (st == KRYL_SUCCESS)
+        st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL);
     if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, s->Aw);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
     if (st == KRYL_SUCCESS) st = allocate_workspace(s);
+    s->period = method->period;
     if (st == KRYL_SUCCESS) st = method->setup(s);
+    if (st == KRYL_SUCCESS) st = kryl_solver_batching_setup(s);
     if (st == KRYL_SUCCESS) st = s->ops->synchronize(s->ctx);
     if (st != KRYL_SUCCESS) {
         kryl_solver_destroy(&s);
@@ -184,6 +238,7 @@ kryl_status kryl_solver_destroy(kryl_solver *solver)
 {
     if (solver == NULL || *solver == NULL) return KRYL_SUCCESS;
     kryl_solver s = *solver;
+    kryl_solver_batching_release(s);
     if (s->method && s->work) s->method->destroy(s);
     kryl_precond_destroy(&s->pc);
     if (s->Aw != s->A) kryl_matrix_destroy(&s->Aw);
@@ -192,6 +247,7 @@ kryl_status kryl_solver_destroy(kryl_solver *solver)
     kryl_vector_destroy(&s->b_true);
     kryl_vector_destroy(&s->x_true);
     kryl_vector_destroy(&s->r_true);
+    kryl_vector_destroy(&s->r_start);
     if (s->scalars) s->ops->release(s->ctx, s->scalars);
     if (s->monitor) s->ops->release(s->ctx, s->monitor);
     if (s->history) s->ops->release(s->ctx, s->history);
@@ -208,8 +264,8 @@ static kryl_status check_vector(kryl_solver s, kryl_vector v, const char *name)
         return KRYL_ERROR(KRYL_ERR_CONTEXT_MISMATCH, "%s belongs to another context", name);
     if (v->n != s->A->layout->n)
         return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
-                          "%s has %lld entries but the matrix has %lld rows", name,
-                          (long long)v->n, (long long)s->A->layout->n);
+                          "%s has %lld entries but the matrix has %lld rows", name, (long long)v->n,
+                          (long long)s->A->layout->n);
     return KRYL_SUCCESS;
 }
 
@@ -238,26 +294,8 @@ static kryl_status set_monitor(kryl_solver s, kryl_monitor *m)
     return s->ops->upload(s->ctx, s->monitor, m, sizeof *m);
 }
 
-/* Run the method from the current x until its monitor stops it or the
- * iteration limit; m mirrors the monitor on return. */
-static kryl_status iterate(kryl_solver s, kryl_monitor *m)
-{
-    const kryl_solver_options *o = &s->options;
-    int interval = o->check_interval > 0 ? o->check_interval : s->ops->check_interval;
-    while (m->iteration < o->max_iterations && m->stop == KRYL_STOP_RUNNING) {
-        int64_t batch = o->max_iterations - m->iteration;
-        if (batch > interval) batch = interval;
-        for (int64_t k = 0; k < batch; k++) KRYL_TRY(s->method->step(s));
-        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
-        KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
-        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
-        if (o->progress) o->progress(m->iteration, sqrt(m->rr), o->progress_user);
-    }
-    return KRYL_SUCCESS;
-}
-
-static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor *m,
-                          double bnorm, double tol, double rr_true)
+static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor *m, double bnorm,
+                          double tol, double rr_true)
 {
     result->iterations = m->iteration;
     result->bnorm = bnorm;
@@ -267,11 +305,14 @@ static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor
     result->relres_recursive = bnorm > 0.0 ? result->resnorm_recursive / bnorm : 0.0;
     result->converged = result->resnorm <= tol;
     if (result->converged)
-        result->reason = s->options.rtol * bnorm >= s->options.atol ? KRYL_CONVERGED_RTOL
-                                                                    : KRYL_CONVERGED_ATOL;
-    else if (m->stop == KRYL_STOP_BREAKDOWN) result->reason = KRYL_DIVERGED_BREAKDOWN;
-    else if (m->stop == KRYL_STOP_NAN || !isfinite(rr_true)) result->reason = KRYL_DIVERGED_NAN;
-    else result->reason = KRYL_DIVERGED_MAX_ITERATIONS;
+        result->reason =
+            s->options.rtol * bnorm >= s->options.atol ? KRYL_CONVERGED_RTOL : KRYL_CONVERGED_ATOL;
+    else if (m->stop == KRYL_STOP_BREAKDOWN)
+        result->reason = KRYL_DIVERGED_BREAKDOWN;
+    else if (m->stop == KRYL_STOP_NAN || !isfinite(rr_true))
+        result->reason = KRYL_DIVERGED_NAN;
+    else
+        result->reason = KRYL_DIVERGED_MAX_ITERATIONS;
     s->history_length = m->iteration + 1;
 }
 
@@ -287,7 +328,8 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     double t0 = kryl_wtime();
     const kryl_backend_ops *ops = s->ops;
     kryl_context ctx = s->ctx;
-    const int32_t *perm = s->A->layout->perm_backend;
+    const int32_t *perm = s->A->layout->perm_backend;    /* the caller's order -> A's */
+    const int32_t *perm_w = s->Aw->layout->perm_backend; /* A's order -> the iteration's */
     s->profiling = s->options.profile;
     memset(s->phase_time, 0, sizeof s->phase_time);
     s->history_length = 0;
@@ -296,8 +338,8 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     /* b, x -> the backend's order, double and working precision */
     KRYL_TRY(ops->permute_copy(ctx, s->b_true, b, perm, KRYL_GATHER));
     KRYL_TRY(ops->permute_copy(ctx, s->x_true, x, perm, KRYL_GATHER));
-    KRYL_TRY(ops->permute_copy(ctx, s->b_work, s->b_true, NULL, KRYL_GATHER));
-    KRYL_TRY(ops->permute_copy(ctx, s->x_work, s->x_true, NULL, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, s->b_work, s->b_true, perm_w, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, s->x_work, s->x_true, perm_w, KRYL_GATHER));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     /* bb = b'b */
     kryl_scalar bb = kryl_scalar_at(s->scalars, 0);
@@ -325,10 +367,17 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
         KRYL_TRY(true_residual(s, &rr_true));
         for (;;) {
             KRYL_TRY(set_monitor(s, &m));
-            KRYL_TRY(s->method->start(s, s->r_true));
-            KRYL_TRY(iterate(s, &m));
+            kryl_vector r0 = s->r_true;
+            if (s->r_start) {
+                /* r0 in the iteration's order */
+                KRYL_TRY(ops->permute_copy(ctx, s->r_start, s->r_true, perm_w, KRYL_GATHER));
+                r0 = s->r_start;
+            }
+            KRYL_TRY(s->method->start(s, r0));
+            KRYL_TRY(kryl_solver_iterate(s, &m));
+            if (s->method->finish) KRYL_TRY(s->method->finish(s));
             /* x in double, then the true residual with A's own values */
-            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, NULL, KRYL_GATHER));
+            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER));
             KRYL_TRY(true_residual(s, &rr_true));
             bool met = sqrt(rr_true) <= tol;
             if (met || m.stop != KRYL_STOP_CONVERGED || m.iteration >= s->options.max_iterations)
@@ -344,6 +393,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     }
     result->profile.iteration = kryl_wtime() - t_iter;
     finish_result(s, result, &m, bnorm, tol, rr_true);
+    result->format = s->format;
     if (bnorm == 0.0) result->reason = KRYL_CONVERGED_ZERO_RHS;
     /* x (caller's order and precision) = x_true */
     KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER));
@@ -368,6 +418,14 @@ kryl_status kryl_solver_history(kryl_solver solver, const double **history, int6
     KRYL_REQUIRE_ARG(length);
     *history = solver->history_host;
     *length = solver->history ? solver->history_length : 0;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const char **reason)
+{
+    KRYL_REQUIRE_ARG(solver);
+    if (format) *format = solver->format;
+    if (reason) *reason = solver->format_reason;
     return KRYL_SUCCESS;
 }
 

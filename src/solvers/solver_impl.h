@@ -32,7 +32,16 @@ struct kryl_solver_s {
 
     /* The driver's workspace (src/solvers/solver.c). */
     kryl_vector b_work, x_work; /* b and x in the working precision and order */
-    kryl_vector b_true, x_true, r_true; /* double, for b - A x with A's own values */
+    kryl_vector b_true, x_true, r_true; /* double, natural order: b - A x with A's own values */
+    kryl_vector r_start; /* r_true in Aw's order (NULL when Aw keeps the natural order) */
+    kryl_format format; /* Aw's storage format */
+    /* batching (iterate.c): the replayable graph of graph_steps steps, and
+     * the host's cost of one convergence check */
+    void *graph;
+    int64_t graph_steps;
+    int period; /* method->period, or what the method's setup sets (GMRES: m) */
+    double check_cost;
+    char format_reason[320];
     double *scalars; /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
     kryl_monitor *monitor; /* backend */
     double *history; /* backend, max_iterations + 1 entries */
@@ -45,11 +54,21 @@ struct kryl_solver_s {
     double mark_time;
     kryl_phase mark_phase;
     double phase_time[KRYL_PHASE_COUNT];
+
+    /* Mixed-precision schemes: the single-precision inner solver. */
+    kryl_solver inner;
+    /* backend: (alpha_k, beta_k) of each iteration of a CG-type method that
+     * records them (kryl_solver_spectrum), or NULL */
+    double *cg_coefficients;
 };
 
 struct kryl_method_ops {
     const char *name;
     bool needs_symmetric; /* and a positive diagonal */
+    /* Steps after which the method's host-side state repeats (CG: 2, its
+     * scalar pairs alternate), so a graph of a multiple of them replays
+     * correctly; 0: never capture the method's steps in a graph. */
+    int period;
     /* Allocate the method's workspace (s->work). */
     kryl_status (*setup)(kryl_solver s);
     /* (Re)start from the residual r0 = b - A x (double, computed by the
@@ -59,10 +78,20 @@ struct kryl_method_ops {
     /* Queue one iteration on x = s->x_work; no synchronisation, no host
      * reads: the monitor decides when to stop. */
     kryl_status (*step)(kryl_solver s);
+    /* Optional: bring s->x_work up to date when the loop stops (methods
+     * such as GMRES form x only at the end of a cycle).  NULL: x_work is
+     * always current. */
+    kryl_status (*finish)(kryl_solver s);
     void (*destroy)(kryl_solver s);
 };
 
 extern const kryl_method_ops kryl_method_cg;
+extern const kryl_method_ops kryl_method_pipecg; /* pipecg.c */
+extern const kryl_method_ops kryl_method_gmres; /* gmres.c */
+extern const kryl_method_ops kryl_method_fgmres; /* gmres.c: inner-outer, nonsymmetric */
+extern const kryl_method_ops kryl_method_bicgstab; /* bicgstab.c */
+extern const kryl_method_ops kryl_method_mixed_ir; /* mixed_ir.c */
+extern const kryl_method_ops kryl_method_fcg; /* fcg.c: inner-outer, symmetric */
 
 /* A scalar at index k of a backend block of doubles. */
 static inline kryl_scalar kryl_scalar_at(double *block, int k)
@@ -74,6 +103,19 @@ static inline kryl_scalar kryl_scalar_at(double *block, int k)
 /* Profiling: close the running phase and open `phase` (KRYL_PHASE_NONE to
  * just close).  Synchronises only when profiling is on. */
 kryl_status kryl_solver_mark(kryl_solver s, kryl_phase phase);
+
+/* Run the method from the current x until its monitor stops it or the
+ * iteration limit, queueing batches of steps between checks; m mirrors the
+ * monitor on return (iterate.c). */
+kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m);
+
+/* Measure the check cost (at setup) and free the graph (at destruction). */
+kryl_status kryl_solver_batching_setup(kryl_solver s);
+void kryl_solver_batching_release(kryl_solver s);
+
+/* Resolve KRYL_FORMAT_AUTO (by the model, or by timing with options.tune)
+ * into s->format and s->format_reason (format_choice.c). */
+kryl_status kryl_solver_choose_format(kryl_solver s);
 
 /* A work vector in the working precision and A's layout. */
 kryl_status kryl_solver_work_vector(kryl_solver s, kryl_vector *v);

@@ -1,0 +1,266 @@
+/*
+ * Extreme eigenvalue estimates (Lanczos, J. Res. NBS 45, 1950), as Li &
+ * Saad use them to bound the spectrum for polynomial preconditioning:
+ *
+ *   kryl_matrix_spectrum: k steps of (preconditioned) Lanczos on the
+ *   backend.  With Jacobi, M = D is SPD and the recurrence runs in the
+ *   M^-1 inner product, which is Lanczos on D^-1/2 A D^-1/2 (same
+ *   eigenvalues as D^-1 A) without forming it.  The k x k tridiagonal T_k
+ *   stays on the host; its extreme eigenvalues come from Sturm-sequence
+ *   bisection.  No reorthogonalisation: lost orthogonality only duplicates
+ *   converged Ritz values, it does not move the extreme ones.  Each step
+ *   fetches alpha and beta (this is a one-off estimate, not a solve).
+ *
+ *   kryl_solver_spectrum: the same T_k from the coefficients a CG-type
+ *   solve recorded on the backend (the CG-Lanczos relation, Saad,
+ *   "Iterative Methods for Sparse Linear Systems", section 6.7.3):
+ *   T_jj = 1/alpha_j + beta_j/alpha_{j-1},  T_{j,j+1} = sqrt(beta_{j+1})/alpha_j.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "solvers/solver_impl.h"
+
+/* Eigenvalues of T below x (Sturm sequence of the LDL' pivots);
+ * a: k diagonal entries, b2: k-1 squared off-diagonal entries. */
+static int count_below(const double *a, const double *b2, int k, double x)
+{
+    int count = 0;
+    double d = 1.0;
+    for (int i = 0; i < k; i++) {
+        /* d_i = a_i - x - b_{i-1}^2 / d_{i-1} */
+        d = a[i] - x - (i > 0 ? b2[i - 1] / d : 0.0);
+        if (d == 0.0) d = -1e-300; /* x is an eigenvalue: count it as below */
+        if (d < 0.0) count++;
+    }
+    return count;
+}
+
+/* The index-th smallest eigenvalue (0-based) of T in [lo, hi], by bisection. */
+static double bisect(const double *a, const double *b2, int k, int index, double lo, double hi)
+{
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * fmax(fabs(lo), fabs(hi)); it++) {
+        double mid = 0.5 * (lo + hi);
+        if (count_below(a, b2, k, mid) > index)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Smallest and largest eigenvalue of the symmetric tridiagonal T with
+ * diagonal a and off-diagonal b (k-1 entries). */
+static kryl_status tridiagonal_extremes(const double *a, const double *b, int k, double *lmin,
+                                        double *lmax)
+{
+    double *b2 = malloc((size_t)(k > 1 ? k - 1 : 1) * sizeof *b2);
+    if (b2 == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "lanczos: cannot allocate %d", k);
+    /* Gershgorin interval: every eigenvalue lies in [lo, hi] */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < k; i++) {
+        double radius = (i > 0 ? fabs(b[i - 1]) : 0.0) + (i + 1 < k ? fabs(b[i]) : 0.0);
+        lo = fmin(lo, a[i] - radius);
+        hi = fmax(hi, a[i] + radius);
+        if (i + 1 < k) b2[i] = b[i] * b[i];
+    }
+    double pad = 1e-12 * fmax(fabs(lo), fabs(hi)) + 1e-300;
+    *lmin = bisect(a, b2, k, 0, lo - pad, hi + pad);
+    *lmax = bisect(a, b2, k, k - 1, lo - pad, hi + pad);
+    free(b2);
+    return KRYL_SUCCESS;
+}
+
+typedef struct lanczos_state {
+    kryl_context ctx;
+    const kryl_backend_ops *ops;
+    kryl_matrix A;
+    kryl_precond *pc;
+    kryl_vector r, z, v, u, v_old, w; /* z = r and u = v without a preconditioner */
+    double *scalar;                   /* backend: one double */
+} lanczos_state;
+
+/* value = x'y, fetched to the host */
+static kryl_status host_dot(lanczos_state *L, kryl_vector x, kryl_vector y, double *value)
+{
+    kryl_scalar out = {L->scalar};
+    KRYL_TRY(L->ops->dot(L->ctx, x, y, out));
+    KRYL_TRY(kryl_reduce_begin(L->ctx, out, 1));
+    KRYL_TRY(kryl_reduce_end(L->ctx));
+    return L->ops->download(L->ctx, value, L->scalar, sizeof *value);
+}
+
+/* beta = sqrt(r'z), z = M^-1 r;  r'z < 0 means M or A is not definite. */
+static kryl_status next_beta(lanczos_state *L, double *beta)
+{
+    double rz;
+    if (L->pc) KRYL_TRY(L->pc->apply(L->pc, L->r, L->z));
+    KRYL_TRY(host_dot(L, L->r, L->z, &rz));
+    if (!isfinite(rz))
+        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "lanczos: a NaN or Inf appeared (r'M^-1 r = %g)",
+                          rz);
+    if (rz < 0.0)
+        return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                          "lanczos: r'M^-1 r = %g < 0: the Jacobi preconditioner needs a positive "
+                          "diagonal",
+                          rz);
+    *beta = sqrt(rz);
+    return KRYL_SUCCESS;
+}
+
+/* k Lanczos steps from a fixed pseudo-random start; alpha[0..*done), beta[0..*done-1). */
+static kryl_status lanczos_run(lanczos_state *L, int k, double *alpha, double *beta, int *done)
+{
+    const kryl_backend_ops *ops = L->ops;
+    kryl_context ctx = L->ctx;
+    int64_t n = L->r->n;
+    double *start = malloc((size_t)n * sizeof *start);
+    if (start == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "lanczos: cannot allocate %lld doubles",
+                          (long long)n);
+    /* r_0: deterministic values in [0.5, 1.5) with varying sign (x_{i+1} = 69069 x_i + 1 mod 2^32)
+     */
+    uint32_t state = 12345u;
+    for (int64_t i = 0; i < n; i++) {
+        state = 69069u * state + 1u;
+        start[i] = (0.5 + state / 4294967296.0) * ((state >> 16) & 1u ? 1.0 : -1.0);
+    }
+    kryl_status st = kryl_vector_set(L->r, start, n);
+    free(start);
+    KRYL_TRY(st);
+    double b = 0.0;
+    KRYL_TRY(next_beta(L, &b));
+    if (!(b > 0.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "lanczos: the start vector has M-norm 0");
+    *done = 0;
+    for (int j = 0; j < k; j++) {
+        /* v = r/beta;  u = z/beta = M^-1 v */
+        KRYL_TRY(ops->axpby(ctx, 1.0 / b, L->r, 0.0, L->v));
+        if (L->pc) KRYL_TRY(ops->axpby(ctx, 1.0 / b, L->z, 0.0, L->u));
+        /* w = A u;  alpha = u'w */
+        KRYL_TRY(ops->spmv(ctx, L->A, 1.0, L->u, 0.0, NULL, L->w, NULL));
+        KRYL_TRY(host_dot(L, L->u, L->w, &alpha[j]));
+        /* r = w - alpha v - beta v_old */
+        KRYL_TRY(ops->axpby(ctx, 1.0, L->w, 0.0, L->r));
+        KRYL_TRY(ops->axpby(ctx, -alpha[j], L->v, 1.0, L->r));
+        if (j > 0) KRYL_TRY(ops->axpby(ctx, -b, L->v_old, 1.0, L->r));
+        KRYL_TRY(next_beta(L, &b));
+        *done = j + 1;
+        /* an invariant subspace: T_j's eigenvalues are exact */
+        if (j + 1 == k || b <= 1e-14 * fabs(alpha[j])) break;
+        beta[j] = b;
+        kryl_vector t = L->v_old;
+        L->v_old = L->v;
+        L->v = t;
+        if (!L->pc) L->u = L->v;
+    }
+    return KRYL_SUCCESS;
+}
+
+static void lanczos_release(lanczos_state *L)
+{
+    kryl_vector_destroy(&L->r);
+    kryl_vector_destroy(&L->v);
+    kryl_vector_destroy(&L->v_old);
+    kryl_vector_destroy(&L->w);
+    if (L->pc) {
+        kryl_vector_destroy(&L->z);
+        kryl_vector_destroy(&L->u);
+    }
+    kryl_precond_destroy(&L->pc);
+    if (L->scalar) L->ops->release(L->ctx, L->scalar);
+}
+
+kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int steps,
+                                 double *lambda_min, double *lambda_max)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(lambda_min);
+    KRYL_REQUIRE_ARG(lambda_max);
+    const kryl_csr *csr = &A->host->csr;
+    if (csr->nrows_global != csr->ncols)
+        return KRYL_ERROR(KRYL_ERR_NOT_SQUARE, "kryl_matrix_spectrum: the matrix is %lld x %lld",
+                          (long long)csr->nrows_global, (long long)csr->ncols);
+    if (!kryl_host_matrix_is_symmetric(A->host))
+        return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
+                          "kryl_matrix_spectrum: Lanczos needs a symmetric matrix");
+    if (precond != KRYL_PRECOND_NONE && precond != KRYL_PRECOND_JACOBI)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "kryl_matrix_spectrum: unknown preconditioner %d", (int)precond);
+    if (steps < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "kryl_matrix_spectrum: steps = %d < 0", steps);
+    int64_t n = A->layout->n;
+    int k = steps == 0 ? 50 : steps;
+    if (k > n) k = (int)n;
+    if (k < 1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "kryl_matrix_spectrum: the matrix is empty");
+    lanczos_state L = {.ctx = A->ctx, .ops = A->ctx->ops, .A = A};
+    double *alpha = malloc((size_t)k * sizeof *alpha), *beta = malloc((size_t)k * sizeof *beta);
+    int done = 0;
+    kryl_status st = alpha && beta ? KRYL_SUCCESS
+                                   : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                                "lanczos: cannot allocate %d coefficients", k);
+    kryl_vector *own[] = {&L.r, &L.v, &L.v_old, &L.w};
+    for (size_t i = 0; i < sizeof own / sizeof own[0] && st == KRYL_SUCCESS; i++)
+        st = kryl_vector_create_like(own[i], L.ctx, A->layout, A->precision);
+    if (st == KRYL_SUCCESS) st = kryl_precond_create(&L.pc, precond, A);
+    if (st == KRYL_SUCCESS && L.pc)
+        st = kryl_vector_create_like(&L.z, L.ctx, A->layout, A->precision);
+    if (st == KRYL_SUCCESS && L.pc)
+        st = kryl_vector_create_like(&L.u, L.ctx, A->layout, A->precision);
+    if (st == KRYL_SUCCESS && !L.pc) {
+        L.z = L.r;
+        L.u = L.v;
+    }
+    if (st == KRYL_SUCCESS) st = L.ops->alloc(L.ctx, (void **)&L.scalar, sizeof(double));
+    if (st == KRYL_SUCCESS) st = lanczos_run(&L, k, alpha, beta, &done);
+    if (st == KRYL_SUCCESS) st = tridiagonal_extremes(alpha, beta, done, lambda_min, lambda_max);
+    lanczos_release(&L);
+    free(alpha);
+    free(beta);
+    return st;
+}
+
+kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double *lambda_max)
+{
+    KRYL_REQUIRE_ARG(solver);
+    KRYL_REQUIRE_ARG(lambda_min);
+    KRYL_REQUIRE_ARG(lambda_max);
+    if (solver->cg_coefficients == NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "kryl_solver_spectrum: %s does not record CG coefficients (pipecg "
+                          "with record_history does; kryl_matrix_spectrum works for any "
+                          "symmetric matrix)",
+                          solver->method->name);
+    int64_t k = solver->history_length - 1;
+    if (k < 1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "kryl_solver_spectrum: the last solve ran no iteration");
+    double *coef = malloc((size_t)(2 * k) * sizeof *coef);
+    double *a = malloc((size_t)k * sizeof *a), *b = malloc((size_t)k * sizeof *b);
+    kryl_status st = coef && a && b
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                      "kryl_solver_spectrum: %lld coefficients", (long long)k);
+    if (st == KRYL_SUCCESS)
+        st = solver->ops->download(solver->ctx, coef, solver->cg_coefficients,
+                                   (size_t)(2 * k) * sizeof *coef);
+    /* the iterations before the first restart (beta = 0) form one Lanczos sequence */
+    int64_t K = 1;
+    while (st == KRYL_SUCCESS && K < k && coef[2 * K + 1] != 0.0) K++;
+    for (int64_t j = 0; st == KRYL_SUCCESS && j < K; j++) {
+        double alpha = coef[2 * j], prev = j > 0 ? coef[2 * j - 2] : 1.0;
+        if (!(alpha > 0.0) || !(coef[2 * j + 1] >= 0.0))
+            st = KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                            "kryl_solver_spectrum: CG coefficient %lld is alpha = %g, beta = %g",
+                            (long long)j, alpha, coef[2 * j + 1]);
+        /* T_jj = 1/alpha_j + beta_j/alpha_{j-1};  T_{j,j+1} = sqrt(beta_{j+1})/alpha_j */
+        a[j] = 1.0 / alpha + (j > 0 ? coef[2 * j + 1] / prev : 0.0);
+        if (j + 1 < K) b[j] = sqrt(coef[2 * j + 3]) / alpha;
+    }
+    if (st == KRYL_SUCCESS) st = tridiagonal_extremes(a, b, (int)K, lambda_min, lambda_max);
+    free(coef);
+    free(a);
+    free(b);
+    return st;
+}

@@ -1,0 +1,177 @@
+/*
+ * Pipelined preconditioned CG (Ghysels & Vanroose, "Hiding global
+ * synchronization latency in the preconditioned conjugate gradient
+ * algorithm", Parallel Computing 40, 2014; Algorithm 2 of Tiwari &
+ * Vadhiyar).  Extra recurrences for s = A p, q = M^-1 s, z = A q, w = A u
+ * and m = M^-1 w make the three dot products of an iteration independent
+ * of its SpMV, so they form one reduction that can overlap it.  As in
+ * section V-B of Tiwari & Vadhiyar, all vector updates, the dot products
+ * and the Jacobi preconditioner m = dinv .* w are one fused operation, and
+ * alpha, beta are computed from backend scalars inside it.
+ *
+ * An iteration: pipecg_update, SpMV n = A m, monitor_update.  Memory
+ * traffic, in vectors of n: with Jacobi the update reads 11 (x r u w m n p
+ * s q z dinv) and writes 9: 20n + SpMV; without a preconditioner 7 + 6:
+ * 13n + SpMV (CG: 13n and 11n).  Convergence is tested on ||r||, the
+ * unpreconditioned residual, like every method here.
+ *
+ * Rounding errors in the extra recurrences propagate (Cools et al.,
+ * "Analyzing the effect of local rounding error propagation on the maximal
+ * attainable accuracy of the pipelined CG method", SIAM J. Matrix Anal.
+ * Appl. 39, 2018): w drifts from A u, delta - beta gamma/alpha_old from
+ * (p, A p), and on ill-conditioned matrices the method stagnates or meets
+ * a negative denominator that CG never sees.  So every 50 steps the
+ * vectors are recomputed from x and p (their residual replacement: 4
+ * SpMVs, 8% more), and pipecg_update restarts the recurrence (beta = 0)
+ * instead of breaking down when a denominator of a non-restart step is
+ * not positive.  With both, pipecg converged on every SPD test matrix that
+ * Jacobi-PCG solves but bcsstk19, within a few percent of PCG's iterations
+ * (docs/SOLVERS.md).  Independently, the driver replaces r by b - A x when
+ * the recursive residual meets the tolerance and the true one does not,
+ * and start() rebuilds every vector from the residual it is given.
+ */
+#include <stdlib.h>
+
+#include "solvers/require_op.h"
+
+typedef struct pipecg_work {
+    kryl_pipecg_vectors v; /* u, m, q NULL without a preconditioner */
+    double *scalars;       /* backend: KRYL_PIPECG_SCALARS */
+    int since_replacement; /* steps since the vectors were recomputed */
+} pipecg_work;
+
+/* Steps between recomputations of the recurrence vectors. */
+enum { PIPECG_REPLACE_INTERVAL = 50 };
+
+/* From r: u = M^-1 r;  w = A u;  m = M^-1 w;  gamma = r'u;  delta = w'u;
+ * rr = r'r (rank-local). */
+static kryl_status rebuild_from_r(kryl_solver s, pipecg_work *w)
+{
+    kryl_pipecg_vectors *v = &w->v;
+    kryl_context ctx = s->ctx;
+    const kryl_backend_ops *ops = s->ops;
+    kryl_vector u = s->pc ? v->u : v->r, m = s->pc ? v->m : v->w;
+    if (s->pc) KRYL_TRY(s->pc->apply(s->pc, v->r, u));
+    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, u, 0.0, NULL, v->w, s->monitor));
+    if (s->pc) KRYL_TRY(s->pc->apply(s->pc, v->w, m));
+    KRYL_TRY(ops->dot2(ctx, v->r, v->w, u, kryl_scalar_at(w->scalars, KRYL_PIPECG_GAMMA)));
+    return ops->dot(ctx, v->r, v->r, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR));
+}
+
+/* Residual replacement (Cools et al. 2018, p-CG-rr): r = b - A x, u, w, m
+ * and the scalars from it;  s = A p;  q = M^-1 s;  z = A q. */
+static kryl_status replace_vectors(kryl_solver s, pipecg_work *w)
+{
+    kryl_pipecg_vectors *v = &w->v;
+    kryl_context ctx = s->ctx;
+    const kryl_backend_ops *ops = s->ops;
+    kryl_vector q = s->pc ? v->q : v->s;
+    KRYL_TRY(ops->spmv(ctx, s->Aw, -1.0, s->x_work, 1.0, s->b_work, v->r, s->monitor));
+    KRYL_TRY(rebuild_from_r(s, w));
+    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, v->p, 0.0, NULL, v->s, s->monitor));
+    if (s->pc) KRYL_TRY(s->pc->apply(s->pc, v->s, q));
+    return ops->spmv(ctx, s->Aw, 1.0, q, 0.0, NULL, v->z, s->monitor);
+}
+
+static kryl_status pipecg_setup(kryl_solver s)
+{
+    KRYL_REQUIRE_OP(s, "pipecg", pipecg_update);
+    KRYL_REQUIRE_OP(s, "pipecg", dot2);
+    pipecg_work *w = calloc(1, sizeof *w);
+    if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "pipecg: cannot allocate workspace");
+    s->work = w;
+    kryl_vector *own[] = {&w->v.r, &w->v.w, &w->v.n, &w->v.p, &w->v.s, &w->v.z};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        KRYL_TRY(kryl_solver_work_vector(s, own[i]));
+    if (s->pc) {
+        KRYL_TRY(kryl_solver_work_vector(s, &w->v.u));
+        KRYL_TRY(kryl_solver_work_vector(s, &w->v.m));
+        KRYL_TRY(kryl_solver_work_vector(s, &w->v.q));
+    }
+    KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->scalars, KRYL_PIPECG_SCALARS * sizeof(double)));
+    if (s->options.record_history) {
+        size_t entries = 2 * (size_t)(s->options.max_iterations + 1);
+        KRYL_TRY(s->ops->alloc(s->ctx, (void **)&s->cg_coefficients, entries * sizeof(double)));
+    }
+    return KRYL_SUCCESS;
+}
+
+static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
+{
+    pipecg_work *w = s->work;
+    kryl_pipecg_vectors *v = &w->v;
+    kryl_context ctx = s->ctx;
+    const kryl_backend_ops *ops = s->ops;
+    v->x = s->x_work;
+    /* r = r0;  u, w, m and gamma, delta, rr from it;  n = A m */
+    KRYL_TRY(ops->permute_copy(ctx, v->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(rebuild_from_r(s, w));
+    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, s->pc ? v->m : v->w, 0.0, NULL, v->n, s->monitor));
+    KRYL_TRY(kryl_reduce_begin(ctx, kryl_scalar_at(w->scalars, 0), 3));
+    KRYL_TRY(kryl_reduce_end(ctx));
+    /* p = 0 and (gamma_old, alpha_old) = (p'p, p'p) = 0 make the first step
+     * a fresh start on the backend (the textbook p_{-1} = 0), so every step
+     * queues the same operations and graphs of them replay */
+    KRYL_TRY(ops->fill(ctx, v->p, 0.0));
+    KRYL_TRY(ops->dot2(ctx, v->p, v->p, v->p, kryl_scalar_at(w->scalars, KRYL_PIPECG_GAMMA_OLD)));
+    w->since_replacement = 0;
+    return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR), 0);
+}
+
+static kryl_status pipecg_step(kryl_solver s)
+{
+    pipecg_work *w = s->work;
+    kryl_pipecg_vectors *v = &w->v;
+    kryl_context ctx = s->ctx;
+    const kryl_backend_ops *ops = s->ops;
+    kryl_vector dinv = s->pc ? s->pc->dinv : NULL; /* a pointwise M fuses into the update */
+    kryl_vector m = s->pc ? v->m : v->w;
+
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* alpha, beta;  z q s p x r u w updates;  m = dinv .* w;  gamma, delta, rr;
+     * (alpha, beta) recorded for kryl_solver_spectrum */
+    KRYL_TRY(ops->pipecg_update(ctx, kryl_scalar_at(w->scalars, 0), 0, v, dinv, s->cg_coefficients,
+                                s->monitor));
+    if (++w->since_replacement == PIPECG_REPLACE_INTERVAL) {
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
+        w->since_replacement = 0;
+        KRYL_TRY(replace_vectors(s, w));
+    }
+    /* the one reduction of the iteration, overlapping the SpMV */
+    KRYL_TRY(kryl_reduce_begin(ctx, kryl_scalar_at(w->scalars, 0), 3));
+    if (s->pc && !dinv) {
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
+        /* m = M^-1 w */
+        KRYL_TRY(s->pc->apply(s->pc, v->w, m));
+    }
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
+    /* n = A m */
+    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, m, 0.0, NULL, v->n, s->monitor));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    KRYL_TRY(kryl_reduce_end(ctx));
+    /* record ||r||; stop when it meets the tolerance */
+    return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR), 1);
+}
+
+static void pipecg_destroy(kryl_solver s)
+{
+    pipecg_work *w = s->work;
+    kryl_vector *own[] = {&w->v.r, &w->v.w, &w->v.n, &w->v.p, &w->v.s,
+                          &w->v.z, &w->v.u, &w->v.m, &w->v.q};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) kryl_vector_destroy(own[i]);
+    if (w->scalars) s->ops->release(s->ctx, w->scalars);
+    if (s->cg_coefficients) s->ops->release(s->ctx, s->cg_coefficients);
+    s->cg_coefficients = NULL;
+    free(w);
+    s->work = NULL;
+}
+
+const kryl_method_ops kryl_method_pipecg = {
+    .name = "pipecg",
+    .needs_symmetric = true,
+    .period = PIPECG_REPLACE_INTERVAL,
+    .setup = pipecg_setup,
+    .start = pipecg_start,
+    .step = pipecg_step,
+    .destroy = pipecg_destroy,
+};

@@ -1,0 +1,219 @@
+/* Shared pieces of the Krylov solver tests (test_solver_pipecg.c,
+ * test_solver_gmres.c, test_solver_bicgstab.c, test_solver_mixed.c,
+ * test_lanczos.c): contexts, generated and real matrices, one solve
+ * checked by the true residual recomputed on the host, and the rule for
+ * backends that do not implement a method's operations yet. */
+#ifndef KRYL_TEST_KRYLOV_SUPPORT_H
+#define KRYL_TEST_KRYLOV_SUPPORT_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+
+static inline kryl_context kt_context(kryl_backend_kind kind)
+{
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = kind;
+    kryl_context ctx = NULL;
+    CHECK_OK(kryl_context_create(&ctx, &co));
+    return ctx;
+}
+
+/* A generated matrix of `kind` with n points per direction. */
+static inline kryl_matrix kt_generate(kryl_context ctx, kryl_generator_kind kind, int64_t n)
+{
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, kind, n);
+    int64_t rows = 0, nnz = 0;
+    CHECK_OK(kryl_generator_size(&g, &rows, &nnz));
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_matrix_generate(&A, ctx, &g, 0, rows));
+    return A;
+}
+
+/* A real matrix from the shared collection, or NULL when it is absent. */
+static inline kryl_matrix kt_read(kryl_context ctx, const char *file)
+{
+    const char *path = test_matrix_path(file);
+    kryl_matrix A = NULL;
+    if (path == NULL) return NULL;
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return NULL;
+    fclose(f);
+    CHECK_OK(kryl_matrix_read_mtx(&A, ctx, path));
+    return A;
+}
+
+/* A from a dense row-major n x n array (zeros not stored). */
+static inline kryl_matrix kt_dense(kryl_context ctx, int64_t n, const double *dense)
+{
+    int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
+    int64_t *ci = malloc((size_t)(n * n) * sizeof *ci);
+    double *v = malloc((size_t)(n * n) * sizeof *v);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        rp[i] = k;
+        for (int64_t j = 0; j < n; j++)
+            if (dense[i * n + j] != 0.0) {
+                ci[k] = j;
+                v[k++] = dense[i * n + j];
+            }
+    }
+    rp[n] = k;
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_matrix_create_csr(&A, ctx, n, n, 0, n, rp, ci, v));
+    free(rp);
+    free(ci);
+    free(v);
+    return A;
+}
+
+static inline int64_t kt_rows(kryl_matrix A)
+{
+    int64_t n = 0;
+    kryl_matrix_size(A, &n, NULL, NULL);
+    return n;
+}
+
+/* ||b - A x|| / ||b|| on the host from the matrix's CSR view. */
+static inline double kt_host_relres(kryl_matrix A, const double *x, const double *b)
+{
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    int64_t n = kt_rows(A);
+    kryl_matrix_csr_view(A, &rp, &ci, &v);
+    double rr = 0.0, bb = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double s = b[i];
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) s -= v[k] * x[ci[k]];
+        rr += s * s;
+        bb += b[i] * b[i];
+    }
+    return bb > 0.0 ? sqrt(rr / bb) : sqrt(rr);
+}
+
+/* One solve: the options and what came out. */
+typedef struct kt_solve {
+    kryl_solver_options o;
+    kryl_status create; /* kryl_solver_create's status */
+    kryl_result r;
+    double host_relres; /* recomputed here */
+    bool x_finite;
+} kt_solve;
+
+static inline void kt_options(kryl_solver_options *o, kryl_method method, kryl_precond_kind pc,
+                              double rtol, int64_t maxit)
+{
+    kryl_solver_options_init(o);
+    o->method = method;
+    o->precond = pc;
+    o->rtol = rtol;
+    o->max_iterations = maxit;
+}
+
+/* Solve A x = b from x = x0 (NULL: 0) on the host values b; x returned in
+ * x_out when not NULL.  Fails a check only on an unexpected status; the
+ * caller judges the result.  A create status of KRYL_ERR_UNSUPPORTED is
+ * returned, not checked: see kt_supported. */
+static inline kt_solve kt_run(kryl_matrix A, const kryl_solver_options *o, const double *bh,
+                              const double *x0, double *x_out)
+{
+    kt_solve out;
+    memset(&out, 0, sizeof out);
+    out.o = *o;
+    int64_t n = kt_rows(A);
+    double *xh = calloc((size_t)n, sizeof *xh);
+    if (x0) memcpy(xh, x0, (size_t)n * sizeof *xh);
+    kryl_vector b = NULL, x = NULL;
+    kryl_solver s = NULL;
+    CHECK_OK(kryl_vector_create(&b, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set(b, bh, n));
+    CHECK_OK(kryl_vector_set(x, xh, n));
+    out.create = kryl_solver_create(&s, A, o);
+    if (out.create == KRYL_SUCCESS) {
+        CHECK_OK(kryl_solver_solve(s, b, x, &out.r));
+        CHECK_OK(kryl_vector_get(x, xh, n));
+        out.host_relres = kt_host_relres(A, xh, bh);
+        out.x_finite = true;
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(xh[i])) out.x_finite = false;
+        if (x_out) memcpy(x_out, xh, (size_t)n * sizeof *xh);
+    } else {
+        CHECK(s == NULL, "a failed create left a solver");
+    }
+    kryl_solver_destroy(&s);
+    kryl_vector_destroy(&b);
+    kryl_vector_destroy(&x);
+    free(xh);
+    return out;
+}
+
+/* Whether a solve ran.  ref must run everything; another backend may lack
+ * a method's operations until it implements them, and must then refuse at
+ * create with KRYL_ERR_UNSUPPORTED naming itself. */
+static inline bool kt_supported(kryl_context ctx, const kt_solve *s, const char *label)
+{
+    if (s->create == KRYL_SUCCESS) return true;
+    kryl_backend_kind kind = kryl_context_backend(ctx);
+    CHECK(kind != KRYL_BACKEND_REF && s->create == KRYL_ERR_UNSUPPORTED,
+          "%s: create failed: %s: %s", label, kryl_strerror(s->create), kryl_last_error());
+    if (s->create == KRYL_ERR_UNSUPPORTED)
+        CHECK(strstr(kryl_last_error(), kryl_backend_name(kind)) != NULL,
+              "%s: the refusal does not name the backend: %s", label, kryl_last_error());
+    return false;
+}
+
+/* Converged by the true residual, as reported and as recomputed.  Two
+ * computations of b - A x agree only to rounding, about eps ||A|| ||x||,
+ * which near rtol = 1e-12 is a few 1e-14 of ||b|| on the real matrices. */
+static inline void kt_check_converged(const kt_solve *s, const char *label)
+{
+    const double noise = 1e-13;
+    double rtol = s->o.rtol;
+    CHECK(s->r.converged && s->r.reason == KRYL_CONVERGED_RTOL,
+          "%s: not converged: %s after %lld iterations, relres %.3e", label,
+          kryl_reason_name(s->r.reason), (long long)s->r.iterations, s->r.relres);
+    CHECK(s->r.relres <= rtol, "%s: relres %.3e > rtol %.1e", label, s->r.relres, rtol);
+    CHECK(s->host_relres <= rtol * (1.0 + 1e-6) + noise,
+          "%s: host recomputes relres %.3e > rtol %.1e", label, s->host_relres, rtol);
+    CHECK(fabs(s->host_relres - s->r.relres) <= 1e-3 * rtol + noise,
+          "%s: reported relres %.3e, host %.3e", label, s->r.relres, s->host_relres);
+}
+
+/* The method converges the same way whatever storage the iteration's
+ * matrix uses, including those that reorder rows (jds, sell). */
+static inline void kt_check_formats(kryl_matrix A, const kryl_solver_options *o, const double *b,
+                                    const char *label)
+{
+    const kryl_format formats[] = {KRYL_FORMAT_CSR, KRYL_FORMAT_JDS, KRYL_FORMAT_SELL};
+    int64_t csr_its = -1;
+    for (int f = 0; f < 3; f++) {
+        kryl_solver_options of = *o;
+        of.format = formats[f];
+        char name[160];
+        snprintf(name, sizeof name, "%s in %s", label, kryl_format_name(formats[f]));
+        kt_solve s = kt_run(A, &of, b, NULL, NULL);
+        CHECK(s.create == KRYL_SUCCESS, "%s: %s", name, kryl_last_error());
+        if (s.create != KRYL_SUCCESS) continue;
+        kt_check_converged(&s, name);
+        if (csr_its < 0) csr_its = s.r.iterations;
+        CHECK(llabs(s.r.iterations - csr_its) <= 1, "%s: %lld iterations, csr %lld", name,
+              (long long)s.r.iterations, (long long)csr_its);
+    }
+}
+
+/* b with values in [-1, 1) from a fixed seed. */
+static inline double *kt_rhs(kryl_matrix A, uint64_t seed)
+{
+    int64_t n = kt_rows(A);
+    double *b = malloc((size_t)n * sizeof *b);
+    test_random_values(b, n, seed);
+    return b;
+}
+
+#endif
