@@ -2,6 +2,7 @@
  * 64-byte aligned host memory, zeroed by the threads that will use it) and
  * the operation table. */
 #include "backends/omp/omp_backend.h"
+#include "backends/omp/omp_krylov.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ static const kryl_backend_ops omp_backend_ops = {
     .name = "omp",
     /* a convergence check costs nothing on the host: check every iteration */
     .check_interval = 1,
-    .formats = 1u << KRYL_FORMAT_CSR,
+    .formats = ~0u, /* every format, each with its own kernel (omp_spmv_fmt.c) */
     .init = host_init,
     .finalize = host_finalize,
     .alloc = host_alloc,
@@ -107,6 +108,21 @@ static const kryl_backend_ops omp_backend_ops = {
     .cg_update_xr = kryl_omp_cg_update_xr,
     .cg_update_p = kryl_omp_cg_update_p,
     .monitor_update = kryl_omp_monitor_update,
+    /* operations of the other Krylov methods (omp_krylov.c, omp_basis.c); the
+     * serial ones on a few host scalars are ref's host code */
+    .pipecg_update = kryl_omp_pipecg_update,
+    .dot2 = kryl_omp_dot2,
+    .bicgstab_update_s = kryl_omp_bicgstab_update_s,
+    .bicgstab_update_xr = kryl_omp_bicgstab_update_xr,
+    .bicgstab_update_p = kryl_omp_bicgstab_update_p,
+    .multi_dot = kryl_omp_multi_dot,
+    .multi_axpy = kryl_omp_multi_axpy,
+    .normalize = kryl_omp_normalize,
+    .gmres_cycle_start = kryl_ref_gmres_cycle_start,
+    .gmres_givens = kryl_ref_gmres_givens,
+    .gmres_solve = kryl_ref_gmres_solve,
+    .fcg_update_p = kryl_omp_fcg_update_p,
+    .monitor_restart = kryl_ref_monitor_restart,
 };
 
 const kryl_backend_ops *kryl_backend_omp(void) { return &omp_backend_ops; }
