@@ -7,6 +7,7 @@
 
 #include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
+#include "backends/cuda/cuda_krylov.cuh"
 
 kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where)
 {
@@ -219,6 +220,7 @@ static kryl_backend_ops make_ops()
     /* iterations queued between two fetches of the monitor: at most this many
      * extra (guarded, empty) launches after convergence, one sync per 16 iterations */
     ops.check_interval = 16;
+    for (int f = KRYL_FORMAT_CSR; f <= KRYL_FORMAT_DIA; f++) ops.formats |= 1u << f;
     ops.init = cuda_init;
     ops.finalize = cuda_finalize;
     ops.alloc = cuda_alloc;
@@ -226,6 +228,7 @@ static kryl_backend_ops make_ops()
     ops.upload = cuda_upload;
     ops.download = cuda_download;
     ops.synchronize = cuda_synchronize;
+    ops.device_model = kryl_cuda_device_model;
     ops.matrix_setup = kryl_cuda_matrix_setup;
     ops.matrix_release = kryl_cuda_matrix_release;
     ops.spmv = kryl_cuda_spmv;
@@ -237,6 +240,23 @@ static kryl_backend_ops make_ops()
     ops.cg_update_xr = kryl_cuda_cg_update_xr;
     ops.cg_update_p = kryl_cuda_cg_update_p;
     ops.monitor_update = kryl_cuda_monitor_update;
+    ops.capture_begin = kryl_cuda_capture_begin;
+    ops.capture_end = kryl_cuda_capture_end;
+    ops.graph_launch = kryl_cuda_graph_launch;
+    ops.graph_release = kryl_cuda_graph_release;
+    ops.pipecg_update = kryl_cuda_pipecg_update;
+    ops.dot2 = kryl_cuda_dot2;
+    ops.bicgstab_update_s = kryl_cuda_bicgstab_update_s;
+    ops.bicgstab_update_xr = kryl_cuda_bicgstab_update_xr;
+    ops.bicgstab_update_p = kryl_cuda_bicgstab_update_p;
+    ops.multi_dot = kryl_cuda_multi_dot;
+    ops.multi_axpy = kryl_cuda_multi_axpy;
+    ops.normalize = kryl_cuda_normalize;
+    ops.gmres_cycle_start = kryl_cuda_gmres_cycle_start;
+    ops.gmres_givens = kryl_cuda_gmres_givens;
+    ops.gmres_solve = kryl_cuda_gmres_solve;
+    ops.fcg_update_p = kryl_cuda_fcg_update_p;
+    ops.monitor_restart = kryl_cuda_monitor_restart;
     return ops;
 }
 

@@ -21,7 +21,22 @@ typedef enum kryl_cuda_spmv_kernel {
  * STREAM) instead of the one chosen from its row lengths. */
 kryl_status kryl_cuda_spmv_select(kryl_matrix A, kryl_cuda_spmv_kernel kernel, int lanes);
 
-/* Write a description of A's SpMV kernel ("stream", "vector/8") into buf. */
+/* Kernel variants of the formats other than CSR (kryl_cuda_fmt_select):
+ * JDS: KRYL_CUDA_FMT_JDS_ROW (a thread per row over the diagonals, the
+ * default) or KRYL_CUDA_FMT_JDS_DIAGONAL (a launch per jagged diagonal);
+ * DIA: rows per thread, 1 (default) or 2; BCSR2/4: threads per block row,
+ * 1, 2, 4, 8, 16 or 32 (default from the blocks per block row); ELL, ELLR,
+ * SELL and pJDS: 0 only. */
+enum { KRYL_CUDA_FMT_JDS_ROW = 0, KRYL_CUDA_FMT_JDS_DIAGONAL = 1 };
+
+kryl_status kryl_cuda_fmt_select(kryl_matrix A, int variant);
+
+/* Read x through the read-only data cache (true, the default) or with plain
+ * loads, in A's format kernels (not CSR). */
+kryl_status kryl_cuda_fmt_readonly_x(kryl_matrix A, bool readonly);
+
+/* Write a description of A's SpMV kernel ("stream", "vector/8", "dia/rows1",
+ * "bcsr2/lanes8, x plain") into buf. */
 void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size);
 
 /* The context's cudaStream_t (as void *), NULL for a context of another backend. */

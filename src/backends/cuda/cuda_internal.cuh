@@ -11,8 +11,10 @@
 constexpr int KRYL_CUDA_THREADS = 256;
 /* Resident blocks per multiprocessor a reduction grid is sized for. */
 constexpr int KRYL_CUDA_REDUCE_BLOCKS_PER_SM = 8;
-/* Values a reduction kernel produces at most (cg_update_xr: r'z and r'r). */
-constexpr int KRYL_CUDA_MAX_REDUCED = 2;
+/* Partial sums per block of a full reduction grid the workspace holds: the
+ * values one reduction kernel produces at most (multi_dot, cuda_gmres.cu:
+ * 64 columns over a grid of at most half the blocks). */
+constexpr int KRYL_CUDA_MAX_REDUCED = 32;
 /* Bytes of the pinned host buffer small downloads go through. */
 constexpr size_t KRYL_CUDA_STAGING_BYTES = 64 * 1024;
 
@@ -25,6 +27,7 @@ struct kryl_cuda_state {
     double *partials;           /* device: KRYL_CUDA_MAX_REDUCED x reduce_blocks block sums */
     unsigned int *counter;      /* device: blocks done; the last one resets it to 0 */
     void *staging;              /* pinned host buffer of KRYL_CUDA_STAGING_BYTES */
+    double copy_bandwidth;      /* bytes/s of a device-to-device copy; 0 until measured */
 };
 
 /* The state of a cuda context, with its device made current. */
@@ -94,6 +97,7 @@ kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A);
 void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
 kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
+kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
 
 kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value);
 kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,

@@ -1,11 +1,19 @@
-/* Setup of the cuda backend's CSR storage: the host CSR copied to the device
- * in the matrix's precision, row-length statistics, the stream kernel's row
- * blocks, and the choice of SpMV kernel (see cuda_spmv.cu). */
+/* Setup of the cuda backend's matrix storage from A->fmt, in A's precision:
+ *   - CSR: the arrays copied to the device, row-length statistics, the
+ *     stream kernel's row blocks and the choice of kernel (cuda_spmv.cu);
+ *   - the other formats: their arrays as they are (values converted to
+ *     float for single), the work units of the column-major formats
+ *     (cuda_fmt.cuh) and the kernel variant (cuda_spmv_<format>.cu).
+ * Also the hooks that pick kernels for tests and benchmarks, and the
+ * dispatch of a product to the format's kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <algorithm>
+
 #include "backends/cuda/cuda_csr.cuh"
+#include "backends/cuda/cuda_fmt.cuh"
 
 static void free_storage(cuda_csr *m)
 {
@@ -155,20 +163,17 @@ static const char *describe(const cuda_csr *m, char *buf, size_t size)
     return buf;
 }
 
-kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A)
+/* The CSR storage of A from A->fmt (natural order: A's own arrays). */
+static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A)
 {
-    KRYL_REQUIRE_ARG(A);
-    const kryl_csr *h = &A->host->csr;
-    /* Rows are kept in their natural order: permuted layouts (A->layout->perm)
-     * are not supported yet and are refused. */
-    if (A->layout != nullptr && A->layout->perm != nullptr)
-        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "cuda: permuted layouts are not supported yet");
-    if (h->nrows >= INT32_MAX || h->ncols > (int64_t)INT32_MAX + 1)
-        return KRYL_ERROR(KRYL_ERR_INDEX_OVERFLOW,
-                          "cuda: a %lld x %lld matrix has more rows than 32-bit indices allow",
-                          (long long)h->nrows, (long long)h->ncols);
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const kryl_fmt *f = &A->fmt;
+    kryl_csr view = {};
+    view.nrows = view.nrows_global = f->nrows;
+    view.ncols = f->ncols;
+    view.row_ptr = f->u.csr.row_ptr;
+    view.col_idx = f->u.csr.col;
+    view.values = f->u.csr.val;
+    const kryl_csr *h = &view;
     cuda_csr *m = static_cast<cuda_csr *>(calloc(1, sizeof(cuda_csr)));
     if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
     m->nrows = h->nrows;
@@ -194,19 +199,330 @@ kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A)
     return KRYL_SUCCESS;
 }
 
+/* ---- the other formats ---- */
+
+static void free_fmt(cuda_fmt *m)
+{
+    if (m == nullptr) return;
+    cudaFree(m->val);
+    cudaFree(m->col);
+    cudaFree(m->row_len);
+    cudaFree(m->ptr);
+    cudaFree(m->offset);
+    cudaFree(m->units);
+    cudaFree(m->heavy);
+    cudaFree(m->partial);
+    cudaFree(m->acc);
+    cudaGetLastError();
+    free(m->diag_rows);
+    free(m);
+}
+
+/* *dst = a device copy of count host values, converted to float for single */
+static kryl_status upload_values(kryl_cuda_state *s, void **dst, const double *values,
+                                 int64_t count, kryl_precision precision)
+{
+    if (precision == KRYL_DOUBLE || count == 0)
+        return device_copy(s, dst, values, (size_t)count * sizeof(double));
+    float *narrow = static_cast<float *>(malloc((size_t)count * sizeof(float)));
+    if (narrow == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "cuda: cannot allocate host staging for %lld float values",
+                          (long long)count);
+    for (int64_t k = 0; k < count; k++) narrow[k] = (float)values[k];
+    kryl_status st = device_copy(s, dst, narrow, (size_t)count * sizeof(float));
+    cudaError_t err = cudaStreamSynchronize(s->stream); /* the copy reads narrow */
+    free(narrow);
+    if (err != cudaSuccess && st == KRYL_SUCCESS)
+        st = kryl_cuda_failed(err, "cudaStreamSynchronize", KRYL_WHERE);
+    return st;
+}
+
+/* Entries of row r of a column-major format (0 past the last row). */
+static int64_t row_length(const kryl_fmt *f, int64_t r)
+{
+    if (r >= f->nrows) return 0;
+    switch (f->kind) {
+    case KRYL_FORMAT_ELL: return f->u.ell.width;
+    case KRYL_FORMAT_ELLR: return f->u.ell.row_len[r];
+    case KRYL_FORMAT_JDS: return f->u.jds.row_len[r];
+    default: return f->u.sell.row_len[r];
+    }
+}
+
+/* Entries per unit of a split group: SLAB_CHUNK, or fewer (a multiple of
+ * SLAB_DEPTH, at least SLAB_MIN_CHUNK) when the groups' entries would give
+ * the multiprocessors fewer than SLAB_UNITS_PER_SM units each. */
+static int32_t unit_grain(const int32_t *width, int64_t groups, int sm_count)
+{
+    /* work = sum of the groups' widths: warp steps of one product */
+    int64_t work = 0;
+    for (int64_t g = 0; g < groups; g++) work += width[g];
+    const int64_t target = (int64_t)sm_count * SLAB_UNITS_PER_SM;
+    int64_t grain = (work + target - 1) / target;
+    grain = (grain + SLAB_DEPTH - 1) / SLAB_DEPTH * SLAB_DEPTH;
+    return (int32_t)std::min<int64_t>(SLAB_CHUNK, std::max<int64_t>(SLAB_MIN_CHUNK, grain));
+}
+
+/* The work units of a column-major format: a unit per group of 32 rows,
+ * or, for a group whose longest row exceeds twice the grain, one per grain
+ * of its entries (these first, since they are the longest to run). */
+static kryl_status build_units(kryl_cuda_state *s, const kryl_fmt *f, cuda_fmt *m)
+{
+    const int64_t groups = (f->nrows + 31) / 32;
+    int32_t *width =
+        static_cast<int32_t *>(malloc((size_t)(groups ? groups : 1) * sizeof(int32_t)));
+    if (width == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld group widths",
+                          (long long)groups);
+    /* width_g = the longest row of group g */
+    for (int64_t g = 0; g < groups; g++) {
+        int64_t w = 0;
+        for (int64_t r = 32 * g; r < 32 * g + 32; r++) w = std::max(w, row_length(f, r));
+        width[g] = (int32_t)w;
+    }
+    const int32_t grain = unit_grain(width, groups, s->sm_count);
+    int64_t chunks = 0, heavy = 0;
+    for (int64_t g = 0; g < groups; g++) {
+        if (width[g] <= 2 * grain) continue;
+        chunks += (width[g] + grain - 1) / grain;
+        heavy++;
+    }
+    kryl_status st = KRYL_SUCCESS;
+    cudaError_t err;
+    slab_unit *units = nullptr;
+    slab_heavy *split = nullptr;
+    if (chunks > INT32_MAX) {
+        st = KRYL_ERROR(KRYL_ERR_INDEX_OVERFLOW,
+                        "cuda: %lld partial sums of long rows exceed 32-bit slot numbers",
+                        (long long)chunks);
+        goto done;
+    }
+    m->unit_count = groups - heavy + chunks;
+    m->heavy_count = heavy;
+    units = static_cast<slab_unit *>(malloc((size_t)(m->unit_count + 1) * sizeof(slab_unit)));
+    split = static_cast<slab_heavy *>(malloc((size_t)(heavy + 1) * sizeof(slab_heavy)));
+    if (units == nullptr || split == nullptr) {
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld work units",
+                        (long long)m->unit_count);
+        goto done;
+    }
+    {
+        int64_t u = 0, h = 0;
+        int32_t slot = 0;
+        for (int64_t g = 0; g < groups; g++) {
+            if (width[g] <= 2 * grain) continue;
+            split[h++] = {(int32_t)g, slot, (width[g] + grain - 1) / grain, 0};
+            for (int32_t j = 0; j < width[g]; j += grain)
+                units[u++] = {(int32_t)g, j, std::min(width[g], j + grain), slot++};
+        }
+        for (int64_t g = 0; g < groups; g++)
+            if (width[g] <= 2 * grain) units[u++] = {(int32_t)g, 0, width[g], -1};
+    }
+    KRYL_CHECK_GOTO(
+        st, device_copy(s, (void **)&m->units, units, (size_t)m->unit_count * sizeof(slab_unit)),
+        done);
+    KRYL_CHECK_GOTO(
+        st, device_copy(s, (void **)&m->heavy, split, (size_t)heavy * sizeof(slab_heavy)), done);
+    KRYL_CHECK_GOTO(
+        st, kryl_cuda_malloc(s, (void **)&m->partial, (size_t)chunks * 32 * sizeof(double)), done);
+done:
+    /* the copies read the host tables */
+    err = cudaStreamSynchronize(s->stream);
+    if (err != cudaSuccess && st == KRYL_SUCCESS)
+        st = kryl_cuda_failed(err, "cudaStreamSynchronize", KRYL_WHERE);
+    free(width);
+    free(units);
+    free(split);
+    return st;
+}
+
+/* Lanes per BCSR block row: the fewest (a power of two <= 32) that leave
+ * each lane at most two blocks of a mean block row (measured on an H100,
+ * double: 8 lanes for 15 blocks per block row, 32 for 75). */
+static int bcsr_lanes(const kryl_fmt_bcsr *b)
+{
+    /* mean blocks per block row */
+    const double mean = b->nbrows > 0 ? (double)b->brow_ptr[b->nbrows] / (double)b->nbrows : 0.0;
+    int lanes = 1;
+    while (lanes < 32 && 2.0 * lanes < mean) lanes *= 2;
+    return lanes;
+}
+
+/* Copy the arrays of f (not CSR) to the device. */
+static kryl_status upload_fmt(kryl_cuda_state *s, const kryl_fmt *f, kryl_precision precision,
+                              cuda_fmt *m)
+{
+    double *values = nullptr;
+    int64_t count = 0;
+    kryl_fmt_values(f, &values, &count);
+    KRYL_TRY(upload_values(s, &m->val, values, count, precision));
+    switch (f->kind) {
+    case KRYL_FORMAT_ELL:
+    case KRYL_FORMAT_ELLR:
+        m->width = f->u.ell.width;
+        m->stride = f->u.ell.stride;
+        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.ell.col, (size_t)f->stored * 4));
+        if (f->kind == KRYL_FORMAT_ELLR)
+            KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.ell.row_len,
+                                 (size_t)f->u.ell.stride * 4));
+        return build_units(s, f, m);
+    case KRYL_FORMAT_JDS:
+        m->ndiag = f->u.jds.ndiag;
+        m->diag_start = f->u.jds.diag_ptr;
+        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.jds.col, (size_t)f->stored * 4));
+        KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.jds.row_len, (size_t)f->nrows * 4));
+        KRYL_TRY(
+            device_copy(s, (void **)&m->ptr, f->u.jds.diag_ptr, (size_t)(f->u.jds.ndiag + 1) * 8));
+        return build_units(s, f, m);
+    case KRYL_FORMAT_PJDS:
+    case KRYL_FORMAT_SELL:
+        m->C = f->u.sell.C;
+        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.sell.col, (size_t)f->stored * 4));
+        KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.sell.row_len,
+                             (size_t)(f->u.sell.nslices * f->u.sell.C) * 4));
+        KRYL_TRY(device_copy(s, (void **)&m->ptr, f->u.sell.slice_ptr,
+                             (size_t)(f->u.sell.nslices + 1) * 8));
+        return build_units(s, f, m);
+    case KRYL_FORMAT_BCSR2:
+    case KRYL_FORMAT_BCSR4: {
+        const kryl_fmt_bcsr *b = &f->u.bcsr;
+        m->b = b->b;
+        m->nbrows = b->nbrows;
+        m->variant = bcsr_lanes(b);
+        KRYL_TRY(device_copy(s, (void **)&m->col, b->bcol, (size_t)b->brow_ptr[b->nbrows] * 4));
+        return device_copy(s, (void **)&m->ptr, b->brow_ptr, (size_t)(b->nbrows + 1) * 8);
+    }
+    case KRYL_FORMAT_DIA: {
+        m->ndiag = f->u.dia.ndiag;
+        m->stride = f->u.dia.stride;
+        /* two rows per thread past 8 diagonals (H100, double: 2% faster on
+         * 27 and 45 diagonals, 0-1% slower on 7) */
+        m->variant = m->ndiag > 8 ? 2 : 1;
+        int32_t *offsets = static_cast<int32_t *>(malloc((size_t)(m->ndiag + 1) * 4));
+        if (offsets == nullptr)
+            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld dia offsets",
+                              (long long)m->ndiag);
+        /* |offset| < n < 2^31 */
+        for (int64_t d = 0; d < m->ndiag; d++) offsets[d] = (int32_t)f->u.dia.offset[d];
+        kryl_status st = device_copy(s, (void **)&m->offset, offsets, (size_t)m->ndiag * 4);
+        cudaError_t err = cudaStreamSynchronize(s->stream); /* the copy reads offsets */
+        free(offsets);
+        if (err != cudaSuccess && st == KRYL_SUCCESS)
+            st = kryl_cuda_failed(err, "cudaStreamSynchronize", KRYL_WHERE);
+        return st;
+    }
+    default:
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda: A->fmt has no storage format (%d)",
+                          (int)f->kind);
+    }
+}
+
+static const char *describe_fmt(const cuda_fmt *m, char *buf, size_t size)
+{
+    const char *name = kryl_format_name(m->kind);
+    const char *x = m->x_readonly ? "" : ", x plain";
+    if (m->kind == KRYL_FORMAT_JDS)
+        snprintf(buf, size, "jds/%s%s",
+                 m->variant == KRYL_CUDA_FMT_JDS_DIAGONAL ? "diagonal" : "row", x);
+    else if (m->kind == KRYL_FORMAT_DIA)
+        snprintf(buf, size, "dia/rows%d%s", m->variant, x);
+    else if (m->kind == KRYL_FORMAT_BCSR2 || m->kind == KRYL_FORMAT_BCSR4)
+        snprintf(buf, size, "%s/lanes%d%s", name, m->variant, x);
+    else
+        snprintf(buf, size, "%s%s", name, x);
+    return buf;
+}
+
+static kryl_status setup_fmt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A)
+{
+    const kryl_fmt *f = &A->fmt;
+    int l2_bytes = 0;
+    KRYL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, s->device));
+    cuda_fmt *m = static_cast<cuda_fmt *>(calloc(1, sizeof(cuda_fmt)));
+    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
+    m->kind = f->kind;
+    m->nrows = f->nrows;
+    m->ncols = f->ncols;
+    m->nnz = f->nnz;
+    m->stored = f->stored;
+    m->x_readonly = true;
+    /* a matrix larger than half the L2 is read once per product: evict-first */
+    m->evict_first =
+        (double)f->stored * (double)(kryl_precision_size(A->precision) + 4) > 0.5 * l2_bytes;
+    kryl_status st = upload_fmt(s, f, A->precision, m);
+    if (st != KRYL_SUCCESS) {
+        free_fmt(m);
+        return st;
+    }
+    A->storage = m;
+    char name[48];
+    kryl_log(ctx, KRYL_LOG_INFO,
+             "cuda: spmv kernel %s for %lld rows, %lld entries in %lld slots, %lld work units "
+             "(%lld groups split), matrix loads %s, %s",
+             describe_fmt(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz,
+             (long long)m->stored, (long long)m->unit_count, (long long)m->heavy_count,
+             m->evict_first ? "evict-first" : "cached", kryl_precision_name(A->precision));
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A)
+{
+    KRYL_REQUIRE_ARG(A);
+    const kryl_fmt *f = &A->fmt;
+    /* permuted formats store P A P^T: x and y are in the layout's order */
+    if (f->nrows >= INT32_MAX || f->ncols > (int64_t)INT32_MAX + 1)
+        return KRYL_ERROR(KRYL_ERR_INDEX_OVERFLOW,
+                          "cuda: a %lld x %lld matrix has more rows than 32-bit indices allow",
+                          (long long)f->nrows, (long long)f->ncols);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (f->kind == KRYL_FORMAT_CSR) return setup_csr(ctx, s, A);
+    return setup_fmt(ctx, s, A);
+}
+
 void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A)
 {
     kryl_cuda_state *s = nullptr;
     if (A == nullptr || A->storage == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
-    free_storage(static_cast<cuda_csr *>(A->storage));
+    if (A->fmt.kind == KRYL_FORMAT_CSR)
+        free_storage(static_cast<cuda_csr *>(A->storage));
+    else
+        free_fmt(static_cast<cuda_fmt *>(A->storage));
     A->storage = nullptr;
+}
+
+kryl_status kryl_cuda_fmt_spmv(kryl_matrix A, const cuda_fmt_args *a)
+{
+    const cuda_fmt *m = static_cast<const cuda_fmt *>(A->storage);
+    switch (m->kind) {
+    case KRYL_FORMAT_ELL:
+    case KRYL_FORMAT_ELLR: return kryl_cuda_spmv_ell(m, A->precision, a);
+    case KRYL_FORMAT_JDS: return kryl_cuda_spmv_jds(m, A->precision, a);
+    case KRYL_FORMAT_PJDS:
+    case KRYL_FORMAT_SELL: return kryl_cuda_spmv_sell(m, A->precision, a);
+    case KRYL_FORMAT_BCSR2:
+    case KRYL_FORMAT_BCSR4: return kryl_cuda_spmv_bcsr(m, A->precision, a);
+    case KRYL_FORMAT_DIA: return kryl_cuda_spmv_dia(m, A->precision, a);
+    default:
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: storage of unknown format %d",
+                          (int)m->kind);
+    }
+}
+
+/* Whether A is a matrix of a cuda context with device storage. */
+static bool is_cuda_matrix(kryl_matrix A)
+{
+    return A != nullptr && A->ctx != nullptr && A->ctx->kind == KRYL_BACKEND_CUDA &&
+           A->storage != nullptr;
 }
 
 extern "C" kryl_status kryl_cuda_spmv_select(kryl_matrix A, kryl_cuda_spmv_kernel kernel, int lanes)
 {
     KRYL_REQUIRE_ARG(A);
-    if (A->ctx == nullptr || A->ctx->kind != KRYL_BACKEND_CUDA || A->storage == nullptr)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv_select: A is not a cuda matrix");
+    if (!is_cuda_matrix(A) || A->fmt.kind != KRYL_FORMAT_CSR)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda spmv_select: A is not a cuda matrix stored in csr");
     cuda_csr *m = static_cast<cuda_csr *>(A->storage);
     if (kernel == KRYL_CUDA_SPMV_STREAM) {
         m->kernel = kernel;
@@ -225,10 +541,75 @@ extern "C" kryl_status kryl_cuda_spmv_select(kryl_matrix A, kryl_cuda_spmv_kerne
 extern "C" void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size)
 {
     if (buf == nullptr || size == 0) return;
-    if (A == nullptr || A->ctx == nullptr || A->ctx->kind != KRYL_BACKEND_CUDA ||
-        A->storage == nullptr) {
+    if (!is_cuda_matrix(A))
         snprintf(buf, size, "none");
-        return;
+    else if (A->fmt.kind == KRYL_FORMAT_CSR)
+        describe(static_cast<const cuda_csr *>(A->storage), buf, size);
+    else
+        describe_fmt(static_cast<const cuda_fmt *>(A->storage), buf, size);
+}
+
+/* The per-diagonal JDS kernel's row counts (host) and row sums (device). */
+static kryl_status prepare_diagonals(kryl_matrix A, cuda_fmt *m)
+{
+    if (m->acc != nullptr) return KRYL_SUCCESS;
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(A->ctx, &s));
+    const kryl_fmt_jds *j = &A->fmt.u.jds;
+    m->diag_rows = static_cast<int64_t *>(malloc((size_t)(j->ndiag + 1) * sizeof(int64_t)));
+    if (m->diag_rows == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld diagonal lengths",
+                          (long long)j->ndiag);
+    /* rows sorted by decreasing length: diagonal d holds rows [0, diag_rows[d]) */
+    int64_t rows = m->nrows;
+    for (int64_t d = 0; d < j->ndiag; d++) {
+        while (rows > 0 && j->row_len[rows - 1] <= d) rows--;
+        m->diag_rows[d] = rows;
     }
-    describe(static_cast<const cuda_csr *>(A->storage), buf, size);
+    return kryl_cuda_malloc(s, (void **)&m->acc, (size_t)(m->nrows + 1) * sizeof(double));
+}
+
+extern "C" kryl_status kryl_cuda_fmt_select(kryl_matrix A, int variant)
+{
+    KRYL_REQUIRE_ARG(A);
+    if (!is_cuda_matrix(A) || A->fmt.kind == KRYL_FORMAT_CSR)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda fmt_select: A is not a cuda matrix in a format other than csr "
+                          "(use kryl_cuda_spmv_select for csr)");
+    cuda_fmt *m = static_cast<cuda_fmt *>(A->storage);
+    bool valid = variant == 0;
+    switch (m->kind) {
+    case KRYL_FORMAT_JDS:
+        valid = variant == KRYL_CUDA_FMT_JDS_ROW || variant == KRYL_CUDA_FMT_JDS_DIAGONAL;
+        break;
+    case KRYL_FORMAT_DIA: valid = variant == 1 || variant == 2; break;
+    case KRYL_FORMAT_BCSR2:
+    case KRYL_FORMAT_BCSR4:
+        valid = variant >= 1 && variant <= 32 && (variant & (variant - 1)) == 0;
+        break;
+    default: break;
+    }
+    if (!valid)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda fmt_select: variant %d of %s; expected jds 0 (row) or 1 "
+                          "(diagonal), dia 1 or 2 rows per thread, bcsr 1, 2, 4, 8, 16 or 32 "
+                          "lanes, other formats 0",
+                          variant, kryl_format_name(m->kind));
+    if (m->kind == KRYL_FORMAT_JDS && variant == KRYL_CUDA_FMT_JDS_DIAGONAL)
+        KRYL_TRY(prepare_diagonals(A, m));
+    if (m->kind != KRYL_FORMAT_ELL && m->kind != KRYL_FORMAT_ELLR && m->kind != KRYL_FORMAT_SELL &&
+        m->kind != KRYL_FORMAT_PJDS)
+        m->variant = variant;
+    return KRYL_SUCCESS;
+}
+
+extern "C" kryl_status kryl_cuda_fmt_readonly_x(kryl_matrix A, bool readonly)
+{
+    KRYL_REQUIRE_ARG(A);
+    if (!is_cuda_matrix(A) || A->fmt.kind == KRYL_FORMAT_CSR)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda fmt_readonly_x: A is not a cuda matrix in a format other than "
+                          "csr (the csr kernels always read x through the read-only cache)");
+    static_cast<cuda_fmt *>(A->storage)->x_readonly = readonly;
+    return KRYL_SUCCESS;
 }

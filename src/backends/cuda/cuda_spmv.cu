@@ -19,6 +19,7 @@
  * double in both precisions, as the ref backend does, and x is read through
  * the read-only data cache. */
 #include "backends/cuda/cuda_csr.cuh"
+#include "backends/cuda/cuda_fmt.cuh"
 #include "backends/cuda/cuda_reduce.cuh"
 
 /* sum of v over the `lanes` consecutive threads of a group (lanes a power of
@@ -174,13 +175,14 @@ kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_v
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(x);
     KRYL_REQUIRE_ARG(y);
-    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
-    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: A has no storage");
-    if (x->n != m->ncols || y->n != m->nrows || (z && z->n != m->nrows))
+    if (A->storage == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: A has no storage");
+    const int64_t nrows = A->fmt.nrows, ncols = A->fmt.ncols;
+    if (x->n != ncols || y->n != nrows || (z && z->n != nrows))
         return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
                           "cuda spmv: A is %lld x %lld but x has %lld, y %lld and z %lld entries",
-                          (long long)m->nrows, (long long)m->ncols, (long long)x->n,
-                          (long long)y->n, z ? (long long)z->n : -1LL);
+                          (long long)nrows, (long long)ncols, (long long)x->n, (long long)y->n,
+                          z ? (long long)z->n : -1LL);
     if (x->precision != A->precision || y->precision != A->precision ||
         (z && z->precision != A->precision))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: x, y and z must be %s like A",
@@ -189,10 +191,15 @@ kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_v
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv: x and y must not be one vector");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (m->nrows == 0) return KRYL_SUCCESS;
+    if (nrows == 0) return KRYL_SUCCESS;
     const int32_t *stop = kryl_cuda_stop_flag(monitor);
     /* beta = 0 reads no z (as in BLAS), so y = A*x costs no read of y */
     const void *zd = z && beta != 0.0 ? z->data : nullptr;
+    if (A->fmt.kind != KRYL_FORMAT_CSR) {
+        const cuda_fmt_args args = {s->stream, alpha, beta, x->data, zd, y->data, stop};
+        return kryl_cuda_fmt_spmv(A, &args);
+    }
+    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
     if (A->precision == KRYL_DOUBLE)
         launch_spmv_offsets<double>(m, s->stream, alpha, x->data, beta, zd, y->data, stop);
     else

@@ -1,0 +1,483 @@
+/* The cuda backend's SpMV in every storage format against the ref backend's
+ * kernels, in float and double: random matrices of awkward shapes and sizes
+ * (every kernel variant, x with and without the read-only cache, z absent,
+ * distinct and equal to y, the stop guard), the same shapes with the
+ * refusal limits lifted (so every kernel meets dense rows and empty rows),
+ * SELL with other slice heights, generated matrices (one large enough for
+ * the evict-first loads of the matrix) and real ones; then PCG in
+ * each format on the GPU (true residual, iterations within one of CSR) and
+ * the device model.  Skipped (77) without a usable CUDA device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#ifdef KRYL_HAVE_CUDA
+#include "backends/cuda/cuda_hooks.h"
+#endif
+#include "test_support.h"
+
+#ifdef KRYL_HAVE_CUDA
+
+static kryl_context ref_ctx, gpu_ctx;
+static int formats_refused, products_checked;
+
+static double tolerance(kryl_precision p) { return p == KRYL_DOUBLE ? 1e-12 : 2e-6; }
+
+/* A copy of A's arrays (the matrices take ownership of theirs). */
+static void csr_copy(kryl_csr *out, const kryl_csr *A)
+{
+    const int64_t nnz = kryl_csr_nnz(A);
+    CHECK_OK(kryl_csr_alloc(out, A->nrows, A->ncols, nnz));
+    memcpy(out->row_ptr, A->row_ptr, (size_t)(A->nrows + 1) * sizeof *A->row_ptr);
+    memcpy(out->col_idx, A->col_idx, (size_t)(nnz ? nnz : 1) * sizeof *A->col_idx);
+    memcpy(out->values, A->values, (size_t)(nnz ? nnz : 1) * sizeof *A->values);
+}
+
+/* The kernel variants of a format on cuda (kryl_cuda_fmt_select). */
+static int variants_of(kryl_format f, int *variants)
+{
+    switch (f) {
+    case KRYL_FORMAT_JDS:
+        variants[0] = KRYL_CUDA_FMT_JDS_ROW;
+        variants[1] = KRYL_CUDA_FMT_JDS_DIAGONAL;
+        return 2;
+    case KRYL_FORMAT_DIA:
+        variants[0] = 1;
+        variants[1] = 2;
+        return 2;
+    case KRYL_FORMAT_BCSR2:
+    case KRYL_FORMAT_BCSR4:
+        for (int k = 0; k < 6; k++) variants[k] = 1 << k;
+        return 6;
+    case KRYL_FORMAT_CSR: return 0;
+    default: variants[0] = 0; return 1;
+    }
+}
+
+/* Vectors of B's layout in B's precision on both contexts, set to values. */
+static void vectors_like(kryl_matrix B[2], kryl_vector v[2], const double *values, int64_t n)
+{
+    for (int b = 0; b < 2; b++) {
+        CHECK_OK(kryl_vector_create_like(&v[b], B[b]->ctx, B[b]->layout, B[b]->precision));
+        CHECK_OK(kryl_vector_set(v[b], values, n));
+    }
+}
+
+/* The cuda y against the ref y; returns the relative difference. */
+static double compare(kryl_vector y[2], int64_t n)
+{
+    double *r = malloc((size_t)(n ? n : 1) * sizeof *r),
+           *g = malloc((size_t)(n ? n : 1) * sizeof *g);
+    CHECK_OK(kryl_vector_get(y[0], r, n));
+    CHECK_OK(kryl_vector_get(y[1], g, n));
+    double d = test_rel_diff(g, r, n);
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(g[i])) d = INFINITY;
+    free(r);
+    free(g);
+    return d;
+}
+
+/* y = alpha*B*x + beta*z on both sides for z NULL, z distinct and z = y,
+ * then the stop guard: a stopped product leaves y alone. */
+static void check_products(kryl_matrix B[2], const char *label, uint64_t seed)
+{
+    const int64_t n = B[0]->fmt.nrows;
+    const kryl_precision p = B[0]->precision;
+    double *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
+    double *zs = malloc((size_t)(n ? n : 1) * sizeof *zs);
+    test_random_values(xs, n, seed);
+    test_random_values(zs, n, seed + 1);
+    kryl_vector x[2], z[2], y[2];
+    vectors_like(B, x, xs, n);
+    vectors_like(B, z, zs, n);
+    vectors_like(B, y, xs, n); /* y starts as x's values: NaN-free, not zero */
+    const double cases[3][2] = {{1.5, 0.0}, {-0.5, 2.0}, {1.0, -1.0}};
+    for (int c = 0; c < 3; c++) {
+        for (int b = 0; b < 2; b++) {
+            const kryl_context ctx = B[b]->ctx;
+            kryl_vector zz = c == 0 ? NULL : c == 1 ? z[b] : y[b];
+            CHECK_OK(ctx->ops->spmv(ctx, B[b], cases[c][0], x[b], cases[c][1], zz, y[b], NULL));
+        }
+        double d = compare(y, n);
+        CHECK(d <= tolerance(p), "%s: y = %g A x + %g %s differs from ref by %g", label,
+              cases[c][0], cases[c][1],
+              c == 0   ? "(no z)"
+              : c == 1 ? "z"
+                       : "y",
+              d);
+        products_checked++;
+    }
+    /* a stopped monitor: the product does nothing */
+    const kryl_context g = B[1]->ctx;
+    kryl_monitor host = {0};
+    host.stop = KRYL_STOP_CONVERGED;
+    kryl_monitor *mon = NULL;
+    CHECK_OK(g->ops->alloc(g, (void **)&mon, sizeof *mon));
+    CHECK_OK(g->ops->upload(g, mon, &host, sizeof host));
+    CHECK_OK(g->ops->spmv(g, B[1], 3.0, x[1], 0.0, NULL, y[1], mon));
+    CHECK(compare(y, n) <= tolerance(p), "%s: a stopped product changed y", label);
+    g->ops->release(g, mon);
+    for (int b = 0; b < 2; b++) {
+        kryl_vector_destroy(&x[b]);
+        kryl_vector_destroy(&y[b]);
+        kryl_vector_destroy(&z[b]);
+    }
+    free(xs);
+    free(zs);
+}
+
+/* Convert A (on both contexts) to `format`: both refuse it alike, or every
+ * cuda kernel variant, with x through the read-only cache and without,
+ * matches the ref kernel. */
+static void check_format(kryl_matrix A[2], kryl_format format, kryl_precision p,
+                         const kryl_fmt_params *params, const char *what, uint64_t seed)
+{
+    char label[256];
+    snprintf(label, sizeof label, "%s %s %s", what, kryl_format_name(format),
+             kryl_precision_name(p));
+    kryl_matrix B[2] = {NULL, NULL};
+    kryl_status st[2];
+    char why[2][512];
+    for (int b = 0; b < 2; b++) {
+        st[b] = kryl_matrix_convert(&B[b], A[b], p, format, params);
+        snprintf(why[b], sizeof why[b], "%s", kryl_last_error());
+    }
+    CHECK(st[0] == st[1], "%s: ref says %s (%s), cuda %s (%s)", label, kryl_strerror(st[0]), why[0],
+          kryl_strerror(st[1]), why[1]);
+    if (st[0] != KRYL_SUCCESS || st[1] != KRYL_SUCCESS) {
+        CHECK(st[1] == KRYL_ERR_FORMAT_UNSUITABLE, "%s: %s", label, why[1]);
+        CHECK(strlen(why[1]) > 20 && strcmp(why[0], why[1]) == 0,
+              "%s: refusals differ or say nothing: '%s' / '%s'", label, why[0], why[1]);
+        formats_refused++;
+        kryl_matrix_destroy(&B[0]);
+        kryl_matrix_destroy(&B[1]);
+        return;
+    }
+    int variants[8];
+    const int nv = variants_of(format, variants);
+    if (nv == 0) check_products(B, label, seed);
+    for (int v = 0; v < nv; v++) {
+        CHECK_OK(kryl_cuda_fmt_select(B[1], variants[v]));
+        for (int ro = 1; ro >= 0; ro--) {
+            CHECK_OK(kryl_cuda_fmt_readonly_x(B[1], ro == 1));
+            char kernel[64], full[360];
+            kryl_cuda_spmv_describe(B[1], kernel, sizeof kernel);
+            snprintf(full, sizeof full, "%s [%s]", label, kernel);
+            check_products(B, full, seed + (uint64_t)(7 * v + ro));
+        }
+    }
+    kryl_matrix_destroy(&B[0]);
+    kryl_matrix_destroy(&B[1]);
+}
+
+static void check_all_formats(kryl_matrix A[2], const kryl_fmt_params *params, const char *what,
+                              uint64_t seed)
+{
+    for (int pi = 0; pi < 2; pi++)
+        for (int f = KRYL_FORMAT_CSR; f <= KRYL_FORMAT_DIA; f++)
+            check_format(A, (kryl_format)f, pi ? KRYL_SINGLE : KRYL_DOUBLE, params, what, seed);
+}
+
+/* The same host CSR as a matrix on both contexts (csr is consumed). */
+static void matrices_from(kryl_csr *csr, kryl_matrix A[2])
+{
+    kryl_csr copy;
+    csr_copy(&copy, csr);
+    CHECK_OK(kryl_matrix_from_csr(&A[0], ref_ctx, csr));
+    CHECK_OK(kryl_matrix_from_csr(&A[1], gpu_ctx, &copy));
+}
+
+/* Limits lifted: every format is built, whatever its padding. */
+static void permissive(kryl_fmt_params *p)
+{
+    kryl_fmt_params_init(p);
+    p->max_padding = 1e9;
+    p->max_block_fill = 1e9;
+    p->max_diagonals = INT64_MAX;
+}
+
+static void test_random_shapes(void)
+{
+    kryl_fmt_params lifted, sliced;
+    permissive(&lifted);
+    for (int sh = 0; sh < TEST_SHAPE_COUNT; sh++) {
+        for (int k = 0; k < test_awkward_size_count; k++) {
+            const int64_t n = test_awkward_sizes[k];
+            const uint64_t seed = 1000u * (uint64_t)sh + (uint64_t)k;
+            kryl_csr csr;
+            test_random_csr(&csr, (test_shape)sh, n, n, seed);
+            kryl_matrix A[2];
+            matrices_from(&csr, A);
+            char what[96];
+            snprintf(what, sizeof what, "%s n=%lld", test_shape_name((test_shape)sh), (long long)n);
+            check_all_formats(A, NULL, what, seed);
+            if (n <= 1000) { /* padded to the longest row: n^2 slots at most */
+                snprintf(what, sizeof what, "%s n=%lld (limits lifted)",
+                         test_shape_name((test_shape)sh), (long long)n);
+                check_all_formats(A, &lifted, what, seed + 17);
+            }
+            for (int C = 8; C <= 64 && n >= 33; C *= 8) { /* slice heights other than a warp */
+                permissive(&sliced);
+                sliced.slice_height = C;
+                snprintf(what, sizeof what, "%s n=%lld (C=%d)", test_shape_name((test_shape)sh),
+                         (long long)n, C);
+                check_format(A, KRYL_FORMAT_SELL, KRYL_DOUBLE, &sliced, what, seed + 29);
+                check_format(A, KRYL_FORMAT_PJDS, KRYL_SINGLE, &sliced, what, seed + 31);
+            }
+            kryl_matrix_destroy(&A[0]);
+            kryl_matrix_destroy(&A[1]);
+        }
+    }
+}
+
+/* kron(poisson2d(m), ones(b, b)) + I: dense b x b blocks on a 5-point grid. */
+static void block_grid(kryl_csr *A, int64_t m, int64_t b)
+{
+    const int64_t n = m * m * b;
+    CHECK_OK(kryl_csr_alloc(A, n, n, n * 5 * b));
+    int64_t k = 0;
+    for (int64_t p = 0; p < m * m; p++) {
+        const int64_t px = p % m, py = p / m;
+        const int64_t q[5] = {py > 0 ? p - m : -1, px > 0 ? p - 1 : -1, p, px < m - 1 ? p + 1 : -1,
+                              py < m - 1 ? p + m : -1};
+        for (int64_t r = 0; r < b; r++) {
+            for (int t = 0; t < 5; t++) {
+                if (q[t] < 0) continue;
+                for (int64_t c = 0; c < b; c++) {
+                    A->col_idx[k] = (int32_t)(q[t] * b + c);
+                    A->values[k++] = q[t] == p ? 4.0 + (r == c ? 1.0 : 0.0) : -1.0;
+                }
+            }
+            A->row_ptr[p * b + r + 1] = k;
+        }
+    }
+}
+
+static void test_generated(void)
+{
+    const struct {
+        kryl_generator_kind kind;
+        int64_t size;
+    } gens[] = {{KRYL_GEN_POISSON2D5, 37},  {KRYL_GEN_POISSON3D7, 11}, {KRYL_GEN_POISSON3D27, 9},
+                {KRYL_GEN_POISSON3D125, 7}, {KRYL_GEN_CONVDIFF3D, 10}, {KRYL_GEN_RANDOM_SPD, 3001},
+                {KRYL_GEN_POWERLAW, 40000}, {KRYL_GEN_POISSON3D7, 80}}; /* larger than half the L2:
+                                                                           evict-first loads */
+    for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+        kryl_generator_options o;
+        kryl_generator_options_init(&o, gens[g].kind, gens[g].size);
+        int64_t rows, nnz;
+        CHECK_OK(kryl_generator_size(&o, &rows, &nnz));
+        kryl_matrix A[2];
+        CHECK_OK(kryl_matrix_generate(&A[0], ref_ctx, &o, 0, rows));
+        CHECK_OK(kryl_matrix_generate(&A[1], gpu_ctx, &o, 0, rows));
+        char what[64];
+        snprintf(what, sizeof what, "%s %lld", kryl_generator_name(gens[g].kind),
+                 (long long)gens[g].size);
+        check_all_formats(A, NULL, what, 5000 + g);
+        kryl_matrix_destroy(&A[0]);
+        kryl_matrix_destroy(&A[1]);
+    }
+    const int64_t blocks[][2] = {{13, 5}, {7, 4}, {9, 3}};
+    for (int k = 0; k < 3; k++) {
+        kryl_csr csr;
+        block_grid(&csr, blocks[k][0], blocks[k][1]);
+        kryl_matrix A[2];
+        matrices_from(&csr, A);
+        char what[64];
+        snprintf(what, sizeof what, "dense %lldx%lld blocks on a %lld^2 grid",
+                 (long long)blocks[k][1], (long long)blocks[k][1], (long long)blocks[k][0]);
+        check_all_formats(A, NULL, what, 6000 + (uint64_t)k);
+        kryl_matrix_destroy(&A[0]);
+        kryl_matrix_destroy(&A[1]);
+    }
+}
+
+static void test_real(void)
+{
+    const char *files[] = {"bcsstk06.mtx", "bcsstk08.mtx", "EVA.mtx",     "fidap_ex6.mtx",
+                           "cage4.mtx",    "dw8192.mtx",   "rajat11.mtx", "bcsstk33.mtx.gz"};
+    int found = 0;
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        const char *path = test_matrix_path(files[k]);
+        if (path == NULL) continue;
+        kryl_matrix A[2];
+        if (kryl_matrix_read_mtx(&A[0], ref_ctx, path) != KRYL_SUCCESS) {
+            CHECK(0, "cannot read %s: %s", path, kryl_last_error());
+            continue;
+        }
+        CHECK_OK(kryl_matrix_read_mtx(&A[1], gpu_ctx, path));
+        found++;
+        check_all_formats(A, NULL, files[k], 7000 + k);
+        kryl_matrix_destroy(&A[0]);
+        kryl_matrix_destroy(&A[1]);
+    }
+    if (found == 0) printf("test_cuda_formats: no real matrices found (KRYL_MATRICES unset)\n");
+}
+
+/* PCG on the GPU in `format`: b = A*(1..n)/n, returns iterations (-1: refused). */
+static int64_t pcg_in(kryl_matrix A, kryl_format format, kryl_precision p, const char *what)
+{
+    int64_t n;
+    CHECK_OK(kryl_matrix_size(A, &n, NULL, NULL));
+    double *xs = malloc((size_t)n * sizeof *xs), *xh = malloc((size_t)n * sizeof *xh);
+    for (int64_t i = 0; i < n; i++) xs[i] = (double)(i + 1) / (double)n;
+    kryl_vector b, x, xt;
+    CHECK_OK(kryl_vector_create(&b, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&xt, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set(xt, xs, n));
+    CHECK_OK(kryl_matrix_spmv(A, 1.0, xt, 0.0, b));
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_PCG;
+    o.format = format;
+    o.precision = p;
+    o.rtol = p == KRYL_DOUBLE ? 1e-10 : 1e-5;
+    o.max_iterations = 5000;
+    kryl_solver s;
+    int64_t its = -1;
+    kryl_status st = kryl_solver_create(&s, A, &o);
+    if (st == KRYL_SUCCESS) {
+        kryl_result r;
+        CHECK_OK(kryl_solver_solve(s, b, x, &r));
+        CHECK(r.converged && r.relres <= o.rtol, "pcg %s %s %s: %s, true relres %g", what,
+              kryl_format_name(format), kryl_precision_name(p), kryl_reason_name(r.reason),
+              r.relres);
+        CHECK(r.format == format, "pcg %s: ran in %s, asked %s", what, kryl_format_name(r.format),
+              kryl_format_name(format));
+        CHECK_OK(kryl_vector_get(x, xh, n));
+        const double err = test_rel_diff(xh, xs, n);
+        CHECK(err < (p == KRYL_DOUBLE ? 1e-6 : 1e-2), "pcg %s %s: |x - x*| = %g", what,
+              kryl_format_name(format), err);
+        its = r.iterations;
+        kryl_solver_destroy(&s);
+    } else {
+        CHECK(st == KRYL_ERR_FORMAT_UNSUITABLE, "pcg %s %s: %s", what, kryl_format_name(format),
+              kryl_last_error());
+    }
+    kryl_vector_destroy(&b);
+    kryl_vector_destroy(&x);
+    kryl_vector_destroy(&xt);
+    free(xs);
+    free(xh);
+    return its;
+}
+
+static void test_pcg(void)
+{
+    const struct {
+        kryl_generator_kind kind;
+        int64_t size;
+    } gens[] = {{KRYL_GEN_POISSON2D5, 41}, {KRYL_GEN_POISSON3D27, 12}, {KRYL_GEN_RANDOM_SPD, 5001}};
+    for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+        kryl_generator_options o;
+        kryl_generator_options_init(&o, gens[g].kind, gens[g].size);
+        int64_t rows, nnz;
+        CHECK_OK(kryl_generator_size(&o, &rows, &nnz));
+        kryl_matrix A;
+        CHECK_OK(kryl_matrix_generate(&A, gpu_ctx, &o, 0, rows));
+        const char *what = kryl_generator_name(gens[g].kind);
+        for (int pi = 0; pi < 2; pi++) {
+            const kryl_precision p = pi ? KRYL_SINGLE : KRYL_DOUBLE;
+            const int64_t csr = pcg_in(A, KRYL_FORMAT_CSR, p, what);
+            for (int f = KRYL_FORMAT_ELL; f <= KRYL_FORMAT_DIA; f++) {
+                const int64_t its = pcg_in(A, (kryl_format)f, p, what);
+                if (its >= 0 && p == KRYL_DOUBLE)
+                    CHECK(llabs(its - csr) <= 1, "pcg %s %s: %lld iterations, csr %lld", what,
+                          kryl_format_name(f), (long long)its, (long long)csr);
+            }
+        }
+        kryl_matrix_destroy(&A);
+    }
+}
+
+static void test_device_model(void)
+{
+    kryl_device_model dev = {0}, again = {0};
+    CHECK(gpu_ctx->ops->device_model != NULL, "the cuda backend has no device_model");
+    CHECK_OK(gpu_ctx->ops->device_model(gpu_ctx, &dev));
+    CHECK(dev.bandwidth > 1e10 && dev.bandwidth < 1e14, "copy bandwidth %g B/s", dev.bandwidth);
+    CHECK(dev.cache_bytes >= (1 << 20), "L2 of %lld bytes", (long long)dev.cache_bytes);
+    CHECK(dev.line_bytes == 32, "line of %d bytes", dev.line_bytes);
+    CHECK_OK(gpu_ctx->ops->device_model(gpu_ctx, &again));
+    CHECK(again.bandwidth == dev.bandwidth, "bandwidth measured twice: %g then %g", dev.bandwidth,
+          again.bandwidth);
+    printf("device model: %.0f GB/s copy bandwidth, %lld MB L2, %d-byte lines\n",
+           dev.bandwidth / 1e9, (long long)(dev.cache_bytes >> 20), dev.line_bytes);
+}
+
+static void test_hook_errors(void)
+{
+    kryl_csr csr;
+    test_random_csr(&csr, TEST_SHAPE_RANDOM, 50, 50, 3);
+    kryl_matrix A[2], B = NULL;
+    matrices_from(&csr, A);
+    kryl_fmt_params lifted;
+    permissive(&lifted);
+    CHECK_STATUS(kryl_cuda_fmt_select(A[1], 0), KRYL_ERR_INVALID_ARGUMENT); /* csr */
+    CHECK_STATUS(kryl_cuda_fmt_select(A[0], 0), KRYL_ERR_INVALID_ARGUMENT); /* ref */
+    CHECK_STATUS(kryl_cuda_fmt_readonly_x(A[1], false), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, KRYL_FORMAT_DIA, &lifted));
+    CHECK_STATUS(kryl_cuda_fmt_select(B, 3), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(kryl_cuda_spmv_select(B, KRYL_CUDA_SPMV_VECTOR, 4), KRYL_ERR_INVALID_ARGUMENT);
+    kryl_matrix_destroy(&B);
+    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, KRYL_FORMAT_BCSR2, &lifted));
+    CHECK_STATUS(kryl_cuda_fmt_select(B, 3), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(kryl_cuda_fmt_select(B, 64), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_OK(kryl_cuda_fmt_select(B, 16));
+    kryl_matrix_destroy(&B);
+    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_SINGLE, KRYL_FORMAT_SELL, &lifted));
+    CHECK_STATUS(kryl_cuda_fmt_select(B, 1), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_OK(kryl_cuda_fmt_select(B, 0));
+    kryl_matrix_destroy(&B);
+    kryl_matrix_destroy(&A[0]);
+    kryl_matrix_destroy(&A[1]);
+}
+
+static kryl_context make_context(kryl_backend_kind kind)
+{
+    kryl_context_options o;
+    kryl_context_options_init(&o);
+    o.backend = kind;
+    kryl_context ctx = NULL;
+    if (kryl_context_create(&ctx, &o) != KRYL_SUCCESS) {
+        fprintf(stderr, "cannot create a %s context: %s\n", kryl_backend_name(kind),
+                kryl_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
+int main(void)
+{
+    if (!kryl_cuda_device_present()) {
+        printf("test_cuda_formats: no usable CUDA device, skipped\n");
+        return TEST_SKIP_CODE;
+    }
+    ref_ctx = make_context(KRYL_BACKEND_REF);
+    gpu_ctx = make_context(KRYL_BACKEND_CUDA);
+    printf("test_cuda_formats on %s\n", kryl_context_device_name(gpu_ctx));
+    test_device_model();
+    test_hook_errors();
+    test_random_shapes();
+    test_generated();
+    test_real();
+    test_pcg();
+    printf("%d products compared, %d conversions refused alike\n", products_checked,
+           formats_refused);
+    kryl_context_destroy(&ref_ctx);
+    kryl_context_destroy(&gpu_ctx);
+    return test_summary("test_cuda_formats");
+}
+
+#else
+
+int main(void)
+{
+    printf("test_cuda_formats: built without CUDA, skipped\n");
+    return TEST_SKIP_CODE;
+}
+
+#endif
