@@ -86,10 +86,11 @@ static void check_order_matters(void)
     gen_csr_free(&A);
 }
 
-/* choose picks a suitable format within 2% of the fastest prediction. */
+/* choose picks a suitable format within 2% of the fastest prediction when
+ * the SpMV is bandwidth-bound (a 64 KB cache: nothing here fits in half). */
 static kryl_format check_choice(const kryl_csr *A, const char *what, const char *must_say)
 {
-    const kryl_device_model dev = tf_device(50 << 20);
+    const kryl_device_model dev = tf_device(64 << 10);
     kryl_format choice;
     char why[512];
     CHECK_OK(kryl_fmt_choose(A, NULL, &dev, &choice, why, sizeof why));
@@ -114,8 +115,23 @@ static kryl_format check_choice(const kryl_csr *A, const char *what, const char 
     return choice;
 }
 
+/* An SpMV that fits in half the cache is latency-bound: choose says CSR. */
+static void check_choose_latency_bound(void)
+{
+    kryl_csr A;
+    if (!tf_generate(&A, KRYL_GEN_POISSON2D5, 128)) return;
+    const kryl_device_model dev = tf_device(50 << 20);
+    kryl_format choice;
+    char why[512];
+    CHECK_OK(kryl_fmt_choose(&A, NULL, &dev, &choice, why, sizeof why));
+    CHECK(choice == KRYL_FORMAT_CSR && strstr(why, "latency-bound") != NULL,
+          "poisson2d5 128^2 in a 50 MB cache: %s (%s)", kryl_format_name(choice), why);
+    gen_csr_free(&A);
+}
+
 static void check_choose(void)
 {
+    check_choose_latency_bound();
     kryl_csr A;
     if (tf_generate(&A, KRYL_GEN_POISSON2D5, 128)) {
         CHECK(check_choice(&A, "poisson2d5 128^2", "CSR's bytes") == KRYL_FORMAT_DIA,
@@ -133,7 +149,10 @@ static void check_choose(void)
     check_choice(&A, "random rows", "predicted");
     kryl_csr_free(&A);
     test_random_csr(&A, TEST_SHAPE_SINGLE, 1, 1, 8);
-    check_choice(&A, "n = 1", "predicted");
+    kryl_format one;
+    const kryl_device_model small = tf_device(64 << 10);
+    CHECK_OK(kryl_fmt_choose(&A, NULL, &small, &one, NULL, 0));
+    CHECK(one == KRYL_FORMAT_CSR, "n = 1: %s, expected csr (latency-bound)", kryl_format_name(one));
     kryl_csr_free(&A);
 }
 
