@@ -1,0 +1,103 @@
+#!/bin/sh
+# Install a built kryl tree into a temporary prefix, build examples/ against
+# it four ways -- CMake find_package with kryl::kryl_shared and with
+# kryl::kryl_static, pkg-config shared and `pkg-config --static` -- and run
+# each program; any failure fails the test.
+#   usage: sh install_example.sh SOURCE_DIR BUILD_DIR
+#   env:   KRYL_C_COMPILER  the C compiler the library was built with (default cc)
+# Exit status 77 (skipped) when cmake is absent.
+set -eu
+
+if [ $# -ne 2 ]; then
+    echo "usage: sh install_example.sh SOURCE_DIR BUILD_DIR" >&2
+    exit 2
+fi
+src=$(cd "$1" && pwd)
+build=$(cd "$2" && pwd)
+cc=${KRYL_C_COMPILER:-cc}
+
+if ! command -v cmake >/dev/null 2>&1; then
+    echo "install_example: cmake not found, skipped"
+    exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kryl-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+passed=0
+
+# Run a command quietly; on failure show its output and stop.
+quiet() {
+    what=$1
+    shift
+    if ! "$@" >"$tmp/log" 2>&1; then
+        cat "$tmp/log"
+        echo "install_example: FAILED: $what" >&2
+        exit 1
+    fi
+}
+
+# Run an example program; it prints its result and exits 0 only if it converged.
+run_example() {
+    what=$1
+    shift
+    echo "--- $what"
+    if ! "$@"; then
+        echo "install_example: FAILED: $what exited with a non-zero status" >&2
+        exit 1
+    fi
+    passed=$((passed + 1))
+}
+
+# A library built with sanitizers needs its runtime in every program that links it.
+extra_flags=""
+if grep -q '^KRYL_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+    extra_flags="-fsanitize=address,undefined -fno-omit-frame-pointer"
+fi
+
+quiet "cmake --install $build --prefix $prefix" cmake --install "$build" --prefix "$prefix"
+echo "installed into $prefix"
+
+# CMake: find_package(kryl) from the install prefix, shared then static.
+for kind in shared static; do
+    static=OFF
+    [ "$kind" = static ] && static=ON
+    dir=$tmp/cmake-$kind
+    quiet "configure the example ($kind, CMake)" \
+        cmake -S "$src/examples" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra_flags" \
+        -DCMAKE_PREFIX_PATH="$prefix" -DKRYL_EXAMPLE_STATIC=$static
+    quiet "build the example ($kind, CMake)" cmake --build "$dir"
+    run_example "CMake, kryl::kryl_$kind" "$dir/poisson_assembly"
+done
+
+# pkg-config: the example's Makefile, shared then static.
+if ! command -v pkg-config >/dev/null 2>&1; then
+    echo "install_example: pkg-config not found, the pkg-config builds are skipped"
+elif ! command -v make >/dev/null 2>&1; then
+    echo "install_example: make not found, the pkg-config builds are skipped"
+else
+    pc=$(find "$prefix" -name kryl.pc | head -n 1)
+    if [ -z "$pc" ]; then
+        echo "install_example: FAILED: no kryl.pc under $prefix" >&2
+        exit 1
+    fi
+    PKG_CONFIG_PATH=$(dirname "$pc")
+    export PKG_CONFIG_PATH
+    libdir=$(pkg-config --variable=libdir kryl)
+    echo "pkg-config --static --libs kryl: $(pkg-config --static --libs kryl)"
+    dir=$tmp/pkg-config
+    mkdir -p "$dir"
+    cp "$src/examples/poisson_assembly.c" "$src/examples/Makefile" "$dir/"
+    quiet "build the example (pkg-config)" \
+        make -C "$dir" CC="$cc" CFLAGS="-O2 $extra_flags" all static
+    if command -v readelf >/dev/null 2>&1 &&
+        readelf -d "$dir/poisson_assembly_static" | grep -q 'libkryl'; then
+        echo "install_example: FAILED: the static build still needs libkryl.so" >&2
+        exit 1
+    fi
+    run_example "pkg-config, shared" env LD_LIBRARY_PATH="$libdir" "$dir/poisson_assembly"
+    run_example "pkg-config, static" "$dir/poisson_assembly_static"
+fi
+
+echo "install_example: $passed builds of the example ran and converged"
