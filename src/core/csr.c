@@ -170,6 +170,10 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
                               (long long)(row_begin + i), (long long)row_ptr[i],
                               (long long)row_ptr[i + 1]);
     int64_t nnz = row_ptr[nrows];
+    if (nnz > 0 && (col_idx == NULL || values == NULL))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "%lld entries announced by row_ptr but col_idx or values is NULL",
+                          (long long)nnz);
     for (int64_t i = 0; i < nrows; i++) {
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
             if (col_idx[k] < 0 || col_idx[k] >= ncols)

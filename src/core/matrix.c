@@ -89,10 +89,6 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
     *A = NULL;
     KRYL_REQUIRE_ARG(ctx);
     KRYL_REQUIRE_ARG(row_ptr);
-    if (row_end > row_begin && row_ptr[row_end - row_begin] > 0) {
-        KRYL_REQUIRE_ARG(col_idx);
-        KRYL_REQUIRE_ARG(values);
-    }
     kryl_csr csr;
     KRYL_TRY(kryl_csr_from_arrays(&csr, nrows, ncols, row_begin, row_end, row_ptr, col_idx,
                                   values));

@@ -206,10 +206,12 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void slab_kernel(
             a[q] = fmt_load1<M::A>(val + at);
             c[q] = fmt_load1<M::A>(col + at);
         }
-        /* the x gathers, then sum += a_q x_c(q) */
+        /* the x gathers (past the row's end x_0, one line every warp shares,
+         * instead of gathering the last entry's x again), then sum += a_q x_c(q) */
         T xv[SLAB_DEPTH];
 #pragma unroll
-        for (int q = 0; q < SLAB_DEPTH; q++) xv[q] = fmt_load1<M::X>(x + c[q]);
+        for (int q = 0; q < SLAB_DEPTH; q++)
+            xv[q] = fmt_load1<M::X>(x + (j + q < end ? c[q] : 0));
 #pragma unroll
         for (int q = 0; q < SLAB_DEPTH; q++)
             if (j + q < end) sum += (double)a[q] * (double)xv[q];
