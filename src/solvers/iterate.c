@@ -63,6 +63,7 @@ static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
         for (int64_t k = 0; k < count && st == KRYL_SUCCESS; k++) st = s->method->step(s);
         void *graph = NULL;
         kryl_status end = s->ops->capture_end(s->ctx, &graph);
+        if (st != KRYL_SUCCESS && end == KRYL_SUCCESS) s->ops->graph_release(s->ctx, graph);
         KRYL_TRY(st);
         KRYL_TRY(end);
         s->graph = graph;

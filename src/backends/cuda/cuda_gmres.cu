@@ -80,7 +80,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void multi_axpy_kernel(
     KRYL_CUDA_GRID_LOOP(i, len)
     {
         double acc = 0.0;
-#pragma unroll 8
+#pragma unroll 16
         for (int j = 0; j < k; j++) {
             const double hj = h[j], vj = (double)V[(int64_t)j * len + i];
             acc += hj != 0.0 ? hj * vj : 0.0;
