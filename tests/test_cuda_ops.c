@@ -196,8 +196,8 @@ static int matrix_setup(matrix_pair *A, kryl_precision p)
     A->layout.refs = 1;
     A->layout.n = A->layout.n_global = A->host.csr.nrows;
     for (int b = 0; b < 2; b++) {
-        struct kryl_matrix_s m = {.ctx = sides[b].ctx, .host = &A->host, .layout = &A->layout,
-                                  .precision = p};
+        struct kryl_matrix_s m = {
+            .ctx = sides[b].ctx, .host = &A->host, .layout = &A->layout, .precision = p};
         kryl_fmt_borrow_csr(&A->host.csr, &m.fmt);
         A->m[b] = m;
         kryl_status st = sides[b].ops->matrix_setup(sides[b].ctx, &A->m[b]);

@@ -58,9 +58,8 @@ static int64_t solve_in(kryl_matrix A, kryl_format format, kryl_precision precis
         its = r.iterations;
         kryl_solver_destroy(&s);
     } else {
-        CHECK(st == KRYL_ERR_FORMAT_UNSUITABLE || st == KRYL_ERR_UNSUPPORTED,
-              "%s %s: %s (%s)", label, kryl_format_name(format), kryl_strerror(st),
-              kryl_last_error());
+        CHECK(st == KRYL_ERR_FORMAT_UNSUITABLE || st == KRYL_ERR_UNSUPPORTED, "%s %s: %s (%s)",
+              label, kryl_format_name(format), kryl_strerror(st), kryl_last_error());
         CHECK(strlen(kryl_last_error()) > 20, "refusal without a reason: '%s'", kryl_last_error());
     }
     kryl_vector_destroy(&b);

@@ -38,18 +38,18 @@ enum {
     KRYL_STOP_RUNNING = 0,
     KRYL_STOP_CONVERGED = 1, /* recursive residual met the tolerance */
     KRYL_STOP_BREAKDOWN = 2, /* a denominator was <= 0 where it must be > 0 */
-    KRYL_STOP_NAN = 3 /* a NaN or Inf appeared */
+    KRYL_STOP_NAN = 3        /* a NaN or Inf appeared */
 };
 
 /* Convergence state of one solve, in backend memory.  The host writes it
  * (upload) before the loop and reads it (download) at each check. */
 typedef struct kryl_monitor {
-    double tol2; /* stop when rr <= tol2 */
-    double rr; /* last squared residual norm recorded */
-    double *history; /* backend buffer of ||r_k||, or NULL */
-    int64_t history_capacity; /* entries in history */
-    int64_t iteration; /* iterations completed */
-    int32_t stop; /* KRYL_STOP_* */
+    double tol2;                /* stop when rr <= tol2 */
+    double rr;                  /* last squared residual norm recorded */
+    double *history;            /* backend buffer of ||r_k||, or NULL */
+    int64_t history_capacity;   /* entries in history */
+    int64_t iteration;          /* iterations completed */
+    int32_t stop;               /* KRYL_STOP_* */
     int32_t stop_iteration_pad; /* keeps the struct 8-byte aligned */
 } kryl_monitor;
 
@@ -64,14 +64,14 @@ typedef enum kryl_permute_dir {
  * stand for r, w and s. */
 typedef struct kryl_pipecg_vectors {
     kryl_vector x, r, u, w, m, n; /* iterate; residual; u = M^-1 r; w = A u; m = M^-1 w; n = A m */
-    kryl_vector p, s, q, z; /* direction; s = A p; q = M^-1 s; z = A q */
+    kryl_vector p, s, q, z;       /* direction; s = A p; q = M^-1 s; z = A q */
 } kryl_pipecg_vectors;
 
 /* Consecutive scalars of pipelined CG: the three the step reduces first. */
 enum {
     KRYL_PIPECG_GAMMA = 0, /* (r, u) */
     KRYL_PIPECG_DELTA = 1, /* (w, u) */
-    KRYL_PIPECG_RR = 2, /* (r, r) */
+    KRYL_PIPECG_RR = 2,    /* (r, r) */
     KRYL_PIPECG_GAMMA_OLD = 3,
     KRYL_PIPECG_ALPHA_OLD = 4,
     KRYL_PIPECG_SCALARS = 5
@@ -80,12 +80,12 @@ enum {
 /* Consecutive scalars of BiCGSTAB (bicgstab_* operations). */
 enum {
     KRYL_BICG_RHO = 0, /* (r^, r) */
-    KRYL_BICG_RV = 1, /* (r^, v) */
+    KRYL_BICG_RV = 1,  /* (r^, v) */
     KRYL_BICG_ALPHA = 2,
     KRYL_BICG_OMEGA = 3,
-    KRYL_BICG_TS = 4, /* (t, s) */
-    KRYL_BICG_TT = 5, /* (t, t) */
-    KRYL_BICG_RR = 6, /* (r, r) of the new residual */
+    KRYL_BICG_TS = 4,      /* (t, s) */
+    KRYL_BICG_TT = 5,      /* (t, t) */
+    KRYL_BICG_RR = 6,      /* (r, r) of the new residual */
     KRYL_BICG_RHO_NEW = 7, /* (r^, r) of the new residual */
     KRYL_BICG_SCALARS = 8
 };
@@ -95,21 +95,21 @@ enum {
  * g = Q' beta e1, so |g[k]| is the residual norm after k columns.  The
  * struct is host memory; its pointers point into one backend block. */
 typedef struct kryl_gmres_ls {
-    int m; /* restart length */
-    double *R; /* (m+1) x m, column j at R + j*(m+1) */
+    int m;           /* restart length */
+    double *R;       /* (m+1) x m, column j at R + j*(m+1) */
     double *cs, *sn; /* m Givens rotations */
-    double *g; /* m+1 */
-    double *y; /* m: solution of R y = g */
-    double *h2; /* m+1: coefficients of the second Gram-Schmidt pass */
-    double *ww; /* ||w||^2 of the new Arnoldi vector */
-    double *rr; /* g[k+1]^2 after column k, for monitor_update */
-    int64_t *count; /* columns of R built in the current cycle */
+    double *g;       /* m+1 */
+    double *y;       /* m: solution of R y = g */
+    double *h2;      /* m+1: coefficients of the second Gram-Schmidt pass */
+    double *ww;      /* ||w||^2 of the new Arnoldi vector */
+    double *rr;      /* g[k+1]^2 after column k, for monitor_update */
+    int64_t *count;  /* columns of R built in the current cycle */
 } kryl_gmres_ls;
 
 typedef struct kryl_backend_ops {
     const char *name;
     int check_interval; /* default iterations between convergence checks */
-    unsigned formats; /* bit (1u << kryl_format) for each format with an SpMV kernel */
+    unsigned formats;   /* bit (1u << kryl_format) for each format with an SpMV kernel */
 
     /* ---- lifecycle: set ctx->backend and ctx->device_name ---- */
     kryl_status (*init)(kryl_context ctx);
@@ -145,23 +145,20 @@ typedef struct kryl_backend_ops {
     void (*matrix_release)(kryl_context ctx, kryl_matrix A);
     /* y = alpha*A*x + beta*z.  z may be y, or NULL (then beta is ignored);
      * x, y, z in A's precision. */
-    kryl_status (*spmv)(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
-                        double beta, kryl_vector z, kryl_vector y,
-                        const kryl_monitor *monitor);
+    kryl_status (*spmv)(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,
+                        kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
 
     /* ---- vectors ---- */
     /* y_i = value */
     kryl_status (*fill)(kryl_context ctx, kryl_vector y, double value);
     /* y = x, or its permutation (perm in backend memory, NULL = plain copy);
      * converts between precisions when y and x differ. */
-    kryl_status (*permute_copy)(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                const int32_t *perm, kryl_permute_dir dir);
+    kryl_status (*permute_copy)(kryl_context ctx, kryl_vector y, kryl_vector x, const int32_t *perm,
+                                kryl_permute_dir dir);
     /* y = alpha*x + beta*y (host constants) */
-    kryl_status (*axpby)(kryl_context ctx, double alpha, kryl_vector x, double beta,
-                         kryl_vector y);
+    kryl_status (*axpby)(kryl_context ctx, double alpha, kryl_vector x, double beta, kryl_vector y);
     /* y = d .* x (elementwise) */
-    kryl_status (*pointwise_mult)(kryl_context ctx, kryl_vector y, kryl_vector d,
-                                  kryl_vector x);
+    kryl_status (*pointwise_mult)(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);
     /* out = x'y (rank-local), accumulated in double */
     kryl_status (*dot)(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out);
 
@@ -169,13 +166,13 @@ typedef struct kryl_backend_ops {
     /* alpha = num/den;  x += alpha p;  r -= alpha q;
      * if dinv: z = dinv .* r and rz = r'z, else rz = r'r;  rr = r'r.
      * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN) and changes nothing. */
-    kryl_status (*cg_update_xr)(kryl_context ctx, kryl_scalar num, kryl_scalar den,
-                                kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
-                                kryl_vector dinv, kryl_vector z, kryl_scalar rz,
-                                kryl_scalar rr, kryl_monitor *monitor);
+    kryl_status (*cg_update_xr)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
+                                kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                kryl_vector z, kryl_scalar rz, kryl_scalar rr,
+                                kryl_monitor *monitor);
     /* p = z + (num/den) p;  den <= 0 sets stop = BREAKDOWN (NaN/Inf: NAN). */
-    kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den,
-                               kryl_vector z, kryl_vector p, kryl_monitor *monitor);
+    kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
+                               kryl_vector p, kryl_monitor *monitor);
 
     /* ---- convergence ---- */
     /* Unless stopped: iteration += advance; history[iteration] = sqrt(rr);
@@ -215,9 +212,8 @@ typedef struct kryl_backend_ops {
     /* BiCGSTAB (van der Vorst 1992), sc = KRYL_BICG_SCALARS scalars:
      * alpha = rho/rv, stored;  r -= alpha v (r becomes s);  if dinv: s_hat = dinv .* r.
      * rv = 0 sets BREAKDOWN, non-finite NAN: nothing changes. */
-    kryl_status (*bicgstab_update_s)(kryl_context ctx, kryl_scalar sc, kryl_vector r,
-                                     kryl_vector v, kryl_vector dinv, kryl_vector s_hat,
-                                     kryl_monitor *monitor);
+    kryl_status (*bicgstab_update_s)(kryl_context ctx, kryl_scalar sc, kryl_vector r, kryl_vector v,
+                                     kryl_vector dinv, kryl_vector s_hat, kryl_monitor *monitor);
     /* omega = ts/tt (0 when tt = 0), stored;  x += alpha p_hat + omega s_hat;
      * r -= omega t;  rr = r'r;  rho_new = r_hat'r (rank-local).  p_hat may
      * be p and s_hat may be r (no preconditioner): s_hat is read before r
@@ -228,18 +224,17 @@ typedef struct kryl_backend_ops {
     /* beta = (rho_new/rho)(alpha/omega);  p = r + beta (p - omega v);
      * if dinv: p_hat = dinv .* p;  rho = rho_new.  rho_new = 0 or omega = 0
      * (or rho = 0) sets BREAKDOWN, non-finite NAN: nothing changes. */
-    kryl_status (*bicgstab_update_p)(kryl_context ctx, kryl_scalar sc, kryl_vector p,
-                                     kryl_vector r, kryl_vector v, kryl_vector dinv,
-                                     kryl_vector p_hat, kryl_monitor *monitor);
+    kryl_status (*bicgstab_update_p)(kryl_context ctx, kryl_scalar sc, kryl_vector p, kryl_vector r,
+                                     kryl_vector v, kryl_vector dinv, kryl_vector p_hat,
+                                     kryl_monitor *monitor);
     /* h[j] = V_j'w for j < k (rank-local), V_j the j-th of k vectors stored one
      * after another from V->data (V->n entries each, V's precision). */
-    kryl_status (*multi_dot)(kryl_context ctx, kryl_vector V, int k, kryl_vector w,
-                             kryl_scalar h, kryl_monitor *monitor);
+    kryl_status (*multi_dot)(kryl_context ctx, kryl_vector V, int k, kryl_vector w, kryl_scalar h,
+                             kryl_monitor *monitor);
     /* w += alpha sum_{j<k} h[j] V_j, terms with h[j] = 0 skipped (so stale
      * columns never contribute);  ww = w'w (rank-local) when ww.ptr != NULL. */
-    kryl_status (*multi_axpy)(kryl_context ctx, kryl_vector V, int k, double alpha,
-                              kryl_scalar h, kryl_vector w, kryl_scalar ww,
-                              kryl_monitor *monitor);
+    kryl_status (*multi_axpy)(kryl_context ctx, kryl_vector V, int k, double alpha, kryl_scalar h,
+                              kryl_vector w, kryl_scalar ww, kryl_monitor *monitor);
     /* v = v / sqrt(vv);  vv = 0 leaves v unchanged. */
     kryl_status (*normalize)(kryl_context ctx, kryl_vector v, kryl_scalar vv,
                              kryl_monitor *monitor);
@@ -259,14 +254,14 @@ typedef struct kryl_backend_ops {
     kryl_status (*gmres_solve)(kryl_context ctx, const kryl_gmres_ls *ls);
     /* Flexible CG direction (Notay 2000; Golub & Ye 1999): p = z - (num/den) p.
      * den <= 0 sets BREAKDOWN, non-finite NAN: nothing changes. */
-    kryl_status (*fcg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den,
-                                kryl_vector z, kryl_vector p, kryl_monitor *monitor);
+    kryl_status (*fcg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
+                                kryl_vector p, kryl_monitor *monitor);
     /* Prepare an inner solve's monitor from the outer one, unguarded: if
      * outer->stop: inner->stop = KRYL_STOP_CONVERGED (the inner solve does
      * nothing); else inner->stop = RUNNING and inner->tol2 = factor * rr
      * (rr.ptr NULL: factor).  inner->iteration keeps counting. */
-    kryl_status (*monitor_restart)(kryl_context ctx, kryl_monitor *inner,
-                                   const kryl_monitor *outer, kryl_scalar rr, double factor);
+    kryl_status (*monitor_restart)(kryl_context ctx, kryl_monitor *inner, const kryl_monitor *outer,
+                                   kryl_scalar rr, double factor);
 } kryl_backend_ops;
 
 /* The backends compiled into this build (NULL when absent). */

@@ -61,10 +61,12 @@ kryl_status kryl_assembly_add(kryl_assembly assembly, int64_t count, const int64
     KRYL_REQUIRE_ARG(rows);
     KRYL_REQUIRE_ARG(cols);
     KRYL_REQUIRE_ARG(values);
-    for (int64_t k = 0; k < count; k++) KRYL_TRY(check_entry(assembly, rows[k], cols[k], values[k]));
+    for (int64_t k = 0; k < count; k++)
+        KRYL_TRY(check_entry(assembly, rows[k], cols[k], values[k]));
     kryl_coo *e = &assembly->entries;
     int64_t need = e->count + count;
-    if (need > e->capacity) KRYL_TRY(kryl_coo_reserve(e, need > 2 * e->capacity ? need : 2 * e->capacity));
+    if (need > e->capacity)
+        KRYL_TRY(kryl_coo_reserve(e, need > 2 * e->capacity ? need : 2 * e->capacity));
     memcpy(e->rows + e->count, rows, (size_t)count * sizeof *rows);
     memcpy(e->cols + e->count, cols, (size_t)count * sizeof *cols);
     memcpy(e->values + e->count, values, (size_t)count * sizeof *values);

@@ -165,10 +165,9 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
                           (long long)row_ptr[0]);
     for (int64_t i = 0; i < nrows; i++)
         if (row_ptr[i + 1] < row_ptr[i])
-            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                              "row_ptr decreases at row %lld (%lld then %lld)",
-                              (long long)(row_begin + i), (long long)row_ptr[i],
-                              (long long)row_ptr[i + 1]);
+            return KRYL_ERROR(
+                KRYL_ERR_INVALID_ARGUMENT, "row_ptr decreases at row %lld (%lld then %lld)",
+                (long long)(row_begin + i), (long long)row_ptr[i], (long long)row_ptr[i + 1]);
     int64_t nnz = row_ptr[nrows];
     if (nnz > 0 && (col_idx == NULL || values == NULL))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
@@ -177,10 +176,9 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
     for (int64_t i = 0; i < nrows; i++) {
         for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
             if (col_idx[k] < 0 || col_idx[k] >= ncols)
-                return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
-                                  "column %lld of row %lld is outside [0, %lld)",
-                                  (long long)col_idx[k], (long long)(row_begin + i),
-                                  (long long)ncols);
+                return KRYL_ERROR(
+                    KRYL_ERR_INDEX_OUT_OF_RANGE, "column %lld of row %lld is outside [0, %lld)",
+                    (long long)col_idx[k], (long long)(row_begin + i), (long long)ncols);
             if (values[k] - values[k] != 0.0)
                 return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "entry (%lld, %lld) is %g",
                                   (long long)(row_begin + i), (long long)col_idx[k], values[k]);

@@ -20,14 +20,14 @@ typedef struct kryl_csr {
     int64_t row_begin;
     int64_t *row_ptr; /* nrows + 1 */
     int32_t *col_idx; /* row_ptr[nrows] */
-    double *values; /* row_ptr[nrows] */
+    double *values;   /* row_ptr[nrows] */
 } kryl_csr;
 
 /* Coordinate entries: the form of a Matrix Market file and of assembly. */
 typedef struct kryl_coo {
     int64_t nrows, ncols;
-    int64_t count; /* entries in use */
-    int64_t capacity; /* entries allocated */
+    int64_t count;        /* entries in use */
+    int64_t capacity;     /* entries allocated */
     int64_t *rows, *cols; /* 0-based global */
     double *values;
 } kryl_coo;

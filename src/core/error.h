@@ -27,32 +27,32 @@ void kryl_error_clear(void);
 const char *kryl_error_where(void);
 
 #define KRYL_STR2_(x) #x
-#define KRYL_STR_(x) KRYL_STR2_(x)
-#define KRYL_WHERE __FILE__ ":" KRYL_STR_(__LINE__)
+#define KRYL_STR_(x)  KRYL_STR2_(x)
+#define KRYL_WHERE    __FILE__ ":" KRYL_STR_(__LINE__)
 
 /* return KRYL_ERROR(KRYL_ERR_PARSE, "%s:%lld: expected ...", ...); */
 #define KRYL_ERROR(status, ...) kryl_error_set((status), KRYL_WHERE, __VA_ARGS__)
 
 /* Propagate a failing status to the caller. */
-#define KRYL_TRY(expr)                                                                  \
-    do {                                                                                \
-        kryl_status kryl_try_status_ = (expr);                                          \
-        if (kryl_try_status_ != KRYL_SUCCESS) return kryl_try_status_;                  \
+#define KRYL_TRY(expr)                                                                             \
+    do {                                                                                           \
+        kryl_status kryl_try_status_ = (expr);                                                     \
+        if (kryl_try_status_ != KRYL_SUCCESS) return kryl_try_status_;                             \
     } while (0)
 
 /* Jump to a cleanup label on failure, keeping the status in `st`. */
-#define KRYL_CHECK_GOTO(st, expr, label)                                                \
-    do {                                                                                \
-        (st) = (expr);                                                                  \
-        if ((st) != KRYL_SUCCESS) goto label;                                           \
+#define KRYL_CHECK_GOTO(st, expr, label)                                                           \
+    do {                                                                                           \
+        (st) = (expr);                                                                             \
+        if ((st) != KRYL_SUCCESS) goto label;                                                      \
     } while (0)
 
 /* Reject a NULL argument with a message naming it. */
-#define KRYL_REQUIRE_ARG(p)                                                             \
-    do {                                                                                \
-        if ((p) == NULL)                                                                \
-            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL",   \
-                              __func__, #p);                                            \
+#define KRYL_REQUIRE_ARG(p)                                                                        \
+    do {                                                                                           \
+        if ((p) == NULL)                                                                           \
+            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL", __func__,    \
+                              #p);                                                                 \
     } while (0)
 
 #ifdef __cplusplus

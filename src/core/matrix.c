@@ -58,8 +58,8 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     *A = NULL;
     kryl_host_matrix *host = calloc(1, sizeof *host);
     kryl_layout *layout = NULL;
-    kryl_status st = host ? new_layout(csr, &layout) : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
-                                                                  "cannot allocate a matrix");
+    kryl_status st = host ? new_layout(csr, &layout)
+                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a matrix");
     if (st != KRYL_SUCCESS) {
         free(host);
         kryl_csr_free(csr);
@@ -80,18 +80,17 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     return st;
 }
 
-kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows,
-                                   int64_t ncols, int64_t row_begin, int64_t row_end,
-                                   const int64_t *row_ptr, const int64_t *col_idx,
-                                   const double *values)
+kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows, int64_t ncols,
+                                   int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
+                                   const int64_t *col_idx, const double *values)
 {
     KRYL_REQUIRE_ARG(A);
     *A = NULL;
     KRYL_REQUIRE_ARG(ctx);
     KRYL_REQUIRE_ARG(row_ptr);
     kryl_csr csr;
-    KRYL_TRY(kryl_csr_from_arrays(&csr, nrows, ncols, row_begin, row_end, row_ptr, col_idx,
-                                  values));
+    KRYL_TRY(
+        kryl_csr_from_arrays(&csr, nrows, ncols, row_begin, row_end, row_ptr, col_idx, values));
     return kryl_matrix_from_csr(A, ctx, &csr);
 }
 
@@ -135,8 +134,10 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     kryl_fmt_params defaults;
     kryl_fmt_params_init(&defaults);
     kryl_fmt fmt;
-    if (format == KRYL_FORMAT_CSR) kryl_fmt_borrow_csr(csr, &fmt);
-    else KRYL_TRY(kryl_fmt_build(csr, format, NULL, params ? params : &defaults, &fmt));
+    if (format == KRYL_FORMAT_CSR)
+        kryl_fmt_borrow_csr(csr, &fmt);
+    else
+        KRYL_TRY(kryl_fmt_build(csr, format, NULL, params ? params : &defaults, &fmt));
     kryl_layout *layout = NULL;
     kryl_status st = format_layout(ctx, csr, &fmt, &layout);
     if (st != KRYL_SUCCESS) {
@@ -190,8 +191,10 @@ static int64_t find_entry(const kryl_csr *A, int64_t i, int32_t j)
     while (lo <= hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (A->col_idx[mid] == j) return mid;
-        if (A->col_idx[mid] < j) lo = mid + 1;
-        else hi = mid - 1;
+        if (A->col_idx[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -235,8 +238,7 @@ kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric)
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta,
-                             kryl_vector y)
+kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta, kryl_vector y)
 {
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(x);

@@ -29,7 +29,7 @@ struct kryl_context_s {
 /* The host copy of a matrix, shared by the matrices converted from it. */
 typedef struct kryl_host_matrix {
     int refs;
-    kryl_csr csr; /* owned rows, natural order, double, as given */
+    kryl_csr csr;  /* owned rows, natural order, double, as given */
     int symmetric; /* -1 not checked yet, 0 no, 1 yes (exactly) */
 } kryl_host_matrix;
 
@@ -40,7 +40,7 @@ typedef struct kryl_layout {
     int64_t n; /* owned rows */
     int64_t n_global;
     int64_t row_begin;
-    int32_t *perm; /* host: backend row i holds original row perm[i]; NULL = identity */
+    int32_t *perm;         /* host: backend row i holds original row perm[i]; NULL = identity */
     int32_t *perm_backend; /* the same in backend memory */
 } kryl_layout;
 
@@ -49,8 +49,8 @@ struct kryl_matrix_s {
     kryl_host_matrix *host;
     kryl_layout *layout;
     kryl_precision precision; /* of the backend storage and its SpMV */
-    kryl_fmt fmt; /* the storage format on the host, in the layout's order */
-    void *storage; /* the backend's SpMV storage built from fmt, owned */
+    kryl_fmt fmt;             /* the storage format on the host, in the layout's order */
+    void *storage;            /* the backend's SpMV storage built from fmt, owned */
 };
 
 struct kryl_vector_s {
@@ -67,8 +67,7 @@ static inline size_t kryl_precision_size(kryl_precision p)
 }
 
 /* Logging through the context's callback (printf-style). */
-void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...)
-    KRYL_PRINTF_LIKE(3, 4);
+void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...) KRYL_PRINTF_LIKE(3, 4);
 
 /* The SpMV bandwidth model's device numbers for the context's backend: its
  * own (ops->device_model), or a generic host's (matrix_formats.c). */

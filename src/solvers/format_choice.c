@@ -63,6 +63,5 @@ static kryl_status choose_by_timing(kryl_solver s)
 kryl_status kryl_solver_choose_format(kryl_solver s)
 {
     if (s->options.tune) return choose_by_timing(s);
-    return kryl_matrix_choose_format(s->A, &s->format, s->format_reason,
-                                     sizeof s->format_reason);
+    return kryl_matrix_choose_format(s->A, &s->format, s->format_reason, sizeof s->format_reason);
 }

@@ -78,8 +78,7 @@ kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m)
     const kryl_solver_options *o = &s->options;
     const bool adaptive = o->check_interval == 0;
     int64_t interval = adaptive ? s->ops->check_interval : o->check_interval;
-    if (adaptive && s->period > 1)
-        interval = (interval + s->period - 1) / s->period * s->period;
+    if (adaptive && s->period > 1) interval = (interval + s->period - 1) / s->period * s->period;
     while (m->iteration < o->max_iterations && m->stop == KRYL_STOP_RUNNING) {
         int64_t batch = o->max_iterations - m->iteration;
         if (batch > interval) batch = interval;

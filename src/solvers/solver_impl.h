@@ -24,17 +24,17 @@ struct kryl_solver_s {
     const kryl_backend_ops *ops;
     kryl_solver_options options;
     const kryl_method_ops *method;
-    kryl_matrix A; /* the caller's matrix: double, original values (true residual) */
-    kryl_matrix Aw; /* the matrix the iteration uses, in the working precision */
+    kryl_matrix A;            /* the caller's matrix: double, original values (true residual) */
+    kryl_matrix Aw;           /* the matrix the iteration uses, in the working precision */
     kryl_precision precision; /* working precision */
-    kryl_precond *pc; /* NULL: none */
-    void *work; /* the method's workspace */
+    kryl_precond *pc;         /* NULL: none */
+    void *work;               /* the method's workspace */
 
     /* The driver's workspace (src/solvers/solver.c). */
-    kryl_vector b_work, x_work; /* b and x in the working precision and order */
+    kryl_vector b_work, x_work;         /* b and x in the working precision and order */
     kryl_vector b_true, x_true, r_true; /* double, natural order: b - A x with A's own values */
     kryl_vector r_start; /* r_true in Aw's order (NULL when Aw keeps the natural order) */
-    kryl_format format; /* Aw's storage format */
+    kryl_format format;  /* Aw's storage format */
     /* batching (iterate.c): the replayable graph of graph_steps steps, and
      * the host's cost of one convergence check */
     void *graph;
@@ -42,9 +42,9 @@ struct kryl_solver_s {
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
     char format_reason[320];
-    double *scalars; /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
+    double *scalars;       /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
     kryl_monitor *monitor; /* backend */
-    double *history; /* backend, max_iterations + 1 entries */
+    double *history;       /* backend, max_iterations + 1 entries */
     double *history_host;
     int64_t history_length;
 
@@ -86,12 +86,12 @@ struct kryl_method_ops {
 };
 
 extern const kryl_method_ops kryl_method_cg;
-extern const kryl_method_ops kryl_method_pipecg; /* pipecg.c */
-extern const kryl_method_ops kryl_method_gmres; /* gmres.c */
-extern const kryl_method_ops kryl_method_fgmres; /* gmres.c: inner-outer, nonsymmetric */
+extern const kryl_method_ops kryl_method_pipecg;   /* pipecg.c */
+extern const kryl_method_ops kryl_method_gmres;    /* gmres.c */
+extern const kryl_method_ops kryl_method_fgmres;   /* gmres.c: inner-outer, nonsymmetric */
 extern const kryl_method_ops kryl_method_bicgstab; /* bicgstab.c */
 extern const kryl_method_ops kryl_method_mixed_ir; /* mixed_ir.c */
-extern const kryl_method_ops kryl_method_fcg; /* fcg.c: inner-outer, symmetric */
+extern const kryl_method_ops kryl_method_fcg;      /* fcg.c: inner-outer, symmetric */
 
 /* A scalar at index k of a backend block of doubles. */
 static inline kryl_scalar kryl_scalar_at(double *block, int k)

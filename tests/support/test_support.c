@@ -26,8 +26,8 @@ int test_summary(const char *name)
 
 const char *test_shape_name(test_shape shape)
 {
-    static const char *names[] = {"random", "empty-rows", "dense-row", "single", "diagonal",
-                                  "long-rows"};
+    static const char *names[] = {"random", "empty-rows", "dense-row",
+                                  "single", "diagonal",   "long-rows"};
     return shape < TEST_SHAPE_COUNT ? names[shape] : "?";
 }
 
@@ -54,7 +54,9 @@ static int64_t row_length(test_shape shape, int64_t i, int64_t nrows, int64_t nc
     int64_t len;
     switch (shape) {
     case TEST_SHAPE_EMPTY_ROWS: len = (i % 3 == 0) ? 0 : (int64_t)(next_random(state) % 9); break;
-    case TEST_SHAPE_DENSE_ROW: len = (i == nrows / 2) ? ncols : (int64_t)(next_random(state) % 6); break;
+    case TEST_SHAPE_DENSE_ROW:
+        len = (i == nrows / 2) ? ncols : (int64_t)(next_random(state) % 6);
+        break;
     case TEST_SHAPE_DIAGONAL: len = 1; break;
     case TEST_SHAPE_LONG_ROWS: len = 30 + (int64_t)(next_random(state) % 171); break;
     default: len = (int64_t)(next_random(state) % 9); break;
@@ -62,8 +64,7 @@ static int64_t row_length(test_shape shape, int64_t i, int64_t nrows, int64_t nc
     return len < ncols ? len : ncols;
 }
 
-void test_random_csr(kryl_csr *A, test_shape shape, int64_t nrows, int64_t ncols,
-                     uint64_t seed)
+void test_random_csr(kryl_csr *A, test_shape shape, int64_t nrows, int64_t ncols, uint64_t seed)
 {
     if (shape == TEST_SHAPE_SINGLE) nrows = ncols = 1;
     uint64_t state = seed * 104729 + 17;
@@ -86,8 +87,12 @@ void test_random_csr(kryl_csr *A, test_shape shape, int64_t nrows, int64_t ncols
         int64_t start = k;
         for (int64_t c = 0; c < lens[i]; c++) {
             int64_t j;
-            if (lens[i] == ncols) j = c;
-            else do { j = (int64_t)(next_random(&state) % (uint64_t)ncols); } while (used[j]);
+            if (lens[i] == ncols)
+                j = c;
+            else
+                do {
+                    j = (int64_t)(next_random(&state) % (uint64_t)ncols);
+                } while (used[j]);
             used[j] = 1;
             A->col_idx[k] = (int32_t)j;
             A->values[k++] = 2.0 * uniform(&state) - 1.0;

@@ -17,39 +17,38 @@ extern int test_failures;
 extern int test_checks;
 
 /* CHECK(cond, fmt, ...): counts a failure and prints where, continues. */
-#define CHECK(cond, ...)                                                                \
-    do {                                                                                \
-        test_checks++;                                                                  \
-        if (!(cond)) {                                                                  \
-            test_failures++;                                                            \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);    \
-            fprintf(stderr, __VA_ARGS__);                                               \
-            fprintf(stderr, "\n");                                                      \
-        }                                                                               \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        test_checks++;                                                                             \
+        if (!(cond)) {                                                                             \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+        }                                                                                          \
     } while (0)
 
 /* CHECK_OK(call): the call returns KRYL_SUCCESS (prints kryl_last_error otherwise). */
-#define CHECK_OK(call)                                                                  \
-    do {                                                                                \
-        kryl_status check_ok_st_ = (call);                                              \
-        CHECK(check_ok_st_ == KRYL_SUCCESS, "%s -> %s: %s", #call,                      \
-              kryl_strerror(check_ok_st_), kryl_last_error());                          \
+#define CHECK_OK(call)                                                                             \
+    do {                                                                                           \
+        kryl_status check_ok_st_ = (call);                                                         \
+        CHECK(check_ok_st_ == KRYL_SUCCESS, "%s -> %s: %s", #call, kryl_strerror(check_ok_st_),    \
+              kryl_last_error());                                                                  \
     } while (0)
 
 /* CHECK_STATUS(call, expected): the call fails with `expected`. */
-#define CHECK_STATUS(call, expected)                                                    \
-    do {                                                                                \
-        kryl_status check_st_ = (call);                                                 \
-        CHECK(check_st_ == (expected), "%s -> %s (%s), expected %s", #call,             \
-              kryl_strerror(check_st_), kryl_last_error(), kryl_strerror(expected));    \
+#define CHECK_STATUS(call, expected)                                                               \
+    do {                                                                                           \
+        kryl_status check_st_ = (call);                                                            \
+        CHECK(check_st_ == (expected), "%s -> %s (%s), expected %s", #call,                        \
+              kryl_strerror(check_st_), kryl_last_error(), kryl_strerror(expected));               \
     } while (0)
 
 /* CHECK_CLOSE(a, b, tol): |a - b| <= tol * max(1, |b|). */
-#define CHECK_CLOSE(a, b, tol)                                                          \
-    do {                                                                                \
-        double cc_a_ = (a), cc_b_ = (b);                                                \
-        CHECK(test_close(cc_a_, cc_b_, (tol)), "%s = %.17g, %s = %.17g", #a, cc_a_, #b, \
-              cc_b_);                                                                   \
+#define CHECK_CLOSE(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double cc_a_ = (a), cc_b_ = (b);                                                           \
+        CHECK(test_close(cc_a_, cc_b_, (tol)), "%s = %.17g, %s = %.17g", #a, cc_a_, #b, cc_b_);    \
     } while (0)
 
 bool test_close(double a, double b, double tol);
@@ -61,10 +60,10 @@ int test_summary(const char *name);
 typedef enum test_shape {
     TEST_SHAPE_RANDOM = 0, /* random rows of 0..8 entries */
     TEST_SHAPE_EMPTY_ROWS, /* every third row empty */
-    TEST_SHAPE_DENSE_ROW, /* one completely dense row */
-    TEST_SHAPE_SINGLE, /* n = 1 */
-    TEST_SHAPE_DIAGONAL, /* diagonal only */
-    TEST_SHAPE_LONG_ROWS, /* rows of 30..200 entries (vector kernel territory) */
+    TEST_SHAPE_DENSE_ROW,  /* one completely dense row */
+    TEST_SHAPE_SINGLE,     /* n = 1 */
+    TEST_SHAPE_DIAGONAL,   /* diagonal only */
+    TEST_SHAPE_LONG_ROWS,  /* rows of 30..200 entries (vector kernel territory) */
     TEST_SHAPE_COUNT
 } test_shape;
 
@@ -72,8 +71,7 @@ const char *test_shape_name(test_shape shape);
 
 /* A random nrows x ncols CSR of the given shape (columns sorted, unique),
  * values uniform in [-1, 1).  Deterministic in seed. */
-void test_random_csr(kryl_csr *A, test_shape shape, int64_t nrows, int64_t ncols,
-                     uint64_t seed);
+void test_random_csr(kryl_csr *A, test_shape shape, int64_t nrows, int64_t ncols, uint64_t seed);
 
 /* Uniform [-1, 1) values. */
 void test_random_values(double *x, int64_t n, uint64_t seed);

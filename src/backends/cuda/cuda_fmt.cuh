@@ -210,8 +210,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void slab_kernel(
          * instead of gathering the last entry's x again), then sum += a_q x_c(q) */
         T xv[SLAB_DEPTH];
 #pragma unroll
-        for (int q = 0; q < SLAB_DEPTH; q++)
-            xv[q] = fmt_load1<M::X>(x + (j + q < end ? c[q] : 0));
+        for (int q = 0; q < SLAB_DEPTH; q++) xv[q] = fmt_load1<M::X>(x + (j + q < end ? c[q] : 0));
 #pragma unroll
         for (int q = 0; q < SLAB_DEPTH; q++)
             if (j + q < end) sum += (double)a[q] * (double)xv[q];

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "backends/ref/ref_kernels.h"
-#include "backends/ref/ref_spmv_fmt.h"
 #include "backends/ref/ref_krylov.h"
+#include "backends/ref/ref_spmv_fmt.h"
 
 static kryl_status ref_init(kryl_context ctx)
 {
@@ -98,8 +98,10 @@ static kryl_status ref_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_
 static kryl_status ref_fill(kryl_context ctx, kryl_vector y, double value)
 {
     (void)ctx;
-    if (is_double(y)) ref_fill_d(y->n, y->data, value);
-    else ref_fill_s(y->n, y->data, value);
+    if (is_double(y))
+        ref_fill_d(y->n, y->data, value);
+    else
+        ref_fill_s(y->n, y->data, value);
     return KRYL_SUCCESS;
 }
 
@@ -110,8 +112,10 @@ static double get_value(kryl_vector v, int64_t i)
 
 static void set_value(kryl_vector v, int64_t i, double value)
 {
-    if (is_double(v)) ((double *)v->data)[i] = value;
-    else ((float *)v->data)[i] = (float)value;
+    if (is_double(v))
+        ((double *)v->data)[i] = value;
+    else
+        ((float *)v->data)[i] = (float)value;
 }
 
 static kryl_status ref_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
@@ -121,8 +125,10 @@ static kryl_status ref_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector
     for (int64_t i = 0; i < y->n; i++) {
         int64_t j = perm ? perm[i] : i;
         /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i */
-        if (dir == KRYL_GATHER) set_value(y, i, get_value(x, j));
-        else set_value(y, j, get_value(x, i));
+        if (dir == KRYL_GATHER)
+            set_value(y, i, get_value(x, j));
+        else
+            set_value(y, j, get_value(x, i));
     }
     return KRYL_SUCCESS;
 }
@@ -132,18 +138,21 @@ static kryl_status ref_axpby(kryl_context ctx, double alpha, kryl_vector x, doub
 {
     (void)ctx;
     /* y = alpha*x + beta*y */
-    if (is_double(y)) ref_axpby_d(y->n, alpha, x->data, beta, y->data);
-    else ref_axpby_s(y->n, alpha, x->data, beta, y->data);
+    if (is_double(y))
+        ref_axpby_d(y->n, alpha, x->data, beta, y->data);
+    else
+        ref_axpby_s(y->n, alpha, x->data, beta, y->data);
     return KRYL_SUCCESS;
 }
 
-static kryl_status ref_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d,
-                                      kryl_vector x)
+static kryl_status ref_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x)
 {
     (void)ctx;
     /* y = d .* x */
-    if (is_double(y)) ref_pointwise_mult_d(y->n, y->data, d->data, x->data);
-    else ref_pointwise_mult_s(y->n, y->data, d->data, x->data);
+    if (is_double(y))
+        ref_pointwise_mult_d(y->n, y->data, d->data, x->data);
+    else
+        ref_pointwise_mult_s(y->n, y->data, d->data, x->data);
     return KRYL_SUCCESS;
 }
 
@@ -172,8 +181,8 @@ static bool ratio_or_stop(double num, double den, kryl_monitor *monitor, double 
 
 static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                     kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
-                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz,
-                                    kryl_scalar rr, kryl_monitor *monitor)
+                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
+                                    kryl_monitor *monitor)
 {
     (void)ctx;
     double alpha;
@@ -194,11 +203,12 @@ static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scala
 {
     (void)ctx;
     double beta;
-    if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &beta))
-        return KRYL_SUCCESS;
+    if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &beta)) return KRYL_SUCCESS;
     /* p = z + beta p */
-    if (is_double(p)) ref_cg_update_p_d(p->n, beta, z->data, p->data);
-    else ref_cg_update_p_s(p->n, beta, z->data, p->data);
+    if (is_double(p))
+        ref_cg_update_p_d(p->n, beta, z->data, p->data);
+    else
+        ref_cg_update_p_s(p->n, beta, z->data, p->data);
     return KRYL_SUCCESS;
 }
 
@@ -213,8 +223,10 @@ static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, k
     if (monitor->history && monitor->iteration < monitor->history_capacity)
         monitor->history[monitor->iteration] = sqrt(fabs(value));
     /* stop on NaN/Inf, or when ||r||^2 <= tol^2 */
-    if (!isfinite(value)) monitor->stop = KRYL_STOP_NAN;
-    else if (value <= monitor->tol2) monitor->stop = KRYL_STOP_CONVERGED;
+    if (!isfinite(value))
+        monitor->stop = KRYL_STOP_NAN;
+    else if (value <= monitor->tol2)
+        monitor->stop = KRYL_STOP_CONVERGED;
     return KRYL_SUCCESS;
 }
 

@@ -2,7 +2,7 @@
  * by ref_kernels.c.  This is the oracle: obviously correct, never optimised.
  * Sums accumulate in double. */
 #define REF_NAME2(a, b) a##_##b
-#define REF_NAME(a, b) REF_NAME2(a, b)
+#define REF_NAME(a, b)  REF_NAME2(a, b)
 
 void REF_NAME(ref_fill, S)(int64_t n, REAL *y, double value)
 {
@@ -26,9 +26,8 @@ double REF_NAME(ref_dot, S)(int64_t n, const REAL *x, const REAL *y)
     return sum;
 }
 
-void REF_NAME(ref_cg_update_xr, S)(int64_t n, double alpha, const REAL *p, const REAL *q,
-                                   REAL *x, REAL *r, const REAL *dinv, REAL *z, double *rz,
-                                   double *rr)
+void REF_NAME(ref_cg_update_xr, S)(int64_t n, double alpha, const REAL *p, const REAL *q, REAL *x,
+                                   REAL *r, const REAL *dinv, REAL *z, double *rz, double *rr)
 {
     double sum_rz = 0.0, sum_rr = 0.0;
     for (int64_t i = 0; i < n; i++) {
