@@ -115,7 +115,8 @@ typedef enum kryl_mixed_scheme {
 
 typedef enum kryl_precond_kind {
     KRYL_PRECOND_NONE = 0,
-    KRYL_PRECOND_JACOBI = 1 /* M = diag(A) */
+    KRYL_PRECOND_JACOBI = 1, /* M = diag(A) */
+    KRYL_PRECOND_LSPOLY = 2 /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
 } kryl_precond_kind;
 
 /* Storage formats for SpMV (see docs/FORMATS.md). */
@@ -444,6 +445,7 @@ typedef struct kryl_solver_options {
                   trusting the bandwidth model alone */
     double inner_rtol; /* mixed IR: an inner solve stops once it has reduced the
                         * residual by this factor; 0 = 1e-4 */
+    int degree; /* lspoly: polynomial degree, 0 = 8 */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);

@@ -264,7 +264,8 @@ static void run_case(kryl_context ref_ctx, kryl_context ctx, const char *backend
         CHECK(!refused || kept, "%s: %s changed by a refused or guarded call", label, name);
         CHECK(repeat, "%s: %s differs between two identical calls", label, name);
     }
-    compare_values(label, "scalar", init.sc, ref.sc, dut.sc, c->nsc, SCALAR_TOLERANCE);
+    compare_values(label, "scalar", init.sc, ref.sc, dut.sc, c->nsc,
+                   fmax(SCALAR_TOLERANCE, vector_tolerance(c->precision)));
     for (int i = c->nsc - c->exact_tail; i < c->nsc; i++)
         CHECK(same_bits(dut.sc[i], ref.sc[i]), "%s: scalar %d differs from ref's bits", label, i);
     for (int i = 0; i < c->nsc; i++)

@@ -3,7 +3,8 @@
 
 #include "precond/precond.h"
 
-kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, kryl_matrix A)
+kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, int degree,
+                                kryl_matrix A)
 {
     *pc = NULL;
     if (kind == KRYL_PRECOND_NONE) return KRYL_SUCCESS;
@@ -14,6 +15,7 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, kryl_
     kryl_status st;
     switch (kind) {
     case KRYL_PRECOND_JACOBI: st = kryl_precond_jacobi_create(p, A); break;
+    case KRYL_PRECOND_LSPOLY: st = kryl_precond_lspoly_create(p, A, degree); break;
     default:
         st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
     }

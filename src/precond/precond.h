@@ -18,13 +18,16 @@ struct kryl_precond {
     void *data;
 };
 
-/* Build the preconditioner of `kind` for A (in A's precision and layout).
+/* Build the preconditioner of `kind` for A (in A's precision and layout);
+ * degree: the lspoly polynomial's degree (0 = 8), ignored by the others.
  * *pc is NULL for KRYL_PRECOND_NONE. */
-kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, kryl_matrix A);
+kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, int degree,
+                                kryl_matrix A);
 
 void kryl_precond_destroy(kryl_precond **pc);
 
 /* Constructors of each kind (one file each). */
 kryl_status kryl_precond_jacobi_create(kryl_precond *pc, kryl_matrix A);
+kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree);
 
 #endif

@@ -87,7 +87,8 @@ static kryl_status check_options(kryl_solver_options *o)
     if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
-    if (o->precond != KRYL_PRECOND_NONE && o->precond != KRYL_PRECOND_JACOBI)
+    if (o->precond != KRYL_PRECOND_NONE && o->precond != KRYL_PRECOND_JACOBI &&
+        o->precond != KRYL_PRECOND_LSPOLY)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
@@ -218,7 +219,7 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
         s->Aw = A;
     else if (st == KRYL_SUCCESS)
         st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL);
-    if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, s->Aw);
+    if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, opts.degree, s->Aw);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
     if (st == KRYL_SUCCESS) st = allocate_workspace(s);
     s->period = method->period;

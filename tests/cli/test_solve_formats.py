@@ -107,8 +107,8 @@ def test_tune_and_summary(t, kryl, tmp, usable):
                     "%s: the reason lists the timings" % what, reason)
             t.check(obj["format"] in FORMATS, "%s: chose %s" % (what, obj["format"]))
     rc, out, err = kryl.run("solve", a, "--backend", "ref", "--format", "auto")
-    t.check(rc == 0 and "--format auto" in out and "predicted" in out,
-            "auto summary names the choice and the prediction", out + err)
+    t.check(rc == 0 and "--format auto" in out and "latency-bound" in out,
+            "auto summary names the choice and why (a small SpMV: latency-bound)", out + err)
     rc, out, err = kryl.run("solve", a, "--backend", "ref", "--format", "sell")
     t.check(rc == 0 and "format      sell" in out, "summary names the format", out + err)
 

@@ -12,7 +12,7 @@ typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
     const char *method, *precond, *backend, *precision, *mixed, *format;
     double rtol, atol, inner_rtol;
-    int64_t maxit, threads, device, check_interval, restart, inner_its;
+    int64_t maxit, threads, device, check_interval, restart, inner_its, degree;
     bool precond_given, precision_given, mixed_given, json, profile, quiet, tune;
 } solve_args;
 
@@ -61,6 +61,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       /* the library's documented defaults, passed explicitly so the
                        * report shows the values used */
                       .restart = 40,
+                      .degree = 8,
                       .inner_its = 30,
                       .inner_rtol = 1e-4};
     const arg_spec specs[] = {
@@ -69,6 +70,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--method", NULL, ARG_STRING, &a->method, NULL},
         {"--precond", NULL, ARG_STRING, &a->precond, &a->precond_given},
         {"--restart", NULL, ARG_POSITIVE, &a->restart, NULL},
+        {"--degree", NULL, ARG_POSITIVE, &a->degree, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
         {"--format", NULL, ARG_STRING, &a->format, NULL},
         {"--tune", NULL, ARG_FLAG, &a->tune, NULL},
@@ -95,8 +97,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     if (npos == 0) return args_usage_error(cmd, "missing the matrix file A.mtx");
     if (a->threads > INT_MAX || a->device > INT_MAX || a->check_interval > INT_MAX)
         return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
-    if (a->restart > INT_MAX || a->inner_its > INT_MAX)
-        return args_usage_error(cmd, "--restart or --inner-its is too large");
+    if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
+        return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
     if (!(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
         return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
                                 a->inner_rtol);
@@ -118,6 +120,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     if (r != ARGS_OK) return r;
     opt->tune = a->tune;
     opt->restart = (int)a->restart;
+    opt->degree = (int)a->degree;
     opt->inner_iterations = (int)a->inner_its;
     opt->inner_rtol = a->inner_rtol;
     opt->rtol = a->rtol;

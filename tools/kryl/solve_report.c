@@ -39,6 +39,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_string(&w, "method", kryl_method_name(o->method));
     json_string(&w, "precond", kryl_precond_name(o->precond));
     json_int(&w, "restart", o->restart);
+    json_int(&w, "degree", o->degree);
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     json_string(&w, "device", kryl_context_device_name(job->ctx));
     json_string(&w, "precision", kryl_precision_name(o->precision));
@@ -93,8 +94,9 @@ static void print_method(const kryl_solver_options *o)
 {
     printf("method      %s", kryl_method_name(o->method));
     if (o->method == KRYL_METHOD_GMRES) printf("(%d)", o->restart);
-    printf(", precond %s, %s precision", kryl_precond_name(o->precond),
-           kryl_precision_name(o->precision));
+    printf(", precond %s", kryl_precond_name(o->precond));
+    if (o->precond == KRYL_PRECOND_LSPOLY) printf("(degree %d)", o->degree);
+    printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed == KRYL_MIXED_IR)
         printf(" (iterative refinement: up to %d single inner iterations, inner rtol %g)",
                o->inner_iterations, o->inner_rtol);

@@ -32,18 +32,27 @@ typedef struct kryl_omp_state {
  *     doubles;
  *   - columns: with float values, and every |column - row| <= 32767, as
  *     16-bit offsets from the row; else the CSR's 32-bit columns.
- * The CSR is A->fmt's when A's format is CSR (any row order), else the
- * host copy's (natural order only). */
+ * The CSR is A->fmt's, in whatever row order it has.  Every other format
+ * (fmt not NULL) is multiplied from its own arrays by omp_spmv_fmt.c, with
+ * the same value choice and no column compression. */
 typedef struct kryl_omp_matrix {
     int64_t nrows, ncols;
+    const kryl_fmt *fmt;         /* A->fmt when it is not CSR (then the CSR fields are NULL) */
     const int64_t *row_ptr;      /* the CSR's, shared */
     const int32_t *col_idx;      /* the CSR's absolute columns, shared */
     int16_t *col_offset;         /* owned column - row, or NULL */
-    const double *values_double; /* the CSR's values, shared */
+    const double *values_double; /* the format's values, shared */
     float *values_single;        /* owned float values, or NULL */
-    int nparts;                  /* row blocks, one per thread */
-    int64_t *part;               /* nparts + 1 row boundaries, balanced by nonzeros */
+    int nparts;                  /* blocks, one per thread */
+    /* nparts + 1 boundaries of rows (CSR, ELL, ELLR, JDS, DIA), slices (SELL,
+     * pJDS) or block rows (BCSR), balanced by stored entries */
+    int64_t *part;
+    int64_t chunk; /* rows the ELL, ELLR, JDS and DIA kernels sum together */
 } kryl_omp_matrix;
+
+/* Bounds of kryl_omp_matrix.chunk: the sums of a chunk sit on the stack. */
+#define KRYL_OMP_CHUNK_MIN 64
+#define KRYL_OMP_CHUNK_MAX 256
 
 static inline kryl_omp_state *kryl_omp_state_of(kryl_context ctx)
 {
@@ -73,6 +82,13 @@ static inline double kryl_omp_sum_partials(const kryl_omp_state *s, int count, i
 /* omp_matrix.c */
 kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A);
 void kryl_omp_matrix_release(kryl_context ctx, kryl_matrix A);
+
+/* omp_matrix_fmt.c: the storage of a format other than CSR */
+kryl_status kryl_omp_fmt_setup(kryl_context ctx, kryl_matrix A);
+
+/* omp_spmv_fmt.c: y = alpha*A*x + beta*z in M->fmt (z NULL: beta*z left out) */
+void kryl_omp_fmt_spmv(int nt, const kryl_omp_matrix *M, kryl_precision precision, double alpha,
+                       const void *x, double beta, const void *z, void *y);
 
 /* omp_spmv.c */
 kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

@@ -1,5 +1,6 @@
-/* The omp backend's matrices: row blocks balanced by nonzeros, and the
- * compressed CSR of kryl_omp_matrix (see omp_backend.h). */
+/* The omp backend's CSR matrices: row blocks balanced by nonzeros, and the
+ * compressed CSR of kryl_omp_matrix (see omp_backend.h).  Release serves
+ * every format. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -102,26 +103,19 @@ kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A)
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(A->host);
     /* The CSR format is used as it is, in whatever row order the layout
-     * has.  Another format is not built here: in the natural order the host
-     * CSR is the same matrix and is used instead; reordered, it is refused. */
+     * has; every other format has storage of its own (omp_matrix_fmt.c). */
     const kryl_fmt *f = &A->fmt;
-    const bool own_csr = f->kind == KRYL_FORMAT_CSR;
-    if (!own_csr && A->layout != NULL && A->layout->perm != NULL)
-        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
-                          "omp backend: the %s format with reordered rows is not supported, "
-                          "expected csr or the natural row order",
-                          kryl_format_name(f->kind));
-    const kryl_csr *csr = &A->host->csr;
+    if (f->kind != KRYL_FORMAT_CSR) return kryl_omp_fmt_setup(ctx, A);
     kryl_omp_state *s = kryl_omp_state_of(ctx);
     kryl_omp_matrix *M = calloc(1, sizeof *M);
     if (M == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp backend: cannot allocate %zu bytes",
                           sizeof *M);
-    M->nrows = own_csr ? f->nrows : csr->nrows;
-    M->ncols = own_csr ? f->ncols : csr->ncols;
-    M->row_ptr = own_csr ? f->u.csr.row_ptr : csr->row_ptr;
-    M->col_idx = own_csr ? f->u.csr.col : csr->col_idx;
-    M->values_double = own_csr ? f->u.csr.val : csr->values;
+    M->nrows = f->nrows;
+    M->ncols = f->ncols;
+    M->row_ptr = f->u.csr.row_ptr;
+    M->col_idx = f->u.csr.col;
+    M->values_double = f->u.csr.val;
     M->nparts = s->threads;
     size_t part_bytes = ((size_t)M->nparts + 1) * sizeof *M->part;
     M->part = malloc(part_bytes);

@@ -1,5 +1,6 @@
-/* The omp backend's SpMV, y = alpha*A*x + beta*z, for every storage
- * variant of kryl_omp_matrix from one template. */
+/* The omp backend's SpMV, y = alpha*A*x + beta*z: checks, then the CSR
+ * storage variants of kryl_omp_matrix from one template, or the other
+ * formats' kernels (omp_spmv_fmt.c). */
 #include <omp.h>
 
 #include "backends/omp/omp_backend.h"
@@ -86,6 +87,10 @@ kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_ve
     /* beta = 0 ignores z, so NaN in it does not spread */
     const void *zd = z != NULL && beta != 0.0 ? z->data : NULL;
     int nt = kryl_omp_state_of(ctx)->threads;
+    if (M->fmt != NULL) {
+        kryl_omp_fmt_spmv(nt, M, A->precision, alpha, x->data, beta, zd, y->data);
+        return KRYL_SUCCESS;
+    }
     if (A->precision == KRYL_SINGLE) {
         if (M->col_offset != NULL)
             spmv_single_offsets(nt, M, M->values_single, alpha, x->data, beta, zd, y->data);
