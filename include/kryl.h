@@ -31,11 +31,11 @@ extern "C" {
 #define KRYL_VERSION_PATCH 0
 
 /* Opaque handles: a distinct type per object so the compiler catches mix-ups. */
-typedef struct kryl_context_s *kryl_context; /* backend, device, stream, reductions */
-typedef struct kryl_matrix_s *kryl_matrix; /* a sparse matrix (owned rows) */
+typedef struct kryl_context_s *kryl_context;   /* backend, device, stream, reductions */
+typedef struct kryl_matrix_s *kryl_matrix;     /* a sparse matrix (owned rows) */
 typedef struct kryl_assembly_s *kryl_assembly; /* entries being collected into a matrix */
-typedef struct kryl_vector_s *kryl_vector; /* a dense vector laid out like a matrix's rows */
-typedef struct kryl_solver_s *kryl_solver; /* a method, its preconditioner and workspace */
+typedef struct kryl_vector_s *kryl_vector;     /* a dense vector laid out like a matrix's rows */
+typedef struct kryl_solver_s *kryl_solver;     /* a method, its preconditioner and workspace */
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */
@@ -46,26 +46,26 @@ typedef struct kryl_solver_s *kryl_solver; /* a method, its preconditioner and w
 typedef enum kryl_status {
     KRYL_SUCCESS = 0,
     /* usage errors: the caller passed something invalid */
-    KRYL_ERR_INVALID_ARGUMENT = -1, /* NULL handle, negative size, bad option */
-    KRYL_ERR_DIMENSION_MISMATCH = -2, /* sizes of the operands disagree */
-    KRYL_ERR_CONTEXT_MISMATCH = -3, /* objects from different contexts */
-    KRYL_ERR_UNSUPPORTED = -4, /* valid request this build cannot do */
+    KRYL_ERR_INVALID_ARGUMENT = -1,    /* NULL handle, negative size, bad option */
+    KRYL_ERR_DIMENSION_MISMATCH = -2,  /* sizes of the operands disagree */
+    KRYL_ERR_CONTEXT_MISMATCH = -3,    /* objects from different contexts */
+    KRYL_ERR_UNSUPPORTED = -4,         /* valid request this build cannot do */
     KRYL_ERR_BACKEND_UNAVAILABLE = -5, /* backend not compiled in or no device */
     /* input data errors: the matrix or file cannot be used as asked */
-    KRYL_ERR_IO = -20, /* a file cannot be opened, read or written */
-    KRYL_ERR_PARSE = -21, /* a Matrix Market file is malformed */
-    KRYL_ERR_NOT_SQUARE = -22, /* solver or preconditioner needs n x n */
-    KRYL_ERR_NOT_SYMMETRIC = -23, /* CG needs a symmetric matrix */
-    KRYL_ERR_ZERO_DIAGONAL = -24, /* a preconditioner divides by a_ii = 0 */
+    KRYL_ERR_IO = -20,                    /* a file cannot be opened, read or written */
+    KRYL_ERR_PARSE = -21,                 /* a Matrix Market file is malformed */
+    KRYL_ERR_NOT_SQUARE = -22,            /* solver or preconditioner needs n x n */
+    KRYL_ERR_NOT_SYMMETRIC = -23,         /* CG needs a symmetric matrix */
+    KRYL_ERR_ZERO_DIAGONAL = -24,         /* a preconditioner divides by a_ii = 0 */
     KRYL_ERR_NOT_POSITIVE_DEFINITE = -25, /* a non-positive pivot or diagonal */
-    KRYL_ERR_INDEX_OVERFLOW = -26, /* an index does not fit the index type */
-    KRYL_ERR_INVALID_VALUE = -27, /* NaN or Inf in the input */
-    KRYL_ERR_INDEX_OUT_OF_RANGE = -28, /* an entry outside the matrix */
-    KRYL_ERR_FORMAT_UNSUITABLE = -29, /* a storage format would cost too much for this matrix */
+    KRYL_ERR_INDEX_OVERFLOW = -26,        /* an index does not fit the index type */
+    KRYL_ERR_INVALID_VALUE = -27,         /* NaN or Inf in the input */
+    KRYL_ERR_INDEX_OUT_OF_RANGE = -28,    /* an entry outside the matrix */
+    KRYL_ERR_FORMAT_UNSUITABLE = -29,     /* a storage format would cost too much for this matrix */
     /* resource errors */
-    KRYL_ERR_OUT_OF_MEMORY = -40, /* host allocation failed */
+    KRYL_ERR_OUT_OF_MEMORY = -40,        /* host allocation failed */
     KRYL_ERR_DEVICE_OUT_OF_MEMORY = -41, /* device allocation failed */
-    KRYL_ERR_DEVICE = -42, /* a device call failed */
+    KRYL_ERR_DEVICE = -42,               /* a device call failed */
     /* internal */
     KRYL_ERR_INTERNAL = -60
 } kryl_status;
@@ -84,9 +84,9 @@ const char *kryl_last_error(void);
 
 typedef enum kryl_backend_kind {
     KRYL_BACKEND_AUTO = 0, /* cuda if a GPU is usable, else omp, else ref */
-    KRYL_BACKEND_REF = 1, /* plain serial C: the reference every backend is checked against */
-    KRYL_BACKEND_OMP = 2, /* OpenMP on the host's cores */
-    KRYL_BACKEND_CUDA = 3 /* NVIDIA GPU */
+    KRYL_BACKEND_REF = 1,  /* plain serial C: the reference every backend is checked against */
+    KRYL_BACKEND_OMP = 2,  /* OpenMP on the host's cores */
+    KRYL_BACKEND_CUDA = 3  /* NVIDIA GPU */
 } kryl_backend_kind;
 
 typedef enum kryl_precision {
@@ -98,51 +98,51 @@ typedef enum kryl_precision {
 } kryl_precision;
 
 typedef enum kryl_method {
-    KRYL_METHOD_CG = 0, /* conjugate gradients; with a preconditioner it is PCG */
-    KRYL_METHOD_PCG = 1, /* preconditioned CG (Jacobi unless another is chosen) */
-    KRYL_METHOD_PIPECG = 2, /* pipelined (P)CG: one fused reduction per iteration */
-    KRYL_METHOD_GMRES = 3, /* restarted GMRES(m), right-preconditioned; nonsymmetric A */
+    KRYL_METHOD_CG = 0,      /* conjugate gradients; with a preconditioner it is PCG */
+    KRYL_METHOD_PCG = 1,     /* preconditioned CG (Jacobi unless another is chosen) */
+    KRYL_METHOD_PIPECG = 2,  /* pipelined (P)CG: one fused reduction per iteration */
+    KRYL_METHOD_GMRES = 3,   /* restarted GMRES(m), right-preconditioned; nonsymmetric A */
     KRYL_METHOD_BICGSTAB = 4 /* BiCGSTAB, right-preconditioned; nonsymmetric A */
 } kryl_method;
 
 /* Mixed-precision schemes (docs/SOLVERS.md): the outer iteration and the
  * residual are double, the inner solves single. */
 typedef enum kryl_mixed_scheme {
-    KRYL_MIXED_NONE = 0, /* one precision throughout (options.precision) */
-    KRYL_MIXED_IR = 1, /* iterative refinement: x += A^{-1} r solved in single */
+    KRYL_MIXED_NONE = 0,       /* one precision throughout (options.precision) */
+    KRYL_MIXED_IR = 1,         /* iterative refinement: x += A^{-1} r solved in single */
     KRYL_MIXED_INNER_OUTER = 2 /* flexible CG / FGMRES preconditioned by single inner solves */
 } kryl_mixed_scheme;
 
 typedef enum kryl_precond_kind {
     KRYL_PRECOND_NONE = 0,
     KRYL_PRECOND_JACOBI = 1, /* M = diag(A) */
-    KRYL_PRECOND_LSPOLY = 2 /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
+    KRYL_PRECOND_LSPOLY = 2  /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
 } kryl_precond_kind;
 
 /* Storage formats for SpMV (see docs/FORMATS.md). */
 typedef enum kryl_format {
-    KRYL_FORMAT_AUTO = 0, /* chosen by the bandwidth model (or by timing, with tune) */
-    KRYL_FORMAT_CSR = 1, /* compressed rows; scalar or vector kernel by row lengths */
-    KRYL_FORMAT_ELL = 2, /* ELLPACK: every row padded to the longest */
-    KRYL_FORMAT_ELLR = 3, /* ELLPACK-R: ELLPACK plus row lengths, padding skipped */
-    KRYL_FORMAT_JDS = 4, /* jagged diagonals, rows sorted by length */
-    KRYL_FORMAT_PJDS = 5, /* padded JDS: SELL-C-sigma with sigma = n */
-    KRYL_FORMAT_SELL = 6, /* sliced ELLPACK, rows sorted within windows of sigma */
+    KRYL_FORMAT_AUTO = 0,  /* chosen by the bandwidth model (or by timing, with tune) */
+    KRYL_FORMAT_CSR = 1,   /* compressed rows; scalar or vector kernel by row lengths */
+    KRYL_FORMAT_ELL = 2,   /* ELLPACK: every row padded to the longest */
+    KRYL_FORMAT_ELLR = 3,  /* ELLPACK-R: ELLPACK plus row lengths, padding skipped */
+    KRYL_FORMAT_JDS = 4,   /* jagged diagonals, rows sorted by length */
+    KRYL_FORMAT_PJDS = 5,  /* padded JDS: SELL-C-sigma with sigma = n */
+    KRYL_FORMAT_SELL = 6,  /* sliced ELLPACK, rows sorted within windows of sigma */
     KRYL_FORMAT_BCSR2 = 7, /* blocked CSR, dense 2x2 blocks */
     KRYL_FORMAT_BCSR4 = 8, /* blocked CSR, dense 4x4 blocks */
-    KRYL_FORMAT_DIA = 9 /* diagonals */
+    KRYL_FORMAT_DIA = 9    /* diagonals */
 } kryl_format;
 
 /* Why a solve stopped.  Only the CONVERGED_* reasons mean the true
  * residual met the tolerance. */
 typedef enum kryl_reason {
-    KRYL_REASON_NONE = 0, /* not solved yet */
-    KRYL_CONVERGED_RTOL = 1, /* ||b - Ax|| <= rtol ||b|| */
-    KRYL_CONVERGED_ATOL = 2, /* ||b - Ax|| <= atol (atol > rtol ||b||) */
-    KRYL_CONVERGED_ZERO_RHS = 3, /* b = 0: x = 0 is exact */
+    KRYL_REASON_NONE = 0,              /* not solved yet */
+    KRYL_CONVERGED_RTOL = 1,           /* ||b - Ax|| <= rtol ||b|| */
+    KRYL_CONVERGED_ATOL = 2,           /* ||b - Ax|| <= atol (atol > rtol ||b||) */
+    KRYL_CONVERGED_ZERO_RHS = 3,       /* b = 0: x = 0 is exact */
     KRYL_DIVERGED_MAX_ITERATIONS = -1, /* iteration limit reached */
-    KRYL_DIVERGED_BREAKDOWN = -2, /* a division by zero or an indefinite p'Ap */
-    KRYL_DIVERGED_NAN = -3 /* a NaN or Inf appeared in the iteration */
+    KRYL_DIVERGED_BREAKDOWN = -2,      /* a division by zero or an indefinite p'Ap */
+    KRYL_DIVERGED_NAN = -3             /* a NaN or Inf appeared in the iteration */
 } kryl_reason;
 
 const char *kryl_backend_name(kryl_backend_kind kind);
@@ -166,7 +166,6 @@ kryl_status kryl_format_from_name(const char *name, kryl_format *format);
 /* Context                                                             */
 /* ------------------------------------------------------------------ */
 
-
 typedef enum kryl_log_level {
     KRYL_LOG_ERROR = 0,
     KRYL_LOG_WARNING = 1,
@@ -180,11 +179,11 @@ typedef void (*kryl_log_fn)(kryl_log_level level, const char *message, void *use
 
 typedef struct kryl_context_options {
     kryl_backend_kind backend; /* default KRYL_BACKEND_AUTO */
-    int device; /* CUDA device ordinal; default 0 */
-    int threads; /* omp threads; 0 = OpenMP's default */
-    kryl_log_fn log; /* NULL: no logging */
-    void *log_user; /* passed back to log */
-    kryl_log_level log_level; /* lines above this level are dropped; default WARNING */
+    int device;                /* CUDA device ordinal; default 0 */
+    int threads;               /* omp threads; 0 = OpenMP's default */
+    kryl_log_fn log;           /* NULL: no logging */
+    void *log_user;            /* passed back to log */
+    kryl_log_level log_level;  /* lines above this level are dropped; default WARNING */
 } kryl_context_options;
 
 /* Fill *options with the defaults listed above. */
@@ -213,7 +212,6 @@ const char *kryl_context_device_name(kryl_context ctx);
 /* Matrices                                                            */
 /* ------------------------------------------------------------------ */
 
-
 /* Create a matrix from host CSR arrays of the rows [row_begin, row_end).
  *   A             out: the matrix, NULL on failure
  *   ctx           the context that will own it
@@ -225,10 +223,9 @@ const char *kryl_context_device_name(kryl_context ctx);
  *   values        row_ptr[last] values
  * Duplicates in a row are summed; columns need not be sorted.  The arrays
  * are copied.  Values must be finite. */
-kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows,
-                                   int64_t ncols, int64_t row_begin, int64_t row_end,
-                                   const int64_t *row_ptr, const int64_t *col_idx,
-                                   const double *values);
+kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows, int64_t ncols,
+                                   int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
+                                   const int64_t *col_idx, const double *values);
 
 /* Read a Matrix Market file (.mtx or .mtx.gz): coordinate or array;
  * real, integer or pattern (pattern entries read as 1); general,
@@ -259,14 +256,14 @@ typedef struct kryl_matrix_stats {
     int64_t row_min, row_max; /* entries per row */
     double row_mean, row_stddev;
     int64_t empty_rows;
-    int64_t bandwidth; /* max |i - j| over stored entries */
-    int64_t profile_sum; /* sum over rows of (i - min j), the envelope */
-    bool symmetric_pattern; /* a_ij stored <=> a_ji stored */
-    bool symmetric; /* a_ij == a_ji exactly */
-    int64_t zero_diagonals; /* rows with a_ii absent or 0 */
-    int64_t dominant_rows; /* rows with |a_ii| >= sum_{j != i} |a_ij| */
+    int64_t bandwidth;              /* max |i - j| over stored entries */
+    int64_t profile_sum;            /* sum over rows of (i - min j), the envelope */
+    bool symmetric_pattern;         /* a_ij stored <=> a_ji stored */
+    bool symmetric;                 /* a_ij == a_ji exactly */
+    int64_t zero_diagonals;         /* rows with a_ii absent or 0 */
+    int64_t dominant_rows;          /* rows with |a_ii| >= sum_{j != i} |a_ij| */
     int64_t strictly_dominant_rows; /* rows with |a_ii| > sum_{j != i} |a_ij| */
-    bool positive_diagonal; /* every a_ii > 0 */
+    bool positive_diagonal;         /* every a_ii > 0 */
     double frobenius_norm;
     double max_abs;
     /* Bytes one CSR SpMV y = A x must move at least: values (8), column
@@ -279,8 +276,8 @@ typedef struct kryl_matrix_stats {
 kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats);
 
 /* y = alpha*A*x + beta*y, on the context's backend. */
-kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x,
-                             double beta, kryl_vector y);
+kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta,
+                             kryl_vector y);
 
 /* What storing A in a format would cost, and what the SpMV bandwidth model
  * (docs/FORMATS.md; Kreutzer et al. 2012, eq. 1) predicts for one
@@ -288,19 +285,19 @@ kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x,
  * device numbers, or a generic host's).  Square matrices owning all rows. */
 typedef struct kryl_format_info {
     kryl_format format;
-    bool suitable; /* false: a solve with this format is refused, `why` says why */
-    bool kernel; /* the context's backend has an SpMV kernel for the format */
-    char why[256]; /* the refusal: why, what it would cost, what to use ("" if suitable) */
-    int64_t stored; /* value slots, padding included */
-    int64_t bytes; /* all arrays the format stores, double values */
+    bool suitable;        /* false: a solve with this format is refused, `why` says why */
+    bool kernel;          /* the context's backend has an SpMV kernel for the format */
+    char why[256];        /* the refusal: why, what it would cost, what to use ("" if suitable) */
+    int64_t stored;       /* value slots, padding included */
+    int64_t bytes;        /* all arrays the format stores, double values */
     int64_t bytes_single; /* the same with float values */
-    double ratio_csr; /* bytes / CSR's bytes */
-    double ratio_nnz; /* bytes / (12 nnz): over the nonzeros' values and column indices alone */
-    double alpha; /* x bytes loaded / (8 nnz), by cache simulation: 1/Nnzr .. 1 */
-    double code_balance; /* bytes per flop (2 flops per nonzero) */
-    double spmv_bytes; /* bytes one SpMV moves, as predicted */
+    double ratio_csr;     /* bytes / CSR's bytes */
+    double ratio_nnz;     /* bytes / (12 nnz): over the nonzeros' values and column indices alone */
+    double alpha;         /* x bytes loaded / (8 nnz), by cache simulation: 1/Nnzr .. 1 */
+    double code_balance;  /* bytes per flop (2 flops per nonzero) */
+    double spmv_bytes;    /* bytes one SpMV moves, as predicted */
     double predicted_seconds; /* spmv_bytes / bandwidth */
-    double bandwidth; /* the model's memory bandwidth, bytes/s */
+    double bandwidth;         /* the model's memory bandwidth, bytes/s */
 } kryl_format_info;
 
 /* Cost and prediction of `format` (not KRYL_FORMAT_AUTO) for A. */
@@ -316,7 +313,6 @@ kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *
 /* Assembly: build a matrix entry by entry                              */
 /* ------------------------------------------------------------------ */
 
-
 /* Start assembling a nrows x ncols matrix whose owned rows are
  * [row_begin, row_end).  Entries may come in any order over many calls;
  * duplicates are summed. */
@@ -328,8 +324,7 @@ kryl_status kryl_assembly_add(kryl_assembly assembly, int64_t count, const int64
                               const int64_t *cols, const double *values);
 
 /* Add one entry a_ij += value. */
-kryl_status kryl_assembly_add_value(kryl_assembly assembly, int64_t row, int64_t col,
-                                    double value);
+kryl_status kryl_assembly_add_value(kryl_assembly assembly, int64_t row, int64_t col, double value);
 
 /* Build the matrix from the entries added so far.  The assembly may be
  * destroyed afterwards or used to add more entries and finish again. */
@@ -342,26 +337,26 @@ kryl_status kryl_assembly_destroy(kryl_assembly *assembly);
 /* ------------------------------------------------------------------ */
 
 typedef enum kryl_generator_kind {
-    KRYL_GEN_POISSON2D5 = 0, /* 2-D 5-point Laplacian on an nx x ny grid */
-    KRYL_GEN_POISSON3D7 = 1, /* 3-D 7-point Laplacian on nx x ny x nz */
-    KRYL_GEN_POISSON3D27 = 2, /* 3-D 27-point (3x3x3 box) Laplacian */
-    KRYL_GEN_POISSON3D125 = 3, /* 3-D 125-point (5x5x5 box) higher-order Laplacian */
+    KRYL_GEN_POISSON2D5 = 0,    /* 2-D 5-point Laplacian on an nx x ny grid */
+    KRYL_GEN_POISSON3D7 = 1,    /* 3-D 7-point Laplacian on nx x ny x nz */
+    KRYL_GEN_POISSON3D27 = 2,   /* 3-D 27-point (3x3x3 box) Laplacian */
+    KRYL_GEN_POISSON3D125 = 3,  /* 3-D 125-point (5x5x5 box) higher-order Laplacian */
     KRYL_GEN_ANISOTROPIC2D = 4, /* -eps u_xx - u_yy, 5-point */
     KRYL_GEN_ANISOTROPIC3D = 5, /* -eps u_xx - u_yy - u_zz, 7-point */
-    KRYL_GEN_CONVDIFF2D = 6, /* -lap u + w . grad u, upwind, nonsymmetric */
-    KRYL_GEN_CONVDIFF3D = 7, /* 3-D convection-diffusion, nonsymmetric */
-    KRYL_GEN_RANDOM_SPD = 8, /* random symmetric diagonally dominant */
-    KRYL_GEN_POWERLAW = 9 /* power-law row lengths, a few very long rows */
+    KRYL_GEN_CONVDIFF2D = 6,    /* -lap u + w . grad u, upwind, nonsymmetric */
+    KRYL_GEN_CONVDIFF3D = 7,    /* 3-D convection-diffusion, nonsymmetric */
+    KRYL_GEN_RANDOM_SPD = 8,    /* random symmetric diagonally dominant */
+    KRYL_GEN_POWERLAW = 9       /* power-law row lengths, a few very long rows */
 } kryl_generator_kind;
 
 typedef struct kryl_generator_options {
     kryl_generator_kind kind;
     int64_t nx, ny, nz; /* grid points per direction (random kinds: nx = rows) */
-    double epsilon; /* anisotropy ratio; default 1e-3 */
-    double peclet; /* convection strength (cell Peclet number); default 10 */
+    double epsilon;     /* anisotropy ratio; default 1e-3 */
+    double peclet;      /* convection strength (cell Peclet number); default 10 */
     int64_t row_length; /* random kinds: mean entries per row; default 8 */
-    double exponent; /* power law: P(len) ~ len^-exponent; default 2.1 */
-    uint64_t seed; /* random kinds; default 1 */
+    double exponent;    /* power law: P(len) ~ len^-exponent; default 2.1 */
+    uint64_t seed;      /* random kinds; default 1 */
 } kryl_generator_options;
 
 /* Defaults for kind with n points per direction. */
@@ -384,7 +379,6 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
 /* ------------------------------------------------------------------ */
 /* Vectors                                                             */
 /* ------------------------------------------------------------------ */
-
 
 /* A vector laid out like A's rows, in the given precision, zeroed.
  * Values a caller sets and gets are always in A's original row order. */
@@ -416,36 +410,35 @@ kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double
 /* Solvers                                                             */
 /* ------------------------------------------------------------------ */
 
-
 /* Called at each convergence check (every check_interval iterations, where
  * the host reads the residual anyway): never forces a synchronisation.
  * relres is the recursive ||r||/||b||. */
 typedef void (*kryl_progress_fn)(int64_t iteration, double relres, void *user);
 
 typedef struct kryl_solver_options {
-    kryl_method method; /* default KRYL_METHOD_CG */
+    kryl_method method;        /* default KRYL_METHOD_CG */
     kryl_precond_kind precond; /* default KRYL_PRECOND_NONE (JACOBI for PCG) */
-    kryl_precision precision; /* arithmetic of the iteration; default KRYL_DOUBLE */
-    double rtol; /* relative tolerance on ||b - Ax||; default 1e-8 */
-    double atol; /* absolute tolerance; default 0 */
-    int64_t max_iterations; /* default 10000 */
-    bool record_history; /* keep ||r_k|| for every k; default true */
-    int check_interval; /* iterations between convergence checks; 0 = backend's choice */
-    bool profile; /* time each phase, synchronising around it (costs time) */
+    kryl_precision precision;  /* arithmetic of the iteration; default KRYL_DOUBLE */
+    double rtol;               /* relative tolerance on ||b - Ax||; default 1e-8 */
+    double atol;               /* absolute tolerance; default 0 */
+    int64_t max_iterations;    /* default 10000 */
+    bool record_history;       /* keep ||r_k|| for every k; default true */
+    int check_interval;        /* iterations between convergence checks; 0 = backend's choice */
+    bool profile;              /* time each phase, synchronising around it (costs time) */
     kryl_progress_fn progress; /* NULL: none */
-    void *progress_user; /* passed back to progress */
-    int restart; /* GMRES: Krylov vectors per cycle (m); 0 = 40 */
+    void *progress_user;       /* passed back to progress */
+    int restart;               /* GMRES: Krylov vectors per cycle (m); 0 = 40 */
     /* A mixed-precision scheme; precision KRYL_MIXED alone picks
      * KRYL_MIXED_INNER_OUTER.  Not with precision KRYL_SINGLE. */
     kryl_mixed_scheme mixed;
     int inner_iterations; /* mixed: inner iterations per outer step (inner-outer runs
                            * exactly this many, IR at most); 0 = 30 */
-    kryl_format format; /* SpMV storage of the iteration's matrix; default KRYL_FORMAT_CSR */
-    bool tune; /* with format AUTO: time a few SpMVs of each candidate instead of
-                  trusting the bandwidth model alone */
-    double inner_rtol; /* mixed IR: an inner solve stops once it has reduced the
-                        * residual by this factor; 0 = 1e-4 */
-    int degree; /* lspoly: polynomial degree, 0 = 8 */
+    kryl_format format;   /* SpMV storage of the iteration's matrix; default KRYL_FORMAT_CSR */
+    bool tune;            /* with format AUTO: time a few SpMVs of each candidate instead of
+                             trusting the bandwidth model alone */
+    double inner_rtol;    /* mixed IR: an inner solve stops once it has reduced the
+                           * residual by this factor; 0 = 1e-4 */
+    int degree;           /* lspoly: polynomial degree, 0 = 8 */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);
@@ -455,26 +448,26 @@ void kryl_solver_options_init(kryl_solver_options *options);
 typedef struct kryl_profile {
     double spmv;
     double precond;
-    double vector; /* fused vector updates */
+    double vector;    /* fused vector updates */
     double reduction; /* dots and norms, their reductions and the fetches */
-    double transfer; /* host <-> device copies */
+    double transfer;  /* host <-> device copies */
     double iteration; /* everything inside the iteration loop */
 } kryl_profile;
 
 typedef struct kryl_result {
     int64_t iterations; /* iterations executed */
     kryl_reason reason;
-    bool converged; /* true only if the true residual met the test */
-    double relres; /* ||b - Ax|| / ||b||, computed in double with A's values */
-    double relres_recursive; /* ||r|| / ||b|| of the residual the method carried */
-    double resnorm; /* ||b - Ax|| */
-    double resnorm_recursive; /* ||r|| carried by the method */
-    double bnorm; /* ||b|| */
+    bool converged;                /* true only if the true residual met the test */
+    double relres;                 /* ||b - Ax|| / ||b||, computed in double with A's values */
+    double relres_recursive;       /* ||r|| / ||b|| of the residual the method carried */
+    double resnorm;                /* ||b - Ax|| */
+    double resnorm_recursive;      /* ||r|| carried by the method */
+    double bnorm;                  /* ||b|| */
     int64_t residual_replacements; /* times r was replaced by b - Ax and the method continued */
-    kryl_format format; /* the storage format the iteration used (AUTO resolved) */
-    double setup_s; /* solver creation: preconditioner, workspace, conversions */
-    double solve_s; /* kryl_solver_solve, wall clock */
-    kryl_profile profile; /* filled when options.profile is set */
+    kryl_format format;            /* the storage format the iteration used (AUTO resolved) */
+    double setup_s;                /* solver creation: preconditioner, workspace, conversions */
+    double solve_s;                /* kryl_solver_solve, wall clock */
+    kryl_profile profile;          /* filled when options.profile is set */
 } kryl_result;
 
 /* Set up a solver for A: checks A fits the method (square; symmetric for

@@ -113,7 +113,7 @@ typedef struct kt_solve {
     kryl_status create; /* kryl_solver_create's status */
     kryl_result r;
     double host_relres; /* recomputed here */
-    double rounding; /* how far two computations of it may differ */
+    double rounding;    /* how far two computations of it may differ */
     bool x_finite;
 } kt_solve;
 

@@ -54,10 +54,9 @@ static void test_real(void)
         const char *file;
         kryl_precond_kind pc;
     } cases[] = {{"sherman1.mtx", KRYL_PRECOND_JACOBI}, {"sherman4.mtx", KRYL_PRECOND_NONE},
-                 {"sherman4.mtx", KRYL_PRECOND_JACOBI},
-                 {"sherman5.mtx", KRYL_PRECOND_JACOBI}, {"pores_1.mtx", KRYL_PRECOND_JACOBI},
-                 {"cage4.mtx", KRYL_PRECOND_NONE},      {"rdb2048.mtx", KRYL_PRECOND_NONE},
-                 {"rajat11.mtx", KRYL_PRECOND_NONE}};
+                 {"sherman4.mtx", KRYL_PRECOND_JACOBI}, {"sherman5.mtx", KRYL_PRECOND_JACOBI},
+                 {"pores_1.mtx", KRYL_PRECOND_JACOBI},  {"cage4.mtx", KRYL_PRECOND_NONE},
+                 {"rdb2048.mtx", KRYL_PRECOND_NONE},    {"rajat11.mtx", KRYL_PRECOND_NONE}};
     kryl_backend_kind kinds[3];
     int nk = test_backends(kinds, 3);
     for (int k = 0; k < nk; k++) {

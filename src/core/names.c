@@ -8,9 +8,10 @@ typedef struct name_entry {
     int value;
 } name_entry;
 
-static const name_entry backend_names[] = {
-    {"auto", KRYL_BACKEND_AUTO}, {"ref", KRYL_BACKEND_REF},
-    {"omp", KRYL_BACKEND_OMP},   {"cuda", KRYL_BACKEND_CUDA}};
+static const name_entry backend_names[] = {{"auto", KRYL_BACKEND_AUTO},
+                                           {"ref", KRYL_BACKEND_REF},
+                                           {"omp", KRYL_BACKEND_OMP},
+                                           {"cuda", KRYL_BACKEND_CUDA}};
 static const name_entry precision_names[] = {
     {"double", KRYL_DOUBLE}, {"single", KRYL_SINGLE}, {"mixed", KRYL_MIXED}};
 static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
@@ -18,25 +19,22 @@ static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
                                           {"pipecg", KRYL_METHOD_PIPECG},
                                           {"gmres", KRYL_METHOD_GMRES},
                                           {"bicgstab", KRYL_METHOD_BICGSTAB}};
-static const name_entry mixed_names[] = {{"none", KRYL_MIXED_NONE},
-                                         {"ir", KRYL_MIXED_IR},
-                                         {"inner-outer", KRYL_MIXED_INNER_OUTER}};
-static const name_entry precond_names[] = {{"none", KRYL_PRECOND_NONE},
-                                           {"jacobi", KRYL_PRECOND_JACOBI},
-                                           {"lspoly", KRYL_PRECOND_LSPOLY}};
+static const name_entry mixed_names[] = {
+    {"none", KRYL_MIXED_NONE}, {"ir", KRYL_MIXED_IR}, {"inner-outer", KRYL_MIXED_INNER_OUTER}};
+static const name_entry precond_names[] = {
+    {"none", KRYL_PRECOND_NONE}, {"jacobi", KRYL_PRECOND_JACOBI}, {"lspoly", KRYL_PRECOND_LSPOLY}};
 static const name_entry format_names[] = {
-    {"auto", KRYL_FORMAT_AUTO},   {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
-    {"ellr", KRYL_FORMAT_ELLR},   {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},
-    {"sell", KRYL_FORMAT_SELL},   {"bcsr2", KRYL_FORMAT_BCSR2}, {"bcsr4", KRYL_FORMAT_BCSR4},
+    {"auto", KRYL_FORMAT_AUTO}, {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
+    {"ellr", KRYL_FORMAT_ELLR}, {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},
+    {"sell", KRYL_FORMAT_SELL}, {"bcsr2", KRYL_FORMAT_BCSR2}, {"bcsr4", KRYL_FORMAT_BCSR4},
     {"dia", KRYL_FORMAT_DIA}};
-static const name_entry reason_names[] = {
-    {"none", KRYL_REASON_NONE},
-    {"converged_rtol", KRYL_CONVERGED_RTOL},
-    {"converged_atol", KRYL_CONVERGED_ATOL},
-    {"converged_zero_rhs", KRYL_CONVERGED_ZERO_RHS},
-    {"max_iterations", KRYL_DIVERGED_MAX_ITERATIONS},
-    {"breakdown", KRYL_DIVERGED_BREAKDOWN},
-    {"nan", KRYL_DIVERGED_NAN}};
+static const name_entry reason_names[] = {{"none", KRYL_REASON_NONE},
+                                          {"converged_rtol", KRYL_CONVERGED_RTOL},
+                                          {"converged_atol", KRYL_CONVERGED_ATOL},
+                                          {"converged_zero_rhs", KRYL_CONVERGED_ZERO_RHS},
+                                          {"max_iterations", KRYL_DIVERGED_MAX_ITERATIONS},
+                                          {"breakdown", KRYL_DIVERGED_BREAKDOWN},
+                                          {"nan", KRYL_DIVERGED_NAN}};
 
 #define COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
@@ -66,15 +64,15 @@ static kryl_status lookup_value(const name_entry *table, int count, const char *
                       valid);
 }
 
-#define NAME_FUNCTIONS(type, table, what, to_name, from_name)                           \
-    const char *to_name(type value) { return lookup_name(table, COUNT(table), (int)value); } \
-    kryl_status from_name(const char *name, type *value)                                \
-    {                                                                                   \
-        KRYL_REQUIRE_ARG(value);                                                        \
-        int v = 0;                                                                      \
-        KRYL_TRY(lookup_value(table, COUNT(table), what, name, &v));                    \
-        *value = (type)v;                                                               \
-        return KRYL_SUCCESS;                                                            \
+#define NAME_FUNCTIONS(type, table, what, to_name, from_name)                                      \
+    const char *to_name(type value) { return lookup_name(table, COUNT(table), (int)value); }       \
+    kryl_status from_name(const char *name, type *value)                                           \
+    {                                                                                              \
+        KRYL_REQUIRE_ARG(value);                                                                   \
+        int v = 0;                                                                                 \
+        KRYL_TRY(lookup_value(table, COUNT(table), what, name, &v));                               \
+        *value = (type)v;                                                                          \
+        return KRYL_SUCCESS;                                                                       \
     }
 
 NAME_FUNCTIONS(kryl_backend_kind, backend_names, "backend", kryl_backend_name,

@@ -16,8 +16,7 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, int d
     switch (kind) {
     case KRYL_PRECOND_JACOBI: st = kryl_precond_jacobi_create(p, A); break;
     case KRYL_PRECOND_LSPOLY: st = kryl_precond_lspoly_create(p, A, degree); break;
-    default:
-        st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
+    default: st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
     }
     if (st != KRYL_SUCCESS) {
         kryl_precond_destroy(&p);
