@@ -11,37 +11,14 @@
  * true relative residual ||b - A x|| / ||b|| computed on the host in double.
  *
  * usage: bench_cg [--quick]   (--quick: smaller grids, for a smoke test) */
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
 
 #include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cusparse.h>
 
-#include "kryl.h"
+#define BENCH_NAME "bench_cg"
+#include "bench_common.cuh"
 
-#define CUDA_OK(call)     check((call) == cudaSuccess, #call, cudaGetErrorString(cudaGetLastError()))
-#define CUSPARSE_OK(call) check((call) == CUSPARSE_STATUS_SUCCESS, #call, "cuSPARSE error")
-#define CUBLAS_OK(call)   check((call) == CUBLAS_STATUS_SUCCESS, #call, "cuBLAS error")
-#define KRYL_OK(call)     check((call) == KRYL_SUCCESS, #call, kryl_last_error())
-
-static void check(bool ok, const char *call, const char *why)
-{
-    if (ok) return;
-    fprintf(stderr, "bench_cg: %s failed: %s\n", call, why);
-    exit(1);
-}
-
-static double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+#define CUBLAS_OK(call) check((call) == CUBLAS_STATUS_SUCCESS, #call, "cuBLAS error")
 
 /* ||b - A x|| / ||b|| on the host, in double with A's values. */
 static double true_relres(kryl_matrix A, const std::vector<double> &b, const std::vector<double> &x)
@@ -107,22 +84,10 @@ static outcome kryl_cg(kryl_matrix A, const std::vector<double> &b)
 /* The CG loop of CUDA's conjugateGradient sample, on A's CSR (int32 offsets). */
 static outcome samples_cg(kryl_matrix A, const std::vector<double> &b)
 {
-    int64_t n, nnz;
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *va;
-    KRYL_OK(kryl_matrix_size(A, &n, nullptr, &nnz));
-    KRYL_OK(kryl_matrix_csr_view(A, &rp, &ci, &va));
-    std::vector<int32_t> rp32(rp, rp + n + 1);
-    int32_t *d_rp, *d_ci;
-    double *d_va, *d_x, *d_r, *d_p, *d_ax;
-    CUDA_OK(cudaMalloc(&d_rp, (n + 1) * sizeof(int32_t)));
-    CUDA_OK(cudaMalloc(&d_ci, nnz * sizeof(int32_t)));
-    CUDA_OK(cudaMalloc(&d_va, nnz * sizeof(double)));
+    device_csr d = device_csr_upload(A);
+    const int64_t n = d.n;
+    double *d_x, *d_r, *d_p, *d_ax;
     for (double **v : {&d_x, &d_r, &d_p, &d_ax}) CUDA_OK(cudaMalloc(v, n * sizeof(double)));
-    CUDA_OK(cudaMemcpy(d_rp, rp32.data(), (n + 1) * sizeof(int32_t), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(d_ci, ci, nnz * sizeof(int32_t), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(d_va, va, nnz * sizeof(double), cudaMemcpyHostToDevice));
 
     cublasHandle_t cublas;
     cusparseHandle_t cusparse;
@@ -130,7 +95,7 @@ static outcome samples_cg(kryl_matrix A, const std::vector<double> &b)
     CUSPARSE_OK(cusparseCreate(&cusparse));
     cusparseSpMatDescr_t mat;
     cusparseDnVecDescr_t vx, vp, vax;
-    CUSPARSE_OK(cusparseCreateCsr(&mat, n, n, nnz, d_rp, d_ci, d_va, CUSPARSE_INDEX_32I,
+    CUSPARSE_OK(cusparseCreateCsr(&mat, n, n, d.nnz, d.rp, d.ci, d.va, CUSPARSE_INDEX_32I,
                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
     CUSPARSE_OK(cusparseCreateDnVec(&vx, n, d_x, CUDA_R_64F));
     CUSPARSE_OK(cusparseCreateDnVec(&vp, n, d_p, CUDA_R_64F));
@@ -194,53 +159,31 @@ static outcome samples_cg(kryl_matrix A, const std::vector<double> &b)
     for (cusparseDnVecDescr_t v : {vx, vp, vax}) CUSPARSE_OK(cusparseDestroyDnVec(v));
     CUSPARSE_OK(cusparseDestroy(cusparse));
     CUBLAS_OK(cublasDestroy(cublas));
-    for (void *p : {(void *)d_rp, (void *)d_ci, (void *)d_va, (void *)d_x, (void *)d_r, (void *)d_p,
-                    (void *)d_ax, buffer})
+    for (void *p : {(void *)d_x, (void *)d_r, (void *)d_p, (void *)d_ax, buffer})
         CUDA_OK(cudaFree(p));
+    device_csr_free(d);
     return o;
 }
-
-struct problem {
-    kryl_generator_kind kind;
-    int64_t size, quick_size;
-};
 
 int main(int argc, char **argv)
 {
     const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    const problem problems[] = {{KRYL_GEN_POISSON3D7, 160, 40},
-                                {KRYL_GEN_POISSON3D27, 100, 30},
-                                {KRYL_GEN_POISSON2D5, 300, 100}};
-    kryl_context_options copt;
-    kryl_context_options_init(&copt);
-    copt.backend = KRYL_BACKEND_CUDA;
-    kryl_context ctx;
-    KRYL_OK(kryl_context_create(&ctx, &copt));
+    kryl_context ctx = cuda_context();
     printf("bench_cg on %s: double, rtol 1e-8, b = A*1, x0 = 0\n\n", kryl_context_device_name(ctx));
     printf("%-16s %9s | %10s %6s %9s | %10s %6s %9s | %7s\n", "matrix", "n", "kryl ms/it", "its",
            "relres", "samp ms/it", "its", "relres", "speedup");
-    for (const problem &pb : problems) {
-        const int64_t size = quick ? pb.quick_size : pb.size;
-        kryl_generator_options g;
-        kryl_generator_options_init(&g, pb.kind, size);
-        int64_t n, nnz;
-        KRYL_OK(kryl_generator_size(&g, &n, &nnz));
-        kryl_matrix A;
-        KRYL_OK(kryl_matrix_generate(&A, ctx, &g, 0, n));
-        /* b = A*1 */
-        kryl_vector ones, vb;
-        KRYL_OK(kryl_vector_create(&ones, A, KRYL_DOUBLE));
-        KRYL_OK(kryl_vector_create(&vb, A, KRYL_DOUBLE));
-        KRYL_OK(kryl_vector_fill(ones, 1.0));
-        KRYL_OK(kryl_matrix_spmv(A, 1.0, ones, 0.0, vb));
+    for (const poisson_problem &pb : poisson_problems) {
+        char label[64];
+        kryl_matrix A =
+            generated(ctx, pb.kind, quick ? pb.quick_size : pb.size, label, sizeof label);
+        int64_t n;
+        KRYL_OK(kryl_matrix_size(A, &n, nullptr, nullptr));
+        kryl_vector vb = rhs_of_ones(A);
         std::vector<double> b(n);
         KRYL_OK(kryl_vector_get(vb, b.data(), n));
-        KRYL_OK(kryl_vector_destroy(&ones));
         KRYL_OK(kryl_vector_destroy(&vb));
 
         const outcome ours = kryl_cg(A, b), theirs = samples_cg(A, b);
-        char label[64];
-        snprintf(label, sizeof label, "%s-%lld", kryl_generator_name(pb.kind), (long long)size);
         printf("%-16s %9lld | %10.4f %6lld %9.2e | %10.4f %6lld %9.2e | %7.2f\n", label,
                (long long)n, ours.ms_per_iteration, (long long)ours.iterations, ours.relres,
                theirs.ms_per_iteration, (long long)theirs.iterations, theirs.relres,

@@ -25,68 +25,17 @@
  *
  * usage: bench_formats [--quick] [--large-only | --small-only]
  *        (--quick: smaller large matrices, for a smoke test) */
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
-#include <vector>
 
-#include <cuda_runtime.h>
-#include <cusparse.h>
 #include <dirent.h>
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_hooks.h"
-#include "kryl.h"
 
-#define CUDA_OK(call)     check((call) == cudaSuccess, #call, cudaGetErrorString(cudaGetLastError()))
-#define CUSPARSE_OK(call) check((call) == CUSPARSE_STATUS_SUCCESS, #call, "cuSPARSE error")
-#define KRYL_OK(call)     check((call) == KRYL_SUCCESS, #call, kryl_last_error())
-
-static void check(bool ok, const char *call, const char *why)
-{
-    if (ok) return;
-    fprintf(stderr, "bench_formats: %s failed: %s\n", call, why);
-    exit(1);
-}
-
-static double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-/* Median milliseconds per call of launch(), timed on stream in batches after
- * at least 25 ms (and two batches) of warm-up. */
-template <typename F> static double time_ms(cudaStream_t stream, F &&launch, int batch, int batches)
-{
-    const double warm_start = now_s();
-    for (int w = 0; w < 2 || now_s() - warm_start < 0.025; w++) {
-        for (int i = 0; i < batch; i++) launch();
-        CUDA_OK(cudaStreamSynchronize(stream));
-    }
-    cudaEvent_t start, stop;
-    CUDA_OK(cudaEventCreate(&start));
-    CUDA_OK(cudaEventCreate(&stop));
-    std::vector<double> times;
-    for (int r = 0; r < batches; r++) {
-        CUDA_OK(cudaEventRecord(start, stream));
-        for (int i = 0; i < batch; i++) launch();
-        CUDA_OK(cudaEventRecord(stop, stream));
-        CUDA_OK(cudaEventSynchronize(stop));
-        float ms = 0.0f;
-        CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back((double)ms / batch);
-    }
-    CUDA_OK(cudaEventDestroy(start));
-    CUDA_OK(cudaEventDestroy(stop));
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
+#define BENCH_NAME "bench_formats"
+#include "bench_common.cuh"
 
 /* Launches per batch and batches for a product of about `guess_ms`. */
 struct repeats {
@@ -104,57 +53,15 @@ static repeats repeats_for(double guess_ms)
 static double cusparse_ms(kryl_matrix A, cudaStream_t stream, const double *d_x,
                           std::vector<double> &hy)
 {
-    int64_t n, ncols, nnz;
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *va;
-    KRYL_OK(kryl_matrix_size(A, &n, &ncols, &nnz));
-    KRYL_OK(kryl_matrix_csr_view(A, &rp, &ci, &va));
-    std::vector<int32_t> rp32(rp, rp + n + 1);
-    int32_t *d_rp, *d_ci;
-    double *d_va, *d_y;
-    CUDA_OK(cudaMalloc(&d_rp, (n + 1) * sizeof(int32_t)));
-    CUDA_OK(cudaMalloc(&d_ci, std::max<int64_t>(nnz, 1) * sizeof(int32_t)));
-    CUDA_OK(cudaMalloc(&d_va, std::max<int64_t>(nnz, 1) * sizeof(double)));
+    int64_t n, nnz;
+    KRYL_OK(kryl_matrix_size(A, &n, nullptr, &nnz));
+    double *d_y;
     CUDA_OK(cudaMalloc(&d_y, n * sizeof(double)));
-    CUDA_OK(cudaMemcpy(d_rp, rp32.data(), (n + 1) * sizeof(int32_t), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(d_ci, ci, nnz * sizeof(int32_t), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(d_va, va, nnz * sizeof(double), cudaMemcpyHostToDevice));
-    cusparseHandle_t handle;
-    CUSPARSE_OK(cusparseCreate(&handle));
-    CUSPARSE_OK(cusparseSetStream(handle, stream));
-    cusparseSpMatDescr_t mat;
-    cusparseDnVecDescr_t vx, vy;
-    CUSPARSE_OK(cusparseCreateCsr(&mat, n, ncols, nnz, d_rp, d_ci, d_va, CUSPARSE_INDEX_32I,
-                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    CUSPARSE_OK(cusparseCreateDnVec(&vx, ncols, (void *)d_x, CUDA_R_64F));
-    CUSPARSE_OK(cusparseCreateDnVec(&vy, n, d_y, CUDA_R_64F));
-    const double one = 1.0, zero = 0.0;
-    size_t buffer_bytes = 0;
-    void *buffer = nullptr;
-    CUSPARSE_OK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx,
-                                        &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1,
-                                        &buffer_bytes));
-    CUDA_OK(cudaMalloc(&buffer, buffer_bytes ? buffer_bytes : 1));
-    CUSPARSE_OK(cusparseSpMV_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx,
-                                        &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, buffer));
-    auto launch = [&] {
-        CUSPARSE_OK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx, &zero, vy,
-                                 CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, buffer));
-    };
     const double bytes = (double)nnz * 12.0 + (double)(n + 1) * 4.0 + (double)n * 16.0;
     const repeats rep = repeats_for(bytes / 2.5e9);
-    const double ms = time_ms(stream, launch, rep.batch, rep.batches);
+    const double ms = cusparse_spmv_ms(A, stream, d_x, d_y, rep.batch, rep.batches);
     hy.resize(n);
     CUDA_OK(cudaMemcpy(hy.data(), d_y, n * sizeof(double), cudaMemcpyDeviceToHost));
-    CUSPARSE_OK(cusparseDestroySpMat(mat));
-    CUSPARSE_OK(cusparseDestroyDnVec(vx));
-    CUSPARSE_OK(cusparseDestroyDnVec(vy));
-    CUSPARSE_OK(cusparseDestroy(handle));
-    CUDA_OK(cudaFree(buffer));
-    CUDA_OK(cudaFree(d_rp));
-    CUDA_OK(cudaFree(d_ci));
-    CUDA_OK(cudaFree(d_va));
     CUDA_OK(cudaFree(d_y));
     return ms;
 }
@@ -220,16 +127,11 @@ static double time_product(bench &b, kryl_matrix B, kryl_vector x, kryl_vector y
     const double ms = time_ms(b.stream, launch, rep.batch, rep.batches);
     std::vector<double> hy(n);
     KRYL_OK(kryl_vector_get(y, hy.data(), n));
-    double diff = 0.0, scale = 1.0;
-    for (int64_t i = 0; i < n; i++) {
-        diff = std::max(diff, std::abs(hy[i] - ref[i]));
-        scale = std::max(scale, std::abs(ref[i]));
-    }
-    if (!(diff <= 1e-12 * scale)) {
+    const double diff = scaled_diff(hy, ref);
+    if (!(diff <= 1e-12)) {
         char kernel[64];
         kryl_cuda_spmv_describe(B, kernel, sizeof kernel);
-        printf("WRONG: %s %s differs from cuSPARSE by %.3g (left out)\n", label, kernel,
-               diff / scale);
+        printf("WRONG: %s %s differs from cuSPARSE by %.3g (left out)\n", label, kernel, diff);
         *wrong = true;
     }
     return ms;
@@ -311,8 +213,8 @@ static matrix_result run_matrix(bench &b, kryl_matrix A, const std::string &name
                 kryl_fmt_predict(csr, m.formats[k].format, &params, &b.dev, &m.formats[k].model);
         });
     }
-    std::vector<double> hx(m.n), ref;
-    for (int64_t i = 0; i < m.n; i++) hx[i] = 1.0 + (double)((i * 7919) % 1000) / 1000.0;
+    const std::vector<double> hx = spmv_x(m.n);
+    std::vector<double> ref;
     kryl_vector x;
     KRYL_OK(kryl_vector_create(&x, A, KRYL_DOUBLE));
     KRYL_OK(kryl_vector_set(x, hx.data(), m.n));
@@ -429,17 +331,6 @@ static kryl_matrix block_grid(kryl_context ctx, int64_t m, int64_t b)
     kryl_matrix out;
     KRYL_OK(kryl_matrix_from_csr(&out, ctx, &A));
     return out;
-}
-
-static kryl_matrix generated(kryl_context ctx, kryl_generator_kind kind, int64_t size)
-{
-    kryl_generator_options g;
-    kryl_generator_options_init(&g, kind, size);
-    int64_t n, nnz;
-    KRYL_OK(kryl_generator_size(&g, &n, &nnz));
-    kryl_matrix A;
-    KRYL_OK(kryl_matrix_generate(&A, ctx, &g, 0, n));
-    return A;
 }
 
 static void run_large(bench &b, bool quick)
@@ -568,11 +459,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    kryl_context_options copt;
-    kryl_context_options_init(&copt);
-    copt.backend = KRYL_BACKEND_CUDA;
     bench b;
-    KRYL_OK(kryl_context_create(&b.ctx, &copt));
+    b.ctx = cuda_context();
     b.stream = static_cast<cudaStream_t>(kryl_cuda_stream(b.ctx));
     KRYL_OK(b.ctx->ops->device_model(b.ctx, &b.dev));
     b.copy_gbs = b.dev.bandwidth / 1e9;

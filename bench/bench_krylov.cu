@@ -26,22 +26,12 @@
  *
  * Each line "RESULT <part> <problem> key=value..." feeds scripts/gpu-check's
  * summary.  usage: bench_krylov [--quick]   (--quick: small grids) */
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <vector>
 
 #include "backends/backend.h"
-#include "kryl.h"
 
-#define KRYL_OK(call) check((call) == KRYL_SUCCESS, #call)
-
-static void check(bool ok, const char *call)
-{
-    if (ok) return;
-    fprintf(stderr, "bench_krylov: %s failed: %s\n", call, kryl_last_error());
-    exit(1);
-}
+#define BENCH_NAME "bench_krylov"
+#include "bench_common.cuh"
 
 /* A generated problem and b = A*1. */
 struct problem {
@@ -53,20 +43,9 @@ struct problem {
 static problem make_problem(kryl_context ctx, kryl_generator_kind kind, int64_t size)
 {
     problem p;
-    kryl_generator_options g;
-    kryl_generator_options_init(&g, kind, size);
-    int64_t n, nnz;
-    KRYL_OK(kryl_generator_size(&g, &n, &nnz));
-    KRYL_OK(kryl_matrix_generate(&p.A, ctx, &g, 0, n));
-    kryl_vector ones;
-    KRYL_OK(kryl_vector_create(&ones, p.A, KRYL_DOUBLE));
-    KRYL_OK(kryl_vector_create(&p.b, p.A, KRYL_DOUBLE));
+    p.A = generated(ctx, kind, size, p.label, sizeof p.label);
+    p.b = rhs_of_ones(p.A);
     KRYL_OK(kryl_vector_create(&p.x, p.A, KRYL_DOUBLE));
-    KRYL_OK(kryl_vector_fill(ones, 1.0));
-    /* b = A*1 */
-    KRYL_OK(kryl_matrix_spmv(p.A, 1.0, ones, 0.0, p.b));
-    KRYL_OK(kryl_vector_destroy(&ones));
-    snprintf(p.label, sizeof p.label, "%s-%lld", kryl_generator_name(kind), (long long)size);
     return p;
 }
 
@@ -376,13 +355,7 @@ static void bench_ops(kryl_context ctx, bool quick)
 int main(int argc, char **argv)
 {
     const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    kryl_context_options copt;
-    kryl_context_options_init(&copt);
-    copt.backend = KRYL_BACKEND_CUDA;
-    copt.log = log_line;
-    copt.log_level = KRYL_LOG_INFO;
-    kryl_context ctx;
-    KRYL_OK(kryl_context_create(&ctx, &copt));
+    kryl_context ctx = cuda_context(log_line);
     printf("bench_krylov on %s: double, b = A*1, x0 = 0, median of 3 solves\n",
            kryl_context_device_name(ctx));
     bench_cg_methods(ctx, quick);

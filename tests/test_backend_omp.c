@@ -26,16 +26,7 @@ static kryl_context omp_context(int threads)
 static kryl_matrix random_matrix(kryl_context ctx, test_shape shape, int64_t n,
                                  kryl_precision precision, bool float_values)
 {
-    kryl_csr csr;
-    test_random_csr(&csr, shape, n, n, (uint64_t)n + 3);
-    if (float_values)
-        for (int64_t k = 0; k < kryl_csr_nnz(&csr); k++) csr.values[k] = (float)csr.values[k];
-    kryl_matrix A = NULL, B = NULL;
-    CHECK_OK(kryl_matrix_from_csr(&A, ctx, &csr));
-    if (A == NULL || precision == KRYL_DOUBLE) return A;
-    CHECK_OK(kryl_matrix_convert(&B, A, precision, KRYL_FORMAT_CSR, NULL));
-    kryl_matrix_destroy(&A);
-    return B;
+    return test_random_matrix(ctx, shape, n, (uint64_t)n + 3, precision, float_values);
 }
 
 static void check_device_name(void)
@@ -121,10 +112,9 @@ static void check_partitions(void)
     kryl_context_destroy(&ctx);
 }
 
-/* y = A x on a context of `threads` threads, as doubles. */
-static void spmv_with(int threads, test_shape shape, int64_t n, bool float_values, double *y)
+/* y = A x on ctx, as doubles. */
+static void spmv_on(kryl_context ctx, test_shape shape, int64_t n, bool float_values, double *y)
 {
-    kryl_context ctx = omp_context(threads);
     kryl_matrix A = random_matrix(ctx, shape, n, KRYL_DOUBLE, float_values);
     kryl_vector xv = NULL, yv = NULL;
     CHECK_OK(kryl_vector_create(&xv, A, KRYL_DOUBLE));
@@ -138,6 +128,13 @@ static void spmv_with(int threads, test_shape shape, int64_t n, bool float_value
     kryl_vector_destroy(&xv);
     kryl_vector_destroy(&yv);
     kryl_matrix_destroy(&A);
+}
+
+/* y = A x on a context of `threads` threads, as doubles. */
+static void spmv_with(int threads, test_shape shape, int64_t n, bool float_values, double *y)
+{
+    kryl_context ctx = omp_context(threads);
+    spmv_on(ctx, shape, n, float_values, y);
     kryl_context_destroy(&ctx);
 }
 
@@ -155,26 +152,10 @@ static void check_spmv_bits(void)
             CHECK(memcmp(y, y1, (size_t)n * sizeof *y) == 0,
                   "spmv on %d threads differs from 1 thread (float values: %d)", threads, exact);
         }
-        kryl_context ref = NULL;
-        kryl_context_options opt;
-        kryl_context_options_init(&opt);
-        opt.backend = KRYL_BACKEND_REF;
-        CHECK_OK(kryl_context_create(&ref, &opt));
-        kryl_matrix A = random_matrix(ref, TEST_SHAPE_LONG_ROWS, n, KRYL_DOUBLE, exact);
-        kryl_vector xv = NULL, yv = NULL;
-        CHECK_OK(kryl_vector_create(&xv, A, KRYL_DOUBLE));
-        CHECK_OK(kryl_vector_create(&yv, A, KRYL_DOUBLE));
-        double *x = malloc((size_t)n * sizeof *x);
-        test_random_values(x, n, 11);
-        CHECK_OK(kryl_vector_set(xv, x, n));
-        CHECK_OK(ref->ops->spmv(ref, A, 1.0, xv, 0.0, NULL, yv, NULL));
-        CHECK_OK(kryl_vector_get(yv, y, n));
+        kryl_context ref = test_context(KRYL_BACKEND_REF);
+        spmv_on(ref, TEST_SHAPE_LONG_ROWS, n, exact, y);
         CHECK(memcmp(y, y1, (size_t)n * sizeof *y) == 0,
               "omp spmv differs from ref's bits (float values: %d)", exact);
-        free(x);
-        kryl_vector_destroy(&xv);
-        kryl_vector_destroy(&yv);
-        kryl_matrix_destroy(&A);
         kryl_context_destroy(&ref);
     }
     free(y1);

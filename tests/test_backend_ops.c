@@ -123,23 +123,6 @@ typedef struct pair {
     kryl_vector ref, dut;
 } pair;
 
-/* A random matrix; with float_values its values are exactly floats (a
- * double matrix a backend may store compressed, losing nothing). */
-static kryl_matrix make_matrix(kryl_context ctx, test_shape shape, int64_t n, uint64_t seed,
-                               kryl_precision precision, bool float_values)
-{
-    kryl_csr csr;
-    test_random_csr(&csr, shape, n, n, seed);
-    if (float_values)
-        for (int64_t k = 0; k < kryl_csr_nnz(&csr); k++) csr.values[k] = (float)csr.values[k];
-    kryl_matrix A = NULL, B = NULL;
-    CHECK_OK(kryl_matrix_from_csr(&A, ctx, &csr));
-    if (A == NULL || precision == KRYL_DOUBLE) return A;
-    CHECK_OK(kryl_matrix_convert(&B, A, precision, KRYL_FORMAT_CSR, NULL));
-    kryl_matrix_destroy(&A);
-    return B;
-}
-
 static pair pair_new(const problem *pb, const double *values)
 {
     pair v = {NULL, NULL};
@@ -319,8 +302,8 @@ static void compare_all(kryl_context ref_ctx, kryl_context dut_ctx, const char *
                         test_shape shape, int64_t n, kryl_precision precision, bool float_values)
 {
     uint64_t seed = (uint64_t)(shape * 1000 + n);
-    problem pb = {{ref_ctx, make_matrix(ref_ctx, shape, n, seed, precision, float_values)},
-                  {dut_ctx, make_matrix(dut_ctx, shape, n, seed, precision, float_values)},
+    problem pb = {{ref_ctx, test_random_matrix(ref_ctx, shape, n, seed, precision, float_values)},
+                  {dut_ctx, test_random_matrix(dut_ctx, shape, n, seed, precision, float_values)},
                   NULL,
                   precision,
                   0};
@@ -376,7 +359,7 @@ static bool same_bits(const double *a, const double *b, int64_t n)
 static void check_refused_steps(kryl_context ctx, const char *backend, kryl_precision precision)
 {
     const int64_t n = 257;
-    kryl_matrix A = make_matrix(ctx, TEST_SHAPE_RANDOM, n, 5, precision, false);
+    kryl_matrix A = test_random_matrix(ctx, TEST_SHAPE_RANDOM, n, 5, precision, false);
     if (A == NULL) return;
     kryl_vector v[6]; /* p, q, x, r, dinv, z */
     double *before[6], *after = malloc((size_t)n * sizeof *after);
@@ -577,43 +560,22 @@ static void check_permute(kryl_context ctx, const char *backend, int64_t n)
     free(perm);
 }
 
+/* Every operation of one backend configuration. */
+static void check_config(kryl_context ref_ctx, kryl_context ctx, kryl_backend_kind kind,
+                         const char *name)
+{
+    for (int p = 0; p < 2; p++) {
+        kryl_precision precision = (kryl_precision)p;
+        if (kind != KRYL_BACKEND_REF) compare_shapes(ref_ctx, ctx, name, precision);
+        check_refused_steps(ctx, name, precision);
+    }
+    check_monitor(ctx, name);
+    for (int k = 0; k < test_awkward_size_count; k++)
+        check_permute(ctx, name, test_awkward_sizes[k]);
+}
+
 int main(void)
 {
-    kryl_backend_kind kinds[8];
-    int count = test_backends(kinds, 8);
-    kryl_context ref_ctx = NULL;
-    kryl_context_options opt;
-    kryl_context_options_init(&opt);
-    opt.backend = KRYL_BACKEND_REF;
-    CHECK_OK(kryl_context_create(&ref_ctx, &opt));
-    if (ref_ctx == NULL) return test_summary("test_backend_ops");
-
-    for (int b = 0; b < count; b++) {
-        /* omp: OpenMP's default team, and 3 threads (uneven blocks) */
-        const int threads[2] = {0, 3};
-        int configs = kinds[b] == KRYL_BACKEND_OMP ? 2 : 1;
-        for (int c = 0; c < configs; c++) {
-            kryl_context ctx = NULL;
-            opt.backend = kinds[b];
-            opt.threads = threads[c];
-            CHECK_OK(kryl_context_create(&ctx, &opt));
-            if (ctx == NULL) continue;
-            char name[64];
-            snprintf(name, sizeof name, "%s (%s)", kryl_backend_name(kinds[b]),
-                     kryl_context_device_name(ctx));
-            printf("checking %s\n", name);
-            fflush(stdout);
-            for (int p = 0; p < 2; p++) {
-                kryl_precision precision = (kryl_precision)p;
-                if (kinds[b] != KRYL_BACKEND_REF) compare_shapes(ref_ctx, ctx, name, precision);
-                check_refused_steps(ctx, name, precision);
-            }
-            check_monitor(ctx, name);
-            for (int k = 0; k < test_awkward_size_count; k++)
-                check_permute(ctx, name, test_awkward_sizes[k]);
-            kryl_context_destroy(&ctx);
-        }
-    }
-    kryl_context_destroy(&ref_ctx);
+    test_each_config(true, check_config);
     return test_summary("test_backend_ops");
 }

@@ -436,28 +436,11 @@ static void test_hook_errors(void)
     kryl_matrix_destroy(&A[1]);
 }
 
-static kryl_context make_context(kryl_backend_kind kind)
-{
-    kryl_context_options o;
-    kryl_context_options_init(&o);
-    o.backend = kind;
-    kryl_context ctx = NULL;
-    if (kryl_context_create(&ctx, &o) != KRYL_SUCCESS) {
-        fprintf(stderr, "cannot create a %s context: %s\n", kryl_backend_name(kind),
-                kryl_last_error());
-        exit(1);
-    }
-    return ctx;
-}
-
 int main(void)
 {
-    if (!kryl_cuda_device_present()) {
-        printf("test_cuda_formats: no usable CUDA device, skipped\n");
-        return TEST_SKIP_CODE;
-    }
-    ref_ctx = make_context(KRYL_BACKEND_REF);
-    gpu_ctx = make_context(KRYL_BACKEND_CUDA);
+    if (!test_cuda_device("test_cuda_formats")) return TEST_SKIP_CODE;
+    ref_ctx = test_context(KRYL_BACKEND_REF);
+    gpu_ctx = test_context(KRYL_BACKEND_CUDA);
     printf("test_cuda_formats on %s\n", kryl_context_device_name(gpu_ctx));
     test_device_model();
     test_hook_errors();

@@ -922,28 +922,11 @@ static void test_solves(void)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) solve_on_both(&cases[k]);
 }
 
-static kryl_context make_context(kryl_backend_kind kind)
-{
-    kryl_context_options o;
-    kryl_context_options_init(&o);
-    o.backend = kind;
-    kryl_context ctx = NULL;
-    if (kryl_context_create(&ctx, &o) != KRYL_SUCCESS) {
-        fprintf(stderr, "cannot create a %s context: %s\n", kryl_backend_name(kind),
-                kryl_last_error());
-        exit(1);
-    }
-    return ctx;
-}
-
 int main(void)
 {
-    if (!kryl_cuda_device_present()) {
-        printf("test_cuda_krylov_ops: no usable CUDA device, skipped\n");
-        return TEST_SKIP_CODE;
-    }
-    sides[REF].ctx = make_context(KRYL_BACKEND_REF);
-    sides[GPU].ctx = make_context(KRYL_BACKEND_CUDA);
+    if (!test_cuda_device("test_cuda_krylov_ops")) return TEST_SKIP_CODE;
+    sides[REF].ctx = test_context(KRYL_BACKEND_REF);
+    sides[GPU].ctx = test_context(KRYL_BACKEND_CUDA);
     for (int b = 0; b < 2; b++) sides[b].ops = sides[b].ctx->ops;
     printf("test_cuda_krylov_ops on %s\n", kryl_context_device_name(sides[GPU].ctx));
     for (int pi = 0; pi < 2; pi++) {

@@ -583,28 +583,11 @@ static void test_solves(void)
     kryl_context_destroy(&ctx);
 }
 
-static kryl_context make_context(kryl_backend_kind kind)
-{
-    kryl_context_options o;
-    kryl_context_options_init(&o);
-    o.backend = kind;
-    kryl_context ctx = NULL;
-    if (kryl_context_create(&ctx, &o) != KRYL_SUCCESS) {
-        fprintf(stderr, "cannot create a %s context: %s\n", kryl_backend_name(kind),
-                kryl_last_error());
-        exit(1);
-    }
-    return ctx;
-}
-
 int main(void)
 {
-    if (!kryl_cuda_device_present()) {
-        printf("test_cuda_ops: no usable CUDA device, skipped\n");
-        return TEST_SKIP_CODE;
-    }
-    sides[0].ctx = make_context(KRYL_BACKEND_REF);
-    sides[1].ctx = make_context(KRYL_BACKEND_CUDA);
+    if (!test_cuda_device("test_cuda_ops")) return TEST_SKIP_CODE;
+    sides[0].ctx = test_context(KRYL_BACKEND_REF);
+    sides[1].ctx = test_context(KRYL_BACKEND_CUDA);
     for (int b = 0; b < 2; b++) sides[b].ops = sides[b].ctx->ops;
     printf("test_cuda_ops on %s\n", kryl_context_device_name(sides[1].ctx));
 

@@ -1,6 +1,6 @@
 /* Shared pieces of the Krylov solver tests (test_solver_pipecg.c,
  * test_solver_gmres.c, test_solver_bicgstab.c, test_solver_mixed.c,
- * test_lanczos.c): contexts, generated and real matrices, one solve
+ * test_lanczos.c, test_solver_cg.c): contexts, generated and real matrices, one solve
  * checked by the true residual recomputed on the host, and the rule for
  * backends that do not implement a method's operations yet. */
 #ifndef KRYL_TEST_KRYLOV_SUPPORT_H
@@ -227,6 +227,114 @@ static inline double *kt_rhs(kryl_matrix A, uint64_t seed)
     double *b = malloc((size_t)n * sizeof *b);
     test_random_values(b, n, seed);
     return b;
+}
+
+/* A generated problem: its size, GMRES's restart (0: the default) and how
+ * far the iteration counts of the backends may differ from the first one's
+ * (negative: any amount). */
+typedef struct kt_problem {
+    kryl_generator_kind kind;
+    int64_t n;
+    int restart;
+    int64_t slack;
+} kt_problem;
+
+/* Each problem without and with Jacobi on every backend, b = kt_rhs(A,
+ * seed): converged wherever supported, counts within the problem's slack. */
+static inline void kt_check_generated(kryl_method method, const kt_problem *problems, size_t np,
+                                      double rtol, int64_t maxit, uint64_t seed)
+{
+    kryl_backend_kind kinds[3];
+    int nk = test_backends(kinds, 3);
+    for (size_t p = 0; p < np; p++)
+        for (int pc = 0; pc < 2; pc++) {
+            int64_t ref_its = -1;
+            for (int k = 0; k < nk; k++) {
+                kryl_context ctx = kt_context(kinds[k]);
+                kryl_matrix A = kt_generate(ctx, problems[p].kind, problems[p].n);
+                double *b = kt_rhs(A, seed);
+                kryl_solver_options o;
+                kt_options(&o, method, (kryl_precond_kind)pc, rtol, maxit);
+                o.restart = problems[p].restart;
+                char label[128];
+                snprintf(label, sizeof label, "%s(%d) %s pc=%d on %s", kryl_method_name(method),
+                         problems[p].restart, kryl_generator_name(problems[p].kind), pc,
+                         kryl_backend_name(kinds[k]));
+                kt_solve s = kt_run(A, &o, b, NULL, NULL);
+                if (kt_supported(ctx, &s, label)) {
+                    kt_check_converged(&s, label);
+                    if (ref_its < 0) ref_its = s.r.iterations;
+                    CHECK(problems[p].slack < 0 ||
+                              llabs(s.r.iterations - ref_its) <= problems[p].slack,
+                          "%s: %lld iterations, ref %lld", label, (long long)s.r.iterations,
+                          (long long)ref_its);
+                }
+                free(b);
+                kryl_matrix_destroy(&A);
+                kryl_context_destroy(&ctx);
+            }
+        }
+}
+
+/* A real matrix of the shared collection, solved by `method` with `pc`. */
+typedef struct kt_case {
+    const char *file;
+    kryl_method method;
+    kryl_precond_kind pc;
+} kt_case;
+
+/* Sets variant `v`'s options and a name for it (appended to labels). */
+typedef void (*kt_variant_fn)(kryl_solver_options *o, int v, char *name, size_t size);
+
+/* Each case present in the collection on every backend, b = kt_rhs(A,
+ * seed), in `nvariants` variants of kt_options(rtol, maxit) set by vary
+ * (NULL: one, unchanged): converged wherever supported. */
+static inline void kt_check_real(const kt_case *cases, size_t ncases, double rtol, int64_t maxit,
+                                 uint64_t seed, int nvariants, kt_variant_fn vary)
+{
+    kryl_backend_kind kinds[3];
+    int nk = test_backends(kinds, 3);
+    for (int k = 0; k < nk; k++) {
+        kryl_context ctx = kt_context(kinds[k]);
+        for (size_t c = 0; c < ncases; c++) {
+            kryl_matrix A = kt_read(ctx, cases[c].file);
+            if (A == NULL) continue;
+            double *b = kt_rhs(A, seed);
+            for (int v = 0; v < nvariants; v++) {
+                kryl_solver_options o;
+                kt_options(&o, cases[c].method, cases[c].pc, rtol, maxit);
+                char variant[64] = "";
+                if (vary != NULL) vary(&o, v, variant, sizeof variant);
+                char label[192];
+                snprintf(label, sizeof label, "%s %s pc=%d%s on %s",
+                         kryl_method_name(cases[c].method), cases[c].file, (int)cases[c].pc,
+                         variant, kryl_backend_name(kinds[k]));
+                kt_solve s = kt_run(A, &o, b, NULL, NULL);
+                if (kt_supported(ctx, &s, label)) kt_check_converged(&s, label);
+            }
+            free(b);
+            kryl_matrix_destroy(&A);
+        }
+        kryl_context_destroy(&ctx);
+    }
+}
+
+/* kt_check_formats on ref (which has every format) for a generated matrix
+ * with Jacobi, rtol 1e-10, b = kt_rhs(A, 3). */
+static inline void kt_check_formats_generated(kryl_method method, int restart,
+                                              kryl_generator_kind kind, int64_t n,
+                                              const char *label)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
+    kryl_matrix A = kt_generate(ctx, kind, n);
+    double *b = kt_rhs(A, 3);
+    kryl_solver_options o;
+    kt_options(&o, method, KRYL_PRECOND_JACOBI, 1e-10, 2000);
+    o.restart = restart;
+    kt_check_formats(A, &o, b, label);
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
 }
 
 #endif

@@ -9,39 +9,11 @@
  * differences between backends' reductions move its count by a few. */
 static void test_generated(void)
 {
-    kryl_backend_kind kinds[3];
-    int nk = test_backends(kinds, 3);
-    const struct {
-        kryl_generator_kind kind;
-        int64_t n;
-    } problems[] = {
-        {KRYL_GEN_CONVDIFF2D, 30}, {KRYL_GEN_CONVDIFF3D, 10}, {KRYL_GEN_POISSON2D5, 25}};
-    for (int p = 0; p < 3; p++)
-        for (int pc = 0; pc < 2; pc++) {
-            int64_t ref_its = -1;
-            for (int k = 0; k < nk; k++) {
-                kryl_context ctx = kt_context(kinds[k]);
-                kryl_matrix A = kt_generate(ctx, problems[p].kind, problems[p].n);
-                double *b = kt_rhs(A, 11);
-                kryl_solver_options o;
-                kt_options(&o, KRYL_METHOD_BICGSTAB, (kryl_precond_kind)pc, 1e-10, 2000);
-                char label[128];
-                snprintf(label, sizeof label, "bicgstab %s pc=%d on %s",
-                         kryl_generator_name(problems[p].kind), pc, kryl_backend_name(kinds[k]));
-                kt_solve s = kt_run(A, &o, b, NULL, NULL);
-                if (kt_supported(ctx, &s, label)) {
-                    kt_check_converged(&s, label);
-                    if (ref_its < 0) ref_its = s.r.iterations;
-                    CHECK(problems[p].kind == KRYL_GEN_POISSON2D5 ||
-                              llabs(s.r.iterations - ref_its) <= 1,
-                          "%s: %lld iterations, ref %lld", label, (long long)s.r.iterations,
-                          (long long)ref_its);
-                }
-                free(b);
-                kryl_matrix_destroy(&A);
-                kryl_context_destroy(&ctx);
-            }
-        }
+    const kt_problem problems[] = {{KRYL_GEN_CONVDIFF2D, 30, 0, 1},
+                                   {KRYL_GEN_CONVDIFF3D, 10, 0, 1},
+                                   {KRYL_GEN_POISSON2D5, 25, 0, -1}};
+    kt_check_generated(KRYL_METHOD_BICGSTAB, problems, sizeof problems / sizeof problems[0], 1e-10,
+                       2000, 11);
 }
 
 /* Real nonsymmetric matrices BiCGSTAB solves (with Jacobi where it helps).
@@ -50,33 +22,13 @@ static void test_generated(void)
  * break down), a property of the method there, not of a backend. */
 static void test_real(void)
 {
-    const struct {
-        const char *file;
-        kryl_precond_kind pc;
-    } cases[] = {{"sherman1.mtx", KRYL_PRECOND_JACOBI}, {"sherman4.mtx", KRYL_PRECOND_NONE},
-                 {"sherman4.mtx", KRYL_PRECOND_JACOBI}, {"sherman5.mtx", KRYL_PRECOND_JACOBI},
-                 {"pores_1.mtx", KRYL_PRECOND_JACOBI},  {"cage4.mtx", KRYL_PRECOND_NONE},
-                 {"rdb2048.mtx", KRYL_PRECOND_NONE},    {"rajat11.mtx", KRYL_PRECOND_NONE}};
-    kryl_backend_kind kinds[3];
-    int nk = test_backends(kinds, 3);
-    for (int k = 0; k < nk; k++) {
-        kryl_context ctx = kt_context(kinds[k]);
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-            kryl_matrix A = kt_read(ctx, cases[c].file);
-            if (A == NULL) continue;
-            double *b = kt_rhs(A, 5);
-            kryl_solver_options o;
-            kt_options(&o, KRYL_METHOD_BICGSTAB, cases[c].pc, 1e-8, 4000);
-            char label[128];
-            snprintf(label, sizeof label, "bicgstab %s pc=%d on %s", cases[c].file,
-                     (int)cases[c].pc, kryl_backend_name(kinds[k]));
-            kt_solve s = kt_run(A, &o, b, NULL, NULL);
-            if (kt_supported(ctx, &s, label)) kt_check_converged(&s, label);
-            free(b);
-            kryl_matrix_destroy(&A);
-        }
-        kryl_context_destroy(&ctx);
-    }
+    const kryl_method M = KRYL_METHOD_BICGSTAB;
+    const kt_case cases[] = {
+        {"sherman1.mtx", M, KRYL_PRECOND_JACOBI}, {"sherman4.mtx", M, KRYL_PRECOND_NONE},
+        {"sherman4.mtx", M, KRYL_PRECOND_JACOBI}, {"sherman5.mtx", M, KRYL_PRECOND_JACOBI},
+        {"pores_1.mtx", M, KRYL_PRECOND_JACOBI},  {"cage4.mtx", M, KRYL_PRECOND_NONE},
+        {"rdb2048.mtx", M, KRYL_PRECOND_NONE},    {"rajat11.mtx", M, KRYL_PRECOND_NONE}};
+    kt_check_real(cases, sizeof cases / sizeof cases[0], 1e-8, 4000, 5, 1, NULL);
 }
 
 /* Solve a small dense system on ref; x returned. */
@@ -152,15 +104,8 @@ static void test_zero_diagonal(void)
 /* Row-reordering storage formats (on ref, which has them all). */
 static void test_formats(void)
 {
-    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
-    kryl_matrix A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 30);
-    double *b = kt_rhs(A, 3);
-    kryl_solver_options o;
-    kt_options(&o, KRYL_METHOD_BICGSTAB, KRYL_PRECOND_JACOBI, 1e-10, 2000);
-    kt_check_formats(A, &o, b, "bicgstab convdiff2d");
-    free(b);
-    kryl_matrix_destroy(&A);
-    kryl_context_destroy(&ctx);
+    kt_check_formats_generated(KRYL_METHOD_BICGSTAB, 0, KRYL_GEN_CONVDIFF2D, 30,
+                               "bicgstab convdiff2d");
 }
 
 int main(void)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_support.h"
+#include "test_krylov_support.h"
 
 /* The 2-D 5-point Laplacian on an m x m grid, assembled entry by entry in
  * a scrambled order with every diagonal entry split in two (summed). */
@@ -130,39 +130,6 @@ static void test_backends_agree(void)
     }
 }
 
-static kryl_context ref_context(void)
-{
-    kryl_context_options co;
-    kryl_context_options_init(&co);
-    co.backend = KRYL_BACKEND_REF;
-    kryl_context ctx = NULL;
-    CHECK_OK(kryl_context_create(&ctx, &co));
-    return ctx;
-}
-
-static kryl_matrix small_matrix(kryl_context ctx, int64_t n, const double *dense)
-{
-    int64_t *rp = malloc((size_t)(n + 1) * sizeof *rp);
-    int64_t *ci = malloc((size_t)(n * n) * sizeof *ci);
-    double *v = malloc((size_t)(n * n) * sizeof *v);
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; i++) {
-        rp[i] = k;
-        for (int64_t j = 0; j < n; j++)
-            if (dense[i * n + j] != 0.0) {
-                ci[k] = j;
-                v[k++] = dense[i * n + j];
-            }
-    }
-    rp[n] = k;
-    kryl_matrix A = NULL;
-    CHECK_OK(kryl_matrix_create_csr(&A, ctx, n, n, 0, n, rp, ci, v));
-    free(rp);
-    free(ci);
-    free(v);
-    return A;
-}
-
 static kryl_result solve_small(kryl_matrix A, const double *bh, double *xh, int64_t n,
                                int64_t maxit)
 {
@@ -188,10 +155,10 @@ static kryl_result solve_small(kryl_matrix A, const double *bh, double *xh, int6
 
 static void test_outcomes(void)
 {
-    kryl_context ctx = ref_context();
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
     /* indefinite with a positive diagonal: p'Ap = -2 < 0 at the first step */
     const double indefinite[] = {1, 2, 2, 1};
-    kryl_matrix A = small_matrix(ctx, 2, indefinite);
+    kryl_matrix A = kt_dense(ctx, 2, indefinite);
     double b[2] = {1, -1}, x[2] = {0, 0};
     kryl_result r = solve_small(A, b, x, 2, 10);
     CHECK(r.reason == KRYL_DIVERGED_BREAKDOWN && !r.converged, "indefinite: reason %s",
@@ -201,7 +168,7 @@ static void test_outcomes(void)
 
     /* overflow to Inf in q = A p: reported as NaN, x stays finite */
     const double huge[] = {1e300, 0, 0, 1e300};
-    A = small_matrix(ctx, 2, huge);
+    A = kt_dense(ctx, 2, huge);
     double bh[2] = {1e10, 1e10}, xh[2] = {0, 0};
     r = solve_small(A, bh, xh, 2, 10);
     CHECK(r.reason == KRYL_DIVERGED_NAN && !r.converged, "overflow: reason %s",
@@ -237,16 +204,16 @@ static void test_outcomes(void)
 
 static void test_refusals(void)
 {
-    kryl_context ctx = ref_context();
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
     kryl_solver s = NULL;
     const double nonsym[] = {2, 1, 0, 2};
-    kryl_matrix A = small_matrix(ctx, 2, nonsym);
+    kryl_matrix A = kt_dense(ctx, 2, nonsym);
     CHECK_STATUS(kryl_solver_create(&s, A, NULL), KRYL_ERR_NOT_SYMMETRIC);
     CHECK(s == NULL, "failed create left a solver");
     kryl_matrix_destroy(&A);
 
     const double zero_diag[] = {0, 1, 1, 2};
-    A = small_matrix(ctx, 2, zero_diag);
+    A = kt_dense(ctx, 2, zero_diag);
     kryl_solver_options o;
     kryl_solver_options_init(&o);
     o.precond = KRYL_PRECOND_JACOBI;
@@ -285,7 +252,7 @@ static void test_refusals(void)
 /* Single precision cannot reach 1e-10: the true residual says so. */
 static void test_single_precision_limit(void)
 {
-    kryl_context ctx = ref_context();
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
     kryl_matrix A = laplacian_2d(ctx, 30, 0.0);
     kryl_vector b, x;
     CHECK_OK(kryl_vector_create(&b, A, KRYL_DOUBLE));

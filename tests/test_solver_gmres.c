@@ -3,74 +3,26 @@
  * correctly wherever the loop stops within a cycle, happy breakdown, NaN. */
 #include "test_krylov_support.h"
 
+/* Generated problems on every backend, iteration counts within 2. */
 static void test_generated(void)
 {
-    kryl_backend_kind kinds[3];
-    int nk = test_backends(kinds, 3);
-    const struct {
-        kryl_generator_kind kind;
-        int64_t n;
-        int restart;
-    } problems[] = {{KRYL_GEN_CONVDIFF2D, 30, 0},
-                    {KRYL_GEN_CONVDIFF2D, 30, 10},
-                    {KRYL_GEN_CONVDIFF3D, 10, 0},
-                    {KRYL_GEN_POISSON2D5, 25, 25}};
-    for (int p = 0; p < 4; p++)
-        for (int pc = 0; pc < 2; pc++) {
-            int64_t ref_its = -1;
-            for (int k = 0; k < nk; k++) {
-                kryl_context ctx = kt_context(kinds[k]);
-                kryl_matrix A = kt_generate(ctx, problems[p].kind, problems[p].n);
-                double *b = kt_rhs(A, 13);
-                kryl_solver_options o;
-                kt_options(&o, KRYL_METHOD_GMRES, (kryl_precond_kind)pc, 1e-10, 3000);
-                o.restart = problems[p].restart;
-                char label[128];
-                snprintf(label, sizeof label, "gmres(%d) %s pc=%d on %s", problems[p].restart,
-                         kryl_generator_name(problems[p].kind), pc, kryl_backend_name(kinds[k]));
-                kt_solve s = kt_run(A, &o, b, NULL, NULL);
-                if (kt_supported(ctx, &s, label)) {
-                    kt_check_converged(&s, label);
-                    if (ref_its < 0) ref_its = s.r.iterations;
-                    CHECK(llabs(s.r.iterations - ref_its) <= 2, "%s: %lld iterations, ref %lld",
-                          label, (long long)s.r.iterations, (long long)ref_its);
-                }
-                free(b);
-                kryl_matrix_destroy(&A);
-                kryl_context_destroy(&ctx);
-            }
-        }
+    const kt_problem problems[] = {{KRYL_GEN_CONVDIFF2D, 30, 0, 2},
+                                   {KRYL_GEN_CONVDIFF2D, 30, 10, 2},
+                                   {KRYL_GEN_CONVDIFF3D, 10, 0, 2},
+                                   {KRYL_GEN_POISSON2D5, 25, 25, 2}};
+    kt_check_generated(KRYL_METHOD_GMRES, problems, sizeof problems / sizeof problems[0], 1e-10,
+                       3000, 13);
 }
 
 static void test_real(void)
 {
-    const struct {
-        const char *file;
-        kryl_precond_kind pc;
-    } cases[] = {{"sherman1.mtx", KRYL_PRECOND_JACOBI}, {"sherman4.mtx", KRYL_PRECOND_NONE},
-                 {"sherman4.mtx", KRYL_PRECOND_JACOBI}, {"sherman5.mtx", KRYL_PRECOND_JACOBI},
-                 {"pores_1.mtx", KRYL_PRECOND_NONE},    {"pores_1.mtx", KRYL_PRECOND_JACOBI},
-                 {"cage4.mtx", KRYL_PRECOND_NONE},      {"rdb2048.mtx", KRYL_PRECOND_NONE}};
-    kryl_backend_kind kinds[3];
-    int nk = test_backends(kinds, 3);
-    for (int k = 0; k < nk; k++) {
-        kryl_context ctx = kt_context(kinds[k]);
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-            kryl_matrix A = kt_read(ctx, cases[c].file);
-            if (A == NULL) continue;
-            double *b = kt_rhs(A, 5);
-            kryl_solver_options o;
-            kt_options(&o, KRYL_METHOD_GMRES, cases[c].pc, 1e-8, 4000);
-            char label[128];
-            snprintf(label, sizeof label, "gmres %s pc=%d on %s", cases[c].file, (int)cases[c].pc,
-                     kryl_backend_name(kinds[k]));
-            kt_solve s = kt_run(A, &o, b, NULL, NULL);
-            if (kt_supported(ctx, &s, label)) kt_check_converged(&s, label);
-            free(b);
-            kryl_matrix_destroy(&A);
-        }
-        kryl_context_destroy(&ctx);
-    }
+    const kryl_method M = KRYL_METHOD_GMRES;
+    const kt_case cases[] = {
+        {"sherman1.mtx", M, KRYL_PRECOND_JACOBI}, {"sherman4.mtx", M, KRYL_PRECOND_NONE},
+        {"sherman4.mtx", M, KRYL_PRECOND_JACOBI}, {"sherman5.mtx", M, KRYL_PRECOND_JACOBI},
+        {"pores_1.mtx", M, KRYL_PRECOND_NONE},    {"pores_1.mtx", M, KRYL_PRECOND_JACOBI},
+        {"cage4.mtx", M, KRYL_PRECOND_NONE},      {"rdb2048.mtx", M, KRYL_PRECOND_NONE}};
+    kt_check_real(cases, sizeof cases / sizeof cases[0], 1e-8, 4000, 5, 1, NULL);
 }
 
 /* Stopped by the iteration limit anywhere in a cycle, x is the GMRES
@@ -177,16 +129,8 @@ static void test_nan_and_refusals(void)
 /* Row-reordering storage formats (on ref, which has them all). */
 static void test_formats(void)
 {
-    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
-    kryl_matrix A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 30);
-    double *b = kt_rhs(A, 3);
-    kryl_solver_options o;
-    kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI, 1e-10, 2000);
-    o.restart = 20;
-    kt_check_formats(A, &o, b, "gmres(20) convdiff2d");
-    free(b);
-    kryl_matrix_destroy(&A);
-    kryl_context_destroy(&ctx);
+    kt_check_formats_generated(KRYL_METHOD_GMRES, 20, KRYL_GEN_CONVDIFF2D, 30,
+                               "gmres(20) convdiff2d");
 }
 
 int main(void)

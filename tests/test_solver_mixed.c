@@ -65,41 +65,27 @@ static void test_generated(void)
     }
 }
 
+/* Variant v of the real-matrix solves: scheme IR + v, in mixed precision. */
+static void mixed_variant(kryl_solver_options *o, int v, char *name, size_t size)
+{
+    o->precision = KRYL_MIXED;
+    o->mixed = (kryl_mixed_scheme)(KRYL_MIXED_IR + v);
+    snprintf(name, size, " %s", scheme_name(o->mixed));
+}
+
 /* Real matrices whose condition single precision can handle. */
 static void test_real(void)
 {
-    const struct {
-        const char *file;
-        kryl_method method;
-        kryl_precond_kind pc;
-    } cases[] = {{"bcsstk09.mtx", KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI},
-                 {"nos4.mtx", KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI},
-                 {"lund_a.mtx", KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI},
-                 {"sherman4.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_NONE},
-                 {"sherman1.mtx", KRYL_METHOD_BICGSTAB, KRYL_PRECOND_JACOBI},
-                 {"sherman5.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI},
-                 {"rdb2048.mtx", KRYL_METHOD_BICGSTAB, KRYL_PRECOND_NONE},
-                 {"cage4.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_NONE}};
-    kryl_backend_kind kinds[3];
-    int nk = test_backends(kinds, 3);
-    for (int k = 0; k < nk; k++) {
-        kryl_context ctx = kt_context(kinds[k]);
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-            kryl_matrix A = kt_read(ctx, cases[c].file);
-            if (A == NULL) continue;
-            double *b = kt_rhs(A, 8);
-            for (int m = KRYL_MIXED_IR; m <= KRYL_MIXED_INNER_OUTER; m++) {
-                char label[160];
-                snprintf(label, sizeof label, "%s %s %s on %s", kryl_method_name(cases[c].method),
-                         cases[c].file, scheme_name(m), kryl_backend_name(kinds[k]));
-                kt_solve s = mixed_solve(A, cases[c].method, cases[c].pc, m, b);
-                if (kt_supported(ctx, &s, label)) kt_check_converged(&s, label);
-            }
-            free(b);
-            kryl_matrix_destroy(&A);
-        }
-        kryl_context_destroy(&ctx);
-    }
+    const kt_case cases[] = {{"bcsstk09.mtx", KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI},
+                             {"nos4.mtx", KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI},
+                             {"lund_a.mtx", KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI},
+                             {"sherman4.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_NONE},
+                             {"sherman1.mtx", KRYL_METHOD_BICGSTAB, KRYL_PRECOND_JACOBI},
+                             {"sherman5.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI},
+                             {"rdb2048.mtx", KRYL_METHOD_BICGSTAB, KRYL_PRECOND_NONE},
+                             {"cage4.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_NONE}};
+    kt_check_real(cases, sizeof cases / sizeof cases[0], 1e-12, 400, 8,
+                  KRYL_MIXED_INNER_OUTER - KRYL_MIXED_IR + 1, mixed_variant);
 }
 
 /* Fewer inner iterations: more outer ones, same accuracy; inner solvers

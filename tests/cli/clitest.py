@@ -184,3 +184,37 @@ def relres(nrows, entries, b, x):
     """||b - A x|| / ||b||"""
     ax = spmv(nrows, entries, x)
     return norm([bi - ai for bi, ai in zip(b, ax)]) / norm(b)
+
+
+def problem_paths(t, kryl, tmp, matrices, generator, n, real):
+    """[(name, path)]: `kryl gen generator --n n` written in tmp, then each
+    real matrix of the list that is present (a skip for each absent one)."""
+    gen = os.path.join(tmp, generator + ".mtx")
+    kryl.run("gen", generator, "--n", n, "-o", gen)
+    paths = [(generator, gen)]
+    for name in real:
+        path = matrix_path(matrices, name)
+        if path is None:
+            t.skip("%s absent" % name)
+        else:
+            paths.append((name, path))
+    return paths
+
+
+def solved(t, backend, what, rc, obj, err):
+    """Whether `solve --json` converged: False with a skip where the backend
+    lacks an operation (see unsupported), with a failed check otherwise."""
+    if unsupported(t, backend, what, rc, err):
+        return False
+    return t.check(rc == 0 and obj is not None and obj["converged"], "%s: converged" % what,
+                   "exit %d\n%s\n%s" % (rc, obj, err))
+
+
+def check_solution(t, what, path, x_path, rtol, b=None):
+    """Check ||b - A x|| / ||b|| <= 1.05 rtol recomputed here for A at path
+    and x at x_path (b None: b = A*1)."""
+    nrows, _, entries = read_mtx(path)
+    if b is None:
+        b = spmv(nrows, entries, [1.0] * nrows)
+    r = relres(nrows, entries, b, read_vector(x_path))
+    t.check(r <= 1.05 * rtol, "%s: recomputed relres %.3g <= %g" % (what, r, rtol))

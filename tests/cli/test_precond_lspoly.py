@@ -6,8 +6,7 @@ degree; a nonsymmetric matrix and bad degrees are refused with a message."""
 
 import os
 
-from clitest import (Checks, arguments, backends, matrix_path, read_mtx, read_vector, relres,
-                     spmv, temp_dir, unsupported)
+from clitest import Checks, arguments, backends, check_solution, problem_paths, solved, temp_dir
 
 REAL_SPD = ["bcsstk06.mtx", "nos4.mtx", "494_bus.mtx"]
 RTOL = 1e-8
@@ -18,28 +17,14 @@ def solve(t, kryl, what, backend, path, args, tmp):
     x_path = os.path.join(tmp, "x.mtx")
     rc, obj, err = kryl.json("solve", path, "--backend", backend, "--rtol", RTOL, "--maxit",
                              20000, "--out", x_path, *args)
-    if unsupported(t, backend, what, rc, err):
+    if not solved(t, backend, what, rc, obj, err):
         return None
-    if not t.check(rc == 0 and obj is not None and obj["converged"], "%s: converged" % what,
-                   "exit %d\n%s\n%s" % (rc, obj, err)):
-        return None
-    nrows, _, entries = read_mtx(path)
-    b = spmv(nrows, entries, [1.0] * nrows)
-    r = relres(nrows, entries, b, read_vector(x_path))
-    t.check(r <= 1.05 * RTOL, "%s: recomputed relres %.3g <= %g" % (what, r, RTOL))
+    check_solution(t, what, path, x_path, RTOL)
     return obj
 
 
 def test_fewer_iterations(t, kryl, tmp, matrices, usable):
-    gen = os.path.join(tmp, "poisson2d.mtx")
-    kryl.run("gen", "poisson2d", "--n", 30, "-o", gen)
-    paths = [("poisson2d", gen)]
-    for name in REAL_SPD:
-        path = matrix_path(matrices, name)
-        if path is None:
-            t.skip("%s absent" % name)
-        else:
-            paths.append((name, path))
+    paths = problem_paths(t, kryl, tmp, matrices, "poisson2d", 30, REAL_SPD)
     for name, path in paths:
         for backend in usable:
             cg = solve(t, kryl, "%s cg on %s" % (name, backend), backend, path,

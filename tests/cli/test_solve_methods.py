@@ -8,8 +8,8 @@ operation a method needs is skipped (ref must have them all)."""
 import os
 import random
 
-from clitest import (Checks, arguments, backends, matrix_path, read_mtx, read_vector, relres,
-                     spmv, temp_dir, unsupported, write_vector)
+from clitest import (Checks, arguments, backends, check_solution, problem_paths, read_vector,
+                     solved, temp_dir, unsupported, write_vector)
 
 SPD_METHODS = ["cg", "pcg", "pipecg"]
 NONSYMMETRIC_METHODS = ["gmres", "bicgstab"]
@@ -25,29 +25,16 @@ def solve(t, kryl, what, backend, path, args, rtol, tmp, rhs=None):
     extra = ["--rhs", rhs] if rhs else []
     rc, obj, err = kryl.json("solve", path, "--backend", backend, "--rtol", rtol, "--out",
                              x_path, *(list(args) + extra))
-    if unsupported(t, backend, what, rc, err):
+    if not solved(t, backend, what, rc, obj, err):
         return None
-    if not t.check(rc == 0 and obj is not None and obj["converged"],
-                   "%s: converged" % what, "exit %d\n%s\n%s" % (rc, obj, err)):
-        return None
-    nrows, _, entries = read_mtx(path)
-    b = read_vector(rhs) if rhs else spmv(nrows, entries, [1.0] * nrows)
-    r = relres(nrows, entries, b, read_vector(x_path))
-    t.check(r <= 1.05 * rtol, "%s: recomputed relres %.3g <= %g" % (what, r, rtol))
+    check_solution(t, what, path, x_path, rtol, read_vector(rhs) if rhs else None)
     t.check(obj["relres"] <= rtol, "%s: reported relres %.3g" % (what, obj["relres"]))
     return obj
 
 
 def test_spd(t, kryl, tmp, matrices, usable):
-    gen = os.path.join(tmp, "poisson2d.mtx")
-    kryl.run("gen", "poisson2d", "--n", 16, "-o", gen)
-    paths = [("poisson2d", gen)]
-    for name in REAL_SPD:
-        path = matrix_path(matrices, name)
-        if path is None:
-            t.skip("%s absent" % name)
-        else:
-            paths.append((name, path))
+    paths = problem_paths(t, kryl, tmp, matrices, "poisson2d", 16, REAL_SPD)
+    gen = paths[0][1]
     for name, path in paths:
         for backend in usable:
             for method in SPD_METHODS + NONSYMMETRIC_METHODS:
@@ -68,15 +55,8 @@ def test_spd(t, kryl, tmp, matrices, usable):
 
 
 def test_nonsymmetric(t, kryl, tmp, matrices, usable):
-    gen = os.path.join(tmp, "convdiff2d.mtx")
-    kryl.run("gen", "convdiff2d", "--n", 16, "-o", gen)
-    paths = [("convdiff2d", gen)]
-    for name in REAL_NONSYMMETRIC:
-        path = matrix_path(matrices, name)
-        if path is None:
-            t.skip("%s absent" % name)
-        else:
-            paths.append((name, path))
+    paths = problem_paths(t, kryl, tmp, matrices, "convdiff2d", 16, REAL_NONSYMMETRIC)
+    gen = paths[0][1]
     for name, path in paths:
         for backend in usable:
             for method in NONSYMMETRIC_METHODS:

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "backends/backend.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +126,74 @@ int test_backends(kryl_backend_kind *kinds, int max)
     for (int i = 0; i < 3 && count < max; i++)
         if (kryl_backend_available(all[i])) kinds[count++] = all[i];
     return count;
+}
+
+kryl_matrix test_random_matrix(kryl_context ctx, test_shape shape, int64_t n, uint64_t seed,
+                               kryl_precision precision, bool float_values)
+{
+    kryl_csr csr;
+    test_random_csr(&csr, shape, n, n, seed);
+    if (float_values)
+        for (int64_t k = 0; k < kryl_csr_nnz(&csr); k++) csr.values[k] = (float)csr.values[k];
+    kryl_matrix A = NULL, B = NULL;
+    CHECK_OK(kryl_matrix_from_csr(&A, ctx, &csr));
+    if (A == NULL || precision == KRYL_DOUBLE) return A;
+    CHECK_OK(kryl_matrix_convert(&B, A, precision, KRYL_FORMAT_CSR, NULL));
+    kryl_matrix_destroy(&A);
+    return B;
+}
+
+kryl_context test_context(kryl_backend_kind kind)
+{
+    kryl_context_options o;
+    kryl_context_options_init(&o);
+    o.backend = kind;
+    kryl_context ctx = NULL;
+    if (kryl_context_create(&ctx, &o) != KRYL_SUCCESS) {
+        fprintf(stderr, "cannot create a %s context: %s\n", kryl_backend_name(kind),
+                kryl_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
+void test_each_config(bool with_ref, test_config_fn check)
+{
+    kryl_backend_kind kinds[8];
+    int count = test_backends(kinds, 8);
+    kryl_context ref_ctx = NULL;
+    kryl_context_options opt;
+    kryl_context_options_init(&opt);
+    opt.backend = KRYL_BACKEND_REF;
+    CHECK_OK(kryl_context_create(&ref_ctx, &opt));
+    if (ref_ctx == NULL) return;
+    for (int b = 0; b < count; b++) {
+        if (!with_ref && kinds[b] == KRYL_BACKEND_REF) continue;
+        const int threads[2] = {0, 3};
+        int configs = kinds[b] == KRYL_BACKEND_OMP ? 2 : 1;
+        for (int t = 0; t < configs; t++) {
+            kryl_context ctx = NULL;
+            opt.backend = kinds[b];
+            opt.threads = threads[t];
+            CHECK_OK(kryl_context_create(&ctx, &opt));
+            if (ctx == NULL) continue;
+            char name[200];
+            snprintf(name, sizeof name, "%s (%s)", kryl_backend_name(kinds[b]),
+                     kryl_context_device_name(ctx));
+            printf("checking %s\n", name);
+            fflush(stdout);
+            check(ref_ctx, ctx, kinds[b], name);
+            kryl_context_destroy(&ctx);
+        }
+    }
+    kryl_context_destroy(&ref_ctx);
+}
+
+bool test_cuda_device(const char *name)
+{
+    if (kryl_cuda_device_present()) return true;
+    printf("%s: no usable CUDA device, skipped\n", name);
+    return false;
 }
 
 double test_rel_diff(const double *a, const double *b, int64_t n)

@@ -87,6 +87,28 @@ const char *test_matrix_path(const char *file);
 /* Backends compiled in and usable here (ref always first). */
 int test_backends(kryl_backend_kind *kinds, int max);
 
+/* A random n x n matrix of the shape (test_random_csr with seed) on ctx, in
+ * CSR of `precision`; float_values rounds its values to floats first. */
+kryl_matrix test_random_matrix(kryl_context ctx, test_shape shape, int64_t n, uint64_t seed,
+                               kryl_precision precision, bool float_values);
+
+/* A context on `kind` with default options; the test ends (exit 1) when it
+ * cannot be created. */
+kryl_context test_context(kryl_backend_kind kind);
+
+/* Receives each backend configuration: the ref context, the one to check,
+ * its backend and its name "<backend> (<device>)". */
+typedef void (*test_config_fn)(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
+                               const char *name);
+
+/* Calls check for every backend usable here (ref itself only when with_ref),
+ * omp both with OpenMP's default team and with 3 threads (uneven blocks). */
+void test_each_config(bool with_ref, test_config_fn check);
+
+/* Whether a usable CUDA device is present; when not, prints "<name>: no
+ * usable CUDA device, skipped" and the caller returns TEST_SKIP_CODE. */
+bool test_cuda_device(const char *name);
+
 /* max_i |a_i - b_i| / max(1, max_i |b_i|) */
 double test_rel_diff(const double *a, const double *b, int64_t n);
 

@@ -8,17 +8,8 @@
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_real.h"
 
-#define REAL   double
-#define SUFFIX _double
-#include "backends/omp/omp_basis_template.h"
-#undef REAL
-#undef SUFFIX
-
-#define REAL   float
-#define SUFFIX _single
-#include "backends/omp/omp_basis_template.h"
-#undef REAL
-#undef SUFFIX
+#define KRYL_OMP_TEMPLATE "backends/omp/omp_basis_template.h"
+#include "backends/omp/omp_instantiate.h"
 
 /* A basis of k vectors like w, and somewhere for the k coefficients. */
 static kryl_status check_basis(const char *op, kryl_vector V, int k, kryl_vector w, kryl_scalar h)

@@ -7,19 +7,11 @@
 #include <omp.h>
 
 #include "backends/omp/omp_backend.h"
+#include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_real.h"
 
-#define REAL   double
-#define SUFFIX _double
-#include "backends/omp/omp_cg_template.h"
-#undef REAL
-#undef SUFFIX
-
-#define REAL   float
-#define SUFFIX _single
-#include "backends/omp/omp_cg_template.h"
-#undef REAL
-#undef SUFFIX
+#define KRYL_OMP_TEMPLATE "backends/omp/omp_cg_template.h"
+#include "backends/omp/omp_instantiate.h"
 
 /* The coefficient num/den of a guarded step.  Returns false, with the
  * reason in monitor->stop, when the step must not run: already stopped,
@@ -43,12 +35,6 @@ static bool step_ratio(kryl_scalar num, kryl_scalar den, kryl_monitor *monitor, 
     return true;
 }
 
-/* Whether two optional vectors share storage. */
-static bool overlap(kryl_vector a, kryl_vector b)
-{
-    return a != NULL && b != NULL && a->n > 0 && a->data == b->data;
-}
-
 kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                   kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                   kryl_vector z, kryl_scalar rz, kryl_scalar rr,
@@ -67,14 +53,8 @@ kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar
     }
     /* the written vectors x, r, z (positions 2, 3, 5) must not share storage
      * with any other argument */
-    kryl_vector all[] = {p, q, x, r, dinv, dinv != NULL ? z : NULL};
-    const int written[] = {2, 3, 5};
-    for (int w = 0; w < 3; w++)
-        for (int v = 0; v < 6; v++)
-            if (v != written[w] && overlap(all[v], all[written[w]]))
-                return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                                  "omp cg_update_xr: a vector it writes is also another "
-                                  "argument, expected distinct vectors");
+    const kryl_vector all[] = {p, q, x, r, dinv, dinv != NULL ? z : NULL};
+    KRYL_TRY(kryl_omp_check_distinct("cg_update_xr", all, 6, (1u << 2) | (1u << 3) | (1u << 5)));
     double alpha;
     if (!step_ratio(num, den, monitor, &alpha)) return KRYL_SUCCESS;
     kryl_omp_state *s = kryl_omp_state_of(ctx);
@@ -95,9 +75,8 @@ kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar 
     KRYL_REQUIRE_ARG(num.ptr);
     KRYL_REQUIRE_ARG(den.ptr);
     KRYL_TRY(kryl_omp_check_pair("cg_update_p", z, p));
-    if (overlap(z, p))
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "omp cg_update_p: z and p share storage, expected distinct vectors");
+    const kryl_vector zp[] = {z, p};
+    KRYL_TRY(kryl_omp_check_distinct("cg_update_p", zp, 2, 2u));
     double beta;
     if (!step_ratio(num, den, monitor, &beta)) return KRYL_SUCCESS;
     int nt = kryl_omp_state_of(ctx)->threads;

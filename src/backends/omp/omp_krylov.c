@@ -9,17 +9,8 @@
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_real.h"
 
-#define REAL   double
-#define SUFFIX _double
-#include "backends/omp/omp_krylov_template.h"
-#undef REAL
-#undef SUFFIX
-
-#define REAL   float
-#define SUFFIX _single
-#include "backends/omp/omp_krylov_template.h"
-#undef REAL
-#undef SUFFIX
+#define KRYL_OMP_TEMPLATE "backends/omp/omp_krylov_template.h"
+#include "backends/omp/omp_instantiate.h"
 
 #define DATA(vec) ((vec) != NULL ? (vec)->data : NULL)
 
@@ -31,10 +22,8 @@ static kryl_status check_like(const char *op, kryl_vector first, const kryl_vect
     return KRYL_SUCCESS;
 }
 
-/* No vector the operation writes (bit i of `written` for list[i]) shares
- * storage with another of the non-NULL vectors in list. */
-static kryl_status check_distinct(const char *op, const kryl_vector *list, int count,
-                                  unsigned written)
+kryl_status kryl_omp_check_distinct(const char *op, const kryl_vector *list, int count,
+                                    unsigned written)
 {
     for (int i = 0; i < count; i++)
         for (int j = i + 1; j < count; j++)
@@ -66,7 +55,7 @@ static kryl_status check_pipecg(const kryl_pipecg_vectors *v, kryl_vector dinv)
     kryl_vector all[] = {v->x, v->r, v->u, v->w, v->m, v->n, v->p, v->s, v->q, v->z, dinv};
     int count = (int)(sizeof all / sizeof all[0]);
     KRYL_TRY(check_like(op, v->r, all, count));
-    return check_distinct(op, all, count, ~0u);
+    return kryl_omp_check_distinct(op, all, count, ~0u);
 }
 
 /* alpha and beta of a pipelined CG step from the scalars c (backend.h):
@@ -167,7 +156,7 @@ kryl_status kryl_omp_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_ve
         KRYL_TRY(kryl_omp_check_pair(op, s_hat, r));
     }
     kryl_vector all[] = {r, v, dinv, dinv != NULL ? s_hat : NULL};
-    KRYL_TRY(check_distinct(op, all, 4, 1u | 8u));
+    KRYL_TRY(kryl_omp_check_distinct(op, all, 4, 1u | 8u));
     if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr, rho = c[KRYL_BICG_RHO], rv = c[KRYL_BICG_RV];
     if (!isfinite(rho) || !isfinite(rv)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
@@ -197,7 +186,7 @@ kryl_status kryl_omp_bicgstab_update_xr(kryl_context ctx, kryl_scalar sc, kryl_v
     for (int i = 0; i < 5; i++) KRYL_TRY(kryl_omp_check_pair(op, need[i], r));
     /* s_hat may be r (no preconditioner) */
     kryl_vector all[] = {x, r, p_hat, t, r_hat, kryl_omp_overlap(s_hat, r) ? NULL : s_hat};
-    KRYL_TRY(check_distinct(op, all, 6, 1u | 2u));
+    KRYL_TRY(kryl_omp_check_distinct(op, all, 6, 1u | 2u));
     if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double ts = c[KRYL_BICG_TS], tt = c[KRYL_BICG_TT], alpha = c[KRYL_BICG_ALPHA];
@@ -231,7 +220,7 @@ kryl_status kryl_omp_bicgstab_update_p(kryl_context ctx, kryl_scalar sc, kryl_ve
         KRYL_TRY(kryl_omp_check_pair(op, p_hat, p));
     }
     kryl_vector all[] = {p, r, v, dinv, dinv != NULL ? p_hat : NULL};
-    KRYL_TRY(check_distinct(op, all, 5, 1u | 16u));
+    KRYL_TRY(kryl_omp_check_distinct(op, all, 5, 1u | 16u));
     if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double rho = c[KRYL_BICG_RHO], rho_new = c[KRYL_BICG_RHO_NEW];
@@ -261,9 +250,8 @@ kryl_status kryl_omp_fcg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
     KRYL_REQUIRE_ARG(num.ptr);
     KRYL_REQUIRE_ARG(den.ptr);
     KRYL_TRY(kryl_omp_check_pair("fcg_update_p", z, p));
-    if (kryl_omp_overlap(z, p))
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "omp fcg_update_p: z and p share storage, expected distinct vectors");
+    const kryl_vector zp[] = {z, p};
+    KRYL_TRY(kryl_omp_check_distinct("fcg_update_p", zp, 2, 2u));
     if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
     double a = *num.ptr, b = *den.ptr;
     if (!isfinite(a) || !isfinite(b)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);

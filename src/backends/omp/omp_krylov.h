@@ -78,6 +78,11 @@ static inline bool kryl_omp_all_finite(const double *v, int count)
     return true;
 }
 
+/* No vector the operation writes (bit i of `written` for list[i]) shares
+ * storage with another of the non-NULL vectors in list (omp_krylov.c). */
+kryl_status kryl_omp_check_distinct(const char *op, const kryl_vector *list, int count,
+                                    unsigned written);
+
 /* Optional vectors share storage (both non-NULL and non-empty). */
 static inline bool kryl_omp_overlap(kryl_vector a, kryl_vector b)
 {

@@ -5,17 +5,8 @@
 #include "backends/omp/omp_backend.h"
 #include "backends/omp/omp_real.h"
 
-#define REAL   double
-#define SUFFIX _double
-#include "backends/omp/omp_vector_template.h"
-#undef REAL
-#undef SUFFIX
-
-#define REAL   float
-#define SUFFIX _single
-#include "backends/omp/omp_vector_template.h"
-#undef REAL
-#undef SUFFIX
+#define KRYL_OMP_TEMPLATE "backends/omp/omp_vector_template.h"
+#include "backends/omp/omp_instantiate.h"
 
 kryl_status kryl_omp_check_pair(const char *op, kryl_vector a, kryl_vector b)
 {

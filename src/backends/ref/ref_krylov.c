@@ -7,17 +7,8 @@
 
 #include "backends/ref/ref_krylov.h"
 
-#define REAL double
-#define S    d
-#include "backends/ref/ref_krylov_template.h"
-#undef REAL
-#undef S
-
-#define REAL float
-#define S    s
-#include "backends/ref/ref_krylov_template.h"
-#undef REAL
-#undef S
+#define KRYL_REF_TEMPLATE "backends/ref/ref_krylov_template.h"
+#include "backends/ref/ref_instantiate.h"
 
 static bool halted(const kryl_monitor *monitor)
 {
