@@ -186,7 +186,9 @@ kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int s
                           "kryl_matrix_spectrum: Lanczos needs a symmetric matrix");
     if (precond != KRYL_PRECOND_NONE && precond != KRYL_PRECOND_JACOBI)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "kryl_matrix_spectrum: unknown preconditioner %d", (int)precond);
+                          "kryl_matrix_spectrum: the spectrum of A or of the Jacobi-"
+                          "preconditioned operator (precond none or jacobi), not of %s",
+                          kryl_precond_name(precond));
     if (steps < 0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "kryl_matrix_spectrum: steps = %d < 0", steps);
     int64_t n = A->layout->n;
