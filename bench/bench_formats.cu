@@ -145,7 +145,7 @@ static void run_format(bench &b, kryl_matrix A, format_result &r, const kryl_fmt
 {
     const kryl_format format = r.format;
     kryl_matrix B = nullptr;
-    kryl_status st = kryl_matrix_convert(&B, A, KRYL_DOUBLE, format, nullptr);
+    kryl_status st = kryl_matrix_convert(&B, A, KRYL_DOUBLE, format, nullptr, KRYL_ORDER_NONE);
     if (st == KRYL_ERR_FORMAT_UNSUITABLE) {
         r.refused = true;
         r.why = kryl_last_error();

@@ -55,7 +55,7 @@ static void prepare(candidate *c, kryl_matrix A, kryl_format format, kryl_precis
     c->seconds = INFINITY;
     TRY(kryl_fmt_cost_of(&A->host->csr, format, params, &c->cost));
     const double t0 = kryl_wtime();
-    kryl_status st = kryl_matrix_convert(&c->B, A, precision, format, params);
+    kryl_status st = kryl_matrix_convert(&c->B, A, precision, format, params, KRYL_ORDER_NONE);
     c->setup = kryl_wtime() - t0;
     if (st != KRYL_SUCCESS) {
         snprintf(c->why, sizeof c->why, "%s", kryl_last_error());

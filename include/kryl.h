@@ -116,8 +116,22 @@ typedef enum kryl_mixed_scheme {
 typedef enum kryl_precond_kind {
     KRYL_PRECOND_NONE = 0,
     KRYL_PRECOND_JACOBI = 1, /* M = diag(A) */
-    KRYL_PRECOND_LSPOLY = 2  /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
+    KRYL_PRECOND_LSPOLY = 2, /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
+    KRYL_PRECOND_IC0 = 3,    /* M = L L^T, incomplete Cholesky, no fill (symmetric A) */
+    KRYL_PRECOND_MIC0 = 4,   /* IC(0) of A + alpha diag(A), alpha grown until it exists */
+    KRYL_PRECOND_ILU0 = 5,   /* M = L U, incomplete LU with the pattern of A */
+    KRYL_PRECOND_ILUK = 6,   /* ILU(k): fill of level <= options.fill */
+    KRYL_PRECOND_ILUT = 7    /* ILUT(droptol, maxfill): threshold dropping */
 } kryl_precond_kind;
+
+/* Reorderings of rows and columns (symmetric, P A P^T) applied before a
+ * storage format's own row sort; invisible to the caller (docs/ORDERINGS.md). */
+typedef enum kryl_order_kind {
+    KRYL_ORDER_NONE = 0, /* natural order */
+    KRYL_ORDER_RCM = 1,  /* reverse Cuthill-McKee: small bandwidth and profile */
+    KRYL_ORDER_AMD = 2,  /* approximate minimum degree (SuiteSparse): little fill, few levels */
+    KRYL_ORDER_COLOR = 3 /* rows grouped color by color (greedy multicoloring) */
+} kryl_order_kind;
 
 /* Storage formats for SpMV (see docs/FORMATS.md). */
 typedef enum kryl_format {
@@ -151,6 +165,7 @@ const char *kryl_method_name(kryl_method method);
 const char *kryl_precond_name(kryl_precond_kind precond);
 const char *kryl_reason_name(kryl_reason reason);
 const char *kryl_format_name(kryl_format format);
+const char *kryl_order_name(kryl_order_kind kind); /* "none", "rcm", "amd", "color" */
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
  * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */
@@ -161,6 +176,7 @@ kryl_status kryl_precond_from_name(const char *name, kryl_precond_kind *precond)
 const char *kryl_mixed_scheme_name(kryl_mixed_scheme scheme);
 kryl_status kryl_mixed_scheme_from_name(const char *name, kryl_mixed_scheme *scheme);
 kryl_status kryl_format_from_name(const char *name, kryl_format *format);
+kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind);
 
 /* ------------------------------------------------------------------ */
 /* Context                                                             */
@@ -431,14 +447,18 @@ typedef struct kryl_solver_options {
     /* A mixed-precision scheme; precision KRYL_MIXED alone picks
      * KRYL_MIXED_INNER_OUTER.  Not with precision KRYL_SINGLE. */
     kryl_mixed_scheme mixed;
-    int inner_iterations; /* mixed: inner iterations per outer step (inner-outer runs
-                           * exactly this many, IR at most); 0 = 30 */
-    kryl_format format;   /* SpMV storage of the iteration's matrix; default KRYL_FORMAT_CSR */
-    bool tune;            /* with format AUTO: time a few SpMVs of each candidate instead of
-                             trusting the bandwidth model alone */
-    double inner_rtol;    /* mixed IR: an inner solve stops once it has reduced the
-                           * residual by this factor; 0 = 1e-4 */
-    int degree;           /* lspoly: polynomial degree, 0 = 8 */
+    int inner_iterations;  /* mixed: inner iterations per outer step (inner-outer runs
+                            * exactly this many, IR at most); 0 = 30 */
+    kryl_format format;    /* SpMV storage of the iteration's matrix; default KRYL_FORMAT_CSR */
+    kryl_order_kind order; /* reordering before the format's row sort; default none */
+    bool tune;             /* with format AUTO: time a few SpMVs of each candidate instead of
+                              trusting the bandwidth model alone */
+    double inner_rtol;     /* mixed IR: an inner solve stops once it has reduced the
+                            * residual by this factor; 0 = 1e-4 */
+    int degree;            /* lspoly: polynomial degree, 0 = 8 */
+    int fill;              /* iluk: level k (default 1) */
+    double droptol;        /* ilut tau (default 1e-3) */
+    int maxfill;           /* ilut p (default 20) */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);

@@ -252,8 +252,9 @@ static void check_errors(kryl_context ctx)
     kryl_matrix C = NULL, D = NULL;
     CHECK_OK(kryl_matrix_from_csr(&C, ctx, &csr));
     if (C)
-        CHECK_STATUS(kryl_matrix_convert(&D, C, KRYL_SINGLE, KRYL_FORMAT_CSR, NULL),
-                     KRYL_ERR_INVALID_VALUE);
+        CHECK_STATUS(
+            kryl_matrix_convert(&D, C, KRYL_SINGLE, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE),
+            KRYL_ERR_INVALID_VALUE);
     kryl_matrix_destroy(&D);
     kryl_matrix_destroy(&C);
 

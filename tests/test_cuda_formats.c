@@ -141,7 +141,7 @@ static void check_format(kryl_matrix A[2], kryl_format format, kryl_precision p,
     kryl_status st[2];
     char why[2][512];
     for (int b = 0; b < 2; b++) {
-        st[b] = kryl_matrix_convert(&B[b], A[b], p, format, params);
+        st[b] = kryl_matrix_convert(&B[b], A[b], p, format, params, KRYL_ORDER_NONE);
         snprintf(why[b], sizeof why[b], "%s", kryl_last_error());
     }
     CHECK(st[0] == st[1], "%s: ref says %s (%s), cuda %s (%s)", label, kryl_strerror(st[0]), why[0],
@@ -419,16 +419,18 @@ static void test_hook_errors(void)
     CHECK_STATUS(kryl_cuda_fmt_select(A[1], 0), KRYL_ERR_INVALID_ARGUMENT); /* csr */
     CHECK_STATUS(kryl_cuda_fmt_select(A[0], 0), KRYL_ERR_INVALID_ARGUMENT); /* ref */
     CHECK_STATUS(kryl_cuda_fmt_readonly_x(A[1], false), KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, KRYL_FORMAT_DIA, &lifted));
+    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, KRYL_FORMAT_DIA, &lifted, KRYL_ORDER_NONE));
     CHECK_STATUS(kryl_cuda_fmt_select(B, 3), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(kryl_cuda_spmv_select(B, KRYL_CUDA_SPMV_VECTOR, 4), KRYL_ERR_INVALID_ARGUMENT);
     kryl_matrix_destroy(&B);
-    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, KRYL_FORMAT_BCSR2, &lifted));
+    CHECK_OK(
+        kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, KRYL_FORMAT_BCSR2, &lifted, KRYL_ORDER_NONE));
     CHECK_STATUS(kryl_cuda_fmt_select(B, 3), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(kryl_cuda_fmt_select(B, 64), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_OK(kryl_cuda_fmt_select(B, 16));
     kryl_matrix_destroy(&B);
-    CHECK_OK(kryl_matrix_convert(&B, A[1], KRYL_SINGLE, KRYL_FORMAT_SELL, &lifted));
+    CHECK_OK(
+        kryl_matrix_convert(&B, A[1], KRYL_SINGLE, KRYL_FORMAT_SELL, &lifted, KRYL_ORDER_NONE));
     CHECK_STATUS(kryl_cuda_fmt_select(B, 1), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_OK(kryl_cuda_fmt_select(B, 0));
     kryl_matrix_destroy(&B);

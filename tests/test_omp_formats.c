@@ -197,9 +197,10 @@ static void check_format(const contexts *c, kryl_matrix Aref, kryl_matrix *Aomp,
     snprintf(label, sizeof label, "%s %s %s", what, kryl_format_name(format),
              kryl_precision_name(precision));
     kryl_matrix Bref = NULL, Bomp[NTHREADS] = {NULL};
-    kryl_status st = kryl_matrix_convert(&Bref, Aref, precision, format, NULL);
+    kryl_status st = kryl_matrix_convert(&Bref, Aref, precision, format, NULL, KRYL_ORDER_NONE);
     for (int t = 0; t < NTHREADS; t++) {
-        kryl_status so = kryl_matrix_convert(&Bomp[t], Aomp[t], precision, format, NULL);
+        kryl_status so =
+            kryl_matrix_convert(&Bomp[t], Aomp[t], precision, format, NULL, KRYL_ORDER_NONE);
         CHECK(so == st, "%s on %d threads: omp says %s (%s), ref %s", label, thread_counts[t],
               kryl_strerror(so), so ? kryl_last_error() : "", kryl_strerror(st));
     }
@@ -319,7 +320,8 @@ static void check_errors(kryl_context ctx)
     kryl_matrix M = matrix_on(ctx, &A), B = NULL, C = NULL;
     kryl_csr_free(&A);
     for (int f = 1; f < TF_NFORMATS; f++) {
-        kryl_status st = kryl_matrix_convert(&B, M, KRYL_SINGLE, tf_formats[f], NULL);
+        kryl_status st =
+            kryl_matrix_convert(&B, M, KRYL_SINGLE, tf_formats[f], NULL, KRYL_ORDER_NONE);
         CHECK(st == KRYL_ERR_INVALID_VALUE || st == KRYL_ERR_FORMAT_UNSUITABLE,
               "%s single with 1e300: %s (%s)", kryl_format_name(tf_formats[f]), kryl_strerror(st),
               kryl_last_error());
@@ -330,8 +332,8 @@ static void check_errors(kryl_context ctx)
     test_random_csr(&A, TEST_SHAPE_RANDOM, 64, 64, 4);
     kryl_matrix M64 = matrix_on(ctx, &A);
     kryl_csr_free(&A);
-    CHECK_OK(kryl_matrix_convert(&B, M, KRYL_DOUBLE, KRYL_FORMAT_SELL, NULL));
-    CHECK_OK(kryl_matrix_convert(&C, M64, KRYL_DOUBLE, KRYL_FORMAT_SELL, NULL));
+    CHECK_OK(kryl_matrix_convert(&B, M, KRYL_DOUBLE, KRYL_FORMAT_SELL, NULL, KRYL_ORDER_NONE));
+    CHECK_OK(kryl_matrix_convert(&C, M64, KRYL_DOUBLE, KRYL_FORMAT_SELL, NULL, KRYL_ORDER_NONE));
     kryl_vector x = NULL, y = NULL;
     CHECK_OK(kryl_vector_create(&x, C, KRYL_DOUBLE));
     CHECK_OK(kryl_vector_create(&y, B, KRYL_DOUBLE));

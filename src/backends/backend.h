@@ -262,6 +262,23 @@ typedef struct kryl_backend_ops {
      * (rr.ptr NULL: factor).  inner->iteration keeps counting. */
     kryl_status (*monitor_restart)(kryl_context ctx, kryl_monitor *inner, const kryl_monitor *outer,
                                    kryl_scalar rr, double factor);
+
+    /* ---- triangular solves (optional; NULL: the incomplete-factorization
+     * preconditioners refuse the backend) ----
+     * trsv_setup keeps the square triangle T (its rows in the iteration's
+     * order, columns sorted; entries of the other triangle must be absent)
+     * in backend memory, values in `precision`, with its level schedule
+     * (kryl_order_levels: rows level_rows[level_ptr[l] .. level_ptr[l+1])
+     * depend only on rows of earlier levels).  unit_diagonal: t_ii = 1 is
+     * implied and no diagonal entry is stored; otherwise every row stores
+     * its diagonal entry. */
+    kryl_status (*trsv_setup)(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
+                              bool lower, bool unit_diagonal, const int32_t *level_rows,
+                              const int64_t *level_ptr, int64_t nlevels, void **handle);
+    /* x = T^{-1} b (b and x distinct, in the handle's precision); unguarded,
+     * no allocation, no synchronisation. */
+    kryl_status (*trsv)(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x);
+    void (*trsv_release)(kryl_context ctx, void *handle);
 } kryl_backend_ops;
 
 /* The backends compiled into this build (NULL when absent). */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "order/order.h"
 
 static kryl_status new_layout(const kryl_csr *csr, kryl_layout **layout)
 {
@@ -118,7 +119,8 @@ static kryl_status format_layout(kryl_context ctx, const kryl_csr *csr, const kr
 }
 
 kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
-                                kryl_format format, const kryl_fmt_params *params)
+                                kryl_format format, const kryl_fmt_params *params,
+                                kryl_order_kind order)
 {
     KRYL_REQUIRE_ARG(B);
     *B = NULL;
@@ -133,13 +135,26 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     const kryl_csr *csr = &A->host->csr;
     kryl_fmt_params defaults;
     kryl_fmt_params_init(&defaults);
+    if (order < KRYL_ORDER_NONE || order > KRYL_ORDER_COLOR)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "convert: ordering %d is not known",
+                          (int)order);
+    int32_t *perm = NULL; /* the ordering, which the format's own sort composes with */
+    kryl_status st = KRYL_SUCCESS;
+    if (order != KRYL_ORDER_NONE) {
+        perm = malloc((size_t)(csr->nrows > 0 ? csr->nrows : 1) * sizeof *perm);
+        st = perm ? kryl_order_compute(csr, order, perm)
+                  : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate an ordering");
+    }
     kryl_fmt fmt;
-    if (format == KRYL_FORMAT_CSR)
+    memset(&fmt, 0, sizeof fmt);
+    if (st == KRYL_SUCCESS && format == KRYL_FORMAT_CSR && perm == NULL)
         kryl_fmt_borrow_csr(csr, &fmt);
-    else
-        KRYL_TRY(kryl_fmt_build(csr, format, NULL, params ? params : &defaults, &fmt));
+    else if (st == KRYL_SUCCESS)
+        st = kryl_fmt_build(csr, format, perm, params ? params : &defaults, &fmt);
+    free(perm);
+    if (st != KRYL_SUCCESS) return st;
     kryl_layout *layout = NULL;
-    kryl_status st = format_layout(ctx, csr, &fmt, &layout);
+    st = format_layout(ctx, csr, &fmt, &layout);
     if (st != KRYL_SUCCESS) {
         kryl_fmt_free(&fmt);
         return st;

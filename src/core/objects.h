@@ -77,10 +77,12 @@ kryl_status kryl_context_device_model(kryl_context ctx, kryl_device_model *dev);
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
 
 /* A matrix sharing A's host copy, stored in another precision and format
- * (params NULL: defaults).  A format that sorts rows gives B a layout of
+ * (params NULL: defaults), its rows and columns reordered by `order` before
+ * the format's own sort (one composed permutation).  A format that sorts rows gives B a layout of
  * its own; vectors for B must be created from B. */
 kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
-                                kryl_format format, const kryl_fmt_params *params);
+                                kryl_format format, const kryl_fmt_params *params,
+                                kryl_order_kind order);
 
 /* Symmetry of the host copy, computed once and cached. */
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h);

@@ -21,18 +21,8 @@
 extern "C" {
 #endif
 
-typedef enum kryl_order_kind {
-    KRYL_ORDER_NONE = 0,  /* natural order: perm[i] = i */
-    KRYL_ORDER_RCM = 1,   /* reverse Cuthill-McKee: small bandwidth and profile */
-    KRYL_ORDER_AMD = 2,   /* approximate minimum degree: little fill, fewer levels */
-    KRYL_ORDER_COLOR = 3, /* rows grouped color by color (no sparsification) */
-    KRYL_ORDER_COUNT
-} kryl_order_kind;
-
-/* "none", "rcm", "amd", "color" ("?" for an invalid kind). */
-const char *kryl_order_name(kryl_order_kind kind);
-/* Parse one of those names: KRYL_ERR_INVALID_ARGUMENT listing them otherwise. */
-kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind);
+/* kryl_order_kind, kryl_order_name and kryl_order_from_name are public (kryl.h). */
+#define KRYL_ORDER_COUNT 4
 
 /* Whether this build has SuiteSparse AMD. */
 bool kryl_order_have_amd(void);

@@ -3,10 +3,13 @@
 
 #include "precond/precond.h"
 
-kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, int degree,
-                                kryl_matrix A)
+kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
+                                const kryl_solver_options *opts, kryl_matrix A)
 {
     *pc = NULL;
+    kryl_solver_options defaults;
+    kryl_solver_options_init(&defaults);
+    if (opts == NULL) opts = &defaults;
     if (kind == KRYL_PRECOND_NONE) return KRYL_SUCCESS;
     kryl_precond *p = calloc(1, sizeof *p);
     if (p == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a preconditioner");
@@ -15,7 +18,12 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, int d
     kryl_status st;
     switch (kind) {
     case KRYL_PRECOND_JACOBI: st = kryl_precond_jacobi_create(p, A); break;
-    case KRYL_PRECOND_LSPOLY: st = kryl_precond_lspoly_create(p, A, degree); break;
+    case KRYL_PRECOND_LSPOLY: st = kryl_precond_lspoly_create(p, A, opts->degree); break;
+    case KRYL_PRECOND_IC0:
+    case KRYL_PRECOND_MIC0:
+    case KRYL_PRECOND_ILU0:
+    case KRYL_PRECOND_ILUK:
+    case KRYL_PRECOND_ILUT: st = kryl_precond_ilu_create(p, A, opts); break;
     default: st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
     }
     if (st != KRYL_SUCCESS) {

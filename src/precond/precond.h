@@ -19,15 +19,18 @@ struct kryl_precond {
 };
 
 /* Build the preconditioner of `kind` for A (in A's precision and layout);
- * degree: the lspoly polynomial's degree (0 = 8), ignored by the others.
- * *pc is NULL for KRYL_PRECOND_NONE. */
-kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind, int degree,
-                                kryl_matrix A);
+ * opts (NULL: the defaults of kryl_solver_options_init) gives the lspoly
+ * degree and the ILU(k)/ILUT parameters.  *pc is NULL for KRYL_PRECOND_NONE. */
+kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
+                                const kryl_solver_options *opts, kryl_matrix A);
 
 void kryl_precond_destroy(kryl_precond **pc);
 
 /* Constructors of each kind (one file each). */
 kryl_status kryl_precond_jacobi_create(kryl_precond *pc, kryl_matrix A);
 kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree);
+/* IC(0), MIC(0), ILU(0), ILU(k), ILUT (pc->kind), applied by triangular solves. */
+kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
+                                    const kryl_solver_options *opts);
 
 #endif

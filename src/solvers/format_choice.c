@@ -13,7 +13,7 @@ static kryl_status time_format(kryl_solver s, kryl_format format, double *second
 {
     kryl_matrix B = NULL;
     kryl_vector x = NULL, y = NULL;
-    kryl_status st = kryl_matrix_convert(&B, s->A, s->precision, format, NULL);
+    kryl_status st = kryl_matrix_convert(&B, s->A, s->precision, format, NULL, KRYL_ORDER_NONE);
     if (st == KRYL_SUCCESS) st = kryl_vector_create_like(&x, s->ctx, B->layout, s->precision);
     if (st == KRYL_SUCCESS) st = kryl_vector_create_like(&y, s->ctx, B->layout, s->precision);
     if (st == KRYL_SUCCESS) st = s->ops->fill(s->ctx, x, 1.0);

@@ -28,6 +28,9 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->max_iterations = 10000;
     options->record_history = true;
     options->format = KRYL_FORMAT_CSR;
+    options->fill = 1;
+    options->droptol = 1e-3;
+    options->maxfill = 20;
 }
 
 static const kryl_method_ops *plain_method_ops(kryl_method method)
@@ -58,6 +61,8 @@ static const kryl_method_ops *method_ops(const kryl_solver_options *o)
  * scheme) and the 0 defaults of restart, inner_iterations, inner_rtol. */
 static kryl_status check_options(kryl_solver_options *o)
 {
+    if (o->order < KRYL_ORDER_NONE || o->order > KRYL_ORDER_COLOR)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown ordering %d", (int)o->order);
     if (o->format < KRYL_FORMAT_AUTO || o->format > KRYL_FORMAT_DIA)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown storage format %d", (int)o->format);
     if (plain_method_ops(o->method) == NULL)
@@ -87,11 +92,15 @@ static kryl_status check_options(kryl_solver_options *o)
     if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
-    if (o->precond != KRYL_PRECOND_NONE && o->precond != KRYL_PRECOND_JACOBI &&
-        o->precond != KRYL_PRECOND_LSPOLY)
+    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_ILUT)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
+    if (o->fill < 0 || o->maxfill < 0 || !(o->droptol >= 0.0) || !isfinite(o->droptol))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "fill %d, maxfill %d, droptol %g: expected fill >= 0, maxfill >= 0 "
+                          "and a finite droptol >= 0",
+                          o->fill, o->maxfill, o->droptol);
     if (!(o->rtol >= 0.0) || !(o->atol >= 0.0) || !isfinite(o->rtol) || !isfinite(o->atol))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "tolerances must be finite and >= 0 (rtol %g, atol %g)", o->rtol,
@@ -215,11 +224,12 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
     s->format = opts.format;
     snprintf(s->format_reason, sizeof s->format_reason, "requested");
     if (s->format == KRYL_FORMAT_AUTO) st = kryl_solver_choose_format(s);
-    if (st == KRYL_SUCCESS && s->precision == KRYL_DOUBLE && s->format == KRYL_FORMAT_CSR)
+    if (st == KRYL_SUCCESS && s->precision == KRYL_DOUBLE && s->format == KRYL_FORMAT_CSR &&
+        opts.order == KRYL_ORDER_NONE)
         s->Aw = A;
     else if (st == KRYL_SUCCESS)
-        st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL);
-    if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, opts.degree, s->Aw);
+        st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL, opts.order);
+    if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, &opts, s->Aw);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
     if (st == KRYL_SUCCESS) st = allocate_workspace(s);
     s->period = method->period;

@@ -113,6 +113,28 @@ def test_tune_and_summary(t, kryl, tmp, usable):
     t.check(rc == 0 and "format      sell" in out, "summary names the format", out + err)
 
 
+def test_orders(t, kryl, tmp, usable):
+    """--order reorders rows and columns invisibly: same iterations, x in the caller's order."""
+    a = os.path.join(tmp, "order.mtx")
+    kryl.run("gen", "poisson3d", "--n", 10, "-o", a)
+    base = None
+    for order in ("none", "rcm", "amd", "color"):
+        for backend in usable:
+            what = "--order %s on %s" % (order, backend)
+            rc, obj, err = kryl.json("solve", a, "--backend", backend, "--order", order,
+                                     "--format", "sell")
+            if unsupported(t, backend, what, rc, err) or (order == "amd" and rc == 1
+                                                           and "SuiteSparse" in err):
+                continue
+            if t.check(rc == 0 and obj is not None and obj["converged"], what, err):
+                t.check(obj["order"] == order, "%s: JSON names the order" % what, str(obj))
+                base = obj["iterations"] if base is None else base
+                t.check(abs(obj["iterations"] - base) <= 1,
+                        "%s: %d iterations, natural %d" % (what, obj["iterations"], base))
+    rc, out, err = kryl.run("solve", a, "--order", "bogus")
+    t.check(rc == 1 and "rcm" in err, "an unknown --order lists the valid ones", err)
+
+
 def main():
     kryl, matrices = arguments("test_solve_formats")
     t = Checks("test_solve_formats")
@@ -122,6 +144,7 @@ def main():
         test_generated(t, kryl, tmp, usable)
         test_real(t, kryl, matrices, usable)
         test_tune_and_summary(t, kryl, tmp, usable)
+        test_orders(t, kryl, tmp, usable)
     t.finish()
 
 

@@ -138,7 +138,7 @@ kryl_matrix test_random_matrix(kryl_context ctx, test_shape shape, int64_t n, ui
     kryl_matrix A = NULL, B = NULL;
     CHECK_OK(kryl_matrix_from_csr(&A, ctx, &csr));
     if (A == NULL || precision == KRYL_DOUBLE) return A;
-    CHECK_OK(kryl_matrix_convert(&B, A, precision, KRYL_FORMAT_CSR, NULL));
+    CHECK_OK(kryl_matrix_convert(&B, A, precision, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE));
     kryl_matrix_destroy(&A);
     return B;
 }

@@ -10,9 +10,9 @@
 
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
-    const char *method, *precond, *backend, *precision, *mixed, *format;
-    double rtol, atol, inner_rtol;
-    int64_t maxit, threads, device, check_interval, restart, inner_its, degree;
+    const char *method, *precond, *backend, *precision, *mixed, *format, *order;
+    double rtol, atol, inner_rtol, droptol;
+    int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill;
     bool precond_given, precision_given, mixed_given, json, profile, quiet, tune;
 } solve_args;
 
@@ -55,6 +55,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .precision = "double",
                       .mixed = "none",
                       .format = "csr",
+                      .order = "none",
                       .rtol = opt->rtol,
                       .atol = opt->atol,
                       .maxit = opt->max_iterations,
@@ -62,6 +63,9 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                        * report shows the values used */
                       .restart = 40,
                       .degree = 8,
+                      .fill = 1,
+                      .droptol = 1e-3,
+                      .maxfill = 20,
                       .inner_its = 30,
                       .inner_rtol = 1e-4};
     const arg_spec specs[] = {
@@ -71,8 +75,12 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--precond", NULL, ARG_STRING, &a->precond, &a->precond_given},
         {"--restart", NULL, ARG_POSITIVE, &a->restart, NULL},
         {"--degree", NULL, ARG_POSITIVE, &a->degree, NULL},
+        {"--fill", NULL, ARG_COUNT, &a->fill, NULL},
+        {"--droptol", NULL, ARG_DOUBLE, &a->droptol, NULL},
+        {"--maxfill", NULL, ARG_COUNT, &a->maxfill, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
         {"--format", NULL, ARG_STRING, &a->format, NULL},
+        {"--order", NULL, ARG_STRING, &a->order, NULL},
         {"--tune", NULL, ARG_FLAG, &a->tune, NULL},
         {"--precision", NULL, ARG_STRING, &a->precision, &a->precision_given},
         {"--mixed", NULL, ARG_STRING, &a->mixed, &a->mixed_given},
@@ -99,6 +107,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
     if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
         return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
+    if (a->fill > INT_MAX || a->maxfill > INT_MAX)
+        return args_usage_error(cmd, "--fill or --maxfill is too large");
     if (!(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
         return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
                                 a->inner_rtol);
@@ -109,6 +119,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--precond: %s", kryl_last_error());
     if (kryl_format_from_name(a->format, &opt->format) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--format: %s", kryl_last_error());
+    if (kryl_order_from_name(a->order, &opt->order) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--order: %s", kryl_last_error());
     if (a->tune && opt->format != KRYL_FORMAT_AUTO)
         return args_usage_error(cmd,
                                 "--tune times the candidates of --format auto; "
@@ -121,6 +133,9 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->tune = a->tune;
     opt->restart = (int)a->restart;
     opt->degree = (int)a->degree;
+    opt->fill = (int)a->fill;
+    opt->droptol = a->droptol;
+    opt->maxfill = (int)a->maxfill;
     opt->inner_iterations = (int)a->inner_its;
     opt->inner_rtol = a->inner_rtol;
     opt->rtol = a->rtol;

@@ -40,6 +40,9 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_string(&w, "precond", kryl_precond_name(o->precond));
     json_int(&w, "restart", o->restart);
     json_int(&w, "degree", o->degree);
+    json_int(&w, "fill", o->fill);
+    json_double(&w, "droptol", o->droptol);
+    json_int(&w, "maxfill", o->maxfill);
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     json_string(&w, "device", kryl_context_device_name(job->ctx));
     json_string(&w, "precision", kryl_precision_name(o->precision));
@@ -49,6 +52,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_string(&w, "format", kryl_format_name(format));
     json_string(&w, "format_requested", kryl_format_name(o->format));
     json_string(&w, "format_reason", reason);
+    json_string(&w, "order", kryl_order_name(o->order));
     json_bool(&w, "tune", o->tune);
     json_double(&w, "rtol", o->rtol);
     json_double(&w, "atol", o->atol);
@@ -96,6 +100,8 @@ static void print_method(const kryl_solver_options *o)
     if (o->method == KRYL_METHOD_GMRES) printf("(%d)", o->restart);
     printf(", precond %s", kryl_precond_name(o->precond));
     if (o->precond == KRYL_PRECOND_LSPOLY) printf("(degree %d)", o->degree);
+    if (o->precond == KRYL_PRECOND_ILUK) printf("(fill %d)", o->fill);
+    if (o->precond == KRYL_PRECOND_ILUT) printf("(droptol %g, maxfill %d)", o->droptol, o->maxfill);
     printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed == KRYL_MIXED_IR)
         printf(" (iterative refinement: up to %d single inner iterations, inner rtol %g)",

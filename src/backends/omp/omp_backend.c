@@ -3,6 +3,8 @@
  * the operation table. */
 #include "backends/omp/omp_backend.h"
 #include "backends/omp/omp_krylov.h"
+#include "backends/omp/omp_trsv.h"
+#include "backends/ref/ref_trsv.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -123,6 +125,10 @@ static const kryl_backend_ops omp_backend_ops = {
     .gmres_solve = kryl_ref_gmres_solve,
     .fcg_update_p = kryl_omp_fcg_update_p,
     .monitor_restart = kryl_ref_monitor_restart,
+    /* triangular solves (omp_trsv.c), in ref's host storage */
+    .trsv_setup = kryl_omp_trsv_setup,
+    .trsv = kryl_omp_trsv,
+    .trsv_release = kryl_ref_trsv_release,
 };
 
 const kryl_backend_ops *kryl_backend_omp(void) { return &omp_backend_ops; }

@@ -8,6 +8,7 @@
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_krylov.h"
 #include "backends/ref/ref_spmv_fmt.h"
+#include "backends/ref/ref_trsv.h"
 
 static kryl_status ref_init(kryl_context ctx)
 {
@@ -266,6 +267,10 @@ static const kryl_backend_ops ref_ops = {
     .gmres_solve = kryl_ref_gmres_solve,
     .fcg_update_p = kryl_ref_fcg_update_p,
     .monitor_restart = kryl_ref_monitor_restart,
+    /* triangular solves (ref_trsv.c) */
+    .trsv_setup = kryl_ref_trsv_setup,
+    .trsv = kryl_ref_trsv,
+    .trsv_release = kryl_ref_trsv_release,
 };
 
 const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }

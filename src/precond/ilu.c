@@ -1,0 +1,149 @@
+/* Incomplete factorization preconditioners: IC(0), MIC(0), ILU(0), ILU(k)
+ * and ILUT (src/factor), M = L U, applied as z = U^{-1} (L^{-1} r) by the
+ * backend's level-scheduled triangular solves (Li & Saad, GPU-accelerated
+ * preconditioned iterative linear solvers, J. Supercomputing 63 (2013),
+ * section 4).  The factorization is of the iteration matrix in its own row
+ * order (P A P^T when the storage format reorders rows). */
+#include <stdlib.h>
+
+#include "factor/factor.h"
+#include "order/order.h"
+#include "precond/precond.h"
+
+typedef struct ilu_data {
+    void *L, *U;   /* backend triangles */
+    kryl_vector w; /* w = L^{-1} r */
+} ilu_data;
+
+static kryl_status ilu_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    ilu_data *d = pc->data;
+    const kryl_backend_ops *ops = pc->ctx->ops;
+    /* w = L^{-1} r;  z = U^{-1} w */
+    KRYL_TRY(ops->trsv(pc->ctx, d->L, r, d->w));
+    return ops->trsv(pc->ctx, d->U, d->w, z);
+}
+
+static void ilu_destroy(kryl_precond *pc)
+{
+    ilu_data *d = pc->data;
+    if (d == NULL) return;
+    if (d->L) pc->ctx->ops->trsv_release(pc->ctx, d->L);
+    if (d->U) pc->ctx->ops->trsv_release(pc->ctx, d->U);
+    kryl_vector_destroy(&d->w);
+    free(d);
+    pc->data = NULL;
+}
+
+/* B = P A P^T: row i of B is row perm[i] of A, column j becomes inv[j]. */
+static kryl_status permuted_copy(const kryl_csr *A, const int32_t *perm, kryl_csr *B)
+{
+    int64_t n = A->nrows;
+    KRYL_TRY(kryl_csr_alloc(B, n, A->ncols, kryl_csr_nnz(A)));
+    int32_t *inv = malloc((size_t)(n > 0 ? n : 1) * sizeof *inv);
+    if (inv == NULL) {
+        kryl_csr_free(B);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a permutation of %lld",
+                          (long long)n);
+    }
+    for (int64_t i = 0; i < n; i++) inv[perm[i]] = (int32_t)i;
+    B->row_ptr[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        /* b_{i, inv[j]} = a_{perm[i], j} */
+        int64_t k = B->row_ptr[i];
+        for (int64_t e = A->row_ptr[perm[i]]; e < A->row_ptr[perm[i] + 1]; e++, k++) {
+            B->col_idx[k] = inv[A->col_idx[e]];
+            B->values[k] = A->values[e];
+        }
+        B->row_ptr[i + 1] = k;
+    }
+    free(inv);
+    return kryl_csr_sort_and_sum(B);
+}
+
+/* The factorization of pc->kind. */
+static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
+                             const kryl_solver_options *opts, kryl_factor *F)
+{
+    switch (kind) {
+    case KRYL_PRECOND_IC0: return kryl_factor_ic0(A, F);
+    case KRYL_PRECOND_MIC0: return kryl_factor_mic0(A, F);
+    case KRYL_PRECOND_ILU0: return kryl_factor_ilu0(A, F);
+    case KRYL_PRECOND_ILUK: return kryl_factor_iluk(A, opts->fill, F);
+    default: return kryl_factor_ilut(A, opts->droptol, opts->maxfill, F);
+    }
+}
+
+/* Level schedule of one triangle, then its backend copy. */
+static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
+                                  bool lower, bool unit, void **handle, int32_t *nlevels)
+{
+    kryl_levels lv = {0};
+    kryl_status st = kryl_order_levels(T, NULL, lower ? KRYL_LOWER : KRYL_UPPER, &lv);
+    if (st == KRYL_SUCCESS)
+        st = ctx->ops->trsv_setup(ctx, T, precision, lower, unit, lv.order, lv.level_ptr,
+                                  lv.nlevels, handle);
+    *nlevels = lv.nlevels;
+    kryl_levels_free(&lv);
+    return st;
+}
+
+/* Factor the host CSR (in the layout's order) and keep L and U on the backend. */
+static kryl_status ilu_build(kryl_precond *pc, kryl_matrix A, const kryl_solver_options *opts,
+                             ilu_data *d)
+{
+    const kryl_csr *csr = &A->host->csr;
+    const int32_t *perm = A->layout->perm;
+    kryl_csr permuted = {0};
+    if (perm) KRYL_TRY(permuted_copy(csr, perm, &permuted));
+    kryl_factor F = {0};
+    kryl_status st = factorize(pc->kind, perm ? &permuted : csr, opts, &F);
+    kryl_csr_free(&permuted);
+    int32_t levels_L = 0, levels_U = 0;
+    if (st == KRYL_SUCCESS)
+        st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &levels_L);
+    if (st == KRYL_SUCCESS)
+        st = setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &levels_U);
+    if (st == KRYL_SUCCESS)
+        kryl_log(pc->ctx, KRYL_LOG_INFO,
+                 "%s: n = %lld, nnz(L) = %lld, nnz(U) = %lld, fill-in %lld, shift %g; "
+                 "%d levels in L, %d in U",
+                 kryl_precond_name(pc->kind), (long long)F.n, (long long)F.nnz_L,
+                 (long long)F.nnz_U, (long long)F.fill_in, F.shift, (int)levels_L, (int)levels_U);
+    kryl_factor_free(&F);
+    return st;
+}
+
+kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
+                                    const kryl_solver_options *opts)
+{
+    const kryl_backend_ops *ops = pc->ctx->ops;
+    const char *name = kryl_precond_name(pc->kind);
+    const kryl_csr *csr = &A->host->csr;
+    if (ops->trsv_setup == NULL || ops->trsv == NULL || ops->trsv_release == NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "the %s backend does not implement the triangular solves (trsv) "
+                          "that the %s preconditioner needs; use the ref or omp backend, or "
+                          "--precond jacobi",
+                          ops->name, name);
+    if (csr->row_begin != 0 || csr->nrows != csr->nrows_global || csr->nrows != csr->ncols)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "%s: needs the whole square matrix on this process (rows %lld..%lld "
+                          "of %lld, %lld columns)",
+                          name, (long long)csr->row_begin, (long long)(csr->row_begin + csr->nrows),
+                          (long long)csr->nrows_global, (long long)csr->ncols);
+    bool ic = pc->kind == KRYL_PRECOND_IC0 || pc->kind == KRYL_PRECOND_MIC0;
+    if (ic && !kryl_host_matrix_is_symmetric(A->host))
+        return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
+                          "%s: the matrix is not symmetric; incomplete Cholesky needs a "
+                          "symmetric positive definite matrix (use --precond ilu0 for a "
+                          "nonsymmetric one)",
+                          name);
+    ilu_data *d = calloc(1, sizeof *d);
+    if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    pc->data = d;
+    pc->apply = ilu_apply;
+    pc->destroy = ilu_destroy;
+    KRYL_TRY(kryl_vector_create_like(&d->w, pc->ctx, A->layout, A->precision));
+    return ilu_build(pc, A, opts, d);
+}
