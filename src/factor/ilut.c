@@ -82,6 +82,7 @@ static int by_column(const void *a, const void *b)
 
 static kryl_status buf_append(rows_buf *b, const entry *e, int64_t count)
 {
+    if (count == 0) return KRYL_SUCCESS; /* nothing to copy (b->e may still be NULL) */
     if (b->count + count > b->capacity) {
         int64_t cap = b->capacity > 0 ? b->capacity : 64;
         while (cap < b->count + count) cap *= 2;
