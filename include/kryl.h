@@ -121,7 +121,8 @@ typedef enum kryl_precond_kind {
     KRYL_PRECOND_MIC0 = 4,   /* IC(0) of A + alpha diag(A), alpha grown until it exists */
     KRYL_PRECOND_ILU0 = 5,   /* M = L U, incomplete LU with the pattern of A */
     KRYL_PRECOND_ILUK = 6,   /* ILU(k): fill of level <= options.fill */
-    KRYL_PRECOND_ILUT = 7    /* ILUT(droptol, maxfill): threshold dropping */
+    KRYL_PRECOND_ILUT = 7,   /* ILUT(droptol, maxfill): threshold dropping */
+    KRYL_PRECOND_BJACOBI = 8 /* block Jacobi: IC(0)/ILU(0) of options.blocks diagonal blocks */
 } kryl_precond_kind;
 
 /* Reorderings of rows and columns (symmetric, P A P^T) applied before a
@@ -459,6 +460,7 @@ typedef struct kryl_solver_options {
     int fill;              /* iluk: level k (default 1) */
     double droptol;        /* ilut tau (default 1e-3) */
     int maxfill;           /* ilut p (default 20) */
+    int blocks;            /* bjacobi: contiguous row blocks; 0 = one per 4096 rows */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);

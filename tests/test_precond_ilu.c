@@ -157,26 +157,11 @@ static void test_refusals(void)
     kryl_context_destroy(&ctx);
 }
 
-/* A backend without triangular solves refuses, naming itself. */
-static void test_unsupported(kryl_backend_kind kind)
-{
-    kryl_context ctx = kt_context(kind);
-    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 10);
-    check_refusal(A, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, KRYL_ERR_UNSUPPORTED,
-                  kryl_backend_name(kind), "poisson2d");
-    kryl_matrix_destroy(&A);
-    kryl_context_destroy(&ctx);
-}
-
 int main(void)
 {
     kryl_backend_kind kinds[3];
     int nk = test_backends(kinds, 3);
     for (int k = 0; k < nk; k++) {
-        if (kinds[k] == KRYL_BACKEND_CUDA) {
-            test_unsupported(kinds[k]);
-            continue;
-        }
         test_apply(kinds[k]);
         test_solvers(kinds[k]);
     }

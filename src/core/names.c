@@ -22,9 +22,11 @@ static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
 static const name_entry mixed_names[] = {
     {"none", KRYL_MIXED_NONE}, {"ir", KRYL_MIXED_IR}, {"inner-outer", KRYL_MIXED_INNER_OUTER}};
 static const name_entry precond_names[] = {
-    {"none", KRYL_PRECOND_NONE}, {"jacobi", KRYL_PRECOND_JACOBI}, {"lspoly", KRYL_PRECOND_LSPOLY},
-    {"ic0", KRYL_PRECOND_IC0},   {"mic0", KRYL_PRECOND_MIC0},     {"ilu0", KRYL_PRECOND_ILU0},
-    {"iluk", KRYL_PRECOND_ILUK}, {"ilut", KRYL_PRECOND_ILUT}};
+    {"none", KRYL_PRECOND_NONE},      {"jacobi", KRYL_PRECOND_JACOBI},
+    {"lspoly", KRYL_PRECOND_LSPOLY},  {"ic0", KRYL_PRECOND_IC0},
+    {"mic0", KRYL_PRECOND_MIC0},      {"ilu0", KRYL_PRECOND_ILU0},
+    {"iluk", KRYL_PRECOND_ILUK},      {"ilut", KRYL_PRECOND_ILUT},
+    {"bjacobi", KRYL_PRECOND_BJACOBI}};
 static const name_entry format_names[] = {
     {"auto", KRYL_FORMAT_AUTO}, {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
     {"ellr", KRYL_FORMAT_ELLR}, {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},

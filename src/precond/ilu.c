@@ -3,7 +3,8 @@
  * backend's level-scheduled triangular solves (Li & Saad, GPU-accelerated
  * preconditioned iterative linear solvers, J. Supercomputing 63 (2013),
  * section 4).  The factorization is of the iteration matrix in its own row
- * order (P A P^T when the storage format reorders rows). */
+ * order (P A P^T when the storage format reorders rows); an optional filter
+ * drops entries of that matrix before it is factored (block Jacobi). */
 #include <stdlib.h>
 
 #include "factor/factor.h"
@@ -35,7 +36,8 @@ static void ilu_destroy(kryl_precond *pc)
     pc->data = NULL;
 }
 
-/* B = P A P^T: row i of B is row perm[i] of A, column j becomes inv[j]. */
+/* B = P A P^T: row i of B is row perm[i] of A, column j becomes inv[j]
+ * (perm NULL: B = A). */
 static kryl_status permuted_copy(const kryl_csr *A, const int32_t *perm, kryl_csr *B)
 {
     int64_t n = A->nrows;
@@ -46,12 +48,12 @@ static kryl_status permuted_copy(const kryl_csr *A, const int32_t *perm, kryl_cs
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a permutation of %lld",
                           (long long)n);
     }
-    for (int64_t i = 0; i < n; i++) inv[perm[i]] = (int32_t)i;
+    for (int64_t i = 0; i < n; i++) inv[perm ? perm[i] : i] = (int32_t)i;
     B->row_ptr[0] = 0;
     for (int64_t i = 0; i < n; i++) {
         /* b_{i, inv[j]} = a_{perm[i], j} */
-        int64_t k = B->row_ptr[i];
-        for (int64_t e = A->row_ptr[perm[i]]; e < A->row_ptr[perm[i] + 1]; e++, k++) {
+        int64_t k = B->row_ptr[i], src = perm ? perm[i] : i;
+        for (int64_t e = A->row_ptr[src]; e < A->row_ptr[src + 1]; e++, k++) {
             B->col_idx[k] = inv[A->col_idx[e]];
             B->values[k] = A->values[e];
         }
@@ -61,7 +63,7 @@ static kryl_status permuted_copy(const kryl_csr *A, const int32_t *perm, kryl_cs
     return kryl_csr_sort_and_sum(B);
 }
 
-/* The factorization of pc->kind. */
+/* The factorization of `kind`. */
 static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
                              const kryl_solver_options *opts, kryl_factor *F)
 {
@@ -88,22 +90,30 @@ static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_prec
     return st;
 }
 
-/* Factor the host CSR (in the layout's order) and keep L and U on the backend. */
+/* Factor the host CSR (in the layout's order, filtered) and keep L and U on
+ * the backend. */
 static kryl_status ilu_build(kryl_precond *pc, kryl_matrix A, const kryl_solver_options *opts,
+                             kryl_precond_kind factor, const kryl_precond_filter *filter,
                              ilu_data *d)
 {
     const kryl_csr *csr = &A->host->csr;
     const int32_t *perm = A->layout->perm;
-    kryl_csr permuted = {0};
-    if (perm) KRYL_TRY(permuted_copy(csr, perm, &permuted));
+    kryl_csr copy = {0};
+    if (perm || filter) KRYL_TRY(permuted_copy(csr, perm, &copy));
+    kryl_status st = filter ? filter->apply(pc, &copy, filter->user) : KRYL_SUCCESS;
     kryl_factor F = {0};
-    kryl_status st = factorize(pc->kind, perm ? &permuted : csr, opts, &F);
-    kryl_csr_free(&permuted);
+    if (st == KRYL_SUCCESS) st = factorize(factor, copy.row_ptr ? &copy : csr, opts, &F);
+    kryl_csr_free(&copy);
     int32_t levels_L = 0, levels_U = 0;
     if (st == KRYL_SUCCESS)
         st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &levels_L);
     if (st == KRYL_SUCCESS)
         st = setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &levels_U);
+    if (st == KRYL_SUCCESS && F.shift > 0.0 && pc->kind != KRYL_PRECOND_MIC0)
+        kryl_log(pc->ctx, KRYL_LOG_WARNING,
+                 "%s: IC(0) met a non-positive pivot; factored A + %g diag(A) instead "
+                 "(shifted IC(0), as mic0)",
+                 kryl_precond_name(pc->kind), F.shift);
     if (st == KRYL_SUCCESS)
         kryl_log(pc->ctx, KRYL_LOG_INFO,
                  "%s: n = %lld, nnz(L) = %lld, nnz(U) = %lld, fill-in %lld, shift %g; "
@@ -114,8 +124,9 @@ static kryl_status ilu_build(kryl_precond *pc, kryl_matrix A, const kryl_solver_
     return st;
 }
 
-kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
-                                    const kryl_solver_options *opts)
+kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts, kryl_precond_kind factor,
+                                       const kryl_precond_filter *filter)
 {
     const kryl_backend_ops *ops = pc->ctx->ops;
     const char *name = kryl_precond_name(pc->kind);
@@ -132,7 +143,7 @@ kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
                           "of %lld, %lld columns)",
                           name, (long long)csr->row_begin, (long long)(csr->row_begin + csr->nrows),
                           (long long)csr->nrows_global, (long long)csr->ncols);
-    bool ic = pc->kind == KRYL_PRECOND_IC0 || pc->kind == KRYL_PRECOND_MIC0;
+    bool ic = factor == KRYL_PRECOND_IC0 || factor == KRYL_PRECOND_MIC0;
     if (ic && !kryl_host_matrix_is_symmetric(A->host))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "%s: the matrix is not symmetric; incomplete Cholesky needs a "
@@ -145,5 +156,11 @@ kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
     pc->apply = ilu_apply;
     pc->destroy = ilu_destroy;
     KRYL_TRY(kryl_vector_create_like(&d->w, pc->ctx, A->layout, A->precision));
-    return ilu_build(pc, A, opts, d);
+    return ilu_build(pc, A, opts, factor, filter, d);
+}
+
+kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
+                                    const kryl_solver_options *opts)
+{
+    return kryl_precond_factor_create(pc, A, opts, pc->kind, NULL);
 }

@@ -24,6 +24,7 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
     case KRYL_PRECOND_ILU0:
     case KRYL_PRECOND_ILUK:
     case KRYL_PRECOND_ILUT: st = kryl_precond_ilu_create(p, A, opts); break;
+    case KRYL_PRECOND_BJACOBI: st = kryl_precond_bjacobi_create(p, A, opts); break;
     default: st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
     }
     if (st != KRYL_SUCCESS) {

@@ -92,7 +92,7 @@ static kryl_status check_options(kryl_solver_options *o)
     if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
-    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_ILUT)
+    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_BJACOBI)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
@@ -101,6 +101,11 @@ static kryl_status check_options(kryl_solver_options *o)
                           "fill %d, maxfill %d, droptol %g: expected fill >= 0, maxfill >= 0 "
                           "and a finite droptol >= 0",
                           o->fill, o->maxfill, o->droptol);
+    if (o->blocks < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "blocks %d: expected a block count >= 1, or 0 for one block per "
+                          "4096 rows",
+                          o->blocks);
     if (!(o->rtol >= 0.0) || !(o->atol >= 0.0) || !isfinite(o->rtol) || !isfinite(o->atol))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "tolerances must be finite and >= 0 (rtol %g, atol %g)", o->rtol,

@@ -12,7 +12,8 @@ typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
     const char *method, *precond, *backend, *precision, *mixed, *format, *order;
     double rtol, atol, inner_rtol, droptol;
-    int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill;
+    int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
+        blocks;
     bool precond_given, precision_given, mixed_given, json, profile, quiet, tune;
 } solve_args;
 
@@ -78,6 +79,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--fill", NULL, ARG_COUNT, &a->fill, NULL},
         {"--droptol", NULL, ARG_DOUBLE, &a->droptol, NULL},
         {"--maxfill", NULL, ARG_COUNT, &a->maxfill, NULL},
+        {"--blocks", NULL, ARG_COUNT, &a->blocks, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
         {"--format", NULL, ARG_STRING, &a->format, NULL},
         {"--order", NULL, ARG_STRING, &a->order, NULL},
@@ -107,8 +109,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
     if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
         return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
-    if (a->fill > INT_MAX || a->maxfill > INT_MAX)
-        return args_usage_error(cmd, "--fill or --maxfill is too large");
+    if (a->fill > INT_MAX || a->maxfill > INT_MAX || a->blocks > INT_MAX)
+        return args_usage_error(cmd, "--fill, --maxfill or --blocks is too large");
     if (!(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
         return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
                                 a->inner_rtol);
@@ -136,6 +138,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->fill = (int)a->fill;
     opt->droptol = a->droptol;
     opt->maxfill = (int)a->maxfill;
+    opt->blocks = (int)a->blocks;
     opt->inner_iterations = (int)a->inner_its;
     opt->inner_rtol = a->inner_rtol;
     opt->rtol = a->rtol;

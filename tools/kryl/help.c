@@ -34,6 +34,8 @@ static const command_help commands[] = {
      "  --fill K              iluk: fill level (default 1)\n"
      "  --droptol T           ilut: drop entries below T times the row's norm (default 1e-3)\n"
      "  --maxfill P           ilut: at most P entries per row of L and of U (default 20)\n"
+     "                        bjacobi: IC(0)/ILU(0) of diagonal blocks (ref, omp)\n"
+     "  --blocks N            bjacobi: row blocks (default 0: one per 4096 rows)\n"
      "  --restart M           GMRES: Krylov vectors per cycle (default 40)\n"
      "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
      "  --atol A              or when ||b - Ax|| <= A (default 0)\n"

@@ -8,6 +8,7 @@
 #include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
 #include "backends/cuda/cuda_krylov.cuh"
+#include "backends/cuda/cuda_trsv.cuh"
 
 kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where)
 {
@@ -257,6 +258,9 @@ static kryl_backend_ops make_ops()
     ops.gmres_solve = kryl_cuda_gmres_solve;
     ops.fcg_update_p = kryl_cuda_fcg_update_p;
     ops.monitor_restart = kryl_cuda_monitor_restart;
+    ops.trsv_setup = kryl_cuda_trsv_setup;
+    ops.trsv = kryl_cuda_trsv;
+    ops.trsv_release = kryl_cuda_trsv_release;
     return ops;
 }
 
