@@ -78,6 +78,10 @@ const char *kryl_strerror(kryl_status status);
  * when no call has failed. */
 const char *kryl_last_error(void);
 
+/* Where in kryl's sources that error was raised ("src/io/mtx_read.c:120"),
+ * for bug reports; empty when no call has failed. */
+const char *kryl_last_error_location(void);
+
 /* ------------------------------------------------------------------ */
 /* Enumerations                                                        */
 /* ------------------------------------------------------------------ */

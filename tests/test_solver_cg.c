@@ -209,6 +209,8 @@ static void test_refusals(void)
     const double nonsym[] = {2, 1, 0, 2};
     kryl_matrix A = kt_dense(ctx, 2, nonsym);
     CHECK_STATUS(kryl_solver_create(&s, A, NULL), KRYL_ERR_NOT_SYMMETRIC);
+    CHECK(strstr(kryl_last_error_location(), "solver.c:") != NULL, "error raised at '%s'",
+          kryl_last_error_location());
     CHECK(s == NULL, "failed create left a solver");
     kryl_matrix_destroy(&A);
 

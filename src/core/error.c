@@ -17,15 +17,9 @@ kryl_status kryl_error_set(kryl_status status, const char *where, const char *fm
     return status;
 }
 
-void kryl_error_clear(void)
-{
-    last_message[0] = '\0';
-    last_where = "";
-}
-
 const char *kryl_last_error(void) { return last_message; }
 
-const char *kryl_error_where(void) { return last_where; }
+const char *kryl_last_error_location(void) { return last_where; }
 
 const char *kryl_strerror(kryl_status status)
 {

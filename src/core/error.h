@@ -19,13 +19,6 @@ extern "C" {
 kryl_status kryl_error_set(kryl_status status, const char *where, const char *fmt, ...)
     KRYL_PRINTF_LIKE(3, 4);
 
-/* Clear the thread's last error (called by public entry points that succeed
- * after an earlier failure are not required to; it is kept as the last *failure*). */
-void kryl_error_clear(void);
-
-/* The source location of the last recorded error ("src/io/mtx_read.c:120"). */
-const char *kryl_error_where(void);
-
 #define KRYL_STR2_(x) #x
 #define KRYL_STR_(x)  KRYL_STR2_(x)
 #define KRYL_WHERE    __FILE__ ":" KRYL_STR_(__LINE__)

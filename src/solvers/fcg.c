@@ -116,6 +116,7 @@ static void fcg_destroy(kryl_solver s)
 const kryl_method_ops kryl_method_fcg = {
     .name = "inner-outer cg",
     .period = 1,
+    .inner_solver = true,
     .needs_symmetric = true,
     .setup = fcg_setup,
     .start = fcg_start,

@@ -279,6 +279,7 @@ const kryl_method_ops kryl_method_gmres = {
 const kryl_method_ops kryl_method_fgmres = {
     .name = "inner-outer gmres",
     .needs_symmetric = false,
+    .inner_solver = true,
     .setup = fgmres_setup,
     .start = gmres_start,
     .step = gmres_step,

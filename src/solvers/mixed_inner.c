@@ -37,7 +37,7 @@ kryl_status kryl_inner_create(kryl_solver s)
     /* the outer iteration's storage format, so both iterate in one row order */
     io.format = s->format;
     io.tune = false;
-    kryl_status st = kryl_solver_create(&s->inner, s->A, &io);
+    kryl_status st = kryl_solver_create_inner(&s->inner, s->A, &io);
     if (st != KRYL_SUCCESS) {
         char why[512];
         snprintf(why, sizeof why, "%s", kryl_last_error());

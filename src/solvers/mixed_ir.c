@@ -116,6 +116,7 @@ static void ir_destroy(kryl_solver s)
 const kryl_method_ops kryl_method_mixed_ir = {
     .name = "ir",
     .period = 1,
+    .inner_solver = true,
     .needs_symmetric = false, /* the inner solver checks what its method needs */
     .setup = ir_setup,
     .start = ir_start,

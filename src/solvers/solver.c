@@ -171,16 +171,18 @@ kryl_status kryl_solver_mark(kryl_solver s, kryl_phase phase)
     return KRYL_SUCCESS;
 }
 
-static kryl_status allocate_workspace(kryl_solver s)
+static kryl_status allocate_workspace(kryl_solver s, bool inner)
 {
     kryl_layout *layout = s->A->layout, *work = s->Aw->layout;
     const kryl_backend_ops *ops = s->ops;
     KRYL_TRY(kryl_vector_create_like(&s->b_work, s->ctx, work, s->precision));
     KRYL_TRY(kryl_vector_create_like(&s->x_work, s->ctx, work, s->precision));
-    if (work->perm) KRYL_TRY(kryl_vector_create_like(&s->r_start, s->ctx, work, KRYL_DOUBLE));
-    KRYL_TRY(kryl_vector_create_like(&s->b_true, s->ctx, layout, KRYL_DOUBLE));
-    KRYL_TRY(kryl_vector_create_like(&s->x_true, s->ctx, layout, KRYL_DOUBLE));
-    KRYL_TRY(kryl_vector_create_like(&s->r_true, s->ctx, layout, KRYL_DOUBLE));
+    if (!inner) {
+        if (work->perm) KRYL_TRY(kryl_vector_create_like(&s->r_start, s->ctx, work, KRYL_DOUBLE));
+        KRYL_TRY(kryl_vector_create_like(&s->b_true, s->ctx, layout, KRYL_DOUBLE));
+        KRYL_TRY(kryl_vector_create_like(&s->x_true, s->ctx, layout, KRYL_DOUBLE));
+        KRYL_TRY(kryl_vector_create_like(&s->r_true, s->ctx, layout, KRYL_DOUBLE));
+    }
     KRYL_TRY(ops->alloc(s->ctx, (void **)&s->scalars, 2 * sizeof(double)));
     KRYL_TRY(ops->alloc(s->ctx, (void **)&s->monitor, sizeof(kryl_monitor)));
     int64_t entries = s->options.max_iterations + 1;
@@ -194,8 +196,8 @@ static kryl_status allocate_workspace(kryl_solver s)
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
-                               const kryl_solver_options *options)
+static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
+                                 const kryl_solver_options *options, bool inner)
 {
     KRYL_REQUIRE_ARG(solver);
     *solver = NULL;
@@ -234,9 +236,10 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
         s->Aw = A;
     else if (st == KRYL_SUCCESS)
         st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL, opts.order);
-    if (st == KRYL_SUCCESS) st = kryl_precond_create(&s->pc, opts.precond, &opts, s->Aw);
+    if (st == KRYL_SUCCESS && !method->inner_solver)
+        st = kryl_precond_create(&s->pc, opts.precond, &opts, s->Aw);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
-    if (st == KRYL_SUCCESS) st = allocate_workspace(s);
+    if (st == KRYL_SUCCESS) st = allocate_workspace(s, inner);
     s->period = method->period;
     if (st == KRYL_SUCCESS) st = method->setup(s);
     if (st == KRYL_SUCCESS) st = kryl_solver_batching_setup(s);
@@ -248,6 +251,18 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
     s->setup_s = kryl_wtime() - t0;
     *solver = s;
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
+                               const kryl_solver_options *options)
+{
+    return solver_create(solver, A, options, false);
+}
+
+kryl_status kryl_solver_create_inner(kryl_solver *solver, kryl_matrix A,
+                                     const kryl_solver_options *options)
+{
+    return solver_create(solver, A, options, true);
 }
 
 kryl_status kryl_solver_destroy(kryl_solver *solver)

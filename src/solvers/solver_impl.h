@@ -65,6 +65,9 @@ struct kryl_solver_s {
 struct kryl_method_ops {
     const char *name;
     bool needs_symmetric; /* and a positive diagonal */
+    /* Preconditioned by an inner solver (the mixed schemes): the options'
+     * preconditioner belongs to that solver, so the outer builds none. */
+    bool inner_solver;
     /* Steps after which the method's host-side state repeats (CG: 2, its
      * scalar pairs alternate), so a graph of a multiple of them replays
      * correctly; 0: never capture the method's steps in a graph. */
@@ -116,6 +119,12 @@ void kryl_solver_batching_release(kryl_solver s);
 /* Resolve KRYL_FORMAT_AUTO (by the model, or by timing with options.tune)
  * into s->format and s->format_reason (format_choice.c). */
 kryl_status kryl_solver_choose_format(kryl_solver s);
+
+/* A solver whose start and steps another solver queues (the mixed schemes'
+ * inner solver): as kryl_solver_create, without the driver's double
+ * vectors for the caller's b, x and the true residual, which it never uses. */
+kryl_status kryl_solver_create_inner(kryl_solver *solver, kryl_matrix A,
+                                     const kryl_solver_options *options);
 
 /* A work vector in the working precision and A's layout. */
 kryl_status kryl_solver_work_vector(kryl_solver s, kryl_vector *v);
