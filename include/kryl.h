@@ -126,7 +126,9 @@ typedef enum kryl_precond_kind {
     KRYL_PRECOND_ILU0 = 5,   /* M = L U, incomplete LU with the pattern of A */
     KRYL_PRECOND_ILUK = 6,   /* ILU(k): fill of level <= options.fill */
     KRYL_PRECOND_ILUT = 7,   /* ILUT(droptol, maxfill): threshold dropping */
-    KRYL_PRECOND_BJACOBI = 8 /* block Jacobi: IC(0)/ILU(0) of options.blocks diagonal blocks */
+    KRYL_PRECOND_BJACOBI = 8, /* block Jacobi: IC(0)/ILU(0) of options.blocks diagonal blocks */
+    KRYL_PRECOND_MCSSOR = 9,  /* multicolor SSOR: options.sweeps symmetric sweeps, omega */
+    KRYL_PRECOND_MCILU0 = 10  /* multicolor ILU(0): ILU(0) of A in a greedy color order */
 } kryl_precond_kind;
 
 /* Reorderings of rows and columns (symmetric, P A P^T) applied before a
@@ -465,6 +467,8 @@ typedef struct kryl_solver_options {
     double droptol;        /* ilut tau (default 1e-3) */
     int maxfill;           /* ilut p (default 20) */
     int blocks;            /* bjacobi: contiguous row blocks; 0 = one per 4096 rows */
+    int sweeps;            /* mcssor: symmetric Gauss-Seidel sweeps per apply (default 1) */
+    double omega;          /* mcssor: relaxation factor in (0, 2) (default 1) */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);

@@ -26,7 +26,8 @@ static const name_entry precond_names[] = {
     {"lspoly", KRYL_PRECOND_LSPOLY},  {"ic0", KRYL_PRECOND_IC0},
     {"mic0", KRYL_PRECOND_MIC0},      {"ilu0", KRYL_PRECOND_ILU0},
     {"iluk", KRYL_PRECOND_ILUK},      {"ilut", KRYL_PRECOND_ILUT},
-    {"bjacobi", KRYL_PRECOND_BJACOBI}};
+    {"bjacobi", KRYL_PRECOND_BJACOBI}, {"mcssor", KRYL_PRECOND_MCSSOR},
+    {"mcilu0", KRYL_PRECOND_MCILU0}};
 static const name_entry format_names[] = {
     {"auto", KRYL_FORMAT_AUTO}, {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
     {"ellr", KRYL_FORMAT_ELLR}, {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},

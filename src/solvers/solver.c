@@ -31,6 +31,8 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->fill = 1;
     options->droptol = 1e-3;
     options->maxfill = 20;
+    options->sweeps = 1;
+    options->omega = 1.0;
 }
 
 static const kryl_method_ops *plain_method_ops(kryl_method method)
@@ -92,7 +94,7 @@ static kryl_status check_options(kryl_solver_options *o)
     if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
-    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_BJACOBI)
+    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_MCILU0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
@@ -106,6 +108,10 @@ static kryl_status check_options(kryl_solver_options *o)
                           "blocks %d: expected a block count >= 1, or 0 for one block per "
                           "4096 rows",
                           o->blocks);
+    if (o->sweeps < 1 || !(o->omega > 0.0 && o->omega < 2.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "sweeps %d, omega %g: expected sweeps >= 1 and 0 < omega < 2", o->sweeps,
+                          o->omega);
     if (!(o->rtol >= 0.0) || !(o->atol >= 0.0) || !isfinite(o->rtol) || !isfinite(o->atol))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "tolerances must be finite and >= 0 (rtol %g, atol %g)", o->rtol,

@@ -11,9 +11,9 @@
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
     const char *method, *precond, *backend, *precision, *mixed, *format, *order;
-    double rtol, atol, inner_rtol, droptol;
+    double rtol, atol, inner_rtol, droptol, omega;
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
-        blocks;
+        blocks, sweeps;
     bool precond_given, precision_given, mixed_given, json, profile, quiet, tune;
 } solve_args;
 
@@ -67,6 +67,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .fill = 1,
                       .droptol = 1e-3,
                       .maxfill = 20,
+                      .sweeps = 1,
+                      .omega = 1.0,
                       .inner_its = 30,
                       .inner_rtol = 1e-4};
     const arg_spec specs[] = {
@@ -80,6 +82,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--droptol", NULL, ARG_DOUBLE, &a->droptol, NULL},
         {"--maxfill", NULL, ARG_COUNT, &a->maxfill, NULL},
         {"--blocks", NULL, ARG_COUNT, &a->blocks, NULL},
+        {"--sweeps", NULL, ARG_POSITIVE, &a->sweeps, NULL},
+        {"--omega", NULL, ARG_DOUBLE, &a->omega, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
         {"--format", NULL, ARG_STRING, &a->format, NULL},
         {"--order", NULL, ARG_STRING, &a->order, NULL},
@@ -109,8 +113,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
     if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
         return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
-    if (a->fill > INT_MAX || a->maxfill > INT_MAX || a->blocks > INT_MAX)
-        return args_usage_error(cmd, "--fill, --maxfill or --blocks is too large");
+    if (a->fill > INT_MAX || a->maxfill > INT_MAX || a->blocks > INT_MAX || a->sweeps > INT_MAX)
+        return args_usage_error(cmd, "--fill, --maxfill, --blocks or --sweeps is too large");
     if (!(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
         return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
                                 a->inner_rtol);
@@ -139,6 +143,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->droptol = a->droptol;
     opt->maxfill = (int)a->maxfill;
     opt->blocks = (int)a->blocks;
+    opt->sweeps = (int)a->sweeps;
+    opt->omega = a->omega;
     opt->inner_iterations = (int)a->inner_its;
     opt->inner_rtol = a->inner_rtol;
     opt->rtol = a->rtol;

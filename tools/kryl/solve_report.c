@@ -44,6 +44,8 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "droptol", o->droptol);
     json_int(&w, "maxfill", o->maxfill);
     json_int(&w, "blocks", o->blocks);
+    json_int(&w, "sweeps", o->sweeps);
+    json_double(&w, "omega", o->omega);
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     json_string(&w, "device", kryl_context_device_name(job->ctx));
     json_string(&w, "precision", kryl_precision_name(o->precision));
@@ -104,6 +106,7 @@ static void print_method(const kryl_solver_options *o)
     if (o->precond == KRYL_PRECOND_ILUK) printf("(fill %d)", o->fill);
     if (o->precond == KRYL_PRECOND_ILUT) printf("(droptol %g, maxfill %d)", o->droptol, o->maxfill);
     if (o->precond == KRYL_PRECOND_BJACOBI) printf("(blocks %d)", o->blocks);
+    if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
     printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed == KRYL_MIXED_IR)
         printf(" (iterative refinement: up to %d single inner iterations, inner rtol %g)",
