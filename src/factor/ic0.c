@@ -29,7 +29,8 @@ static kryl_status lower_pattern(const kryl_csr *A, kryl_csr *L, const char *who
             kryl_csr_free(L);
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "%s: row %lld (0-based) has no diagonal entry, so its pivot is 0: "
-                              "the matrix is not positive definite",
+                              "the matrix is not positive definite, as incomplete Cholesky "
+                              "needs; use --method gmres with --precond ilut, or --precond none",
                               who, (long long)i);
         }
     }
@@ -41,6 +42,12 @@ static kryl_status ic0_numeric(kryl_csr *L, double alpha, double *x, const char 
 {
     for (int64_t i = 0; i < L->nrows; i++) {
         const int64_t dpos = L->row_ptr[i + 1] - 1;
+        if (!(L->values[dpos] > 0.0))
+            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                              "%s: the diagonal entry of row %lld (0-based) is %g <= 0: the "
+                              "matrix is not positive definite, as incomplete Cholesky needs; "
+                              "use --method gmres with --precond ilut, or --precond none",
+                              who, (long long)i, L->values[dpos]);
         double d = L->values[dpos] * (1.0 + alpha);
         for (int64_t e = L->row_ptr[i]; e < dpos; e++) {
             /* l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj, x holds row i of L so far */
@@ -111,7 +118,8 @@ kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F)
         if (!(diag > 0.0))
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "mic0: the diagonal entry of row %lld (0-based) is %g <= 0: the "
-                              "matrix is not positive definite",
+                              "matrix is not positive definite, as incomplete Cholesky needs; "
+                              "use --method gmres with --precond ilut, or --precond none",
                               (long long)i, diag);
         if (off / diag > bound) bound = off / diag;
     }

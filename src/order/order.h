@@ -60,6 +60,15 @@ void kryl_coloring_free(kryl_coloring *c);
  * KRYL_ERR_INVALID_ARGUMENT naming the first conflict otherwise. */
 kryl_status kryl_order_color_check(const kryl_csr *A, double tau, const kryl_coloring *c);
 
+/* Whether this build has METIS (graph partitioning). */
+bool kryl_order_have_metis(void);
+
+/* Partition the graph of A (pattern of A + A^T, no self loops) into nparts
+ * parts (METIS k-way): part[i] in [0, nparts) for each row i, parts balanced
+ * by nonzeros (vertex weight = row length), the edge cut minimised.
+ * KRYL_ERR_UNSUPPORTED without METIS; nparts >= n gives one row per part. */
+kryl_status kryl_partition_metis(const kryl_csr *A, int32_t nparts, int32_t *part);
+
 /* Which triangle a level schedule follows. */
 typedef enum kryl_triangle {
     KRYL_LOWER = 0, /* forward substitution: row i waits for rows j < i */
