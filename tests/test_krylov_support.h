@@ -127,6 +127,23 @@ static inline void kt_options(kryl_solver_options *o, kryl_method method, kryl_p
     o->max_iterations = maxit;
 }
 
+/* kryl_solver_create refuses A with `status` and a message holding `word`
+ * (the message is printed, so the log shows what a user would read). */
+static inline void kt_check_refusal(kryl_matrix A, kryl_method method, kryl_precond_kind kind,
+                                    kryl_status status, const char *word, const char *what)
+{
+    if (A == NULL) return;
+    kryl_solver_options o;
+    kt_options(&o, method, kind, 1e-8, 100);
+    kryl_solver s = NULL;
+    kryl_status st = kryl_solver_create(&s, A, &o);
+    CHECK(st == status && strstr(kryl_last_error(), word) != NULL,
+          "%s with %s: expected %s mentioning \"%s\", got %s: %s", what, kryl_precond_name(kind),
+          kryl_strerror(status), word, kryl_strerror(st), kryl_last_error());
+    printf("%s with %s refused: %s\n", what, kryl_precond_name(kind), kryl_last_error());
+    kryl_solver_destroy(&s);
+}
+
 /* Solve A x = b from x = x0 (NULL: 0) on the host values b; x returned in
  * x_out when not NULL.  Fails a check only on an unexpected status; the
  * caller judges the result.  A create status of KRYL_ERR_UNSUPPORTED is

@@ -124,35 +124,48 @@ static void test_solvers(kryl_backend_kind kind)
     kryl_context_destroy(&ctx);
 }
 
-/* kryl_solver_create refuses with `status` and a message holding `word`. */
-static void check_refusal(kryl_matrix A, kryl_method method, kryl_precond_kind kind,
-                          kryl_status status, const char *word, const char *what)
-{
-    if (A == NULL) return;
-    kryl_solver_options o;
-    kt_options(&o, method, kind, 1e-8, 100);
-    kryl_solver s = NULL;
-    kryl_status st = kryl_solver_create(&s, A, &o);
-    CHECK(st == status && strstr(kryl_last_error(), word) != NULL,
-          "%s with %s: expected %s mentioning \"%s\", got %s: %s", what, kryl_precond_name(kind),
-          kryl_strerror(status), word, kryl_strerror(st), kryl_last_error());
-    kryl_solver_destroy(&s);
-}
-
 static void test_refusals(void)
 {
     kryl_context ctx = kt_context(KRYL_BACKEND_REF);
     kryl_matrix A = kt_read(ctx, "bcsstk06.mtx");
-    check_refusal(A, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, KRYL_ERR_NOT_POSITIVE_DEFINITE, "mic0",
-                  "bcsstk06");
+    kt_check_refusal(A, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, KRYL_ERR_NOT_POSITIVE_DEFINITE, "mic0",
+                     "bcsstk06");
     kryl_matrix_destroy(&A);
     A = kt_read(ctx, "west0067.mtx");
-    check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, KRYL_ERR_ZERO_DIAGONAL, "row",
-                  "west0067");
+    kt_check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, KRYL_ERR_ZERO_DIAGONAL, "row",
+                     "west0067");
     kryl_matrix_destroy(&A);
     A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 10);
-    check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_IC0, KRYL_ERR_NOT_SYMMETRIC, "ilu0",
-                  "convdiff2d");
+    kt_check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_IC0, KRYL_ERR_NOT_SYMMETRIC, "ilu0",
+                     "convdiff2d");
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
+/* kryl_solver_precond_info: the factor's levels and solve paths, else the name. */
+static void test_precond_info(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 10);
+    const struct {
+        kryl_method method;
+        kryl_precond_kind kind;
+        const char *expected;
+    } cases[] = {
+        {KRYL_METHOD_PCG, KRYL_PRECOND_IC0, "ic0: L 19 levels (serial), U 19 levels (serial)"},
+        {KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, "jacobi"},
+        {KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, "none"}};
+    for (int c = 0; c < 3 && A; c++) {
+        kryl_solver_options o;
+        kt_options(&o, cases[c].method, cases[c].kind, 1e-8, 100);
+        kryl_solver s = NULL;
+        char info[128] = "";
+        CHECK_OK(kryl_solver_create(&s, A, &o));
+        if (s) CHECK_OK(kryl_solver_precond_info(s, info, sizeof info));
+        CHECK(strcmp(info, cases[c].expected) == 0, "precond info \"%s\", expected \"%s\"", info,
+              cases[c].expected);
+        kryl_solver_destroy(&s);
+    }
     kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
 }
@@ -166,5 +179,6 @@ int main(void)
         test_solvers(kinds[k]);
     }
     test_refusals();
+    test_precond_info();
     return test_summary("test_precond_ilu");
 }

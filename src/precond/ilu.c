@@ -4,7 +4,12 @@
  * preconditioned iterative linear solvers, J. Supercomputing 63 (2013),
  * section 4).  The factorization is of the iteration matrix in its own row
  * order (P A P^T when the storage format reorders rows); an optional filter
- * drops entries of that matrix before it is factored (block Jacobi). */
+ * drops entries of that matrix before it is factored (block Jacobi).  An
+ * optional ordering factors A in a private row order instead (the color
+ * order of the multicolor preconditioners), gathering r into it and
+ * scattering z back around the two solves, and may supply M = L U itself
+ * (multicolor SSOR). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "factor/factor.h"
@@ -12,17 +17,26 @@
 #include "precond/precond.h"
 
 typedef struct ilu_data {
-    void *L, *U;   /* backend triangles */
-    kryl_vector w; /* w = L^{-1} r */
+    void *L, *U;    /* backend triangles */
+    kryl_vector w;  /* w = L^{-1} r */
+    int32_t *order; /* backend: iteration row at each factor position; NULL: same order */
+    kryl_vector x;  /* with order: r gathered, then z before its scatter */
 } ilu_data;
 
 static kryl_status ilu_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
 {
     ilu_data *d = pc->data;
     const kryl_backend_ops *ops = pc->ctx->ops;
-    /* w = L^{-1} r;  z = U^{-1} w */
-    KRYL_TRY(ops->trsv(pc->ctx, d->L, r, d->w));
-    return ops->trsv(pc->ctx, d->U, d->w, z);
+    if (d->order == NULL) {
+        /* w = L^{-1} r;  z = U^{-1} w */
+        KRYL_TRY(ops->trsv(pc->ctx, d->L, r, d->w));
+        return ops->trsv(pc->ctx, d->U, d->w, z);
+    }
+    /* x = r in the factor's order;  w = L^{-1} x;  x = U^{-1} w;  z = x in the iteration order */
+    KRYL_TRY(ops->permute_copy(pc->ctx, d->x, r, d->order, KRYL_GATHER));
+    KRYL_TRY(ops->trsv(pc->ctx, d->L, d->x, d->w));
+    KRYL_TRY(ops->trsv(pc->ctx, d->U, d->w, d->x));
+    return ops->permute_copy(pc->ctx, z, d->x, d->order, KRYL_SCATTER);
 }
 
 static void ilu_destroy(kryl_precond *pc)
@@ -32,6 +46,8 @@ static void ilu_destroy(kryl_precond *pc)
     if (d->L) pc->ctx->ops->trsv_release(pc->ctx, d->L);
     if (d->U) pc->ctx->ops->trsv_release(pc->ctx, d->U);
     kryl_vector_destroy(&d->w);
+    kryl_vector_destroy(&d->x);
+    if (d->order) pc->ctx->ops->release(pc->ctx, d->order);
     free(d);
     pc->data = NULL;
 }
@@ -76,9 +92,11 @@ static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
     }
 }
 
-/* Level schedule of one triangle, then its backend copy. */
+/* Level schedule of one triangle, then its backend copy and the path its
+ * solves take ("" when the backend does not say). */
 static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
-                                  bool lower, bool unit, void **handle, int32_t *nlevels)
+                                  bool lower, bool unit, void **handle, int32_t *nlevels,
+                                  const char **path)
 {
     kryl_levels lv = {0};
     kryl_status st = kryl_order_levels(T, NULL, lower ? KRYL_LOWER : KRYL_UPPER, &lv);
@@ -87,28 +105,62 @@ static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_prec
                                   lv.nlevels, handle);
     *nlevels = lv.nlevels;
     kryl_levels_free(&lv);
+    *path = st == KRYL_SUCCESS && ctx->ops->trsv_path ? ctx->ops->trsv_path(ctx, *handle) : "";
     return st;
 }
 
-/* Factor the host CSR (in the layout's order, filtered) and keep L and U on
- * the backend. */
+/* d->order[i] = the iteration row holding row order[i] of A, in backend memory. */
+static kryl_status upload_order(kryl_context ctx, const kryl_layout *layout, const int32_t *order,
+                                ilu_data *d)
+{
+    int64_t n = layout->n;
+    int32_t *q = malloc((size_t)(n > 0 ? n : 1) * sizeof *q);
+    int32_t *inv = malloc((size_t)(n > 0 ? n : 1) * sizeof *inv);
+    kryl_status st = KRYL_SUCCESS;
+    if (q == NULL || inv == NULL)
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a permutation of %lld",
+                        (long long)n);
+    for (int64_t i = 0; i < n && st == KRYL_SUCCESS; i++)
+        inv[layout->perm ? layout->perm[i] : i] = (int32_t)i;
+    /* q = P_layout^{-1} order */
+    for (int64_t i = 0; i < n && st == KRYL_SUCCESS; i++) q[i] = inv[order[i]];
+    size_t bytes = (size_t)n * sizeof *q;
+    if (st == KRYL_SUCCESS) st = ctx->ops->alloc(ctx, (void **)&d->order, bytes);
+    if (st == KRYL_SUCCESS && n > 0) st = ctx->ops->upload(ctx, d->order, q, bytes);
+    free(q);
+    free(inv);
+    return st;
+}
+
+/* Factor the host CSR (in the layout's order or the ordering's, filtered)
+ * and keep L and U on the backend. */
 static kryl_status ilu_build(kryl_precond *pc, kryl_matrix A, const kryl_solver_options *opts,
                              kryl_precond_kind factor, const kryl_precond_filter *filter,
-                             ilu_data *d)
+                             const kryl_precond_ordering *ordering, ilu_data *d)
 {
     const kryl_csr *csr = &A->host->csr;
-    const int32_t *perm = A->layout->perm;
+    const int32_t *perm = ordering && ordering->order ? ordering->order : A->layout->perm;
     kryl_csr copy = {0};
     if (perm || filter) KRYL_TRY(permuted_copy(csr, perm, &copy));
     kryl_status st = filter ? filter->apply(pc, &copy, filter->user) : KRYL_SUCCESS;
+    const kryl_csr *B = copy.row_ptr ? &copy : csr;
     kryl_factor F = {0};
-    if (st == KRYL_SUCCESS) st = factorize(factor, copy.row_ptr ? &copy : csr, opts, &F);
+    if (st == KRYL_SUCCESS && ordering && ordering->build)
+        st = ordering->build(pc, B, &F, ordering->user);
+    else if (st == KRYL_SUCCESS)
+        st = factorize(factor, B, opts, &F);
     kryl_csr_free(&copy);
     int32_t levels_L = 0, levels_U = 0;
+    const char *path_L = "", *path_U = "";
     if (st == KRYL_SUCCESS)
-        st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &levels_L);
+        st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &levels_L,
+                            &path_L);
     if (st == KRYL_SUCCESS)
-        st = setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &levels_U);
+        st = setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &levels_U, &path_U);
+    if (st == KRYL_SUCCESS)
+        snprintf(pc->info, sizeof pc->info, "%s: L %d levels (%s), U %d levels (%s)",
+                 kryl_precond_name(pc->kind), (int)levels_L, path_L[0] ? path_L : "?",
+                 (int)levels_U, path_U[0] ? path_U : "?");
     if (st == KRYL_SUCCESS && F.shift > 0.0 && pc->kind != KRYL_PRECOND_MIC0)
         kryl_log(pc->ctx, KRYL_LOG_WARNING,
                  "%s: IC(0) met a non-positive pivot; factored A + %g diag(A) instead "
@@ -117,16 +169,19 @@ static kryl_status ilu_build(kryl_precond *pc, kryl_matrix A, const kryl_solver_
     if (st == KRYL_SUCCESS)
         kryl_log(pc->ctx, KRYL_LOG_INFO,
                  "%s: n = %lld, nnz(L) = %lld, nnz(U) = %lld, fill-in %lld, shift %g; "
-                 "%d levels in L, %d in U",
+                 "%d levels in L (%s solve), %d in U (%s solve)",
                  kryl_precond_name(pc->kind), (long long)F.n, (long long)F.nnz_L,
-                 (long long)F.nnz_U, (long long)F.fill_in, F.shift, (int)levels_L, (int)levels_U);
+                 (long long)F.nnz_U, (long long)F.fill_in, F.shift, (int)levels_L,
+                 path_L[0] ? path_L : "?", (int)levels_U, path_U[0] ? path_U : "?");
     kryl_factor_free(&F);
     return st;
 }
 
-kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
-                                       const kryl_solver_options *opts, kryl_precond_kind factor,
-                                       const kryl_precond_filter *filter)
+kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
+                                               const kryl_solver_options *opts,
+                                               kryl_precond_kind factor,
+                                               const kryl_precond_filter *filter,
+                                               const kryl_precond_ordering *ordering)
 {
     const kryl_backend_ops *ops = pc->ctx->ops;
     const char *name = kryl_precond_name(pc->kind);
@@ -156,7 +211,18 @@ kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
     pc->apply = ilu_apply;
     pc->destroy = ilu_destroy;
     KRYL_TRY(kryl_vector_create_like(&d->w, pc->ctx, A->layout, A->precision));
-    return ilu_build(pc, A, opts, factor, filter, d);
+    if (ordering && ordering->order) {
+        KRYL_TRY(kryl_vector_create_like(&d->x, pc->ctx, A->layout, A->precision));
+        KRYL_TRY(upload_order(pc->ctx, A->layout, ordering->order, d));
+    }
+    return ilu_build(pc, A, opts, factor, filter, ordering, d);
+}
+
+kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts, kryl_precond_kind factor,
+                                       const kryl_precond_filter *filter)
+{
+    return kryl_precond_factor_create_ordered(pc, A, opts, factor, filter, NULL);
 }
 
 kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,

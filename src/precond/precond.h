@@ -16,11 +16,15 @@ struct kryl_precond {
     kryl_status (*apply)(kryl_precond *pc, kryl_vector r, kryl_vector z);
     void (*destroy)(kryl_precond *pc);
     void *data;
+    /* One line on how it was built (the incomplete factorizations: each
+     * triangle's levels and solve path); "" when its name says it all. */
+    char info[160];
 };
 
 /* Build the preconditioner of `kind` for A (in A's precision and layout);
  * opts (NULL: the defaults of kryl_solver_options_init) gives the lspoly
- * degree, the ILU(k)/ILUT parameters and the block Jacobi block count.  *pc is NULL for
+ * degree, the ILU(k)/ILUT parameters, the block Jacobi block count and the
+ * multicolor SSOR sweeps and omega.  *pc is NULL for
  * KRYL_PRECOND_NONE. */
 kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
                                 const kryl_solver_options *opts, kryl_matrix A);
@@ -49,8 +53,43 @@ kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_precond_filter *filter);
 
 /* Block Jacobi: IC(0) or ILU(0) of the block diagonal of A (opts->blocks
- * contiguous blocks balanced by nonzeros). */
+ * blocks balanced by nonzeros: METIS parts or contiguous ranges, per
+ * opts->partition). */
 kryl_status kryl_precond_bjacobi_create(kryl_precond *pc, kryl_matrix A,
                                         const kryl_solver_options *opts);
+
+struct kryl_factor;
+
+/* A private symmetric reordering of the factored matrix, and optionally
+ * another M = L U than a factorization of it. */
+typedef struct kryl_precond_ordering {
+    /* order[i] = row of A (natural numbering) at position i: B is A
+     * reordered by it instead of the iteration order, and each apply
+     * gathers r into that order and scatters z back (backend permute_copy) */
+    const int32_t *order;
+    /* NULL: the factorization `factor` of B; else M = L U built from the
+     * filtered B by this (L unit lower, U with its diagonal first) */
+    kryl_status (*build)(kryl_precond *pc, const kryl_csr *B, struct kryl_factor *F,
+                         const void *user);
+    const void *user;
+} kryl_precond_ordering;
+
+/* kryl_precond_factor_create of B in ordering->order (NULL: as
+ * kryl_precond_factor_create). */
+kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
+                                               const kryl_solver_options *opts,
+                                               kryl_precond_kind factor,
+                                               const kryl_precond_filter *filter,
+                                               const kryl_precond_ordering *ordering);
+
+/* Multicolor SSOR: opts->sweeps SSOR(opts->omega) sweeps in a greedy color
+ * order (mcssor.c). */
+kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts);
+
+/* Multicolor ILU(0): ILU(0), or IC(0) for a symmetric A with a CG method,
+ * of A in a greedy color order (mcilu0.c). */
+kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts);
 
 #endif

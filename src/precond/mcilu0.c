@@ -1,0 +1,49 @@
+/* Multicolor ILU(0) preconditioner (Li & Saad, GPU-accelerated
+ * preconditioned iterative linear solvers, J. Supercomputing 63 (2013),
+ * section 5.3 and Figure 4; Saad, Iterative Methods for Sparse Linear
+ * Systems, 2nd ed., SIAM 2003, section 12.4.3): M = L U, the ILU(0) of
+ * P_c A P_c^T with P_c the greedy color order of mcolor.c.  Rows of one
+ * color are not coupled, so ILU(0) creates no entry between them either
+ * (its pattern is that of the matrix): L and U have one level per color and
+ * the level-scheduled triangular solves are the per-color products and
+ * diagonal scalings of the paper.  The factorization is ilu.c's, on a
+ * private color order (r gathered into it, z scattered back); with a
+ * sparsified coloring the couplings inside one color are dropped before
+ * factoring (mcssor.c says why).
+ *
+ * ILU(0) of a symmetric matrix has U = D L^T, so M = L D L^T is symmetric
+ * and, when every pivot is positive, the same M as IC(0) (L D^{1/2}).  For
+ * a symmetric A with a CG method (cg, pcg, pipecg) the factorization is
+ * therefore IC(0) in the color order, stored as L L^T, and, as for mic0,
+ * shifted (A + alpha diag(A)) with a warning when a pivot is not positive,
+ * so M stays symmetric positive definite.  Nonsymmetric A is for gmres and
+ * bicgstab (CG refuses it before any preconditioner is built). */
+#include <stdio.h>
+
+#include "precond/mcolor.h"
+
+kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts)
+{
+    bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
+              opts->method == KRYL_METHOD_PIPECG;
+    bool ic = cg && kryl_host_matrix_is_symmetric(A->host);
+    kryl_mcolor mc;
+    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &mc));
+    kryl_precond_filter filter = {kryl_mcolor_filter, &mc};
+    kryl_precond_ordering ordering = {.order = mc.c.perm};
+    kryl_status st = kryl_precond_factor_create_ordered(
+        pc, A, opts, ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0, &filter, &ordering);
+    if (st == KRYL_ERR_ZERO_DIAGONAL || st == KRYL_ERR_NOT_POSITIVE_DEFINITE) {
+        /* every a_ii is nonzero (mcolor.c): the pivot vanished in the elimination */
+        char why[512];
+        snprintf(why, sizeof why, "%s", kryl_last_error());
+        st = KRYL_ERROR(st, "%s (rows counted in the color order); use mcssor or ilut", why);
+    }
+    if (st == KRYL_SUCCESS)
+        kryl_log(pc->ctx, KRYL_LOG_INFO,
+                 "mcilu0: %s in the color order, %d colors (= levels of L and U)",
+                 ic ? "IC(0) (symmetric A, CG method)" : "ILU(0)", (int)mc.c.ncolors);
+    kryl_mcolor_free(&mc);
+    return st;
+}

@@ -1,0 +1,43 @@
+/* The multicolor ordering shared by the multicolor SSOR and ILU(0)
+ * preconditioners (mcssor.c, mcilu0.c): a greedy coloring of A's graph,
+ * sparsified as Li & Saad section 5.3 describe when it needs many colors,
+ * and the filter that leaves the couplings inside one color out of M. */
+#ifndef KRYL_PRECOND_MCOLOR_H
+#define KRYL_PRECOND_MCOLOR_H
+
+#include "order/order.h"
+#include "precond/precond.h"
+
+/* A coloring of at most this many colors is used as it is. */
+#define KRYL_MCOLOR_FEW_COLORS 8
+/* Sparsification rounds, and the relative weight below which round r drops
+ * an edge of a high-degree vertex: KRYL_MCOLOR_THETA * 2^r of its largest. */
+#define KRYL_MCOLOR_ROUNDS 3
+#define KRYL_MCOLOR_THETA  0.1
+
+typedef struct kryl_mcolor {
+    kryl_coloring c;      /* of A's rows in natural numbering; c.perm is the color order */
+    int32_t ncolors_full; /* colors of the whole graph, before sparsification */
+    int rounds;           /* sparsification rounds that gave c (0: the whole graph) */
+    int64_t edges;        /* edges of A's graph (pairs i != j coupled either way) */
+    int64_t edges_kept;   /* edges of the graph c colors */
+    int64_t dropped;      /* stored entries a_ij, i != j, with color(i) = color(j) */
+} kryl_mcolor;
+
+/* Color the whole square matrix A (natural numbering): first fit on its
+ * graph; with more than KRYL_MCOLOR_FEW_COLORS colors, up to
+ * KRYL_MCOLOR_ROUNDS rounds drop the weak edges of the vertices of degree
+ * >= colors - 1 and color again, keeping the coloring with the fewest
+ * colors.  Refuses a zero or missing diagonal entry (KRYL_ERR_ZERO_DIAGONAL
+ * naming the row), logs the colors before and after under pc's name.
+ * Free with kryl_mcolor_free. */
+kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor *mc);
+void kryl_mcolor_free(kryl_mcolor *mc);
+
+/* Filter (user: the kryl_mcolor) of a matrix in the color order c.perm:
+ * drops b_ij, i != j, of rows of one color, so that every triangle of M
+ * couples only rows of different colors and its level schedule has one
+ * level per color. */
+kryl_status kryl_mcolor_filter(kryl_precond *pc, kryl_csr *B, const void *user);
+
+#endif

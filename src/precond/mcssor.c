@@ -1,0 +1,151 @@
+/* Multicolor SSOR(k) multisweep preconditioner (Li & Saad, GPU-accelerated
+ * preconditioned iterative linear solvers, J. Supercomputing 63 (2013),
+ * section 5.3, Algorithm 2; Saad, Iterative Methods for Sparse Linear
+ * Systems, 2nd ed., SIAM 2003, sections 4.1.1, 10.2.1 and 12.4).
+ *
+ * With A = D + L + U (diagonal, strict lower, strict upper) in the color
+ * order, one symmetric sweep from z = 0 on A z = r is z = M^{-1} r with
+ *   M = (D + omega L) D^{-1} (D + omega U) / (omega (2 - omega))
+ *     = (omega / (2 - omega)) (D/omega + L) D^{-1} (D/omega + U),
+ * Saad's M_SSOR (eq. 10.12, with E = -L, F = -U).  M is symmetric when A is,
+ * and positive definite for SPD A and 0 < omega < 2, so it serves CG, PCG
+ * and pipelined CG as well as GMRES and BiCGSTAB.  k sweeps are the SSOR
+ * iteration z_{j+1} = z_j + M^{-1} (r - A z_j) from z_0 = 0, i.e.
+ * M_k^{-1} = sum_{j<k} (I - M^{-1} A)^j M^{-1}, again symmetric, with the
+ * eigenvalues 1 - (1 - mu)^k > 0 of M_k^{-1} A for the mu in (0, 1] of
+ * M^{-1} A.
+ *
+ * M is applied as M = L' U' with the unit lower L' = I + omega L D^{-1} and
+ * U' = (D + omega U) / (omega (2 - omega)), the storage of an ILU(0)
+ * factorization, so the incomplete-factorization path of ilu.c does the
+ * rest: two level-scheduled triangular solves per sweep.  In the color
+ * order the rows of one color are not coupled, so each triangle has one
+ * level per color and each level is one color: the backend's level
+ * schedule is exactly the multicolor sweep (a product with the color's
+ * rows and a diagonal scaling per color).
+ *
+ * Ordering: the colors are those of A in its natural numbering
+ * (mcolor.c), so M does not depend on the storage format.  The triangles
+ * live in a private color order and each apply gathers r into it and
+ * scatters z back (2 vector permutations).  Building them in the iteration
+ * order instead would save those two passes, but the backends' trsv takes a
+ * triangle in its own index order (an entry above the diagonal of a lower
+ * triangle is refused), which the color order is not; a private color
+ * order is the only layout the existing kernels solve.  Sweeps beyond the
+ * first compute r - A z with the iteration matrix's own SpMV (its format,
+ * its order): a second, color-ordered copy of A would save two
+ * permutations per sweep but store the matrix twice.
+ *
+ * Sparsification (mcolor.c): when the colors come from a sparsified graph,
+ * rows of one color may still be coupled in A.  Such entries cannot sit in
+ * a triangle solved one color at a time, so they are left out of L and U
+ * (M is the SSOR of A minus those couplings), while the residual of later
+ * sweeps uses all of A. */
+#include <stdlib.h>
+
+#include "factor/factor_internal.h"
+#include "precond/mcolor.h"
+
+typedef struct mcssor_data {
+    kryl_precond sweep;  /* z = M^{-1} r: one symmetric sweep from z = 0 */
+    kryl_matrix A;       /* the iteration matrix (not owned) */
+    int sweeps;          /* k */
+    double omega;        /* relaxation factor */
+    kryl_vector res, dz; /* r - A z and M^{-1} of it (k > 1) */
+} mcssor_data;
+
+static kryl_status mcssor_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    mcssor_data *d = pc->data;
+    const kryl_backend_ops *ops = pc->ctx->ops;
+    /* z = M^{-1} r */
+    KRYL_TRY(d->sweep.apply(&d->sweep, r, z));
+    for (int k = 1; k < d->sweeps; k++) {
+        /* res = r - A z;  dz = M^{-1} res;  z += dz */
+        KRYL_TRY(ops->spmv(pc->ctx, d->A, -1.0, z, 1.0, r, d->res, NULL));
+        KRYL_TRY(d->sweep.apply(&d->sweep, d->res, d->dz));
+        KRYL_TRY(ops->axpby(pc->ctx, 1.0, d->dz, 1.0, z));
+    }
+    return KRYL_SUCCESS;
+}
+
+static void mcssor_destroy(kryl_precond *pc)
+{
+    mcssor_data *d = pc->data;
+    if (d == NULL) return;
+    if (d->sweep.destroy) d->sweep.destroy(&d->sweep);
+    kryl_vector_destroy(&d->res);
+    kryl_vector_destroy(&d->dz);
+    free(d);
+    pc->data = NULL;
+}
+
+/* M = L' U' of B (color order, rows sorted, every diagonal nonzero):
+ * l'_ij = omega b_ij / b_jj (j < i), u'_ii = b_ii / (omega (2 - omega)),
+ * u'_ij = b_ij / (2 - omega) (j > i). */
+static kryl_status ssor_factors(kryl_precond *pc, const kryl_csr *B, kryl_factor *F,
+                                const void *user)
+{
+    (void)pc;
+    const mcssor_data *d = user;
+    double w = d->omega;
+    int64_t n = B->nrows;
+    kryl_csr C = {0};
+    KRYL_TRY(kryl_csr_alloc(&C, n, n, kryl_csr_nnz(B)));
+    double *diag = malloc(((size_t)n + 1) * sizeof *diag);
+    if (diag == NULL) {
+        kryl_csr_free(&C);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "mcssor: cannot allocate %lld rows",
+                          (long long)n);
+    }
+    kryl_csr_diagonal(B, diag);
+    for (int64_t i = 0; i <= n; i++) C.row_ptr[i] = B->row_ptr[i];
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t e = B->row_ptr[i]; e < B->row_ptr[i + 1]; e++) {
+            /* C = (I + omega L D^{-1}) - I + (D + omega U) / (omega (2 - omega)) */
+            int32_t j = B->col_idx[e];
+            C.col_idx[e] = j;
+            C.values[e] = j < i    ? w * B->values[e] / diag[j]
+                          : j == i ? B->values[e] / (w * (2.0 - w))
+                                   : B->values[e] / (2.0 - w);
+        }
+    free(diag);
+    kryl_status st = kryl_factor_split_lu(&C, B, F);
+    kryl_csr_free(&C);
+    return st;
+}
+
+kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts)
+{
+    if (opts->sweeps < 1 || !(opts->omega > 0.0 && opts->omega < 2.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "mcssor: sweeps %d, omega %g: expected sweeps >= 1 and 0 < omega < 2",
+                          opts->sweeps, opts->omega);
+    mcssor_data *d = calloc(1, sizeof *d);
+    if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "mcssor: out of memory");
+    pc->data = d;
+    pc->apply = mcssor_apply;
+    pc->destroy = mcssor_destroy;
+    d->A = A;
+    d->sweeps = opts->sweeps;
+    d->omega = opts->omega;
+    d->sweep.kind = pc->kind;
+    d->sweep.ctx = pc->ctx;
+    if (d->sweeps > 1) {
+        KRYL_TRY(kryl_vector_create_like(&d->res, pc->ctx, A->layout, A->precision));
+        KRYL_TRY(kryl_vector_create_like(&d->dz, pc->ctx, A->layout, A->precision));
+    }
+    kryl_mcolor mc;
+    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &mc));
+    kryl_precond_filter filter = {kryl_mcolor_filter, &mc};
+    kryl_precond_ordering ordering = {.order = mc.c.perm, .build = ssor_factors, .user = d};
+    kryl_status st =
+        kryl_precond_factor_create_ordered(&d->sweep, A, opts, pc->kind, &filter, &ordering);
+    if (st == KRYL_SUCCESS)
+        kryl_log(pc->ctx, KRYL_LOG_INFO,
+                 "mcssor: %d sweep(s) of SSOR(omega = %g) per apply, %d colors (= levels)",
+                 d->sweeps, d->omega, (int)mc.c.ncolors);
+    kryl_mcolor_free(&mc);
+    return st;
+}
