@@ -1,14 +1,24 @@
-/* The cuda backend's level-scheduled triangular solves against the ref
- * backend's substitution: random lower/upper, unit/non-unit triangles of
- * awkward sizes and the factors of IC(0) and ILU(0), in double and single;
+/* The cuda backend's triangular solves against the ref backend's
+ * substitution, by every solve path (levels, syncfree, host, each forced,
+ * and the one setup chooses): random lower/upper, unit/non-unit triangles
+ * of awkward sizes, a dense row, a tridiagonal chain (a level per row) and
+ * the factors of IC(0) and ILU(0), in double and single; each path solves
+ * twice (its flags reset) and once more replayed from a captured graph;
  * then PCG + IC(0) and GMRES + ILU(0) solves on the device, checked by the
  * true residual.  Skipped (77) without a usable device. */
 #include <math.h>
+#include <string.h>
 
 #include "backends/backend.h"
 #include "factor/factor.h"
 #include "order/order.h"
 #include "test_krylov_support.h"
+#ifdef KRYL_HAVE_CUDA
+#include "backends/cuda/cuda_trsv_hooks.h"
+#define TEST_PATHS KRYL_CUDA_TRSV_PATHS
+#else
+#define TEST_PATHS 1
+#endif
 
 /* A vector of n entries of `precision` in ctx's memory (data NULL on failure). */
 static struct kryl_vector_s make_vector(kryl_context ctx, int64_t n, kryl_precision precision)
@@ -19,58 +29,120 @@ static struct kryl_vector_s make_vector(kryl_context ctx, int64_t n, kryl_precis
     return v;
 }
 
-/* x = T^{-1} b on ctx, b and x given and returned as doubles. */
-static void solve_on(kryl_context ctx, const kryl_csr *T, const kryl_levels *lv,
-                     kryl_precision precision, bool lower, bool unit, const double *b, double *x)
+/* v = scale * b in v's precision (buf: host scratch of n entries). */
+static void upload_scaled(kryl_context ctx, struct kryl_vector_s *v, const double *b, double scale,
+                          void *buf)
 {
-    int64_t n = T->nrows;
-    size_t size = kryl_precision_size(precision);
-    void *buf = malloc((size_t)(n > 0 ? n : 1) * size);
-    struct kryl_vector_s bv = make_vector(ctx, n, precision), xv = make_vector(ctx, n, precision);
+    for (int64_t i = 0; i < v->n; i++) {
+        if (v->precision == KRYL_DOUBLE)
+            ((double *)buf)[i] = scale * b[i];
+        else
+            ((float *)buf)[i] = (float)(scale * b[i]);
+    }
+    CHECK_OK(ctx->ops->upload(ctx, v->data, buf, (size_t)v->n * kryl_precision_size(v->precision)));
+}
+
+/* x = v in double. */
+static void download_double(kryl_context ctx, const struct kryl_vector_s *v, void *buf, double *x)
+{
+    CHECK_OK(
+        ctx->ops->download(ctx, buf, v->data, (size_t)v->n * kryl_precision_size(v->precision)));
+    for (int64_t i = 0; i < v->n; i++)
+        x[i] = v->precision == KRYL_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
+}
+
+/* The triangle on ctx by `path` (0: the ops' trsv_setup, which chooses). */
+static void *setup_on(kryl_context ctx, const kryl_csr *T, const kryl_levels *lv,
+                      kryl_precision precision, bool lower, bool unit, int path)
+{
     void *handle = NULL;
+#ifdef KRYL_HAVE_CUDA
+    if (path != 0) {
+        CHECK_OK(kryl_cuda_trsv_setup_path(ctx, T, precision, lower, unit, lv->order, lv->level_ptr,
+                                           lv->nlevels, (kryl_cuda_trsv_path)path, &handle));
+        if (handle)
+            CHECK(strcmp(ctx->ops->trsv_path(ctx, handle),
+                         kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)path)) == 0,
+                  "forced path %s, reported %s",
+                  kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)path),
+                  ctx->ops->trsv_path(ctx, handle));
+        return handle;
+    }
+#endif
     CHECK_OK(ctx->ops->trsv_setup(ctx, T, precision, lower, unit, lv->order, lv->level_ptr,
                                   lv->nlevels, &handle));
-    /* buf = b in the working precision */
-    for (int64_t i = 0; i < n; i++) {
-        if (precision == KRYL_DOUBLE)
-            ((double *)buf)[i] = b[i];
-        else
-            ((float *)buf)[i] = (float)b[i];
+    return handle;
+}
+
+/* x = T^{-1} b on ctx by `path`, b and x given and returned as doubles;
+ * with graphs, x2 = T^{-1} (2 b) by a replay of a captured solve (else x2
+ * = 2 x), after a second plain solve. */
+static void solve_on(kryl_context ctx, const kryl_csr *T, const kryl_levels *lv,
+                     kryl_precision precision, bool lower, bool unit, int path, const double *b,
+                     double *x, double *x2)
+{
+    int64_t n = T->nrows;
+    void *buf = malloc((size_t)(n > 0 ? n : 1) * kryl_precision_size(precision));
+    struct kryl_vector_s bv = make_vector(ctx, n, precision), xv = make_vector(ctx, n, precision);
+    void *handle = setup_on(ctx, T, lv, precision, lower, unit, path);
+    upload_scaled(ctx, &bv, b, 1.0, buf);
+    /* twice: the second solve finds whatever state the first left */
+    for (int k = 0; k < 2 && handle; k++) CHECK_OK(ctx->ops->trsv(ctx, handle, &bv, &xv));
+    download_double(ctx, &xv, buf, x);
+    for (int64_t i = 0; i < n; i++) x2[i] = 2.0 * x[i];
+    if (handle && ctx->ops->capture_begin) {
+        void *graph = NULL;
+        upload_scaled(ctx, &bv, b, 2.0, buf);
+        CHECK_OK(ctx->ops->capture_begin(ctx));
+        kryl_status st = ctx->ops->trsv(ctx, handle, &bv, &xv);
+        CHECK_OK(ctx->ops->capture_end(ctx, &graph));
+        CHECK_OK(st);
+        /* replayed twice */
+        for (int k = 0; k < 2 && graph; k++) CHECK_OK(ctx->ops->graph_launch(ctx, graph));
+        if (graph) download_double(ctx, &xv, buf, x2);
+        if (graph) ctx->ops->graph_release(ctx, graph);
     }
-    CHECK_OK(ctx->ops->upload(ctx, bv.data, buf, (size_t)n * size));
-    if (handle) CHECK_OK(ctx->ops->trsv(ctx, handle, &bv, &xv));
-    CHECK_OK(ctx->ops->download(ctx, buf, xv.data, (size_t)n * size));
-    /* x = buf in double */
-    for (int64_t i = 0; i < n; i++)
-        x[i] = precision == KRYL_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
     ctx->ops->trsv_release(ctx, handle);
     ctx->ops->release(ctx, bv.data);
     ctx->ops->release(ctx, xv.data);
     free(buf);
 }
 
-/* The cuda solve of T matches ref's in both precisions. */
+/* The cuda solve of T by every path matches ref's in both precisions. */
 static void check_triangle(kryl_context ref, kryl_context gpu, const kryl_csr *T, bool lower,
                            bool unit, const char *what)
 {
     int64_t n = T->nrows;
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
     kryl_levels lv = {0};
     CHECK_OK(kryl_order_levels(T, NULL, lower ? KRYL_LOWER : KRYL_UPPER, &lv));
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    double *xref = malloc((size_t)n * sizeof *xref);
+    double *b = malloc(bytes), *x = malloc(bytes), *x2 = malloc(bytes);
+    double *xref = malloc(bytes), *xref2 = malloc(bytes);
     test_random_values(b, n, 7 + (uint64_t)n);
     const kryl_precision precisions[] = {KRYL_DOUBLE, KRYL_SINGLE};
     for (int p = 0; p < 2; p++) {
-        solve_on(ref, T, &lv, precisions[p], lower, unit, b, xref);
-        solve_on(gpu, T, &lv, precisions[p], lower, unit, b, x);
-        double diff = test_rel_diff(x, xref, n), tol = p == 0 ? 1e-12 : 1e-4;
-        CHECK(diff <= tol, "%s (%s %s, n = %lld, %d levels, %s): cuda differs from ref by %.3e",
-              what, lower ? "lower" : "upper", unit ? "unit" : "non-unit", (long long)n,
-              (int)lv.nlevels, p == 0 ? "double" : "single", diff);
+        solve_on(ref, T, &lv, precisions[p], lower, unit, 0, b, xref, xref2);
+        for (int path = 0; path < TEST_PATHS; path++) {
+            solve_on(gpu, T, &lv, precisions[p], lower, unit, path, b, x, x2);
+            double diff = test_rel_diff(x, xref, n), tol = p == 0 ? 1e-12 : 1e-4;
+            double diff2 = test_rel_diff(x2, xref2, n);
+#ifdef KRYL_HAVE_CUDA
+            const char *name = kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)path);
+#else
+            const char *name = "auto";
+#endif
+            CHECK(diff <= tol && diff2 <= tol,
+                  "%s (%s %s, n = %lld, %d levels, %s, path %s): cuda differs from ref by "
+                  "%.3e (%.3e replayed from a graph)",
+                  what, lower ? "lower" : "upper", unit ? "unit" : "non-unit", (long long)n,
+                  (int)lv.nlevels, p == 0 ? "double" : "single", name, diff, diff2);
+        }
     }
     free(b);
     free(x);
+    free(x2);
     free(xref);
+    free(xref2);
     kryl_levels_free(&lv);
 }
 
@@ -116,6 +188,53 @@ static void test_random(kryl_context ref, kryl_context gpu)
             check_triangle(ref, gpu, &T, lower, unit, "random triangle");
             kryl_csr_free(&T);
         }
+}
+
+/* A triangle of order n (diagonal 4 unless unit) whose only off-diagonal
+ * entries are `dense` (row n-1 of a lower, row 0 of an upper triangle
+ * coupled to every other row) or a chain (t_{i,i-1}, or t_{i,i+1}: a
+ * level per row). */
+static void shaped_triangle(kryl_csr *T, int64_t n, bool lower, bool unit, bool dense)
+{
+    CHECK_OK(kryl_csr_alloc(T, n, n, 3 * n));
+    int64_t nnz = 0;
+    for (int64_t i = 0; i < n; i++) {
+        /* the strict entries of row i: columns [first, last) */
+        int64_t first = lower ? (i > 0 ? i - 1 : 0) : i + 1;
+        int64_t last = lower ? i : (i + 1 < n ? i + 2 : n);
+        if (dense) {
+            bool special = i == (lower ? n - 1 : 0);
+            first = special ? (lower ? 0 : 1) : 0;
+            last = special ? (lower ? n - 1 : n) : 0;
+        }
+        if (!unit && !lower) {
+            T->col_idx[nnz] = (int32_t)i;
+            T->values[nnz++] = 4.0;
+        }
+        for (int64_t j = first; j < last; j++) {
+            T->col_idx[nnz] = (int32_t)j;
+            T->values[nnz++] = -1.0 / (double)(1 + (i + j) % 3);
+        }
+        if (!unit && lower) {
+            T->col_idx[nnz] = (int32_t)i;
+            T->values[nnz++] = 4.0;
+        }
+        T->row_ptr[i + 1] = nnz;
+    }
+}
+
+static void test_shapes(kryl_context ref, kryl_context gpu)
+{
+    for (int shape = 0; shape < 4; shape++) {
+        bool lower = shape < 2, unit = shape % 2 == 1;
+        kryl_csr T = {0};
+        shaped_triangle(&T, 3000, lower, unit, true);
+        check_triangle(ref, gpu, &T, lower, unit, "dense row");
+        kryl_csr_free(&T);
+        shaped_triangle(&T, 1500, lower, unit, false);
+        check_triangle(ref, gpu, &T, lower, unit, "tridiagonal chain");
+        kryl_csr_free(&T);
+    }
 }
 
 /* Both factors of IC(0) and ILU(0) of generated matrices. */
@@ -166,6 +285,7 @@ int main(void)
     kryl_context ref = test_context(KRYL_BACKEND_REF);
     kryl_context gpu = test_context(KRYL_BACKEND_CUDA);
     test_random(ref, gpu);
+    test_shapes(ref, gpu);
     test_factors(ref, gpu);
     check_solve(gpu, KRYL_GEN_POISSON2D5, KRYL_METHOD_PCG, KRYL_PRECOND_IC0,
                 "pcg + ic0 on poisson2d (cuda)");

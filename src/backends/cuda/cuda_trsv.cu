@@ -1,44 +1,55 @@
-/* Level-scheduled sparse triangular solves on the device (Li & Saad 2013,
- * sections 4.1-4.2): the factor is split and checked on the host exactly as
- * the ref backend does (ref_trsv.c), then its off-diagonal entries by row,
- * diagonal and level schedule are copied to the device.  A solve launches
- * one kernel per level on the context's stream; each row of the level gets
- * a group of lanes (up to a warp) that reduces its sum over already solved
- * entries of x, and the group's first lane divides by the diagonal. */
+/* Sparse triangular solves on the device: the factor is split and checked
+ * on the host exactly as the ref backend does (ref_trsv.c), its
+ * off-diagonal entries by row, diagonal and level schedule are copied to
+ * the device, and setup picks the solve path (cuda_trsv_choose.cu): level
+ * by level (cuda_trsv_levels.cu), synchronisation-free
+ * (cuda_trsv_syncfree.cu) or on the host (cuda_trsv_host.cu). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cuda/cuda_trsv.cuh"
 
-extern "C" {
-#include "backends/ref/ref_trsv.h"
+const char *kryl_cuda_trsv_path_name(kryl_cuda_trsv_path path)
+{
+    switch (path) {
+    case KRYL_CUDA_TRSV_LEVELS: return "levels";
+    case KRYL_CUDA_TRSV_SYNCFREE: return "syncfree";
+    case KRYL_CUDA_TRSV_HOST: return "host";
+    default: return "auto";
+    }
 }
 
-/* The device copy of one triangle (the handle). */
-struct cuda_trsv {
-    int64_t n;
-    kryl_precision precision;
-    int lanes;          /* threads per row: a power of two, at most a warp */
-    int64_t *ptr;       /* device, n + 1: off-diagonal entries of row i at [ptr[i], ptr[i+1]) */
-    int32_t *col;       /* device: column of each off-diagonal entry */
-    void *val;          /* device: its value, float or double */
-    void *diag;         /* device: n diagonal values; NULL: unit diagonal */
-    int32_t *rows;      /* device: rows level by level */
-    int64_t *level_ptr; /* host, nlevels + 1: level l's rows at rows[level_ptr[l] ..] */
-    int64_t nlevels;
-};
-
-void kryl_cuda_trsv_release(kryl_context ctx, void *handle)
+const char *kryl_cuda_trsv_path_of(kryl_context ctx, const void *handle)
 {
     (void)ctx;
-    cuda_trsv *D = static_cast<cuda_trsv *>(handle);
-    if (D == nullptr) return;
+    const cuda_trsv *D = static_cast<const cuda_trsv *>(handle);
+    return D ? kryl_cuda_trsv_path_name(D->path) : "none";
+}
+
+/* Free the device copy of the factor (the host path does not need it). */
+static void release_device_arrays(cuda_trsv *D)
+{
     cudaFree(D->ptr);
     cudaFree(D->col);
     cudaFree(D->val);
     cudaFree(D->diag);
     cudaFree(D->rows);
     cudaGetLastError();
+    D->ptr = nullptr;
+    D->col = nullptr;
+    D->val = D->diag = nullptr;
+    D->rows = nullptr;
+}
+
+void kryl_cuda_trsv_release(kryl_context ctx, void *handle)
+{
+    (void)ctx;
+    cuda_trsv *D = static_cast<cuda_trsv *>(handle);
+    if (D == nullptr) return;
+    release_device_arrays(D);
+    cudaFree(D->ticket);
+    cudaGetLastError();
+    kryl_cuda_trsv_host_release(D);
     free(D->level_ptr);
     free(D);
 }
@@ -73,47 +84,93 @@ static kryl_status upload(kryl_cuda_state *s, const kryl_host_trsv *H, cuda_trsv
     KRYL_TRY(device_copy(s, &D->val, H->val, (size_t)nnz * real));
     if (H->diag) KRYL_TRY(device_copy(s, &D->diag, H->diag, (size_t)n * real));
     KRYL_TRY(device_copy(s, (void **)&D->rows, H->rows, (size_t)n * sizeof *H->rows));
-    /* the host split is freed after this: wait for its copies */
+    /* the host split may be freed after this: wait for its copies */
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
-                                 bool lower, bool unit_diagonal, const int32_t *level_rows,
-                                 const int64_t *level_ptr, int64_t nlevels, void **handle)
+/* D's sizes and level schedule from the host split H. */
+static kryl_status describe(const kryl_host_trsv *H, cuda_trsv *D)
+{
+    D->n = H->n;
+    D->nnz = H->ptr[H->n];
+    D->precision = H->precision;
+    D->lanes = lanes_for(D->nnz, H->n);
+    D->nlevels = H->nlevels;
+    D->level_ptr = static_cast<int64_t *>(malloc((size_t)(H->nlevels + 1) * sizeof(int64_t)));
+    if (D->level_ptr == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda trsv_setup: cannot allocate %lld levels",
+                          (long long)H->nlevels);
+    memcpy(D->level_ptr, H->level_ptr, (size_t)(H->nlevels + 1) * sizeof(int64_t));
+    for (int64_t l = 0; l < D->nlevels; l++) {
+        const int64_t rows = D->level_ptr[l + 1] - D->level_ptr[l];
+        if (rows > D->max_level_rows) D->max_level_rows = rows;
+    }
+    return KRYL_SUCCESS;
+}
+
+/* The path KRYL_TRSV_PATH asks for (AUTO when unset or "auto"). */
+static kryl_status path_from_environment(kryl_cuda_trsv_path *path)
+{
+    *path = KRYL_CUDA_TRSV_AUTO;
+    const char *name = getenv("KRYL_TRSV_PATH");
+    if (name == nullptr || name[0] == '\0') return KRYL_SUCCESS;
+    for (int p = 0; p < KRYL_CUDA_TRSV_PATHS; p++)
+        if (strcmp(name, kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)p)) == 0) {
+            *path = (kryl_cuda_trsv_path)p;
+            return KRYL_SUCCESS;
+        }
+    return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                      "KRYL_TRSV_PATH=\"%s\": expected auto, levels, syncfree or host", name);
+}
+
+/* Build D from the host split H (D takes H): device arrays, what the
+ * candidate paths need, the choice, then whatever the chosen path does
+ * not use is freed. */
+static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H, cuda_trsv *D,
+                         kryl_cuda_trsv_path requested)
+{
+    const bool any = requested == KRYL_CUDA_TRSV_AUTO;
+    D->host = H;
+    KRYL_TRY(describe(H, D));
+    KRYL_TRY(upload(s, H, D));
+    if (any || requested == KRYL_CUDA_TRSV_SYNCFREE) KRYL_TRY(kryl_cuda_trsv_syncfree_setup(s, D));
+    if (any || requested == KRYL_CUDA_TRSV_HOST) KRYL_TRY(kryl_cuda_trsv_host_setup(D));
+    KRYL_TRY(kryl_cuda_trsv_choose(ctx, s, D, requested));
+    if (D->path != KRYL_CUDA_TRSV_HOST) kryl_cuda_trsv_host_release(D);
+    if (D->path != KRYL_CUDA_TRSV_SYNCFREE) {
+        cudaFree(D->ticket);
+        cudaGetLastError();
+        D->ticket = nullptr;
+    }
+    if (D->path == KRYL_CUDA_TRSV_HOST) release_device_arrays(D);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
+                                      bool lower, bool unit_diagonal, const int32_t *level_rows,
+                                      const int64_t *level_ptr, int64_t nlevels,
+                                      kryl_cuda_trsv_path path, void **handle)
 {
     KRYL_REQUIRE_ARG(handle);
     *handle = nullptr;
     KRYL_REQUIRE_ARG(T);
+    if ((int)path < 0 || (int)path >= KRYL_CUDA_TRSV_PATHS)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda trsv_setup: path %d: expected auto, levels, syncfree or host",
+                          (int)path);
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (path == KRYL_CUDA_TRSV_AUTO) KRYL_TRY(path_from_environment(&path));
     void *host = nullptr;
     KRYL_TRY(kryl_ref_trsv_setup(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr,
                                  nlevels, &host));
-    const kryl_host_trsv *H = static_cast<const kryl_host_trsv *>(host);
     cuda_trsv *D = static_cast<cuda_trsv *>(calloc(1, sizeof *D));
-    kryl_status st = KRYL_SUCCESS;
-    if (D != nullptr) {
-        D->n = H->n;
-        D->precision = H->precision;
-        D->lanes = lanes_for(H->ptr[H->n], H->n);
-        D->nlevels = H->nlevels;
-        D->level_ptr = static_cast<int64_t *>(malloc((size_t)(H->nlevels + 1) * sizeof(int64_t)));
+    if (D == nullptr) {
+        kryl_ref_trsv_release(ctx, host);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda trsv_setup: out of memory");
     }
-    if (D == nullptr || D->level_ptr == nullptr)
-        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda trsv_setup: cannot allocate %lld levels",
-                        (long long)H->nlevels);
-    if (st == KRYL_SUCCESS) {
-        memcpy(D->level_ptr, H->level_ptr, (size_t)(H->nlevels + 1) * sizeof(int64_t));
-        st = upload(s, H, D);
-    }
-    if (st == KRYL_SUCCESS)
-        kryl_log(ctx, KRYL_LOG_INFO,
-                 "cuda trsv: %s triangle, n = %lld, %lld off-diagonal entries, %lld levels, "
-                 "%d lanes per row",
-                 lower ? "lower" : "upper", (long long)H->n, (long long)H->ptr[H->n],
-                 (long long)H->nlevels, D->lanes);
-    kryl_ref_trsv_release(ctx, host);
+    kryl_status st = build(ctx, s, static_cast<kryl_host_trsv *>(host), D, path);
     if (st != KRYL_SUCCESS) {
         kryl_cuda_trsv_release(ctx, D);
         return st;
@@ -122,27 +179,20 @@ kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_preci
     return KRYL_SUCCESS;
 }
 
-/* x_i = (b_i - sum_{j != i} t_ij x_j) / t_ii for the rows i of one level,
- * `lanes` threads per row summing in double (Li & Saad 2013, section 4.2) */
-template <typename T>
-__global__ __launch_bounds__(KRYL_CUDA_THREADS) void trsv_level_kernel(
-    int64_t count, const int32_t *__restrict__ rows, const int64_t *__restrict__ ptr,
-    const int32_t *__restrict__ col, const T *__restrict__ val, const T *__restrict__ diag,
-    const T *__restrict__ b, T *x, int lanes)
+kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
+                                 bool lower, bool unit_diagonal, const int32_t *level_rows,
+                                 const int64_t *level_ptr, int64_t nlevels, void **handle)
 {
-    const int64_t slot = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / lanes;
-    const int lane = (int)(threadIdx.x & (unsigned)(lanes - 1));
-    const int64_t i = slot < count ? rows[slot] : 0;
-    double sum = 0.0;
-    if (slot < count)
-        for (int64_t k = ptr[i] + lane; k < ptr[i + 1]; k += lanes)
-            sum += (double)val[k] * (double)x[col[k]];
-    /* every lane of the warp takes part in the reduction, in or past the level */
-    for (int offset = lanes / 2; offset > 0; offset /= 2)
-        sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);
-    if (slot < count && lane == 0) {
-        const double r = (double)b[i] - sum;
-        x[i] = (T)(diag ? r / (double)diag[i] : r);
+    return kryl_cuda_trsv_setup_path(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr,
+                                     nlevels, KRYL_CUDA_TRSV_AUTO, handle);
+}
+
+kryl_status kryl_cuda_trsv_run(kryl_cuda_state *s, cuda_trsv *D, const void *b, void *x)
+{
+    switch (D->path) {
+    case KRYL_CUDA_TRSV_SYNCFREE: return kryl_cuda_trsv_syncfree(s, D, b, x);
+    case KRYL_CUDA_TRSV_HOST: return kryl_cuda_trsv_host(s, D, b, x);
+    default: return kryl_cuda_trsv_levels(s, D, b, x);
     }
 }
 
@@ -150,7 +200,7 @@ kryl_status kryl_cuda_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_v
 {
     KRYL_REQUIRE_ARG(handle);
     KRYL_TRY(kryl_cuda_check_vectors("trsv", b, x));
-    const cuda_trsv *D = static_cast<const cuda_trsv *>(handle);
+    cuda_trsv *D = static_cast<cuda_trsv *>(handle);
     const bool same = b->data == x->data && D->n > 0;
     if (b->n != D->n || b->precision != D->precision || same)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
@@ -161,19 +211,6 @@ kryl_status kryl_cuda_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_v
                           same ? " sharing their storage" : "");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    /* x = T^{-1} b, level after level */
-    for (int64_t l = 0; l < D->nlevels; l++) {
-        const int64_t first = D->level_ptr[l], count = D->level_ptr[l + 1] - first;
-        if (count == 0) continue;
-        const unsigned int grid = kryl_cuda_blocks(count * D->lanes, 0x7fffffffu);
-        kryl_cuda_with_type(D->precision, [&](auto t) {
-            using T = decltype(t);
-            trsv_level_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-                count, D->rows + first, D->ptr, D->col, static_cast<const T *>(D->val),
-                static_cast<const T *>(D->diag), static_cast<const T *>(b->data),
-                static_cast<T *>(x->data), D->lanes);
-        });
-        KRYL_CUDA_CHECK_LAUNCH("trsv_level_kernel");
-    }
-    return KRYL_SUCCESS;
+    /* x = T^{-1} b */
+    return kryl_cuda_trsv_run(s, D, b->data, x->data);
 }

@@ -51,3 +51,10 @@ kryl_status kryl_omp_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_ve
     trsv_levels(T, kryl_omp_state_of(ctx)->threads, b->data, x->data);
     return KRYL_SUCCESS;
 }
+
+const char *kryl_omp_trsv_path(kryl_context ctx, const void *handle)
+{
+    (void)ctx;
+    const kryl_host_trsv *T = handle;
+    return T->parallel ? "levels" : "serial";
+}

@@ -8,5 +8,7 @@ kryl_status kryl_omp_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precis
                                 bool lower, bool unit_diagonal, const int32_t *level_rows,
                                 const int64_t *level_ptr, int64_t nlevels, void **handle);
 kryl_status kryl_omp_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x);
+/* "levels" or "serial", as setup chose. */
+const char *kryl_omp_trsv_path(kryl_context ctx, const void *handle);
 
 #endif

@@ -142,3 +142,10 @@ kryl_status kryl_ref_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_ve
         ref_trsv_serial_s(T, b->data, x->data);
     return KRYL_SUCCESS;
 }
+
+const char *kryl_ref_trsv_path(kryl_context ctx, const void *handle)
+{
+    (void)ctx;
+    (void)handle;
+    return "serial";
+}

@@ -26,6 +26,8 @@ kryl_status kryl_ref_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precis
                                 const int64_t *level_ptr, int64_t nlevels, void **handle);
 kryl_status kryl_ref_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x);
 void kryl_ref_trsv_release(kryl_context ctx, void *handle);
+/* "serial": ref always substitutes row after row. */
+const char *kryl_ref_trsv_path(kryl_context ctx, const void *handle);
 
 /* Row i of the substitution, once the rows it depends on are solved. */
 void kryl_ref_trsv_row_d(const kryl_host_trsv *T, const double *b, double *x, int64_t i);
