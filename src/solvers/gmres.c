@@ -7,10 +7,23 @@
  * single-precision inner solve that changes every step, so z_k = B(v_k)
  * is kept in a second basis Z and x = x0 + Z y.
  *
- * Arnoldi by classical Gram-Schmidt with one reorthogonalisation pass
- * (CGS2, Giraud et al. 2005), each pass two block operations: h = V_j'w
- * (multi_dot: one sweep over w and the basis) and w -= V_j h (multi_axpy,
- * which also returns ||w||^2 on the second pass).  The Hessenberg matrix
+ * Arnoldi by classical Gram-Schmidt with reorthogonalisation, two ways
+ * (options.gmres_orthog):
+ *   CGS2 (Giraud et al. 2005): two passes a step, each two block
+ *   operations: h = V_j'w (multi_dot: one sweep over w and the basis) and
+ *   w -= V_j h (multi_axpy, which also returns ||w||^2 on the second pass);
+ *   three reductions a step.
+ *   DCGS2, the default (Bielich, Langou, Thomas, Swirydowicz, Yamazaki,
+ *   Boman, Parallel Comput. 2022; Swirydowicz et al., NLAA 2020): the
+ *   second pass of v_k is delayed to step k+1 and fused with the first
+ *   pass of w = A M^-1 v_k: one block dot [V_k v_k]'[v_k w] with w'w (one
+ *   reduction), the least-squares update (gmres_dcgs2_column: completes
+ *   column k-1 of H, builds column k provisionally so the residual
+ *   estimate is current), one block update of v_k and w.  A cycle's last
+ *   column is completed by one more block dot when x is formed.  With
+ *   FGMRES, z_k = B(v_k) of the not yet reorthogonalised v_k is kept and
+ *   x = x0 + Z T^{-1} y (T upper triangular, from the delayed passes).
+ * The Hessenberg matrix
  * is reduced by Givens rotations on the backend (gmres_givens, a serial
  * operation on O(m) numbers), so |g_{k+1}| = ||b - A x_k|| reaches the
  * monitor with no host round trip.  x is formed only when a cycle ends or
@@ -26,8 +39,12 @@
  *
  * Memory: the basis V is one allocation of (m+1) n entries in the working
  * precision (FGMRES adds Z, m n doubles).  Traffic of Arnoldi step k (k+1
- * basis vectors): SpMV + M^-1 3n + two passes of multi_dot ((k+2) n) and
- * multi_axpy ((k+3) n) + normalise 2n: 4(k+1)n + 8n (+3n with Jacobi).
+ * basis vectors), besides SpMV and M^-1 (3n with Jacobi):
+ *   CGS2: two passes of multi_dot ((k+2) n) and multi_axpy ((k+3) n) +
+ *   normalise 2n: (4k+12) n, in 6 kernels with 3 grid-wide reductions;
+ *   DCGS2: dcgs2_dot (k+2) n + dcgs2_update (k+4) n: (2k+6) n, in 3
+ *   kernels (dot, one-warp column, update) with 1 grid-wide reduction,
+ *   plus (m+1) n a cycle to complete the last column.
  */
 #include <stdlib.h>
 
@@ -38,6 +55,7 @@ typedef struct gmres_work {
     int m; /* restart length */
     int k; /* the next Arnoldi column of this cycle (host count, 0..m-1) */
     bool flexible;
+    bool dcgs2;              /* orthogonalisation: DCGS2, else CGS2 */
     void *basis;             /* backend: V, (m+1) n entries */
     struct kryl_vector_s *V; /* host views of V's columns */
     void *zbasis;            /* backend, flexible: Z, m n doubles */
@@ -64,11 +82,14 @@ static kryl_status make_views(kryl_solver s, void *data, int count, struct kryl_
     return KRYL_SUCCESS;
 }
 
-/* One backend block for R, the rotations, g, y, h2, ww, rr and count. */
+/* One backend block for R, the rotations, g, y, h2, ww, rr and count;
+ * with DCGS2 also H, d, f, eta, gk and (flexible) T. */
 static kryl_status alloc_least_squares(kryl_solver s, gmres_work *w)
 {
     size_t m = (size_t)w->m;
     size_t doubles = (m + 1) * m + 2 * m + (m + 1) + m + (m + 1) + 3;
+    size_t dcgs2 = (m + 1) * m + 2 * (m + 1) + 1 + 3 + 2 + (w->flexible ? m * m : 0);
+    if (w->dcgs2) doubles += dcgs2;
     KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->block, doubles * sizeof(double)));
     double *p = w->block;
     w->ls.m = w->m;
@@ -86,7 +107,17 @@ static kryl_status alloc_least_squares(kryl_solver s, gmres_work *w)
     p += m + 1;
     w->ls.ww = p++;
     w->ls.rr = p++;
-    w->ls.count = (int64_t *)p;
+    w->ls.count = (int64_t *)p++;
+    if (!w->dcgs2) return KRYL_SUCCESS;
+    w->ls.H = p;
+    p += (m + 1) * m;
+    w->ls.d = p;
+    p += 2 * (m + 1) + 1;
+    w->ls.f = p;
+    p += 3;
+    w->ls.eta = p++;
+    w->ls.gk = p++;
+    if (w->flexible) w->ls.T = p;
     return KRYL_SUCCESS;
 }
 
@@ -100,11 +131,23 @@ static kryl_status gmres_setup_kind(kryl_solver s, bool flexible)
     KRYL_REQUIRE_OP(s, name, gmres_givens);
     KRYL_REQUIRE_OP(s, name, gmres_solve);
     if (flexible) KRYL_REQUIRE_OP(s, name, monitor_restart);
+    kryl_orthog orthog = s->options.gmres_orthog;
+    if (orthog != KRYL_ORTHOG_AUTO && orthog != KRYL_ORTHOG_CGS2 && orthog != KRYL_ORTHOG_DCGS2)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "%s: orthogonalisation %d, expected KRYL_ORTHOG_AUTO, _CGS2 or _DCGS2",
+                          name, (int)orthog);
+    bool dcgs2 = orthog != KRYL_ORTHOG_CGS2;
+    if (dcgs2) {
+        KRYL_REQUIRE_OP(s, name, gmres_dcgs2_dot);
+        KRYL_REQUIRE_OP(s, name, gmres_dcgs2_update);
+        KRYL_REQUIRE_OP(s, name, gmres_dcgs2_column);
+    }
     gmres_work *w = calloc(1, sizeof *w);
     if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "gmres: cannot allocate workspace");
     s->work = w;
     w->m = s->options.restart;
     w->flexible = flexible;
+    w->dcgs2 = dcgs2;
     s->period = w->m; /* a cycle of m steps brings the host-side state back */
     size_t column = (size_t)s->Aw->layout->n * kryl_precision_size(s->precision);
     KRYL_TRY(s->ops->alloc(s->ctx, &w->basis, (size_t)(w->m + 1) * column));
@@ -143,6 +186,21 @@ static kryl_status begin_cycle(kryl_solver s, gmres_work *w)
     return s->ops->monitor_update(s->ctx, s->monitor, rr, 0);
 }
 
+/* DCGS2: complete a full cycle's provisional last column m-1 with the
+ * delayed second pass of v_m (guarded; the column op does nothing unless
+ * all m columns were built). */
+static kryl_status complete_cycle(kryl_solver s, gmres_work *w)
+{
+    kryl_scalar d = {w->ls.d};
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    /* d = [V_0 .. V_m]'v_m */
+    KRYL_TRY(s->ops->gmres_dcgs2_dot(s->ctx, w->V, w->m, NULL, d, s->monitor));
+    KRYL_TRY(kryl_reduce_begin(s->ctx, d, w->m + 1));
+    KRYL_TRY(kryl_reduce_end(s->ctx));
+    /* H[0..m-1][m-1] += eta s;  H[m][m-1] = eta rho;  its rotation again */
+    return s->ops->gmres_dcgs2_column(s->ctx, &w->ls, w->m, s->monitor);
+}
+
 /* x += M^-1 V y (Z y when flexible), y = R^-1 g over the columns built
  * (y is zero past them, and multi_axpy skips zero terms); unguarded, and a
  * no-op once the cycle is consumed. */
@@ -151,6 +209,7 @@ static kryl_status form_x(kryl_solver s, gmres_work *w)
     const kryl_backend_ops *ops = s->ops;
     kryl_context ctx = s->ctx;
     kryl_scalar y = {w->ls.y};
+    if (w->dcgs2) KRYL_TRY(complete_cycle(s, w));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* y = R^-1 g */
     KRYL_TRY(ops->gmres_solve(ctx, &w->ls));
@@ -189,8 +248,8 @@ static kryl_status right_precondition(kryl_solver s, gmres_work *w, kryl_vector 
     if (w->flexible) {
         *zk = &w->Z[w->k];
         /* z_k = B(v_k), ||v_k|| = 1 */
-        return kryl_inner_solve(s, v, (kryl_scalar){NULL}, KRYL_INNER_FLOOR * KRYL_INNER_FLOOR,
-                                *zk);
+        return kryl_inner_solve(s, v, (kryl_scalar){NULL},
+                                s->options.inner_rtol * s->options.inner_rtol, *zk);
     }
     if (s->pc == NULL) {
         *zk = v;
@@ -201,26 +260,31 @@ static kryl_status right_precondition(kryl_solver s, gmres_work *w, kryl_vector 
     return s->pc->apply(s->pc, v, w->z);
 }
 
-static kryl_status gmres_step(kryl_solver s)
+/* DCGS2 step k, after w = A z_k in v_{k+1}: one block dot, the
+ * least-squares update, one block update. */
+static kryl_status dcgs2_orthogonalise(kryl_solver s, gmres_work *w, int k, kryl_vector next)
 {
-    gmres_work *w = s->work;
     const kryl_backend_ops *ops = s->ops;
     kryl_context ctx = s->ctx;
-    if (w->k == 0) {
-        /* x = x0 + M^-1 V y of the last cycle (none after start), then a new
-         * cycle from r = b - A x */
-        KRYL_TRY(form_x(s, w));
-        KRYL_TRY(begin_cycle(s, w));
-    }
-    int k = w->k;
-    kryl_vector next = &w->V[k + 1], zk;
+    kryl_scalar d = {w->ls.d}, f = {w->ls.f};
+    /* d = [V_0 .. V_k]'[v_k w];  d[2k+2] = w'w:  the step's one reduction */
+    KRYL_TRY(ops->gmres_dcgs2_dot(ctx, w->V, k, next, d, s->monitor));
+    KRYL_TRY(kryl_reduce_begin(ctx, d, 2 * k + 3));
+    KRYL_TRY(kryl_reduce_end(ctx));
+    /* complete column k-1, provisional column k, its Givens rotation;  rr = g_{k+1}^2 */
+    KRYL_TRY(ops->gmres_dcgs2_column(ctx, &w->ls, k, s->monitor));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* v_k = (v_k - V_k s)/rho;  v_{k+1} = (w - V_k t - c_k v_k)/sigma */
+    return ops->gmres_dcgs2_update(ctx, w->V, k, next, d, f, s->monitor);
+}
+
+/* CGS2 step k, after w = A z_k in v_{k+1}: two passes of block dot and
+ * block update, the Givens rotation, the normalisation. */
+static kryl_status cgs2_orthogonalise(kryl_solver s, gmres_work *w, int k, kryl_vector next)
+{
+    const kryl_backend_ops *ops = s->ops;
+    kryl_context ctx = s->ctx;
     kryl_scalar h = {w->ls.R + (size_t)k * (size_t)(w->m + 1)}, h2 = {w->ls.h2}, ww = {w->ls.ww};
-    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
-    KRYL_TRY(right_precondition(s, w, &zk));
-    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
-    /* w = A z_k, built in place as v_{k+1} */
-    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, zk, 0.0, NULL, next, s->monitor));
-    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     /* CGS pass 1: h = V'w;  w -= V h */
     KRYL_TRY(ops->multi_dot(ctx, w->V, k + 1, next, h, s->monitor));
     KRYL_TRY(kryl_reduce_begin(ctx, h, k + 1));
@@ -237,7 +301,29 @@ static kryl_status gmres_step(kryl_solver s)
     KRYL_TRY(ops->gmres_givens(ctx, &w->ls, k, s->monitor));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* v_{k+1} = w/||w|| */
-    KRYL_TRY(ops->normalize(ctx, next, ww, s->monitor));
+    return ops->normalize(ctx, next, ww, s->monitor);
+}
+
+static kryl_status gmres_step(kryl_solver s)
+{
+    gmres_work *w = s->work;
+    const kryl_backend_ops *ops = s->ops;
+    kryl_context ctx = s->ctx;
+    if (w->k == 0) {
+        /* x = x0 + M^-1 V y of the last cycle (none after start), then a new
+         * cycle from r = b - A x */
+        KRYL_TRY(form_x(s, w));
+        KRYL_TRY(begin_cycle(s, w));
+    }
+    int k = w->k;
+    kryl_vector next = &w->V[k + 1], zk;
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
+    KRYL_TRY(right_precondition(s, w, &zk));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
+    /* w = A z_k, built in place as v_{k+1} */
+    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, zk, 0.0, NULL, next, s->monitor));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    KRYL_TRY(w->dcgs2 ? dcgs2_orthogonalise(s, w, k, next) : cgs2_orthogonalise(s, w, k, next));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     /* record the residual estimate |g_{k+1}|; stop when it meets the tolerance */
     KRYL_TRY(ops->monitor_update(ctx, s->monitor, (kryl_scalar){w->ls.rr}, 1));

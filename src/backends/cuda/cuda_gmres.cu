@@ -164,7 +164,8 @@ __global__ void givens_kernel(kryl_gmres_ls ls, int k, kryl_monitor *monitor)
 }
 
 /* y = R^{-1} g by back substitution over the `count` columns built,
- * y[count..m-1] = 0;  count = 0 (one thread: the ref backend's order). */
+ * y[count..m-1] = 0, then y = T^{-1} y when T is given;  count = 0 (one
+ * thread: the ref backend's order). */
 __global__ void gmres_solve_kernel(kryl_gmres_ls ls)
 {
     const int k = (int)*ls.count, ld = ls.m + 1;
@@ -176,6 +177,12 @@ __global__ void gmres_solve_kernel(kryl_gmres_ls ls)
         double sum = ls.g[i];
         for (int j = i + 1; j < k; j++) sum -= ls.R[(int64_t)j * ld + i] * ls.y[j];
         ls.y[i] = sum / ls.R[(int64_t)i * ld + i];
+    }
+    /* FGMRES by DCGS2 keeps z_j unorthogonalised: y = T^{-1} y */
+    for (int i = k - 1; ls.T != nullptr && i >= 0; i--) {
+        double sum = ls.y[i];
+        for (int j = i + 1; j < k; j++) sum -= ls.T[(int64_t)j * ls.m + i] * ls.y[j];
+        ls.y[i] = sum / ls.T[(int64_t)i * ls.m + i];
     }
     *ls.count = 0;
 }
