@@ -3,10 +3,14 @@
 #include <string.h>
 
 #include "core/objects.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 struct kryl_assembly_s {
     kryl_context ctx;
     int64_t nrows, ncols, row_begin, row_end;
+    int64_t add_begin, add_end; /* rows entries may name: all of them over several ranks */
     kryl_coo entries;
 };
 
@@ -29,6 +33,15 @@ kryl_status kryl_assembly_create(kryl_assembly *assembly, kryl_context ctx, int6
     a->ncols = ncols;
     a->row_begin = row_begin;
     a->row_end = row_end;
+    a->add_begin = row_begin;
+    a->add_end = row_end;
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) {
+        /* entries of other ranks' rows are sent to them by kryl_assembly_finish */
+        a->add_begin = 0;
+        a->add_end = nrows;
+    }
+#endif
     a->entries.nrows = nrows;
     a->entries.ncols = ncols;
     *assembly = a;
@@ -38,12 +51,12 @@ kryl_status kryl_assembly_create(kryl_assembly *assembly, kryl_context ctx, int6
 static kryl_status check_entry(const struct kryl_assembly_s *a, int64_t row, int64_t col,
                                double value)
 {
-    if (row < a->row_begin || row >= a->row_end || col < 0 || col >= a->ncols)
+    if (row < a->add_begin || row >= a->add_end || col < 0 || col >= a->ncols)
         return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
                           "assembly: entry (%lld, %lld) is outside rows [%lld, %lld) and "
                           "columns [0, %lld)",
-                          (long long)row, (long long)col, (long long)a->row_begin,
-                          (long long)a->row_end, (long long)a->ncols);
+                          (long long)row, (long long)col, (long long)a->add_begin,
+                          (long long)a->add_end, (long long)a->ncols);
     if (value - value != 0.0)
         return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "assembly: entry (%lld, %lld) is %g",
                           (long long)row, (long long)col, value);
@@ -85,8 +98,20 @@ kryl_status kryl_assembly_finish(kryl_assembly assembly, kryl_matrix *A)
     *A = NULL;
     KRYL_REQUIRE_ARG(assembly);
     kryl_csr csr;
-    KRYL_TRY(kryl_csr_from_coo(&csr, &assembly->entries, assembly->nrows, assembly->row_begin,
-                               assembly->row_end));
+    const kryl_coo *entries = &assembly->entries;
+#ifdef KRYL_HAVE_MPI
+    kryl_coo routed;
+    if (kryl_dist_active(assembly->ctx)) {
+        /* every entry to the rank owning its row (collective) */
+        KRYL_TRY(kryl_dist_route_entries(assembly->ctx, entries, assembly->row_begin,
+                                         assembly->row_end, &routed));
+        entries = &routed;
+    }
+#endif
+    kryl_status st =
+        kryl_csr_from_coo(&csr, entries, assembly->nrows, assembly->row_begin, assembly->row_end);
+    if (entries != &assembly->entries) kryl_coo_free((kryl_coo *)entries);
+    KRYL_TRY(kryl_context_agree(assembly->ctx, st));
     return kryl_matrix_from_csr(A, assembly->ctx, &csr);
 }
 

@@ -5,6 +5,9 @@
 #include <time.h>
 
 #include "backends/backend.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 void kryl_context_options_init(kryl_context_options *options)
 {
@@ -87,6 +90,9 @@ kryl_status kryl_context_destroy(kryl_context *ctx)
     if (c->live_objects != 0)
         kryl_log(c, KRYL_LOG_WARNING, "kryl: context destroyed with %d objects still alive",
                  c->live_objects);
+#ifdef KRYL_HAVE_MPI
+    kryl_dist_context_free(c);
+#endif
     c->ops->finalize(c);
     free(c);
     *ctx = NULL;
@@ -99,6 +105,58 @@ kryl_backend_kind kryl_context_backend(kryl_context ctx)
 }
 
 const char *kryl_context_device_name(kryl_context ctx) { return ctx ? ctx->device_name : ""; }
+
+kryl_status kryl_context_rank(kryl_context ctx, int *rank, int *size)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    int r = 0, s = 1;
+#ifdef KRYL_HAVE_MPI
+    if (ctx->dist) kryl_dist_rank(ctx, &r, &s);
+#endif
+    if (rank) *rank = r;
+    if (size) *size = s;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_set_overlap(kryl_context ctx, kryl_overlap overlap)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    if (overlap < KRYL_OVERLAP_VECTOR || overlap > KRYL_OVERLAP_TASK)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown overlap mode %d", (int)overlap);
+#ifdef KRYL_HAVE_MPI
+    if (ctx->dist) kryl_dist_set_overlap(ctx, overlap);
+#endif
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_set_partition(kryl_context ctx, kryl_partition_kind partition)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    if (partition < KRYL_PARTITION_AUTO || partition > KRYL_PARTITION_METIS)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown partition %d", (int)partition);
+#ifdef KRYL_HAVE_MPI
+    if (ctx->dist) kryl_dist_set_partition(ctx, partition);
+#endif
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_reset_dist_stats(kryl_context ctx)
+{
+    KRYL_REQUIRE_ARG(ctx);
+#ifdef KRYL_HAVE_MPI
+    if (ctx->dist) kryl_dist_reset_stats(ctx);
+#endif
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_agree(kryl_context ctx, kryl_status st)
+{
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) return kryl_dist_agree(ctx, st);
+#endif
+    (void)ctx;
+    return st;
+}
 
 void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...)
 {

@@ -5,6 +5,9 @@
 
 #include "backends/backend.h"
 #include "order/order.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 static kryl_status new_layout(const kryl_csr *csr, kryl_layout **layout)
 {
@@ -126,6 +129,9 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     *B = NULL;
     KRYL_REQUIRE_ARG(A);
     kryl_context ctx = A->ctx;
+#ifdef KRYL_HAVE_MPI
+    if (A->dist) return kryl_dist_matrix_convert(B, A, precision, format, params, order);
+#endif
     if (format < KRYL_FORMAT_CSR || format > KRYL_FORMAT_DIA)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "convert: format %d is not a storage format",
                           (int)format);
@@ -186,6 +192,9 @@ kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int6
     if (nrows) *nrows = csr->nrows_global;
     if (ncols) *ncols = csr->ncols;
     if (nnz) *nnz = kryl_csr_nnz(csr);
+#ifdef KRYL_HAVE_MPI
+    if (nnz && A->dist) *nnz = kryl_dist_matrix_nnz(A);
+#endif
     return KRYL_SUCCESS;
 }
 
@@ -231,9 +240,26 @@ static double asymmetry(const kryl_csr *A)
     return worst;
 }
 
+/* max |a_ij - a_ji| (INFINITY for different patterns) and max |a_ij|,
+ * over all ranks of a distributed matrix. */
+static kryl_status global_asymmetry(kryl_host_matrix *h, double *worst, double *max_abs)
+{
+#ifdef KRYL_HAVE_MPI
+    if (h->dist) return kryl_dist_asymmetry(h->dist, &h->csr, worst, max_abs);
+#endif
+    const kryl_csr *csr = &h->csr;
+    *max_abs = 0.0;
+    for (int64_t k = 0; k < kryl_csr_nnz(csr); k++)
+        if (fabs(csr->values[k]) > *max_abs) *max_abs = fabs(csr->values[k]);
+    *worst = asymmetry(csr);
+    return KRYL_SUCCESS;
+}
+
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h)
 {
-    if (h->symmetric < 0) h->symmetric = asymmetry(&h->csr) == 0.0;
+    double worst = INFINITY, max_abs;
+    if (h->symmetric < 0)
+        h->symmetric = global_asymmetry(h, &worst, &max_abs) == KRYL_SUCCESS && worst == 0.0;
     return h->symmetric == 1;
 }
 
@@ -245,11 +271,9 @@ kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric)
         *symmetric = kryl_host_matrix_is_symmetric(A->host);
         return KRYL_SUCCESS;
     }
-    const kryl_csr *csr = &A->host->csr;
-    double max_abs = 0.0;
-    for (int64_t k = 0; k < kryl_csr_nnz(csr); k++)
-        if (fabs(csr->values[k]) > max_abs) max_abs = fabs(csr->values[k]);
-    *symmetric = asymmetry(csr) <= tol * max_abs;
+    double worst, max_abs;
+    KRYL_TRY(global_asymmetry(A->host, &worst, &max_abs));
+    *symmetric = worst <= tol * max_abs;
     return KRYL_SUCCESS;
 }
 
@@ -260,11 +284,12 @@ kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double 
     KRYL_REQUIRE_ARG(y);
     if (x->ctx != A->ctx || y->ctx != A->ctx)
         return KRYL_ERROR(KRYL_ERR_CONTEXT_MISMATCH, "spmv: operands from different contexts");
-    if (x->n != A->host->csr.ncols || y->n != A->host->csr.nrows)
-        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
-                          "spmv: A is %lld x %lld but x has %lld and y %lld entries",
-                          (long long)A->host->csr.nrows, (long long)A->host->csr.ncols,
-                          (long long)x->n, (long long)y->n);
+    /* a distributed matrix's columns are distributed like its rows */
+    int64_t ncols = A->dist ? A->layout->n : A->host->csr.ncols;
+    if (x->n != ncols || y->n != A->host->csr.nrows)
+        return KRYL_ERROR(
+            KRYL_ERR_DIMENSION_MISMATCH, "spmv: A is %lld x %lld but x has %lld and y %lld entries",
+            (long long)A->host->csr.nrows, (long long)ncols, (long long)x->n, (long long)y->n);
     if (x->precision != A->precision || y->precision != A->precision)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "spmv: A is %s but x is %s and y is %s; convert them first",
@@ -272,4 +297,26 @@ kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double 
                           kryl_precision_name(y->precision));
     /* y = alpha*A*x + beta*y */
     return A->ctx->ops->spmv(A->ctx, A, alpha, x, beta, y, y, NULL);
+}
+
+kryl_matrix kryl_matrix_local_part(kryl_matrix A)
+{
+#ifdef KRYL_HAVE_MPI
+    if (A->dist) return kryl_dist_matrix_local(A);
+#endif
+    return A;
+}
+
+kryl_status kryl_matrix_dist_info(kryl_matrix A, kryl_dist_info *info)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(info);
+    memset(info, 0, sizeof *info);
+    info->size = 1;
+    info->rows = A->layout->n;
+    info->nnz = kryl_csr_nnz(&A->host->csr);
+#ifdef KRYL_HAVE_MPI
+    if (A->ctx->dist) kryl_dist_matrix_info(A, info);
+#endif
+    return KRYL_SUCCESS;
 }

@@ -12,6 +12,8 @@ extern "C" {
 #endif
 
 struct kryl_backend_ops;
+struct kryl_dist_context; /* src/dist: the ranks of a distributed context */
+struct kryl_dist_matrix;  /* src/dist: a matrix's local and non-local parts, its halo */
 
 struct kryl_context_s {
     kryl_backend_kind kind; /* resolved, never AUTO */
@@ -24,6 +26,8 @@ struct kryl_context_s {
     kryl_log_level log_level;
     char device_name[160];
     int live_objects; /* matrices, vectors and solvers not yet destroyed */
+    /* the ranks of a context made by kryl_context_create_mpi, else NULL */
+    struct kryl_dist_context *dist;
 };
 
 /* The host copy of a matrix, shared by the matrices converted from it. */
@@ -31,6 +35,8 @@ typedef struct kryl_host_matrix {
     int refs;
     kryl_csr csr;  /* owned rows, natural order, double, as given */
     int symmetric; /* -1 not checked yet, 0 no, 1 yes (exactly) */
+    /* rows of a distributed matrix: its checks are collective */
+    struct kryl_dist_context *dist;
 } kryl_host_matrix;
 
 /* How a matrix's rows are ordered on the backend: vectors created from the
@@ -51,6 +57,8 @@ struct kryl_matrix_s {
     kryl_precision precision; /* of the backend storage and its SpMV */
     kryl_fmt fmt;             /* the storage format on the host, in the layout's order */
     void *storage;            /* the backend's SpMV storage built from fmt, owned */
+    /* over several ranks: the storage is in its parts (storage NULL), else NULL */
+    struct kryl_dist_matrix *dist;
 };
 
 struct kryl_vector_s {
@@ -93,6 +101,15 @@ kryl_status kryl_vector_create_like(kryl_vector *v, kryl_context ctx, kryl_layou
 
 kryl_layout *kryl_layout_retain(kryl_layout *layout);
 void kryl_layout_release(kryl_context ctx, kryl_layout *layout);
+
+/* A distributed matrix's part over its owned columns (its iteration
+ * storage, preconditioners factor it); A itself otherwise. */
+kryl_matrix kryl_matrix_local_part(kryl_matrix A);
+
+/* Collective on a distributed context: the first failing status of any
+ * rank (KRYL_SUCCESS if none); a rank that succeeded gets a message
+ * naming the rank that failed.  `st` itself on one rank. */
+kryl_status kryl_context_agree(kryl_context ctx, kryl_status st);
 
 /* Monotonic wall-clock seconds. */
 double kryl_wtime(void);

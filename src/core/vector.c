@@ -3,6 +3,9 @@
 #include <stdlib.h>
 
 #include "backends/backend.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 kryl_status kryl_vector_create_like(kryl_vector *v, kryl_context ctx, kryl_layout *layout,
                                     kryl_precision precision)
@@ -107,4 +110,37 @@ kryl_status kryl_vector_fill(kryl_vector v, double value)
     /* v_i = value */
     KRYL_TRY(v->ctx->ops->fill(v->ctx, v, value));
     return v->ctx->ops->synchronize(v->ctx);
+}
+
+/* v must be laid out like A's rows. */
+static kryl_status check_global(kryl_vector v, kryl_matrix A, const char *what)
+{
+    KRYL_REQUIRE_ARG(v);
+    KRYL_REQUIRE_ARG(A);
+    if (v->ctx != A->ctx)
+        return KRYL_ERROR(KRYL_ERR_CONTEXT_MISMATCH, "%s: v and A belong to different contexts",
+                          what);
+    if (v->n != A->layout->n)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "%s: v has %lld entries but A owns %lld rows here", what, (long long)v->n,
+                          (long long)A->layout->n);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_vector_set_global(kryl_vector v, kryl_matrix A, const double *values)
+{
+    KRYL_TRY(check_global(v, A, "kryl_vector_set_global"));
+#ifdef KRYL_HAVE_MPI
+    if (A->dist) return kryl_dist_vector_set_global(v, A, values);
+#endif
+    return kryl_vector_set(v, values, v->n);
+}
+
+kryl_status kryl_vector_get_global(kryl_vector v, kryl_matrix A, double *values)
+{
+    KRYL_TRY(check_global(v, A, "kryl_vector_get_global"));
+#ifdef KRYL_HAVE_MPI
+    if (A->dist) return kryl_dist_vector_get_global(v, A, values);
+#endif
+    return kryl_vector_get(v, values, v->n);
 }

@@ -6,6 +6,9 @@
 
 #include "core/objects.h"
 #include "gen/generator.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -115,6 +118,11 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
                           "rows: need 0 <= row_begin <= row_end <= %lld",
                           (long long)row_begin, (long long)row_end, (long long)g.nrows,
                           (long long)g.nrows);
+#ifdef KRYL_HAVE_MPI
+    /* the whole matrix over several ranks: each generates its block of rows */
+    if (kryl_dist_active(ctx) && row_begin == 0 && row_end == g.nrows)
+        kryl_dist_block_rows(ctx, g.nrows, &row_begin, &row_end);
+#endif
     const int64_t nrows = row_end - row_begin;
     const int threads = thread_count(ctx);
     int64_t *row_ptr = calloc((size_t)nrows + 1, sizeof *row_ptr);

@@ -1,6 +1,9 @@
 /* Public reading and writing of matrices as Matrix Market files. */
 #include "core/objects.h"
 #include "io/mtx.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path)
 {
@@ -8,6 +11,10 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
     *A = NULL;
     KRYL_REQUIRE_ARG(ctx);
     KRYL_REQUIRE_ARG(path);
+#ifdef KRYL_HAVE_MPI
+    /* over several ranks: rank 0 reads and distributes the rows (collective) */
+    if (kryl_dist_active(ctx)) return kryl_dist_read_mtx(A, ctx, path);
+#endif
     kryl_coo coo;
     KRYL_TRY(kryl_mtx_read(path, NULL, &coo));
     kryl_csr csr;
@@ -21,5 +28,9 @@ kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path)
 {
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(path);
+    if (A->dist != NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "kryl_matrix_write_mtx: each rank holds only its own rows of a "
+                          "distributed matrix; write it from a single-process context");
     return kryl_mtx_write_csr(path, &A->host->csr);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_mpi.h"
 
 typedef struct command {
     const char *name;
@@ -47,7 +48,8 @@ static int help(int argc, char **argv)
     return CLI_EXIT_ERROR;
 }
 
-int main(int argc, char **argv)
+/* The command named by argv[1]. */
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         help_print(NULL, stderr);
@@ -61,4 +63,13 @@ int main(int argc, char **argv)
         if (strcmp(table[i].name, name) == 0) return table[i].run(argc - 1, argv + 1);
     fprintf(stderr, "kryl: unknown command '%s'\nRun 'kryl --help' for the commands.\n", name);
     return CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+    /* under mpirun every rank runs the command; otherwise MPI is never touched */
+    cli_mpi_start(&argc, &argv);
+    int status = run_command(argc, argv);
+    cli_mpi_finish();
+    return status;
 }

@@ -32,7 +32,7 @@ kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, 
 /* Fill b with `values`, or with A*1 (using x as the vector of ones). */
 static kryl_status set_rhs(solve_job *job, const double *values)
 {
-    if (values != NULL) return kryl_vector_set(job->b, values, kryl_vector_length(job->b));
+    if (values != NULL) return kryl_vector_set_global(job->b, job->A, values);
     kryl_status st = kryl_vector_fill(job->x, 1.0);
     /* b = A * 1 */
     if (st == KRYL_SUCCESS) st = kryl_matrix_spmv(job->A, 1.0, job->x, 0.0, job->b);
@@ -45,8 +45,8 @@ kryl_status solve_job_solve(solve_job *job, const double *b, const double *x0)
     if (st == KRYL_SUCCESS) st = kryl_vector_create(&job->x, job->A, KRYL_DOUBLE);
     if (st == KRYL_SUCCESS) st = set_rhs(job, b);
     if (st == KRYL_SUCCESS)
-        st = x0 != NULL ? kryl_vector_set(job->x, x0, kryl_vector_length(job->x))
-                        : kryl_vector_fill(job->x, 0.0);
+        st =
+            x0 != NULL ? kryl_vector_set_global(job->x, job->A, x0) : kryl_vector_fill(job->x, 0.0);
     if (st == KRYL_SUCCESS) {
         progress_start(&job->progress);
         st = kryl_solver_solve(job->solver, job->b, job->x, &job->result);

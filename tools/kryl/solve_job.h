@@ -26,7 +26,7 @@ kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int dev
 kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, bool show_progress);
 
 /* Solve with b (NULL: b = A*1) and the initial guess x0 (NULL: 0), each of
- * the matrix's row count. */
+ * the matrix's global row count (read on rank 0 in a distributed run). */
 kryl_status solve_job_solve(solve_job *job, const double *b, const double *x0);
 
 /* Destroy what the job holds, in dependency order, and return the exit

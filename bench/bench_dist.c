@@ -1,0 +1,324 @@
+/*
+ * bench_dist: CG and SpMV over MPI ranks (docs/DISTRIBUTED.md), unattended.
+ *
+ *   mpirun -np P bench_dist [--n 256] [--its 50] [--reps 20] [--backend auto]
+ *                           [--powerlaw 10000000] [--link-gbs 25]
+ *
+ * Baseline (same run): the problem on rank 0 alone.  Then, for each overlap
+ * mode (vector, naive, task; Kreutzer et al. 2012, section 3):
+ *   strong scaling: the 7-point Poisson matrix on n^3 points split over the ranks;
+ *   weak scaling:   n x n x (n P) points, n^3 per rank;
+ * with the time per CG iteration and per SpMV (max over ranks), each rank's
+ * halo (ghosts, bytes sent per SpMV) and its SpMV time split into compute,
+ * communication and waiting, and the model's prediction: the local
+ * product by the bandwidth model (eq. 1, kryl_matrix_format_info), plus
+ * 8/N_nzr bytes per flop for writing y twice, plus the halo's bytes over a
+ * link of --link-gbs GB/s, added (vector) or overlapped (naive, task).
+ * Last, a communication-heavy case: a power-law matrix of --powerlaw rows
+ * built on rank 0, distributed by contiguous ranges and by METIS parts.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kryl_mpi.h"
+
+typedef struct bench_args {
+    int64_t n, its, reps, powerlaw;
+    double link_gbs;
+    kryl_backend_kind backend;
+} bench_args;
+
+/* One measurement of one matrix in one mode, max over the ranks. */
+typedef struct measure {
+    double spmv_s, cg_it_s;
+    double model_vector_s, model_overlap_s;
+} measure;
+
+static int rank, size;
+
+#define DIE_UNLESS(call)                                                                           \
+    do {                                                                                           \
+        kryl_status st_ = (call);                                                                  \
+        if (st_ != KRYL_SUCCESS) {                                                                 \
+            fprintf(stderr, "rank %d: %s failed: %s\n", rank, #call, kryl_last_error());           \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
+static double max_over_ranks(double v, MPI_Comm comm)
+{
+    double m = v;
+    MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return m;
+}
+
+/* Seconds per y = A x (x = 1), the best of three rounds of reps, max over ranks.
+ * kryl_vector_fill synchronises the device at the end of a round. */
+static double time_spmv(kryl_matrix A, int64_t reps, MPI_Comm comm)
+{
+    kryl_vector x = NULL, y = NULL;
+    DIE_UNLESS(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    DIE_UNLESS(kryl_vector_create(&y, A, KRYL_DOUBLE));
+    DIE_UNLESS(kryl_vector_fill(x, 1.0));
+    DIE_UNLESS(kryl_matrix_spmv(A, 1.0, x, 0.0, y));
+    double best = INFINITY;
+    for (int round = 0; round < 3; round++) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        for (int64_t k = 0; k < reps; k++) DIE_UNLESS(kryl_matrix_spmv(A, 1.0, x, 0.0, y));
+        DIE_UNLESS(kryl_vector_fill(x, 1.0));
+        best = fmin(best, (MPI_Wtime() - t0) / (double)reps);
+    }
+    kryl_vector_destroy(&x);
+    kryl_vector_destroy(&y);
+    return max_over_ranks(best, comm);
+}
+
+/* Seconds per CG iteration (its iterations, b = 1, x0 = 0), max over ranks. */
+static double time_cg(kryl_matrix A, int64_t its, MPI_Comm comm)
+{
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_CG;
+    o.rtol = 1e-300; /* run all its iterations */
+    o.max_iterations = its;
+    o.record_history = false;
+    kryl_solver s = NULL;
+    kryl_vector b = NULL, x = NULL;
+    kryl_result r;
+    DIE_UNLESS(kryl_solver_create(&s, A, &o));
+    DIE_UNLESS(kryl_vector_create(&b, A, KRYL_DOUBLE));
+    DIE_UNLESS(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    DIE_UNLESS(kryl_vector_fill(b, 1.0));
+    DIE_UNLESS(kryl_vector_fill(x, 0.0));
+    DIE_UNLESS(kryl_solver_solve(s, b, x, &r));
+    kryl_vector_destroy(&b);
+    kryl_vector_destroy(&x);
+    kryl_solver_destroy(&s);
+    return max_over_ranks(r.iterations > 0 ? r.solve_s / (double)r.iterations : 0.0, comm);
+}
+
+/* The model's SpMV seconds of this rank's part: vector mode adds the
+ * halo's transfer, the overlapped modes hide it behind the local product. */
+static void model(kryl_matrix A, const bench_args *a, measure *m)
+{
+    kryl_format_info f;
+    kryl_dist_info d;
+    DIE_UNLESS(kryl_matrix_format_info(A, KRYL_FORMAT_CSR, &f));
+    DIE_UNLESS(kryl_matrix_dist_info(A, &d));
+    double split = d.size > 1 && f.bandwidth > 0.0 ? 16.0 * (double)d.rows / f.bandwidth : 0.0;
+    /* bytes received ~ bytes sent for a symmetric pattern */
+    double halo = 2.0 * (double)d.bytes_sent / (a->link_gbs * 1e9);
+    m->model_vector_s = max_over_ranks(f.predicted_seconds + split + halo, MPI_COMM_WORLD);
+    m->model_overlap_s = max_over_ranks(fmax(f.predicted_seconds, halo) + split, MPI_COMM_WORLD);
+}
+
+/* Rank 0 prints every rank's part and SpMV split (from the counters). */
+static void print_ranks(kryl_matrix A, kryl_context ctx)
+{
+    kryl_dist_info mine, *all = calloc((size_t)size, sizeof *all);
+    DIE_UNLESS(kryl_matrix_dist_info(A, &mine));
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    for (int p = 0; rank == 0 && p < size; p++) {
+        double k = all[p].spmvs > 0 ? 1e3 / (double)all[p].spmvs : 0.0;
+        printf("      rank %d: %10lld rows %9lld ghosts %3d nbrs %9.3f MB/SpMV   "
+               "per SpMV compute %.3f comm %.3f wait %.3f ms\n",
+               p, (long long)all[p].rows, (long long)all[p].ghosts, all[p].neighbours,
+               1e-6 * (double)all[p].bytes_sent, k * all[p].compute_s, k * all[p].comm_s,
+               k * all[p].wait_s);
+    }
+    free(all);
+    DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
+}
+
+static const char *mode_names[] = {"vector", "naive", "task"};
+
+/* Every mode on A: a table row per mode and the per-rank lines. */
+static void run_modes(const char *title, kryl_matrix A, kryl_context ctx, const bench_args *a,
+                      const measure *base, bool strong)
+{
+    int64_t n = 0, nnz = 0;
+    kryl_matrix_size(A, &n, NULL, &nnz);
+    if (rank == 0) {
+        printf("\n%s: %lld rows, %lld nonzeros, %d ranks\n", title, (long long)n, (long long)nnz,
+               size);
+        printf("  %-7s %10s %10s %10s %10s %8s\n", "mode", "CG ms/it", "SpMV ms", "model vec",
+               "model ovl", strong ? "speedup" : "weak eff");
+    }
+    measure m;
+    model(A, a, &m);
+    for (int mode = KRYL_OVERLAP_VECTOR; mode <= KRYL_OVERLAP_TASK; mode++) {
+        DIE_UNLESS(kryl_context_set_overlap(ctx, (kryl_overlap)mode));
+        DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
+        m.spmv_s = time_spmv(A, a->reps, MPI_COMM_WORLD);
+        DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
+        m.cg_it_s = time_cg(A, a->its, MPI_COMM_WORLD);
+        /* strong: T1 / TP (ideal P); weak: T1 / TP (ideal 1) */
+        double ratio = m.cg_it_s > 0.0 ? base->cg_it_s / m.cg_it_s : 0.0;
+        if (rank == 0)
+            printf("  %-7s %10.3f %10.3f %10.3f %10.3f %8.2f\n", mode_names[mode], 1e3 * m.cg_it_s,
+                   1e3 * m.spmv_s, 1e3 * m.model_vector_s,
+                   1e3 * (mode == KRYL_OVERLAP_VECTOR ? m.model_vector_s : m.model_overlap_s),
+                   ratio);
+        if (size > 1) print_ranks(A, ctx);
+    }
+}
+
+/* The baseline: the n^3 problem on rank 0 alone (broadcast to all). */
+static void baseline(const bench_args *a, measure *base)
+{
+    memset(base, 0, sizeof *base);
+    if (rank == 0) {
+        kryl_context_options co;
+        kryl_context_options_init(&co);
+        co.backend = a->backend;
+        kryl_context one = NULL;
+        DIE_UNLESS(kryl_context_create_mpi(&one, &co, MPI_COMM_SELF));
+        kryl_generator_options g;
+        kryl_generator_options_init(&g, KRYL_GEN_POISSON3D7, a->n);
+        int64_t rows = 0, estimate;
+        DIE_UNLESS(kryl_generator_size(&g, &rows, &estimate));
+        kryl_matrix A = NULL;
+        DIE_UNLESS(kryl_matrix_generate(&A, one, &g, 0, rows));
+        base->spmv_s = time_spmv(A, a->reps, MPI_COMM_SELF);
+        base->cg_it_s = time_cg(A, a->its, MPI_COMM_SELF);
+        printf("baseline, 1 rank (%s): poisson3d %lld^3: CG %.3f ms/it, SpMV %.3f ms\n",
+               kryl_context_device_name(one), (long long)a->n, 1e3 * base->cg_it_s,
+               1e3 * base->spmv_s);
+        kryl_matrix_destroy(&A);
+        kryl_context_destroy(&one);
+    }
+    MPI_Bcast(base, (int)sizeof *base, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+/* The 7-point Poisson matrix on nx x ny x nz points, each rank its block. */
+static kryl_matrix poisson(kryl_context ctx, int64_t nx, int64_t ny, int64_t nz)
+{
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, KRYL_GEN_POISSON3D7, nx);
+    g.ny = ny;
+    g.nz = nz;
+    int64_t rows = 0, estimate;
+    DIE_UNLESS(kryl_generator_size(&g, &rows, &estimate));
+    kryl_matrix A = NULL;
+    DIE_UNLESS(kryl_matrix_generate(&A, ctx, &g, 0, rows));
+    return A;
+}
+
+/* The power-law matrix built on rank 0, distributed both ways; SpMV only. */
+static void powerlaw(kryl_context ctx, const bench_args *a)
+{
+    kryl_matrix whole = NULL;
+    kryl_context one = NULL;
+    if (rank == 0) {
+        kryl_context_options co;
+        kryl_context_options_init(&co);
+        co.backend = KRYL_BACKEND_OMP;
+        if (!kryl_backend_available(KRYL_BACKEND_OMP)) co.backend = KRYL_BACKEND_REF;
+        DIE_UNLESS(kryl_context_create(&one, &co));
+        kryl_generator_options g;
+        kryl_generator_options_init(&g, KRYL_GEN_POWERLAW, a->powerlaw);
+        DIE_UNLESS(kryl_matrix_generate(&whole, one, &g, 0, a->powerlaw));
+        printf("\npowerlaw: %lld rows built on rank 0; SpMV ms per mode (max over ranks)\n",
+               (long long)a->powerlaw);
+        printf("  %-10s %9s %12s %14s %9s %9s %9s\n", "partition", "split s", "max ghosts",
+               "sum MB/SpMV", "vector", "naive", "task");
+    }
+    const kryl_partition_kind parts[] = {KRYL_PARTITION_CONTIGUOUS, KRYL_PARTITION_METIS};
+    for (int k = 0; k < 2; k++) {
+        DIE_UNLESS(kryl_context_set_partition(ctx, parts[k]));
+        double t0 = MPI_Wtime();
+        kryl_matrix A = NULL;
+        kryl_status st = kryl_matrix_distribute(&A, ctx, whole);
+        if (st == KRYL_ERR_UNSUPPORTED) {
+            if (rank == 0) printf("  %-10s (not in this build)\n", kryl_partition_name(parts[k]));
+            continue;
+        }
+        DIE_UNLESS(st);
+        double split_s = MPI_Wtime() - t0;
+        kryl_dist_info d;
+        DIE_UNLESS(kryl_matrix_dist_info(A, &d));
+        double ghosts = max_over_ranks((double)d.ghosts, MPI_COMM_WORLD), bytes = 0.0,
+               mine = (double)d.bytes_sent;
+        MPI_Allreduce(&mine, &bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double t[3];
+        for (int mode = KRYL_OVERLAP_VECTOR; mode <= KRYL_OVERLAP_TASK; mode++) {
+            DIE_UNLESS(kryl_context_set_overlap(ctx, (kryl_overlap)mode));
+            t[mode] = time_spmv(A, a->reps, MPI_COMM_WORLD);
+        }
+        if (rank == 0)
+            printf("  %-10s %9.2f %12.0f %14.3f %9.3f %9.3f %9.3f\n", kryl_partition_name(parts[k]),
+                   split_s, ghosts, 1e-6 * bytes, 1e3 * t[0], 1e3 * t[1], 1e3 * t[2]);
+        kryl_matrix_destroy(&A);
+    }
+    kryl_matrix_destroy(&whole);
+    kryl_context_destroy(&one);
+}
+
+/* --name value pairs; unknown names stop the run with a usage line. */
+static void parse(int argc, char **argv, bench_args *a)
+{
+    *a = (bench_args){.n = 256, .its = 50, .reps = 20, .powerlaw = 10000000, .link_gbs = 25.0};
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *k = argv[i], *v = argv[i + 1];
+        if (strcmp(k, "--n") == 0)
+            a->n = atoll(v);
+        else if (strcmp(k, "--its") == 0)
+            a->its = atoll(v);
+        else if (strcmp(k, "--reps") == 0)
+            a->reps = atoll(v);
+        else if (strcmp(k, "--powerlaw") == 0)
+            a->powerlaw = atoll(v);
+        else if (strcmp(k, "--link-gbs") == 0)
+            a->link_gbs = atof(v);
+        else if (strcmp(k, "--backend") == 0)
+            DIE_UNLESS(kryl_backend_from_name(v, &a->backend));
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: bench_dist [--n N] [--its K] [--reps R] [--backend B] "
+                                "[--powerlaw ROWS (0: skip)] [--link-gbs GB/s]\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (a->n < 2 || a->its < 1 || a->reps < 1 || a->powerlaw < 0 || !(a->link_gbs > 0.0)) {
+        if (rank == 0) fprintf(stderr, "bench_dist: sizes and counts must be positive\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    bench_args a;
+    parse(argc, argv, &a);
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = a.backend;
+    kryl_context ctx = NULL;
+    DIE_UNLESS(kryl_context_create_mpi(&ctx, &co, MPI_COMM_WORLD));
+    if (rank == 0)
+        printf("bench_dist: %d ranks, backend %s (%s), MPI thread level %d, CG %lld its, "
+               "SpMV best of 3 x %lld, link %.0f GB/s in the model\n",
+               size, kryl_backend_name(kryl_context_backend(ctx)), kryl_context_device_name(ctx),
+               provided, (long long)a.its, (long long)a.reps, a.link_gbs);
+    measure base;
+    baseline(&a, &base);
+    kryl_matrix A = poisson(ctx, a.n, a.n, a.n);
+    run_modes("strong scaling, poisson3d n^3", A, ctx, &a, &base, true);
+    kryl_matrix_destroy(&A);
+    if (size > 1) {
+        A = poisson(ctx, a.n, a.n, a.n * size);
+        run_modes("weak scaling, poisson3d n^3 per rank", A, ctx, &a, &base, false);
+        kryl_matrix_destroy(&A);
+    }
+    if (a.powerlaw > 0) powerlaw(ctx, &a);
+    kryl_context_destroy(&ctx);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* What the core calls of a distributed context (src/dist).  Defined only
+ * in builds with MPI (KRYL_HAVE_MPI); callers guard their calls with it. */
+#ifndef KRYL_DIST_DIST_H
+#define KRYL_DIST_DIST_H
+
+#include "backends/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether ctx spans more than one rank. */
+bool kryl_dist_active(kryl_context ctx);
+
+/* Free the context's distributed state (its communicator, its thread). */
+void kryl_dist_context_free(kryl_context ctx);
+
+/* Rank and size of the context's communicator. */
+void kryl_dist_rank(kryl_context ctx, int *rank, int *size);
+
+/* The first failing status of any rank (kryl_context_agree). */
+kryl_status kryl_dist_agree(kryl_context ctx, kryl_status st);
+
+/* Start / finish summing count scalars over the ranks (kryl_reduce_begin/end). */
+kryl_status kryl_dist_reduce_begin(kryl_context ctx, kryl_scalar first, int count);
+kryl_status kryl_dist_reduce_end(kryl_context ctx);
+
+/* kryl_matrix_convert of a distributed matrix: its local part converted,
+ * its non-local part's rows and its send list following the local part's
+ * row permutation. */
+kryl_status kryl_dist_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
+                                     kryl_format format, const kryl_fmt_params *params,
+                                     kryl_order_kind order);
+
+/* max |a_ij - a_ji| over all ranks' entries (INFINITY when the patterns
+ * differ) and max |a_ij|, both global; collective. */
+kryl_status kryl_dist_asymmetry(struct kryl_dist_context *dc, const kryl_csr *A, double *worst,
+                                double *max_abs);
+
+/* Collective read: rank 0 reads the file and hands each rank its rows. */
+kryl_status kryl_dist_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
+
+/* The rows [*begin, *end) this rank generates of an n-row matrix. */
+void kryl_dist_block_rows(kryl_context ctx, int64_t n, int64_t *begin, int64_t *end);
+
+/* Send every entry of coo to the rank owning its row; *routed receives the
+ * entries of this rank's rows [row_begin, row_end).  Collective. */
+kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64_t row_begin,
+                                    int64_t row_end, kryl_coo *routed);
+
+/* kryl_vector_set_global / get_global of a distributed matrix's vector. */
+kryl_status kryl_dist_vector_set_global(kryl_vector v, kryl_matrix A, const double *values);
+kryl_status kryl_dist_vector_get_global(kryl_vector v, kryl_matrix A, double *values);
+
+/* Global stored entries of a distributed matrix. */
+int64_t kryl_dist_matrix_nnz(kryl_matrix A);
+
+/* The local part of a distributed matrix (NULL for one rank). */
+kryl_matrix kryl_dist_matrix_local(kryl_matrix A);
+
+/* kryl_matrix_dist_info / kryl_context_reset_dist_stats of a distributed context. */
+void kryl_dist_matrix_info(kryl_matrix A, kryl_dist_info *info);
+void kryl_dist_reset_stats(kryl_context ctx);
+void kryl_dist_set_overlap(kryl_context ctx, kryl_overlap overlap);
+void kryl_dist_set_partition(kryl_context ctx, kryl_partition_kind partition);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

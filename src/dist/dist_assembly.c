@@ -1,0 +1,104 @@
+/* Rows of distributed generators and assemblies: the block of rows a rank
+ * generates, and the routing of assembled entries to the ranks owning
+ * their rows (one MPI_Alltoallv). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/dist_internal.h"
+
+void kryl_dist_block_rows(kryl_context ctx, int64_t n, int64_t *begin, int64_t *end)
+{
+    int rank = ctx->dist->rank, size = ctx->dist->size;
+    /* rank r: rows [r n / size, (r+1) n / size) */
+    *begin = (int64_t)((double)n * rank / size);
+    *end = rank + 1 == size ? n : (int64_t)((double)n * (rank + 1) / size);
+}
+
+/* Entries grouped by destination rank: order[k] = entry placed k-th. */
+static void group(const kryl_coo *coo, const int64_t *begin, int size, int *send, int *sdispl,
+                  int64_t *order)
+{
+    memset(send, 0, (size_t)size * sizeof *send);
+    for (int64_t k = 0; k < coo->count; k++) send[kryl_dist_owner(begin, size, coo->rows[k])]++;
+    int *next = sdispl;
+    for (int p = 0; p < size; p++) next[p] = p == 0 ? 0 : next[p - 1] + send[p - 1];
+    for (int64_t k = 0; k < coo->count; k++)
+        order[next[kryl_dist_owner(begin, size, coo->rows[k])]++] = k;
+    for (int p = 0; p < size; p++) next[p] -= send[p];
+}
+
+kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64_t row_begin,
+                                    int64_t row_end, kryl_coo *routed)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    int size = dc->size;
+    memset(routed, 0, sizeof *routed);
+    routed->nrows = coo->nrows;
+    routed->ncols = coo->ncols;
+    kryl_dist_rows *rows = NULL;
+    KRYL_TRY(kryl_dist_rows_gather(dc, row_begin, row_end - row_begin, coo->nrows, &rows));
+    int *counts = calloc(4 * (size_t)size, sizeof *counts);
+    int64_t c = coo->count;
+    int64_t *order = malloc((size_t)(c > 0 ? c : 1) * sizeof *order);
+    int64_t *ij = malloc(2 * (size_t)(c > 0 ? c : 1) * sizeof *ij);
+    double *v = malloc((size_t)(c > 0 ? c : 1) * sizeof *v);
+    kryl_status st = counts && order && ij && v
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot route %lld entries",
+                                      (long long)c);
+    int *send = counts, *sdispl = counts + size, *recv = counts + 2 * size,
+        *rdispl = counts + 3 * size;
+    int64_t received = 0;
+    if (st == KRYL_SUCCESS) {
+        group(coo, rows->begin, size, send, sdispl, order);
+        /* (row, col, value) in destination order */
+        for (int64_t k = 0; k < c; k++) {
+            ij[2 * k] = coo->rows[order[k]];
+            ij[2 * k + 1] = coo->cols[order[k]];
+            v[k] = coo->values[order[k]];
+        }
+    }
+    st = kryl_dist_agree_comm(dc->comm, st);
+    if (st == KRYL_SUCCESS) {
+        MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, dc->comm);
+        for (int p = 0; p < size; p++) {
+            rdispl[p] = (int)received;
+            received += recv[p];
+        }
+        st = kryl_coo_reserve(routed, received > 0 ? received : 1);
+        st = kryl_dist_agree_comm(dc->comm, st);
+    }
+    if (st == KRYL_SUCCESS) {
+        MPI_Alltoallv(v, send, sdispl, MPI_DOUBLE, routed->values, recv, rdispl, MPI_DOUBLE,
+                      dc->comm);
+        int64_t *pairs = malloc(2 * (size_t)(received > 0 ? received : 1) * sizeof *pairs);
+        for (int p = 0; p < size; p++) {
+            send[p] *= 2;
+            sdispl[p] *= 2;
+            recv[p] *= 2;
+            rdispl[p] *= 2;
+        }
+        int ok = pairs != NULL, all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, dc->comm);
+        if (all) {
+            MPI_Alltoallv(ij, send, sdispl, MPI_INT64_T, pairs, recv, rdispl, MPI_INT64_T,
+                          dc->comm);
+            for (int64_t k = 0; k < received; k++) {
+                routed->rows[k] = pairs[2 * k];
+                routed->cols[k] = pairs[2 * k + 1];
+            }
+            routed->count = received;
+        } else {
+            st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot receive %lld entries",
+                            (long long)received);
+        }
+        free(pairs);
+    }
+    free(counts);
+    free(order);
+    free(ij);
+    free(v);
+    kryl_dist_rows_release(rows);
+    if (st != KRYL_SUCCESS) kryl_coo_free(routed);
+    return st;
+}

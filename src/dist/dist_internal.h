@@ -1,0 +1,148 @@
+/* The structures of distributed contexts and matrices (MPI builds only). */
+#ifndef KRYL_DIST_INTERNAL_H
+#define KRYL_DIST_INTERNAL_H
+
+#include <mpi.h>
+
+#include "dist/dist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kryl_comm_thread; /* dist_thread.c */
+struct kryl_nccl;        /* dist_nccl.c */
+
+/* How halo values and reduced scalars travel between ranks. */
+typedef enum kryl_dist_transport {
+    KRYL_TRANSPORT_HOST = 0,       /* backend memory is host memory: MPI on it directly */
+    KRYL_TRANSPORT_STAGED = 1,     /* device memory copied through host buffers for MPI */
+    KRYL_TRANSPORT_DEVICE_MPI = 2, /* CUDA-aware MPI on device memory */
+    KRYL_TRANSPORT_NCCL = 3        /* NCCL on the device, ordered by streams */
+} kryl_dist_transport;
+
+/* Accumulated cost of the context's distributed SpMVs (seconds). */
+typedef struct kryl_dist_stats {
+    int64_t spmvs;
+    double compute_s, comm_s, wait_s;
+} kryl_dist_stats;
+
+struct kryl_dist_context {
+    MPI_Comm comm; /* a duplicate of the caller's */
+    int rank, size;
+    int thread_level; /* MPI_Query_thread */
+    kryl_overlap overlap;
+    kryl_partition_kind partition; /* of kryl_matrix_read_mtx */
+    kryl_dist_transport transport;
+    struct kryl_nccl *nccl; /* KRYL_TRANSPORT_NCCL */
+    bool task_warned;
+    const kryl_backend_ops *inner_ops; /* the backend's own table */
+    kryl_backend_ops ops;              /* inner_ops with the distributed operations */
+    struct kryl_context_s inner;       /* the backend alone: owns matrix parts */
+    kryl_dist_stats stats;
+    /* the reduction in flight */
+    MPI_Request reduce_req;
+    kryl_scalar reduce_first;
+    int reduce_count, reduce_capacity;
+    double *reduce_buf;
+    struct kryl_comm_thread *thread; /* task mode, started on first use */
+};
+
+/* Which rank owns which global rows, and (for a graph partition) where
+ * each row came from. */
+typedef struct kryl_dist_rows {
+    int refs;
+    int64_t *begin; /* size + 1: rank r owns rows [begin[r], begin[r+1]) */
+    int64_t *orig;  /* rank 0 only: original index of global row k; NULL = identity */
+} kryl_dist_rows;
+
+/* The halo of a matrix's owned rows: the ghost columns (owned by other
+ * ranks) sorted by owner then index, and the owned rows to send. */
+typedef struct kryl_halo {
+    int refs;
+    int nneigh;                    /* ranks exchanged with */
+    int *neigh;                    /* their ranks, increasing */
+    int *recv_count, *recv_offset; /* per neighbour, into the ghost vector */
+    int *send_count, *send_offset; /* per neighbour, into the send buffer */
+    int64_t nghost, nsend;
+    int32_t *send_rows; /* owned rows (natural local order) whose x entries are sent */
+} kryl_halo;
+
+struct kryl_dist_matrix {
+    kryl_halo *halo;
+    kryl_dist_rows *rows;
+    kryl_matrix loc;             /* n x n: owned columns, any format (inner context) */
+    kryl_matrix nl;              /* n x nghost: ghost columns, CSR, rows in loc's order */
+    int32_t *send_perm;          /* backend memory: positions in x (loc's order) of send_rows */
+    kryl_vector sendbuf, ghost;  /* inner vectors of nsend and nghost entries */
+    void *send_host, *recv_host; /* staging in host memory (device backends) */
+    MPI_Request *requests;       /* 2 nneigh */
+    int64_t nnz_global;
+};
+
+/* ---- halo.c ---- */
+/* Build the halo of csr's rows (global columns) and split them into the
+ * local part (columns - row_begin) and the non-local part (ghost index). */
+kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, const int64_t *begin,
+                            kryl_halo **halo, kryl_csr *loc, kryl_csr *nl);
+void kryl_halo_release(kryl_halo *halo);
+
+/* ---- dist_partition.c ---- */
+/* begin[0..size] for rows of the given lengths (prefix offsets row_ptr),
+ * contiguous and balanced by nonzeros; ranks may get no rows. */
+void kryl_partition_contiguous(const int64_t *row_ptr, int64_t n, int size, int64_t *begin);
+/* The graph partition as a renumbering: orig[k] = original row of new row
+ * k (parts in rank order), begin[0..size]. */
+kryl_status kryl_partition_graph(const kryl_csr *A, int size, int64_t *orig, int64_t *begin);
+/* B = P A P^T with new row k = original row orig[k] (columns renumbered, rows sorted). */
+kryl_status kryl_csr_renumber(const kryl_csr *A, const int64_t *orig, kryl_csr *B);
+
+/* ---- dist_rows.c ---- */
+kryl_status kryl_dist_rows_gather(struct kryl_dist_context *dc, int64_t row_begin, int64_t nrows,
+                                  int64_t nrows_global, kryl_dist_rows **rows);
+void kryl_dist_rows_release(kryl_dist_rows *rows);
+/* The rank owning global row `row`. */
+int kryl_dist_owner(const int64_t *begin, int size, int64_t row);
+
+/* ---- dist_matrix.c ---- */
+kryl_status kryl_dist_matrix_setup(kryl_context ctx, kryl_matrix A);
+void kryl_dist_matrix_release(kryl_context ctx, kryl_matrix A);
+
+/* ---- dist_spmv.c ---- */
+kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
+                           double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
+/* Post the receives and sends of x's send buffer (host memory). */
+kryl_status kryl_dist_exchange_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                    kryl_precision precision);
+kryl_status kryl_dist_exchange_wait(struct kryl_dist_matrix *d);
+
+/* ---- dist_thread.c: the communication thread of task mode ---- */
+kryl_status kryl_comm_thread_start(struct kryl_comm_thread **t);
+/* Hand the exchange of d to the thread (it posts and completes it). */
+void kryl_comm_thread_run(struct kryl_comm_thread *t, struct kryl_dist_context *dc,
+                          struct kryl_dist_matrix *d, kryl_precision precision);
+/* Wait for the exchange handed over last; its status. */
+kryl_status kryl_comm_thread_wait(struct kryl_comm_thread *t);
+void kryl_comm_thread_stop(struct kryl_comm_thread *t);
+
+/* ---- dist_nccl.c (builds with NCCL) ---- */
+kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, struct kryl_nccl **n);
+void kryl_nccl_free(struct kryl_nccl *n);
+/* Exchange d's halo on the communication stream after the pack. */
+kryl_status kryl_nccl_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                           kryl_precision precision);
+/* Make the context's stream wait for the exchange. */
+kryl_status kryl_nccl_wait(struct kryl_dist_context *dc);
+kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count);
+
+/* The first failing status of any rank of comm (kryl_context_agree). */
+kryl_status kryl_dist_agree_comm(MPI_Comm comm, kryl_status st);
+
+/* MPI error -> kryl status with the MPI message. */
+kryl_status kryl_mpi_status(int err, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

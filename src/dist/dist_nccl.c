@@ -1,0 +1,126 @@
+/* The NCCL transport of a distributed cuda context: the halo exchange as
+ * ncclSend/ncclRecv per neighbour inside one group, on a communication
+ * stream that waits for the pack on the context's stream (an event) and
+ * that the context's stream waits for before the non-local product, so
+ * the exchange overlaps the local product with no host involvement; and
+ * the reductions as ncclAllReduce of the scalars in device memory on the
+ * context's stream.  The communicator is bootstrapped by broadcasting an
+ * ncclUniqueId over MPI.  One communicator serves both streams safely
+ * because its operations never run concurrently on a GPU: an exchange
+ * starts after everything queued before the pack (reductions included)
+ * and the context's stream waits for it before the non-local product,
+ * with no reduction queued in between. */
+#ifdef KRYL_HAVE_NCCL
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <stdlib.h>
+
+#include "backends/cuda/cuda_hooks.h"
+#include "dist/dist_internal.h"
+
+struct kryl_nccl {
+    ncclComm_t comm;
+    cudaStream_t stream;      /* the context's */
+    cudaStream_t comm_stream; /* the exchange's */
+    cudaEvent_t packed, received;
+};
+
+static kryl_status nccl_status(ncclResult_t r, const char *what)
+{
+    if (r == ncclSuccess) return KRYL_SUCCESS;
+    return KRYL_ERROR(KRYL_ERR_DEVICE, "%s failed: %s", what, ncclGetErrorString(r));
+}
+
+static kryl_status cuda_status(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return KRYL_SUCCESS;
+    return KRYL_ERROR(KRYL_ERR_DEVICE, "%s failed: %s", what, cudaGetErrorString(e));
+}
+
+void kryl_nccl_free(struct kryl_nccl *n)
+{
+    if (n == NULL) return;
+    if (n->comm) ncclCommDestroy(n->comm);
+    if (n->comm_stream) cudaStreamDestroy(n->comm_stream);
+    if (n->packed) cudaEventDestroy(n->packed);
+    if (n->received) cudaEventDestroy(n->received);
+    free(n);
+}
+
+kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, struct kryl_nccl **out)
+{
+    *out = NULL;
+    struct kryl_nccl *n = calloc(1, sizeof *n);
+    ncclUniqueId id;
+    kryl_status st = n ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    if (st == KRYL_SUCCESS) n->stream = (cudaStream_t)kryl_cuda_stream(ctx);
+    if (st == KRYL_SUCCESS && dc->rank == 0)
+        st = nccl_status(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    /* every rank learns whether rank 0 has an id, then the id */
+    st = kryl_dist_agree_comm(dc->comm, st);
+    if (st == KRYL_SUCCESS) {
+        MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, dc->comm);
+        /* NVLink SHARP (multicast) off unless the user chose otherwise */
+        setenv("NCCL_NVLS_ENABLE", "0", 0);
+        st = nccl_status(ncclCommInitRank(&n->comm, dc->size, id, dc->rank), "ncclCommInitRank");
+    }
+    if (st == KRYL_SUCCESS)
+        st = cuda_status(cudaStreamCreateWithFlags(&n->comm_stream, cudaStreamNonBlocking),
+                         "cudaStreamCreateWithFlags");
+    if (st == KRYL_SUCCESS)
+        st = cuda_status(cudaEventCreateWithFlags(&n->packed, cudaEventDisableTiming),
+                         "cudaEventCreateWithFlags");
+    if (st == KRYL_SUCCESS)
+        st = cuda_status(cudaEventCreateWithFlags(&n->received, cudaEventDisableTiming),
+                         "cudaEventCreateWithFlags");
+    st = kryl_dist_agree_comm(dc->comm, st);
+    if (st != KRYL_SUCCESS) {
+        kryl_nccl_free(n);
+        return st;
+    }
+    *out = n;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_nccl_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                           kryl_precision precision)
+{
+    struct kryl_nccl *n = dc->nccl;
+    const kryl_halo *h = d->halo;
+    size_t es = kryl_precision_size(precision);
+    ncclDataType_t type = precision == KRYL_SINGLE ? ncclFloat : ncclDouble;
+    char *recv = d->ghost->data, *send = d->sendbuf->data;
+    /* the exchange starts once the pack on the context's stream is done */
+    KRYL_TRY(cuda_status(cudaEventRecord(n->packed, n->stream), "cudaEventRecord"));
+    KRYL_TRY(cuda_status(cudaStreamWaitEvent(n->comm_stream, n->packed, 0), "cudaStreamWaitEvent"));
+    KRYL_TRY(nccl_status(ncclGroupStart(), "ncclGroupStart"));
+    for (int q = 0; q < h->nneigh; q++) {
+        /* ghosts[recv_offset ..] <- rank neigh[q];  rank neigh[q] <- send[send_offset ..] */
+        if (h->recv_count[q] > 0)
+            ncclRecv(recv + (size_t)h->recv_offset[q] * es, (size_t)h->recv_count[q], type,
+                     h->neigh[q], n->comm, n->comm_stream);
+        if (h->send_count[q] > 0)
+            ncclSend(send + (size_t)h->send_offset[q] * es, (size_t)h->send_count[q], type,
+                     h->neigh[q], n->comm, n->comm_stream);
+    }
+    KRYL_TRY(nccl_status(ncclGroupEnd(), "ncclGroupEnd (halo exchange)"));
+    return cuda_status(cudaEventRecord(n->received, n->comm_stream), "cudaEventRecord");
+}
+
+kryl_status kryl_nccl_wait(struct kryl_dist_context *dc)
+{
+    /* the context's stream continues once the ghosts have arrived */
+    return cuda_status(cudaStreamWaitEvent(dc->nccl->stream, dc->nccl->received, 0),
+                       "cudaStreamWaitEvent");
+}
+
+kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count)
+{
+    /* scalars = sum over ranks, on the context's stream */
+    return nccl_status(ncclAllReduce(scalars, scalars, (size_t)count, ncclDouble, ncclSum,
+                                     dc->nccl->comm, dc->nccl->stream),
+                       "ncclAllReduce");
+}
+#else
+typedef int kryl_dist_nccl_empty; /* ISO C: a translation unit is never empty */
+#endif

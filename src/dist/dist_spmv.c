@@ -1,0 +1,164 @@
+/* The distributed SpMV y = alpha A x + beta z in the three modes of
+ * Kreutzer et al. 2012, section 3: the owned entries other ranks need are
+ * packed (a gather through the send positions), exchanged with the
+ * neighbours into the ghost vector, and
+ *   vector: the exchange completes before y = alpha A_loc x + beta z and
+ *           y += alpha A_nl ghosts (no overlap);
+ *   naive:  the exchange is posted, the local product runs, then the wait
+ *           and the non-local product (overlap if MPI progresses alone);
+ *   task:   a communication thread posts and completes the exchange while
+ *           the calling thread runs the local product.
+ * Time is split into compute (products), comm (pack, post, unpack) and
+ * wait (blocked on messages).  On cuda the exchange runs through NCCL on a
+ * second stream (the local product overlaps it in every mode but vector;
+ * host times then count launches only), or through CUDA-aware MPI on
+ * device memory, or staged in host memory (download/upload). */
+#include "dist/dist_internal.h"
+
+enum { HALO_TAG = 7301 };
+
+kryl_status kryl_dist_exchange_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                    kryl_precision precision)
+{
+    const kryl_halo *h = d->halo;
+    size_t es = kryl_precision_size(precision);
+    MPI_Datatype type = precision == KRYL_SINGLE ? MPI_FLOAT : MPI_DOUBLE;
+    bool staged = dc->transport == KRYL_TRANSPORT_STAGED;
+    char *recv = staged ? d->recv_host : d->ghost->data;
+    char *send = staged ? d->send_host : d->sendbuf->data;
+    for (int q = 0; q < h->nneigh; q++) {
+        /* ghosts[recv_offset ..] <- rank neigh[q];  rank neigh[q] <- send[send_offset ..] */
+        int err = MPI_Irecv(recv + (size_t)h->recv_offset[q] * es, h->recv_count[q], type,
+                            h->neigh[q], HALO_TAG, dc->comm, &d->requests[2 * q]);
+        if (err == MPI_SUCCESS)
+            err = MPI_Isend(send + (size_t)h->send_offset[q] * es, h->send_count[q], type,
+                            h->neigh[q], HALO_TAG, dc->comm, &d->requests[2 * q + 1]);
+        KRYL_TRY(kryl_mpi_status(err, "the halo exchange's MPI_Irecv/MPI_Isend"));
+    }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_dist_exchange_wait(struct kryl_dist_matrix *d)
+{
+    return kryl_mpi_status(MPI_Waitall(2 * d->halo->nneigh, d->requests, MPI_STATUSES_IGNORE),
+                           "the halo exchange's MPI_Waitall");
+}
+
+/* The mode this context can run: task needs MPI calls from a second thread. */
+static kryl_overlap usable_mode(kryl_context ctx)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    /* NCCL overlaps on the device: no thread needed */
+    if (dc->overlap != KRYL_OVERLAP_TASK || dc->transport == KRYL_TRANSPORT_NCCL)
+        return dc->overlap == KRYL_OVERLAP_TASK ? KRYL_OVERLAP_NAIVE : dc->overlap;
+    if (dc->thread_level < MPI_THREAD_SERIALIZED) {
+        if (!dc->task_warned)
+            kryl_log(ctx, KRYL_LOG_WARNING,
+                     "kryl: task overlap needs MPI_THREAD_SERIALIZED or more (MPI gave level "
+                     "%d): using naive overlap",
+                     dc->thread_level);
+        dc->task_warned = true;
+        return KRYL_OVERLAP_NAIVE;
+    }
+    if (dc->thread == NULL && kryl_comm_thread_start(&dc->thread) != KRYL_SUCCESS) {
+        if (!dc->task_warned)
+            kryl_log(ctx, KRYL_LOG_WARNING,
+                     "kryl: cannot start a communication thread (%s): using naive overlap",
+                     kryl_last_error());
+        dc->task_warned = true;
+        return KRYL_OVERLAP_NAIVE;
+    }
+    return KRYL_OVERLAP_TASK;
+}
+
+/* Pack x's entries for the neighbours (and stage them on the host). */
+static kryl_status pack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d, kryl_vector x)
+{
+    kryl_context in = &dc->inner;
+    if (d->halo->nsend == 0) return KRYL_SUCCESS;
+    /* x seen with the send buffer's length: the gather reads x[send_perm[k]] only */
+    struct kryl_vector_s view = *x;
+    view.n = d->halo->nsend;
+    /* sendbuf[k] = x[send_perm[k]] */
+    KRYL_TRY(dc->inner_ops->permute_copy(in, d->sendbuf, &view, d->send_perm, KRYL_GATHER));
+    /* MPI reads device memory once the gather is done; staging copies it out */
+    if (dc->transport == KRYL_TRANSPORT_DEVICE_MPI) return dc->inner_ops->synchronize(in);
+    if (dc->transport != KRYL_TRANSPORT_STAGED) return KRYL_SUCCESS;
+    return dc->inner_ops->download(in, d->send_host, d->sendbuf->data,
+                                   (size_t)d->halo->nsend * kryl_precision_size(x->precision));
+}
+
+/* Move received ghosts to backend memory (device backends). */
+static kryl_status unpack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                          kryl_precision precision)
+{
+    if (dc->transport != KRYL_TRANSPORT_STAGED || d->halo->nghost == 0) return KRYL_SUCCESS;
+    return dc->inner_ops->upload(&dc->inner, d->ghost->data, d->recv_host,
+                                 (size_t)d->halo->nghost * kryl_precision_size(precision));
+}
+
+/* Start the exchange on this thread: NCCL on the device, or MPI. */
+static kryl_status start_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                  kryl_precision precision)
+{
+#ifdef KRYL_HAVE_NCCL
+    if (dc->transport == KRYL_TRANSPORT_NCCL) return kryl_nccl_post(dc, d, precision);
+#endif
+    return kryl_dist_exchange_post(dc, d, precision);
+}
+
+/* Finish the exchange started by start_exchange. */
+static kryl_status finish_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
+{
+#ifdef KRYL_HAVE_NCCL
+    if (dc->transport == KRYL_TRANSPORT_NCCL) return kryl_nccl_wait(dc);
+#endif
+    (void)dc;
+    return kryl_dist_exchange_wait(d);
+}
+
+kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
+                           double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    struct kryl_dist_matrix *d = A->dist;
+    kryl_context in = &dc->inner;
+    const kryl_backend_ops *ops = dc->inner_ops;
+    kryl_overlap mode = usable_mode(ctx);
+    kryl_dist_stats *s = &dc->stats;
+    bool rows = A->layout->n > 0, ghosts = d->halo->nghost > 0;
+    double t0 = kryl_wtime();
+    KRYL_TRY(pack(dc, d, x));
+    if (mode == KRYL_OVERLAP_TASK)
+        kryl_comm_thread_run(dc->thread, dc, d, x->precision);
+    else
+        KRYL_TRY(start_exchange(dc, d, x->precision));
+    double t1 = kryl_wtime();
+    s->comm_s += t1 - t0;
+    if (mode == KRYL_OVERLAP_VECTOR) {
+        KRYL_TRY(finish_exchange(dc, d));
+        double t2 = kryl_wtime();
+        s->wait_s += t2 - t1;
+        KRYL_TRY(unpack(dc, d, x->precision));
+        s->comm_s += kryl_wtime() - t2;
+    }
+    double t3 = kryl_wtime();
+    /* y = alpha A_loc x + beta z */
+    if (rows) KRYL_TRY(ops->spmv(in, d->loc, alpha, x, beta, z, y, monitor));
+    double t4 = kryl_wtime();
+    s->compute_s += t4 - t3;
+    if (mode != KRYL_OVERLAP_VECTOR) {
+        KRYL_TRY(mode == KRYL_OVERLAP_TASK ? kryl_comm_thread_wait(dc->thread)
+                                           : finish_exchange(dc, d));
+        double t5 = kryl_wtime();
+        s->wait_s += t5 - t4;
+        KRYL_TRY(unpack(dc, d, x->precision));
+        t4 = kryl_wtime();
+        s->comm_s += t4 - t5;
+    }
+    /* y += alpha A_nl ghosts */
+    if (rows && ghosts) KRYL_TRY(ops->spmv(in, d->nl, alpha, d->ghost, 1.0, y, y, monitor));
+    s->compute_s += kryl_wtime() - t4;
+    s->spmvs++;
+    return KRYL_SUCCESS;
+}

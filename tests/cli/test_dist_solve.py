@@ -1,0 +1,106 @@
+"""kryl solve under mpirun (2 ranks): a generated problem and a matrix file
+read on rank 0, solved with each overlap mode, give the serial iteration
+count and residual; the JSON reports every rank's rows and halo; the
+solution file written by rank 0 matches the serial one."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from clitest import Checks, Kryl, matrix_path, read_vector, temp_dir
+
+RANKS = 2
+
+
+def mpirun_command():
+    """mpirun with the flags an oversubscribed (and possibly root) CI host needs."""
+    exe = shutil.which("mpirun") or shutil.which("mpiexec")
+    if exe is None:
+        return None
+    cmd = [exe]
+    version = subprocess.run([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             universal_newlines=True).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        cmd.append("--oversubscribe")
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+    return cmd + ["-np", str(RANKS)]
+
+
+def run_mpi(mpirun, kryl, args):
+    """(exit status, JSON or None, output) of `mpirun -np 2 kryl ARGS --json`."""
+    # MPI keeps allocations past MPI_Finalize: no leak report in sanitized builds
+    asan = os.environ.get("ASAN_OPTIONS", "")
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1",
+               ASAN_OPTIONS=(asan + ":" if asan else "") + "detect_leaks=0")
+    p = subprocess.run(mpirun + [kryl.path] + [str(a) for a in args] + ["--json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=600, env=env)
+    try:
+        obj = json.loads(p.stdout)
+    except ValueError:
+        obj = None
+    return p.returncode, obj, p.stdout + p.stderr
+
+
+def main():
+    t = Checks("cli_test_dist_solve")
+    kryl = Kryl(sys.argv[1])
+    mpirun = mpirun_command()
+    if mpirun is None:
+        print("no mpirun, skipped")
+        sys.exit(77)
+    problem = ["--gen", "poisson2d", "--n", "40", "--method", "pcg", "--backend", "ref",
+               "--rtol", "1e-10"]
+    rc, serial, err = kryl.json("solve", *problem)
+    t.check(rc == 0 and serial is not None, "serial generated solve", err)
+    rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem)
+    if obj is not None and "ranks_count" not in obj:
+        print("kryl built without MPI, skipped")
+        sys.exit(77)
+    for mode in ["vector", "naive", "task"]:
+        rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem + ["--overlap", mode])
+        what = "mpirun -np %d kryl solve --gen poisson2d --overlap %s" % (RANKS, mode)
+        if not t.check(rc == 0 and obj is not None, what + ": exit 0 with one JSON object", out):
+            continue
+        t.check(obj.get("converged") is True and obj.get("relres", 1) <= 1e-10,
+                what + ": converged", str(obj))
+        t.check(serial is not None and obj.get("iterations") == serial.get("iterations"),
+                what + ": the serial iteration count %s" % (serial or {}).get("iterations"),
+                str(obj.get("iterations")))
+        ranks = obj.get("ranks", {})
+        t.check(obj.get("ranks_count") == RANKS and len(ranks) == RANKS, what + ": ranks",
+                str(ranks))
+        rows = sum(r.get("rows", 0) for r in ranks.values())
+        t.check(rows == obj.get("n"), what + ": the ranks' rows add up", "%d" % rows)
+        t.check(all(r.get("ghosts", 0) > 0 for r in ranks.values()), what + ": halos", str(ranks))
+    path = matrix_path(sys.argv[2], "nos4.mtx")
+    if path is None:
+        t.skip("nos4.mtx absent")
+    else:
+        with temp_dir() as tmp:
+            xs, xd = os.path.join(tmp, "xs.mtx"), os.path.join(tmp, "xd.mtx")
+            rc, serial, err = kryl.json("solve", path, "--backend", "ref", "--rtol", "1e-12",
+                                        "-o", xs)
+            t.check(rc == 0, "serial nos4", err)
+            for part in ["contiguous", "metis"]:
+                rc, obj, out = run_mpi(mpirun, kryl, ["solve", path, "--backend", "ref",
+                                                      "--rtol", "1e-12", "--partition", part,
+                                                      "-o", xd])
+                what = "mpirun kryl solve nos4.mtx --partition %s" % part
+                if rc != 0 and "no METIS" in out:
+                    t.skip(what + ": no METIS")
+                    continue
+                if not t.check(rc == 0 and obj is not None, what, out):
+                    continue
+                t.check(obj.get("converged") is True, what + ": converged", str(obj))
+                a, b = read_vector(xs), read_vector(xd)
+                diff = max(abs(p - q) for p, q in zip(a, b)) / max(1.0, max(abs(q) for q in a))
+                t.check(len(a) == len(b) and diff < 1e-6,
+                        what + ": the solution file matches the serial one", "diff %g" % diff)
+    t.finish()
+
+
+main()

@@ -1,0 +1,33 @@
+/* Support for the distributed tests (tests/test_dist_*.c, run under
+ * mpirun): MPI start and finish with a summary over all ranks, and the
+ * check that a distributed solve gives the single-process solution. */
+#ifndef KRYL_TEST_DIST_SUPPORT_H
+#define KRYL_TEST_DIST_SUPPORT_H
+
+#ifdef KRYL_HAVE_MPI
+
+#include "kryl_mpi.h"
+#include "test_support.h"
+
+/* MPI_Init_thread (MPI_THREAD_MULTIPLE asked); returns this rank. */
+int test_dist_init(int *argc, char ***argv, int *size);
+
+/* Sum the failures of all ranks, print the summary on rank 0, finalize
+ * MPI; the exit status. */
+int test_dist_finish(const char *name);
+
+/* A context over MPI_COMM_WORLD on `kind`. */
+kryl_context test_dist_context(kryl_backend_kind kind);
+
+/* The global right-hand side b_i = 1 + (i mod 7) / 7 of n entries (malloc'ed). */
+double *test_dist_rhs(int64_t n);
+
+/* Solve dA x = b (distributed) and sA x = b (one process, the same global
+ * matrix in the file's order) with opt; on rank 0 check both converged
+ * and the solutions agree to tol.  Returns the distributed iterations. */
+int64_t test_dist_compare(kryl_matrix dA, kryl_matrix sA, const kryl_solver_options *opt,
+                          double tol, const char *label);
+
+#endif
+
+#endif

@@ -1,0 +1,124 @@
+/* Distributed solves (run under mpirun with 1 to 4 ranks): every method,
+ * both mixed-precision schemes and the preconditioners that work over
+ * ranks give the single-process solution, on ref, omp and cuda (where a
+ * GPU answers; ranks may share it), in every
+ * overlap mode and with formats that permute rows. */
+#include <stdlib.h>
+
+#include "dist_support.h"
+
+/* A generated matrix on the distributed context and on a serial one. */
+static void generate(kryl_context dctx, kryl_context sctx, kryl_generator_kind kind, int64_t n,
+                     kryl_matrix *dA, kryl_matrix *sA)
+{
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, kind, n);
+    int64_t rows = 0, estimate;
+    kryl_generator_size(&g, &rows, &estimate);
+    CHECK_OK(kryl_matrix_generate(dA, dctx, &g, 0, rows));
+    CHECK_OK(kryl_matrix_generate(sA, sctx, &g, 0, rows));
+}
+
+static void check_methods(kryl_context dctx, kryl_context sctx, const char *backend)
+{
+    kryl_matrix dA = NULL, sA = NULL, dN = NULL, sN = NULL;
+    generate(dctx, sctx, KRYL_GEN_POISSON2D5, 16, &dA, &sA);
+    generate(dctx, sctx, KRYL_GEN_CONVDIFF2D, 14, &dN, &sN);
+    char label[160];
+    struct {
+        kryl_method method;
+        kryl_precond_kind precond;
+        kryl_mixed_scheme mixed;
+        bool symmetric;
+    } cases[] = {
+        {KRYL_METHOD_CG, KRYL_PRECOND_NONE, KRYL_MIXED_NONE, true},
+        {KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, KRYL_MIXED_NONE, true},
+        {KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, KRYL_MIXED_NONE, true},
+        {KRYL_METHOD_CG, KRYL_PRECOND_LSPOLY, KRYL_MIXED_NONE, true},
+        {KRYL_METHOD_CG, KRYL_PRECOND_BJACOBI, KRYL_MIXED_NONE, true},
+        {KRYL_METHOD_CG, KRYL_PRECOND_JACOBI, KRYL_MIXED_IR, true},
+        {KRYL_METHOD_CG, KRYL_PRECOND_JACOBI, KRYL_MIXED_INNER_OUTER, true},
+        {KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI, KRYL_MIXED_NONE, false},
+        {KRYL_METHOD_BICGSTAB, KRYL_PRECOND_NONE, KRYL_MIXED_NONE, false},
+        {KRYL_METHOD_GMRES, KRYL_PRECOND_BJACOBI, KRYL_MIXED_INNER_OUTER, false},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        kryl_solver_options o;
+        kryl_solver_options_init(&o);
+        o.method = cases[c].method;
+        o.precond = cases[c].precond;
+        o.mixed = cases[c].mixed;
+        if (o.mixed != KRYL_MIXED_NONE) o.precision = KRYL_MIXED;
+        o.rtol = 1e-10;
+        o.restart = 20;
+        o.blocks = 2;
+        snprintf(label, sizeof label, "%s %s+%s mixed=%s", backend, kryl_method_name(o.method),
+                 kryl_precond_name(o.precond), kryl_mixed_scheme_name(o.mixed));
+        test_dist_compare(cases[c].symmetric ? dA : dN, cases[c].symmetric ? sA : sN, &o, 1e-6,
+                          label);
+    }
+    kryl_matrix_destroy(&dA);
+    kryl_matrix_destroy(&sA);
+    kryl_matrix_destroy(&dN);
+    kryl_matrix_destroy(&sN);
+}
+
+/* CG in every overlap mode, with formats and an ordering that permute rows. */
+static void check_modes_formats(kryl_context dctx, kryl_context sctx, const char *backend)
+{
+    kryl_matrix dA = NULL, sA = NULL;
+    generate(dctx, sctx, KRYL_GEN_POISSON3D7, 7, &dA, &sA);
+    char label[160];
+    int64_t its[3];
+    for (int mode = KRYL_OVERLAP_VECTOR; mode <= KRYL_OVERLAP_TASK; mode++) {
+        CHECK_OK(kryl_context_set_overlap(dctx, (kryl_overlap)mode));
+        kryl_solver_options o;
+        kryl_solver_options_init(&o);
+        o.rtol = 1e-10;
+        snprintf(label, sizeof label, "%s cg overlap=%s", backend,
+                 kryl_overlap_name((kryl_overlap)mode));
+        its[mode] = test_dist_compare(dA, sA, &o, 1e-7, label);
+    }
+    CHECK(its[0] == its[1] && its[1] == its[2],
+          "%s: iterations differ between modes: %lld %lld %lld", backend, (long long)its[0],
+          (long long)its[1], (long long)its[2]);
+    CHECK_OK(kryl_context_set_overlap(dctx, KRYL_OVERLAP_NAIVE));
+    const kryl_format formats[] = {KRYL_FORMAT_SELL, KRYL_FORMAT_JDS, KRYL_FORMAT_ELL,
+                                   KRYL_FORMAT_AUTO};
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        kryl_solver_options o;
+        kryl_solver_options_init(&o);
+        o.method = KRYL_METHOD_PCG;
+        o.format = formats[f];
+        o.order = f == 0 ? KRYL_ORDER_RCM : KRYL_ORDER_NONE;
+        o.precision = f == 1 ? KRYL_SINGLE : KRYL_DOUBLE;
+        o.rtol = f == 1 ? 1e-5 : 1e-10;
+        snprintf(label, sizeof label, "%s pcg format=%s order=%s %s", backend,
+                 kryl_format_name(o.format), kryl_order_name(o.order),
+                 kryl_precision_name(o.precision));
+        test_dist_compare(dA, sA, &o, f == 1 ? 1e-3 : 1e-7, label);
+    }
+    kryl_dist_info info;
+    CHECK_OK(kryl_matrix_dist_info(dA, &info));
+    CHECK(info.size == 1 || info.spmvs > 0, "%s: no distributed SpMV counted", backend);
+    kryl_matrix_destroy(&dA);
+    kryl_matrix_destroy(&sA);
+}
+
+int main(int argc, char **argv)
+{
+    int size = 1;
+    test_dist_init(&argc, &argv, &size);
+    const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (!kryl_backend_available(kinds[k])) continue;
+        kryl_context dctx = test_dist_context(kinds[k]);
+        kryl_context sctx = test_context(kinds[k]);
+        const char *name = kryl_backend_name(kinds[k]);
+        check_methods(dctx, sctx, name);
+        check_modes_formats(dctx, sctx, name);
+        kryl_context_destroy(&sctx);
+        kryl_context_destroy(&dctx);
+    }
+    return test_dist_finish("test_dist_solve");
+}
