@@ -16,11 +16,17 @@
  *            indices: single precision halves the SpMV's bytes): total solve
  *            time, speedup, the single-precision inner iterations per solve,
  *            and single-precision CG's own ms per iteration.
- *   gmres    GMRES(40) and BiCGSTAB on the 2-D convection-diffusion 1000^2
- *            and 300^2: ms per restart cycle (5 whole cycles timed) and total
- *            time to rtol 1e-8.  bench/cupy_krylov.py times CuPy's gmres.
+ *   gmres    GMRES(40) with each orthogonalisation (gmres-cgs2: CGS2, two
+ *            block dots and two block updates a step, (4k+12) n doubles
+ *            moved at step k in 6 kernels with 3 grid-wide reductions;
+ *            gmres-dcgs2: DCGS2, one fused block dot and one fused block
+ *            update, (2k+6) n in 3 kernels with 1 reduction) and BiCGSTAB on
+ *            the 2-D convection-diffusion 1000^2 and 300^2: ms per restart
+ *            cycle (5 whole cycles timed) and total time to rtol 1e-8.
+ *            bench/cupy_krylov.py times CuPy's gmres.
  *   ops      the fused operations alone (pipecg_update, dot2, multi_dot,
- *            multi_axpy, gmres_givens, normalize) at 4.1M, 1M and 91k rows:
+ *            multi_axpy, gmres_dcgs2_dot, gmres_dcgs2_update, gmres_givens,
+ *            normalize) at 4.1M, 1M and 91k rows:
  *            time per call (host launch included) and the bandwidth reached,
  *            counting each vector read or written once.
  *
@@ -153,9 +159,10 @@ static void bench_mixed(kryl_context ctx, bool quick)
         kryl_mixed_scheme scheme;
         int inner_iterations;
         double inner_rtol;
-    } schemes[] = {{KRYL_MIXED_INNER_OUTER, 30, 0.0},  {KRYL_MIXED_INNER_OUTER, 100, 0.0},
-                   {KRYL_MIXED_INNER_OUTER, 300, 0.0}, {KRYL_MIXED_IR, 300, 1e-4},
-                   {KRYL_MIXED_IR, 1000, 1e-5},        {KRYL_MIXED_IR, 2000, 1e-6}};
+    } schemes[] = {/* 0 and 0.0: the library's defaults (no count limit, inner rtol 1e-6) */
+                   {KRYL_MIXED_INNER_OUTER, 30, 0.0}, {KRYL_MIXED_INNER_OUTER, 0, 0.0},
+                   {KRYL_MIXED_IR, 0, 1e-4},          {KRYL_MIXED_IR, 0, 1e-5},
+                   {KRYL_MIXED_IR, 0, 0.0},           {KRYL_MIXED_IR, 0, 1e-7}};
     for (kryl_format format : {KRYL_FORMAT_CSR, KRYL_FORMAT_DIA}) {
         const char *fmt = kryl_format_name(format);
         kryl_solver_options o = options(KRYL_METHOD_CG, 1e-10, 20000);
@@ -190,13 +197,12 @@ static void bench_mixed(kryl_context ctx, bool quick)
             const timing t = time_solve(p, o);
             /* 4 solves (warm-up included) since the solver was created */
             const long long inner = inner_iterations_logged / 4;
-            char name[64];
-            if (sc.scheme == KRYL_MIXED_IR)
-                snprintf(name, sizeof name, "%s inner %d rtol %.0e",
-                         kryl_mixed_scheme_name(sc.scheme), sc.inner_iterations, sc.inner_rtol);
-            else
-                snprintf(name, sizeof name, "%s inner %d", kryl_mixed_scheme_name(sc.scheme),
-                         sc.inner_iterations);
+            /* "ir rtol 1e-06", "inner-outer rtol 1e-06 max 30" */
+            char name[64], limit[24] = "";
+            if (sc.inner_iterations > 0)
+                snprintf(limit, sizeof limit, " max %d", sc.inner_iterations);
+            snprintf(name, sizeof name, "%s rtol %.0e%s", kryl_mixed_scheme_name(sc.scheme),
+                     sc.inner_rtol > 0.0 ? sc.inner_rtol : 1e-6, limit);
             const double speedup = t.refused ? 0.0 : base.seconds / t.seconds;
             printf("%-16s %-5s %-24s %9.4f %6lld %8lld %9.2e %8.2f%s\n", p.label, fmt, name,
                    t.seconds, (long long)t.iterations, inner, t.relres, speedup,
@@ -219,26 +225,36 @@ static void bench_nonsymmetric(kryl_context ctx, bool quick)
     printf("\n(c) GMRES(%d), BiCGSTAB on convdiff2d: ms per cycle of %d iterations (%d cycles "
            "timed), total s to rtol 1e-8\n",
            restart, restart, cycles);
-    printf("%-18s %-9s %10s %10s %7s %9s\n", "matrix", "method", "ms/cycle", "total s", "its",
+    printf("%-18s %-11s %10s %10s %7s %9s\n", "matrix", "method", "ms/cycle", "total s", "its",
            "relres");
+    /* GMRES with each orthogonalisation, then BiCGSTAB */
+    struct variant {
+        kryl_method method;
+        kryl_orthog orthog;
+        const char *name;
+    };
+    const variant variants[] = {{KRYL_METHOD_GMRES, KRYL_ORTHOG_CGS2, "gmres-cgs2"},
+                                {KRYL_METHOD_GMRES, KRYL_ORTHOG_DCGS2, "gmres-dcgs2"},
+                                {KRYL_METHOD_BICGSTAB, KRYL_ORTHOG_AUTO, "bicgstab"}};
     for (int64_t size :
          {quick ? (int64_t)300 : (int64_t)1000, quick ? (int64_t)100 : (int64_t)300}) {
         problem p = make_problem(ctx, KRYL_GEN_CONVDIFF2D, size);
-        for (kryl_method method : {KRYL_METHOD_GMRES, KRYL_METHOD_BICGSTAB}) {
+        for (const variant &var : variants) {
             /* exactly `cycles` whole cycles: an unreachable tolerance and the iteration limit */
-            kryl_solver_options o = options(method, 1e-30, (int64_t)restart * cycles);
+            kryl_solver_options o = options(var.method, 1e-30, (int64_t)restart * cycles);
             o.restart = restart;
+            o.gmres_orthog = var.orthog;
             const timing fixed = time_solve(p, o);
             const double cycle_ms = 1e3 * fixed.seconds * restart / (double)fixed.iterations;
             o.rtol = 1e-8;
             o.max_iterations = 40000;
             const timing total = time_solve(p, o);
-            printf("%-18s %-9s %10.4f %10.4f %7lld %9.2e %s\n", p.label, kryl_method_name(method),
-                   cycle_ms, total.seconds, (long long)total.iterations, total.relres,
+            printf("%-18s %-11s %10.4f %10.4f %7lld %9.2e %s\n", p.label, var.name, cycle_ms,
+                   total.seconds, (long long)total.iterations, total.relres,
                    kryl_reason_name(total.reason));
             printf("RESULT gmres %s method=%s cycle_ms=%.4f total_s=%.4f its=%lld relres=%.3e\n",
-                   p.label, kryl_method_name(method), cycle_ms, total.seconds,
-                   (long long)total.iterations, total.relres);
+                   p.label, var.name, cycle_ms, total.seconds, (long long)total.iterations,
+                   total.relres);
             fflush(stdout);
         }
         free_problem(p);
@@ -303,7 +319,7 @@ static void bench_ops(kryl_context ctx, bool quick)
             kryl_status st = ops->permute_copy(ctx, &scalars, &fresh, nullptr, KRYL_GATHER);
             return st != KRYL_SUCCESS
                        ? st
-                       : ops->pipecg_update(ctx, {sc}, 0, vs, dinv, nullptr, nullptr);
+                       : ops->pipecg_update(ctx, {sc}, 0, vs, dinv, nullptr, nullptr, false);
         };
         /* M = I: reads x r w n p s z, writes x r w p s z;  Jacobi: 11 reads, 9 writes */
         report_op("pipecg_update (M = I)", n, 13.0,
@@ -322,6 +338,24 @@ static void bench_ops(kryl_context ctx, bool quick)
             report_op(name, n, k + 2.0, time_op(ctx, [&] {
                           return ops->multi_axpy(ctx, &V, k, -1e-3, {sc}, v[11], {sc + 48},
                                                  nullptr);
+                      }));
+        }
+        for (int k : {10, 20, kmax - 1}) {
+            char name[48];
+            /* d = [V_0..V_k]'[V_k w], w'w: reads k+2 vectors */
+            snprintf(name, sizeof name, "gmres_dcgs2_dot k=%d", k);
+            report_op(name, n, k + 2.0, time_op(ctx, [&] {
+                          return ops->gmres_dcgs2_dot(ctx, &V, k, v[11], {sc}, nullptr);
+                      }));
+            /* f = (1, 0, 1) and d = 0 keep the vectors as they are: reads k+2, writes 2 */
+            KRYL_OK(kryl_vector_fill(v[10], 0.0));
+            const double unit[3] = {1.0, 0.0, 1.0};
+            KRYL_OK(ops->upload(ctx, sc + 56, unit, sizeof unit));
+            snprintf(name, sizeof name, "gmres_dcgs2_update k=%d", k);
+            report_op(name, n, k + 4.0, time_op(ctx, [&] {
+                          return ops->gmres_dcgs2_update(ctx, &V, k, v[11],
+                                                         {static_cast<double *>(v[10]->data)},
+                                                         {sc + 56}, nullptr);
                       }));
         }
         /* the least-squares problem of GMRES(kmax) at its last column (vectors: none) */

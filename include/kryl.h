@@ -119,13 +119,13 @@ typedef enum kryl_mixed_scheme {
 
 typedef enum kryl_precond_kind {
     KRYL_PRECOND_NONE = 0,
-    KRYL_PRECOND_JACOBI = 1, /* M = diag(A) */
-    KRYL_PRECOND_LSPOLY = 2, /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
-    KRYL_PRECOND_IC0 = 3,    /* M = L L^T, incomplete Cholesky, no fill (symmetric A) */
-    KRYL_PRECOND_MIC0 = 4,   /* IC(0) of A + alpha diag(A), alpha grown until it exists */
-    KRYL_PRECOND_ILU0 = 5,   /* M = L U, incomplete LU with the pattern of A */
-    KRYL_PRECOND_ILUK = 6,   /* ILU(k): fill of level <= options.fill */
-    KRYL_PRECOND_ILUT = 7,   /* ILUT(droptol, maxfill): threshold dropping */
+    KRYL_PRECOND_JACOBI = 1,  /* M = diag(A) */
+    KRYL_PRECOND_LSPOLY = 2,  /* M^-1 = s(A), a least-squares polynomial (SPD A only) */
+    KRYL_PRECOND_IC0 = 3,     /* M = L L^T, incomplete Cholesky, no fill (symmetric A) */
+    KRYL_PRECOND_MIC0 = 4,    /* IC(0) of A + alpha diag(A), alpha grown until it exists */
+    KRYL_PRECOND_ILU0 = 5,    /* M = L U, incomplete LU with the pattern of A */
+    KRYL_PRECOND_ILUK = 6,    /* ILU(k): fill of level <= options.fill */
+    KRYL_PRECOND_ILUT = 7,    /* ILUT(droptol, maxfill): threshold dropping */
     KRYL_PRECOND_BJACOBI = 8, /* block Jacobi: IC(0)/ILU(0) of options.blocks diagonal blocks */
     KRYL_PRECOND_MCSSOR = 9,  /* multicolor SSOR: options.sweeps symmetric sweeps, omega */
     KRYL_PRECOND_MCILU0 = 10  /* multicolor ILU(0): ILU(0) of A in a greedy color order */
@@ -139,6 +139,21 @@ typedef enum kryl_order_kind {
     KRYL_ORDER_AMD = 2,  /* approximate minimum degree (SuiteSparse): little fill, few levels */
     KRYL_ORDER_COLOR = 3 /* rows grouped color by color (greedy multicoloring) */
 } kryl_order_kind;
+
+/* How block Jacobi splits the rows into blocks (docs/PRECONDITIONERS.md). */
+typedef enum kryl_partition_kind {
+    KRYL_PARTITION_AUTO = 0,       /* metis when the build has METIS, else contiguous */
+    KRYL_PARTITION_CONTIGUOUS = 1, /* contiguous row ranges balanced by nonzeros */
+    KRYL_PARTITION_METIS = 2       /* METIS k-way parts of the graph: fewer couplings dropped */
+} kryl_partition_kind;
+
+/* How GMRES orthogonalises each new Krylov vector (docs/SOLVERS.md). */
+typedef enum kryl_orthog {
+    KRYL_ORTHOG_AUTO = 0, /* the default: DCGS2 */
+    KRYL_ORTHOG_CGS2 = 1, /* classical Gram-Schmidt twice: two dot and two update passes a step */
+    KRYL_ORTHOG_DCGS2 = 2 /* CGS2 with the second pass delayed a step: one dot (one reduction)
+                           * and one update pass a step */
+} kryl_orthog;
 
 /* Storage formats for SpMV (see docs/FORMATS.md). */
 typedef enum kryl_format {
@@ -173,6 +188,7 @@ const char *kryl_precond_name(kryl_precond_kind precond);
 const char *kryl_reason_name(kryl_reason reason);
 const char *kryl_format_name(kryl_format format);
 const char *kryl_order_name(kryl_order_kind kind); /* "none", "rcm", "amd", "color" */
+const char *kryl_partition_name(kryl_partition_kind kind);
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
  * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */
@@ -184,6 +200,7 @@ const char *kryl_mixed_scheme_name(kryl_mixed_scheme scheme);
 kryl_status kryl_mixed_scheme_from_name(const char *name, kryl_mixed_scheme *scheme);
 kryl_status kryl_format_from_name(const char *name, kryl_format *format);
 kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind);
+kryl_status kryl_partition_from_name(const char *name, kryl_partition_kind *kind);
 
 /* ------------------------------------------------------------------ */
 /* Context                                                             */
@@ -232,6 +249,63 @@ bool kryl_backend_available(kryl_backend_kind kind);
 const char *kryl_context_device_name(kryl_context ctx);
 
 /* ------------------------------------------------------------------ */
+/* Distributed runs (docs/DISTRIBUTED.md)                              */
+/* ------------------------------------------------------------------ */
+
+/* A context made by kryl_context_create_mpi (include/kryl_mpi.h) spans
+ * the ranks of a communicator; every other context is one rank of one.
+ * On a distributed context, calls that create or convert matrices,
+ * solvers and the *_global vector calls are collective: every rank makes
+ * them in the same order. */
+
+/* How a distributed SpMV overlaps its halo exchange with computation
+ * (Kreutzer et al. 2012, section 3). */
+typedef enum kryl_overlap {
+    KRYL_OVERLAP_VECTOR = 0, /* exchange, then the whole product: no overlap */
+    KRYL_OVERLAP_NAIVE = 1,  /* post the exchange, local product, wait, non-local product */
+    KRYL_OVERLAP_TASK = 2    /* a communication thread exchanges during the local product */
+} kryl_overlap;
+
+const char *kryl_overlap_name(kryl_overlap overlap); /* "vector", "naive", "task" */
+kryl_status kryl_overlap_from_name(const char *name, kryl_overlap *overlap);
+
+/* This process's rank and the number of ranks (0 and 1 without MPI). */
+kryl_status kryl_context_rank(kryl_context ctx, int *rank, int *size);
+
+/* The overlap mode of the context's SpMVs from now on (default
+ * KRYL_OVERLAP_NAIVE; no effect on one rank).  Task mode needs MPI
+ * threads (MPI_THREAD_SERIALIZED or more): without them naive is used
+ * and a warning is logged. */
+kryl_status kryl_context_set_overlap(kryl_context ctx, kryl_overlap overlap);
+
+/* How kryl_matrix_read_mtx distributes the rows it reads on rank 0 (default
+ * KRYL_PARTITION_CONTIGUOUS): contiguous ranges balanced by nonzeros, or
+ * METIS parts (the rows are then renumbered part by part; use
+ * kryl_vector_set_global/get_global to see vectors in the file's order). */
+kryl_status kryl_context_set_partition(kryl_context ctx, kryl_partition_kind partition);
+
+/* One rank's part of a distributed matrix and what its SpMVs cost. */
+typedef struct kryl_dist_info {
+    int rank, size;
+    int64_t rows;       /* owned rows */
+    int64_t nnz;        /* owned entries */
+    int64_t ghosts;     /* columns of other ranks the owned rows use (the halo) */
+    int neighbours;     /* ranks exchanged with */
+    int64_t bytes_sent; /* bytes one double-precision SpMV sends */
+    int64_t spmvs;      /* distributed SpMVs on the context so far */
+    double compute_s;   /* time in local and non-local products */
+    double comm_s;      /* packing, posting and unpacking the exchange */
+    double wait_s;      /* blocked waiting for messages */
+} kryl_dist_info;
+
+/* Fill *info for A on this rank (times: the context's SpMVs since its
+ * creation or the last reset).  Works on one rank too (no halo). */
+kryl_status kryl_matrix_dist_info(kryl_matrix A, kryl_dist_info *info);
+
+/* Zero the context's SpMV counters and times. */
+kryl_status kryl_context_reset_dist_stats(kryl_context ctx);
+
+/* ------------------------------------------------------------------ */
 /* Matrices                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -252,7 +326,9 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
 
 /* Read a Matrix Market file (.mtx or .mtx.gz): coordinate or array;
  * real, integer or pattern (pattern entries read as 1); general,
- * symmetric or skew-symmetric (expanded to both triangles). */
+ * symmetric or skew-symmetric (expanded to both triangles).  On a
+ * distributed context it is collective: rank 0 reads and distributes the
+ * rows (kryl_context_set_partition). */
 kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
 
 /* Write A as a Matrix Market coordinate real general file; values are
@@ -338,7 +414,9 @@ kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *
 
 /* Start assembling a nrows x ncols matrix whose owned rows are
  * [row_begin, row_end).  Entries may come in any order over many calls;
- * duplicates are summed. */
+ * duplicates are summed.  On a distributed context entries of any row
+ * are accepted and kryl_assembly_finish (collective) sends them to the
+ * ranks owning their rows. */
 kryl_status kryl_assembly_create(kryl_assembly *assembly, kryl_context ctx, int64_t nrows,
                                  int64_t ncols, int64_t row_begin, int64_t row_end);
 
@@ -394,7 +472,8 @@ kryl_status kryl_generator_size(const kryl_generator_options *options, int64_t *
                                 int64_t *nnz_estimate);
 
 /* Generate rows [row_begin, row_end) of the matrix (the whole matrix with
- * 0 and nrows) without building any other row. */
+ * 0 and nrows) without building any other row.  On a distributed context
+ * 0 and nrows give each rank its contiguous block of rows. */
 kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
                                  const kryl_generator_options *options, int64_t row_begin,
                                  int64_t row_end);
@@ -417,6 +496,15 @@ kryl_status kryl_vector_set(kryl_vector v, const double *values, int64_t length)
 
 /* Copy v into host memory as doubles. */
 kryl_status kryl_vector_get(kryl_vector v, double *values, int64_t length);
+
+/* Collective: set v (laid out like A's rows) from the global vector
+ * `values` given on rank 0 in the original row order (ignored elsewhere);
+ * one rank: kryl_vector_set of the whole vector. */
+kryl_status kryl_vector_set_global(kryl_vector v, kryl_matrix A, const double *values);
+
+/* Collective: gather v into `values` on rank 0 (n_global doubles in the
+ * original row order; ignored and may be NULL elsewhere). */
+kryl_status kryl_vector_get_global(kryl_vector v, kryl_matrix A, double *values);
 
 /* v_i = value for every i. */
 kryl_status kryl_vector_fill(kryl_vector v, double value);
@@ -454,21 +542,27 @@ typedef struct kryl_solver_options {
     /* A mixed-precision scheme; precision KRYL_MIXED alone picks
      * KRYL_MIXED_INNER_OUTER.  Not with precision KRYL_SINGLE. */
     kryl_mixed_scheme mixed;
-    int inner_iterations;  /* mixed: inner iterations per outer step (inner-outer runs
-                            * exactly this many, IR at most); 0 = 30 */
+    int inner_iterations;  /* mixed: at most this many inner iterations per outer step;
+                            * 0 = no limit but max_iterations (inner solves end on
+                            * inner_rtol) */
     kryl_format format;    /* SpMV storage of the iteration's matrix; default KRYL_FORMAT_CSR */
     kryl_order_kind order; /* reordering before the format's row sort; default none */
     bool tune;             /* with format AUTO: time a few SpMVs of each candidate instead of
                               trusting the bandwidth model alone */
-    double inner_rtol;     /* mixed IR: an inner solve stops once it has reduced the
-                            * residual by this factor; 0 = 1e-4 */
+    double inner_rtol;     /* mixed: an inner solve stops once it has reduced the
+                            * residual by this factor, or reached half the outer
+                            * tolerance; 0 = 1e-6 (about where single precision
+                            * stops helping) */
     int degree;            /* lspoly: polynomial degree, 0 = 8 */
     int fill;              /* iluk: level k (default 1) */
     double droptol;        /* ilut tau (default 1e-3) */
     int maxfill;           /* ilut p (default 20) */
-    int blocks;            /* bjacobi: contiguous row blocks; 0 = one per 4096 rows */
+    int blocks;            /* bjacobi: row blocks; 0 = one per 4096 rows */
     int sweeps;            /* mcssor: symmetric Gauss-Seidel sweeps per apply (default 1) */
     double omega;          /* mcssor: relaxation factor in (0, 2) (default 1) */
+    kryl_partition_kind partition; /* bjacobi: KRYL_PARTITION_AUTO (metis when built with it),
+                                    * _CONTIGUOUS, _METIS */
+    kryl_orthog gmres_orthog;      /* GMRES: KRYL_ORTHOG_AUTO (DCGS2), _CGS2, _DCGS2 */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);
@@ -523,6 +617,13 @@ kryl_status kryl_solver_history(kryl_solver solver, const double **history, int6
  * the model's or the timing's verdict; otherwise "requested").  The
  * string is valid until the solver is destroyed. */
 kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const char **reason);
+
+/* A one-line description of the preconditioner as built, written into buf
+ * (len bytes, truncated, always terminated when len > 0): its name ("none"
+ * without one) and, for the incomplete factorizations, each triangle's
+ * level count and solve path, e.g. "ic0: L 478 levels (syncfree), U 478
+ * levels (syncfree)".  For the mixed schemes, the inner solver's. */
+kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len);
 
 /* Seconds of setup (same as the next result's setup_s). */
 double kryl_solver_setup_time(kryl_solver solver);

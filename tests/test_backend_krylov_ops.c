@@ -288,7 +288,7 @@ static kryl_status run_pipecg(kryl_context ctx, kryl_vector *v, double *sc, kryl
     kryl_pipecg_vectors pv = {v[0], v[1], pc ? v[2] : NULL, v[3], pc ? v[4] : NULL, v[5],
                               v[6], v[7], pc ? v[8] : NULL, v[9]};
     return ctx->ops->pipecg_update(ctx, (kryl_scalar){sc}, c->restart, &pv,
-                                   c->pc == 2 ? v[10] : NULL, sc + KRYL_PIPECG_SCALARS, mon);
+                                   c->pc == 2 ? v[10] : NULL, sc + KRYL_PIPECG_SCALARS, mon, false);
 }
 
 static void pipecg_case(kcase *c, kryl_precision p, int64_t n, int pc, int restart,
@@ -660,7 +660,7 @@ enum { LS_M = 6 };
 /* kryl_gmres_ls over sc laid out as the GMRES solver lays its block out */
 static kryl_gmres_ls ls_view(double *sc)
 {
-    kryl_gmres_ls ls;
+    kryl_gmres_ls ls = {0};
     size_t m = LS_M;
     double *p = sc;
     ls.m = LS_M;

@@ -218,13 +218,13 @@ static void check_errors(kryl_context ctx)
     CHECK_STATUS(ops->pointwise_mult(ctx, y, small, x), KRYL_ERR_DIMENSION_MISMATCH);
     CHECK_STATUS(ops->dot(ctx, x, small, rz), KRYL_ERR_DIMENSION_MISMATCH);
     CHECK_STATUS(ops->fill(ctx, NULL, 1.0), KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, x, r, NULL, NULL, rz, rr, NULL),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, x, r, NULL, NULL, rz, rr, NULL, false),
                  KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, r, NULL, NULL, rz, rr, NULL),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, r, NULL, NULL, rz, rr, NULL, false),
                  KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, single, NULL, NULL, rz, rr, NULL),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, single, NULL, NULL, rz, rr, NULL, false),
                  KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, small, NULL, NULL, rz, rr, NULL),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, small, NULL, NULL, rz, rr, NULL, false),
                  KRYL_ERR_DIMENSION_MISMATCH);
     CHECK_STATUS(ops->cg_update_p(ctx, num, den, x, x, NULL), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ops->permute_copy(ctx, y, small, NULL, KRYL_GATHER), KRYL_ERR_DIMENSION_MISMATCH);

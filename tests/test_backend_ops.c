@@ -270,7 +270,7 @@ static void compare_cg_updates(const problem *pb, double *const *vals)
                 ctx, scalar_at(sc[s], 0), scalar_at(sc[s], 1), s ? p.dut : p.ref, s ? q.dut : q.ref,
                 s ? x.dut : x.ref, s ? r.dut : r.ref, with_dinv ? (s ? dinv.dut : dinv.ref) : NULL,
                 with_dinv ? (s ? z.dut : z.ref) : NULL, scalar_at(sc[s], 2), scalar_at(sc[s], 3),
-                NULL));
+                NULL, false));
         }
         const char *form = with_dinv ? "cg_update_xr with dinv" : "cg_update_xr";
         CHECK_PAIR(pb, x, form);
@@ -395,7 +395,7 @@ static void check_refused_steps(kryl_context ctx, const char *backend, kryl_prec
             if (op == 0)
                 CHECK_OK(ctx->ops->cg_update_xr(ctx, scalar_at(sc, 0), scalar_at(sc, 1), v[0], v[1],
                                                 v[2], v[3], v[4], v[5], scalar_at(sc, 2),
-                                                scalar_at(sc, 3), m.dev));
+                                                scalar_at(sc, 3), m.dev, false));
             else if (op == 1)
                 CHECK_OK(ctx->ops->cg_update_p(ctx, scalar_at(sc, 0), scalar_at(sc, 1), v[5], v[0],
                                                m.dev));

@@ -296,7 +296,7 @@ static void test_pipecg(kryl_precision p, int64_t n, int mode)
         for (int b = 0; b < 2; b++)
             CHECK_OK(sides[b].ops->pipecg_update(sides[b].ctx, sp_at(&sc, b, 0), k == 0, &ps.v[b],
                                                  mode == 2 ? &ps.dinv.v[b] : NULL, coef.ptr[b],
-                                                 mon.mon[b]));
+                                                 mon.mon[b], false));
         mp_check_stop(&mon, KRYL_STOP_RUNNING, what);
         CHECK(pipe_diff(&ps) <= tolerance(p), "%s: vectors differ by %.3g", what, pipe_diff(&ps));
         sp_check(&sc, sum_tolerance(p, n), what);
@@ -315,7 +315,7 @@ static void test_pipecg(kryl_precision p, int64_t n, int mode)
         double *x0 = vp_values(&ps.x, GPU), *w0 = vp_values(&ps.w, GPU);
         CHECK_OK(sides[GPU].ops->pipecg_update(sides[GPU].ctx, sp_at(&sc, GPU, 0), 1, &ps.v[GPU],
                                                mode == 2 ? &ps.dinv.v[GPU] : NULL, NULL,
-                                               mon.mon[GPU]));
+                                               mon.mon[GPU], false));
         double after[KRYL_PIPECG_SCALARS];
         sp_get(&sc, GPU, after);
         CHECK(vp_same(&ps.x, GPU, x0) && vp_same(&ps.w, GPU, w0) &&

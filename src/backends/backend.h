@@ -104,6 +104,13 @@ typedef struct kryl_gmres_ls {
     double *ww;      /* ||w||^2 of the new Arnoldi vector */
     double *rr;      /* g[k+1]^2 after column k, for monitor_update */
     int64_t *count;  /* columns of R built in the current cycle */
+    /* Low-synchronisation CGS2 (gmres_dcgs2_*; NULL with CGS2): */
+    double *H;   /* (m+1) x m: the Hessenberg columns before rotation, column j at H + j*(m+1) */
+    double *d;   /* 2(m+1)+1: the fused dot products of gmres_dcgs2_dot */
+    double *f;   /* 3: the factors of gmres_dcgs2_update */
+    double *eta; /* u_{k+1} = (w - Q c)/sigma:  eta = sigma/rho_k, H's scale for column k */
+    double *gk;  /* g[k] before the rotation of the provisional column k */
+    double *T;   /* m x m, column j at T + j*m: z_j = Z_j T (FGMRES only; else NULL) */
 } kryl_gmres_ls;
 
 typedef struct kryl_backend_ops {
@@ -161,15 +168,21 @@ typedef struct kryl_backend_ops {
     kryl_status (*pointwise_mult)(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);
     /* out = x'y (rank-local), accumulated in double */
     kryl_status (*dot)(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out);
+    /* y = A x and out = x'y (rank-local; A square), guarded, in one pass
+     * where the backend fuses them (optional: NULL means spmv, then dot) */
+    kryl_status (*spmv_dot)(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
+                            kryl_scalar out, const kryl_monitor *monitor);
 
     /* ---- fused conjugate-gradient steps ---- */
     /* alpha = num/den;  x += alpha p;  r -= alpha q;
      * if dinv: z = dinv .* r and rz = r'z, else rz = r'r;  rr = r'r.
-     * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN) and changes nothing. */
+     * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN) and changes nothing.
+     * record: then also monitor_update(monitor, rr, 1), in the same launch
+     * where the backend can (only where rr is already global: one rank). */
     kryl_status (*cg_update_xr)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                 kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                 kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                kryl_monitor *monitor);
+                                kryl_monitor *monitor, bool record);
     /* p = z + (num/den) p;  den <= 0 sets stop = BREAKDOWN (NaN/Inf: NAN). */
     kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                kryl_vector p, kryl_monitor *monitor);
@@ -202,10 +215,11 @@ typedef struct kryl_backend_ops {
      * <= 0 in a step that is not a restart means rounding has spoilt the
      * recurrences: the step is then done as a restart (beta = 0 recorded).
      * delta <= 0 in a restart sets stop = BREAKDOWN (A or M is not positive
-     * definite), a non-finite scalar NAN: then nothing changes. */
+     * definite), a non-finite scalar NAN: then nothing changes.  record:
+     * then also monitor_update(monitor, rr, 1), as cg_update_xr does. */
     kryl_status (*pipecg_update)(kryl_context ctx, kryl_scalar sc, int restart,
                                  const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
-                                 kryl_monitor *monitor);
+                                 kryl_monitor *monitor, bool record);
     /* out[0] = x'z;  out[1] = y'z (rank-local, one pass over z; unguarded) */
     kryl_status (*dot2)(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                         kryl_scalar out);
@@ -250,16 +264,58 @@ typedef struct kryl_backend_ops {
     kryl_status (*gmres_givens)(kryl_context ctx, const kryl_gmres_ls *ls, int k,
                                 kryl_monitor *monitor);
     /* y = R^{-1} g over the first `count` columns, y[count..m-1] = 0;
-     * count = 0.  Unguarded: it runs after the monitor stopped. */
+     * then, when T != NULL, y = T^{-1} y over those columns (T upper
+     * triangular);  count = 0.  Unguarded: it runs after the monitor stopped. */
     kryl_status (*gmres_solve)(kryl_context ctx, const kryl_gmres_ls *ls);
+    /* ---- GMRES by low-synchronisation CGS2 with delayed reorthogonalisation
+     * (DCGS2: Bielich, Langou, Thomas, Swirydowicz, Yamazaki, Boman, Parallel
+     * Comput. 2022; Swirydowicz et al., Numer. Linear Algebra Appl. 2020).
+     * Step k holds Q = V_0..V_{k-1} orthonormal, u = V_k once-orthogonalised
+     * (its second pass is delayed to this step) and w = A M^-1 u in V_{k+1};
+     * it makes one dot pass (one reduction) and one update pass. ----
+     * For j <= k (rank-local, one pass over V_0..V_k and w): d[j] = V_j'V_k;
+     * if w != NULL: d[k+1+j] = V_j'w and d[2k+2] = w'w. */
+    kryl_status (*gmres_dcgs2_dot)(kryl_context ctx, kryl_vector V, int k, kryl_vector w,
+                                   kryl_scalar d, kryl_monitor *monitor);
+    /* One pass over V_0..V_k and w (w not among them), f = 3 scalars:
+     * V_k = (V_k - sum_{j<k} d[j] V_j) f[0];
+     * w = (w - sum_{j<k} d[k+1+j] V_j - f[1] V_k) f[2]  (V_k the new one). */
+    kryl_status (*gmres_dcgs2_update)(kryl_context ctx, kryl_vector V, int k, kryl_vector w,
+                                      kryl_scalar d, kryl_scalar f, kryl_monitor *monitor);
+    /* The least-squares side of DCGS2 step k (0 <= k < m), from ls->d
+     * (s = d[0..k-1], alpha = d[k], t = d[k+1..2k], beta = d[2k+1], ww = d[2k+2]):
+     *  rho = 1 if k = 0, else sqrt(alpha - s's) (0 when that is <= 0);
+     *  if k > 0, column k-1 is completed (u = Q s + rho q_k):
+     *   H[0..k-1][k-1] += eta s;  H[k][k-1] = eta rho;  R's column k-1 = H's
+     *   with rotations 0..k-2 and a new rotation k-1 (g[k-1] = cs gk,
+     *   g[k] = -sn gk);  rr = g[k]^2;  count = k.  rho = 0 (u in span Q:
+     *   the space is invariant) ends there: f = 0.
+     *  then column k, provisional until step k+1 completes it:
+     *   c_k = (beta - s't)/rho;  c = (t, c_k);  H[0..k][k] = (c - H_{k+1,k} s)/rho;
+     *   sigma2 = ww - c'c;  H[k+1][k] = sqrt(sigma2)/rho, or 0 where sigma2
+     *   <= 64 eps ww (no digits left: taken as invariant);
+     *   sigma = sqrt(max(sigma2, eps ww));  eta = sigma/rho;
+     *   R's column k = H's with rotations 0..k;  gk = g[k];
+     *   g[k+1] = -sn_k gk;  g[k] = cs_k gk;  rr = g[k+1]^2;  count = k+1;
+     *   f = (1/rho, c_k, 1/sigma (0 when sigma = 0));  if T: T[0..k-1][k] = s,
+     *   T[k][k] = rho.
+     * k = m completes column m-1 only (d from gmres_dcgs2_dot without w),
+     * and only when count = m.  A zero pivot sets BREAKDOWN, a non-finite
+     * value NAN; the column it happened in is then left as it was. */
+    kryl_status (*gmres_dcgs2_column)(kryl_context ctx, const kryl_gmres_ls *ls, int k,
+                                      kryl_monitor *monitor);
     /* Flexible CG direction (Notay 2000; Golub & Ye 1999): p = z - (num/den) p.
      * den <= 0 sets BREAKDOWN, non-finite NAN: nothing changes. */
     kryl_status (*fcg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                 kryl_vector p, kryl_monitor *monitor);
     /* Prepare an inner solve's monitor from the outer one, unguarded: if
      * outer->stop: inner->stop = KRYL_STOP_CONVERGED (the inner solve does
-     * nothing); else inner->stop = RUNNING and inner->tol2 = factor * rr
-     * (rr.ptr NULL: factor).  inner->iteration keeps counting. */
+     * nothing); else inner->stop = RUNNING and
+     * inner->tol2 = max(factor * rr, outer->tol2 / 4): rr is the squared
+     * norm of the outer residual the inner solve starts from, and it never
+     * aims below half the outer tolerance, which the outer step cannot use.
+     * rr.ptr NULL (a right-hand side of norm 1): inner->tol2 = factor.
+     * inner->iteration keeps counting. */
     kryl_status (*monitor_restart)(kryl_context ctx, kryl_monitor *inner, const kryl_monitor *outer,
                                    kryl_scalar rr, double factor);
 
@@ -279,6 +335,12 @@ typedef struct kryl_backend_ops {
      * no allocation, no synchronisation. */
     kryl_status (*trsv)(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x);
     void (*trsv_release)(kryl_context ctx, void *handle);
+    /* How trsv solves the handle's triangle: "serial" (substitution),
+     * "levels" (a parallel step per level), "syncfree" (one launch, each
+     * row waiting for the x_j it needs) or "host" (copied to the host and
+     * back);
+     * a static string.  NULL op: the backend does not say. */
+    const char *(*trsv_path)(kryl_context ctx, const void *handle);
 } kryl_backend_ops;
 
 /* The backends compiled into this build (NULL when absent). */

@@ -22,10 +22,10 @@ static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
 static const name_entry mixed_names[] = {
     {"none", KRYL_MIXED_NONE}, {"ir", KRYL_MIXED_IR}, {"inner-outer", KRYL_MIXED_INNER_OUTER}};
 static const name_entry precond_names[] = {
-    {"none", KRYL_PRECOND_NONE},      {"jacobi", KRYL_PRECOND_JACOBI},
-    {"lspoly", KRYL_PRECOND_LSPOLY},  {"ic0", KRYL_PRECOND_IC0},
-    {"mic0", KRYL_PRECOND_MIC0},      {"ilu0", KRYL_PRECOND_ILU0},
-    {"iluk", KRYL_PRECOND_ILUK},      {"ilut", KRYL_PRECOND_ILUT},
+    {"none", KRYL_PRECOND_NONE},       {"jacobi", KRYL_PRECOND_JACOBI},
+    {"lspoly", KRYL_PRECOND_LSPOLY},   {"ic0", KRYL_PRECOND_IC0},
+    {"mic0", KRYL_PRECOND_MIC0},       {"ilu0", KRYL_PRECOND_ILU0},
+    {"iluk", KRYL_PRECOND_ILUK},       {"ilut", KRYL_PRECOND_ILUT},
     {"bjacobi", KRYL_PRECOND_BJACOBI}, {"mcssor", KRYL_PRECOND_MCSSOR},
     {"mcilu0", KRYL_PRECOND_MCILU0}};
 static const name_entry format_names[] = {
@@ -33,6 +33,11 @@ static const name_entry format_names[] = {
     {"ellr", KRYL_FORMAT_ELLR}, {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},
     {"sell", KRYL_FORMAT_SELL}, {"bcsr2", KRYL_FORMAT_BCSR2}, {"bcsr4", KRYL_FORMAT_BCSR4},
     {"dia", KRYL_FORMAT_DIA}};
+static const name_entry partition_names[] = {{"auto", KRYL_PARTITION_AUTO},
+                                             {"contiguous", KRYL_PARTITION_CONTIGUOUS},
+                                             {"metis", KRYL_PARTITION_METIS}};
+static const name_entry overlap_names[] = {
+    {"vector", KRYL_OVERLAP_VECTOR}, {"naive", KRYL_OVERLAP_NAIVE}, {"task", KRYL_OVERLAP_TASK}};
 static const name_entry reason_names[] = {{"none", KRYL_REASON_NONE},
                                           {"converged_rtol", KRYL_CONVERGED_RTOL},
                                           {"converged_atol", KRYL_CONVERGED_ATOL},
@@ -90,6 +95,10 @@ NAME_FUNCTIONS(kryl_mixed_scheme, mixed_names, "mixed-precision scheme", kryl_mi
 NAME_FUNCTIONS(kryl_format, format_names, "format", kryl_format_name, kryl_format_from_name)
 NAME_FUNCTIONS(kryl_precond_kind, precond_names, "preconditioner", kryl_precond_name,
                kryl_precond_from_name)
+NAME_FUNCTIONS(kryl_partition_kind, partition_names, "partition", kryl_partition_name,
+               kryl_partition_from_name)
+NAME_FUNCTIONS(kryl_overlap, overlap_names, "overlap mode", kryl_overlap_name,
+               kryl_overlap_from_name)
 
 const char *kryl_reason_name(kryl_reason reason)
 {

@@ -17,6 +17,10 @@ kryl_status kryl_reduce_begin(kryl_context ctx, kryl_scalar first, int count);
 /* Wait for the reduction started last; the scalars then hold global sums. */
 kryl_status kryl_reduce_end(kryl_context ctx);
 
+/* Whether rank-local sums are already the global ones (one rank): then a
+ * fused update may feed its sums straight into the monitor. */
+bool kryl_reduce_is_local(kryl_context ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,18 +67,27 @@ static kryl_status cg_step(kryl_solver s)
     int old = w->current, new = 1 - old;
     kryl_scalar pq = kryl_scalar_at(w->scalars, CG_PQ);
 
+    /* with rank-local sums already global, the update records ||r|| itself */
+    bool fused_record = kryl_reduce_is_local(ctx) && !(pc && !dinv);
+
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
-    /* q = A p */
-    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, w->p, 0.0, NULL, w->q, s->monitor));
-    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
-    /* pq = p'q */
-    KRYL_TRY(ops->dot(ctx, w->p, w->q, pq));
+    if (ops->spmv_dot) {
+        /* q = A p;  pq = p'q (one pass) */
+        KRYL_TRY(ops->spmv_dot(ctx, s->Aw, w->p, w->q, pq, s->monitor));
+    } else {
+        /* q = A p */
+        KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, w->p, 0.0, NULL, w->q, s->monitor));
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+        /* pq = p'q */
+        KRYL_TRY(ops->dot(ctx, w->p, w->q, pq));
+    }
     KRYL_TRY(kryl_reduce_begin(ctx, pq, 1));
     KRYL_TRY(kryl_reduce_end(ctx));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* alpha = rz/pq;  x += alpha p;  r -= alpha q;  [z = dinv.*r];  rz' = r'z;  rr = r'r */
     KRYL_TRY(ops->cg_update_xr(ctx, rz_of(w, old), pq, w->p, w->q, s->x_work, w->r, dinv,
-                               dinv ? z : NULL, rz_of(w, new), rr_of(w, new), s->monitor));
+                               dinv ? z : NULL, rz_of(w, new), rr_of(w, new), s->monitor,
+                               fused_record));
     KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, new), 2));
     KRYL_TRY(kryl_reduce_end(ctx));
     if (pc && !dinv) {
@@ -91,7 +100,7 @@ static kryl_status cg_step(kryl_solver s)
     }
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     /* record ||r||; stop when it meets the tolerance */
-    KRYL_TRY(ops->monitor_update(ctx, s->monitor, rr_of(w, new), 1));
+    if (!fused_record) KRYL_TRY(ops->monitor_update(ctx, s->monitor, rr_of(w, new), 1));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* beta = rz'/rz;  p = z + beta p */
     KRYL_TRY(ops->cg_update_p(ctx, rz_of(w, new), rz_of(w, old), z, w->p, s->monitor));

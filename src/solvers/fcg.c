@@ -2,15 +2,14 @@
  * Flexible CG: the outer iteration of the inner-outer mixed-precision
  * scheme for symmetric positive definite A (Cevahir et al. 2009, section
  * 2.2, after Buttari et al. 2008): CG in double whose preconditioner z =
- * B(r) is options.inner_iterations steps of the caller's method (CG, PCG,
- * pipecg) in single precision from zero.  B changes from step to step (it
- * is not even linear), so beta takes the Polak-Ribiere form of Golub & Ye
- * (SIAM J. Sci. Comput. 21, 1999) and Notay (SIAM J. Sci. Comput. 22,
- * 2000):
- *   beta = (r_new - r_old, z_new)/(r_old, z_old) = -(q, z_new)/(p, q),
- * using r_new - r_old = -alpha q with q = A p.  The outer residual is
- * double, so the method reaches double accuracy at the cost of single-
- * precision inner iterations.
+ * B(r) is the caller's method (CG, PCG, pipecg) in single precision from
+ * zero, run until it has reduced the residual by options.inner_rtol (or
+ * reached half the outer tolerance) or for options.inner_iterations steps.  B changes from step to
+ * step (it is not even linear), so beta takes the Polak-Ribiere form of Golub & Ye (SIAM J. Sci.
+ * Comput. 21, 1999) and Notay (SIAM J. Sci. Comput. 22, 2000): beta = (r_new - r_old,
+ * z_new)/(r_old, z_old) = -(q, z_new)/(p, q), using r_new - r_old = -alpha q with q = A p.  The
+ * outer residual is double, so the method reaches double accuracy at the cost of single- precision
+ * inner iterations.
  *
  * Memory traffic per outer iteration: SpMV, p'q 2n, x,r update 6n, the
  * inner solve, z to double 3n, (r'z, q'z) 3n, p update 3n: 17n + SpMV.
@@ -48,7 +47,8 @@ static kryl_status fcg_setup(kryl_solver s)
 static kryl_status precondition(kryl_solver s, fcg_work *w)
 {
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
-    KRYL_TRY(kryl_inner_solve(s, w->r, at(w, FCG_RR), KRYL_INNER_FLOOR * KRYL_INNER_FLOOR, w->z));
+    KRYL_TRY(kryl_inner_solve(s, w->r, at(w, FCG_RR), s->options.inner_rtol * s->options.inner_rtol,
+                              w->z));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     KRYL_TRY(s->ops->dot2(s->ctx, w->r, w->q, w->z, at(w, FCG_RZ)));
     KRYL_TRY(kryl_reduce_begin(s->ctx, at(w, FCG_RZ), 2));
@@ -88,7 +88,7 @@ static kryl_status fcg_step(kryl_solver s)
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* alpha = rz/pq;  x += alpha p;  r -= alpha q;  rr = r'r (twice) */
     KRYL_TRY(ops->cg_update_xr(ctx, at(w, FCG_RZ), at(w, FCG_PQ), w->p, w->q, s->x_work, w->r, NULL,
-                               NULL, at(w, FCG_RR_COPY), at(w, FCG_RR), s->monitor));
+                               NULL, at(w, FCG_RR_COPY), at(w, FCG_RR), s->monitor, false));
     KRYL_TRY(kryl_reduce_begin(ctx, at(w, FCG_RR), 2));
     KRYL_TRY(kryl_reduce_end(ctx));
     /* record ||r||; stop when it meets the tolerance */

@@ -34,9 +34,11 @@ void kryl_solver_batching_release(kryl_solver s)
     s->graph_steps = 0;
 }
 
+/* An outer scheme's step waits for its inner solve: it cannot be recorded. */
 static bool graphs_usable(kryl_solver s)
 {
-    return s->ops->capture_begin != NULL && s->period > 0 && !s->profiling;
+    return s->ops->capture_begin != NULL && s->period > 0 && !s->profiling &&
+           !s->method->inner_solver;
 }
 
 /* The next batch size above `batch`: doubled, a whole number of periods. */
@@ -75,21 +77,37 @@ static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
 
 kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m)
 {
+    return kryl_solver_iterate_to(s, m, s->options.max_iterations);
+}
+
+kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit)
+{
     const kryl_solver_options *o = &s->options;
     const bool adaptive = o->check_interval == 0;
-    int64_t interval = adaptive ? s->ops->check_interval : o->check_interval;
-    if (adaptive && s->period > 1) interval = (interval + s->period - 1) / s->period * s->period;
-    while (m->iteration < o->max_iterations && m->stop == KRYL_STOP_RUNNING) {
-        int64_t batch = o->max_iterations - m->iteration;
+    /* over several ranks every rank must queue the same batches (each step
+     * exchanges and reduces), so none grows them from its own timings */
+    int ranks = 1;
+    KRYL_TRY(kryl_context_rank(s->ctx, NULL, &ranks));
+    const bool grows = adaptive && ranks == 1;
+    /* the batch size a previous call grew to (an inner solver runs many times) */
+    int64_t interval = s->batch_interval;
+    if (interval == 0) {
+        interval = adaptive ? s->ops->check_interval : o->check_interval;
+        if (adaptive && s->period > 1)
+            interval = (interval + s->period - 1) / s->period * s->period;
+    }
+    while (m->iteration < limit && m->stop == KRYL_STOP_RUNNING) {
+        int64_t batch = limit - m->iteration;
         if (batch > interval) batch = interval;
         double t0 = kryl_wtime();
         KRYL_TRY(queue_steps(s, batch, batch == interval));
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
         KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
-        if (adaptive && batch == interval && kryl_wtime() - t0 < CHECK_SHARE * s->check_cost)
+        if (grows && batch == interval && kryl_wtime() - t0 < CHECK_SHARE * s->check_cost)
             interval = grow(s, interval);
         if (o->progress) o->progress(m->iteration, sqrt(m->rr), o->progress_user);
     }
+    s->batch_interval = interval;
     return KRYL_SUCCESS;
 }

@@ -7,10 +7,6 @@
 
 #include "solvers/solver_impl.h"
 
-/* Inner solves of inner-outer schemes stop early once single precision
- * has nothing more to give: at this reduction of the residual. */
-#define KRYL_INNER_FLOOR 1e-6
-
 /* s->inner = options.method in single precision on s->A (its matrix
  * converted once, its own preconditioner of options.precond). */
 kryl_status kryl_inner_create(kryl_solver s);
@@ -18,9 +14,9 @@ kryl_status kryl_inner_create(kryl_solver s);
 /* z = B(r): the inner solver run from x = 0 on A z = r for at most
  * options.inner_iterations steps, stopping early when its residual falls
  * below sqrt(factor * rr) (rr a backend scalar; rr.ptr NULL stands for 1).
- * r and z are double vectors of the working layout.  Queues operations
- * only: when s->monitor has stopped, the inner solve does nothing and
- * z = 0. */
+ * r and z are double vectors of the working layout.  Waits for the
+ * inner monitor between batches of steps (kryl_solver_iterate_to): when
+ * s->monitor has stopped, the inner solve does nothing and z = 0. */
 kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, double factor,
                              kryl_vector z);
 

@@ -127,11 +127,14 @@ static kryl_status pipecg_step(kryl_solver s)
     kryl_vector dinv = s->pc ? s->pc->dinv : NULL; /* a pointwise M fuses into the update */
     kryl_vector m = s->pc ? v->m : v->w;
 
+    /* with rank-local sums already global, the update records ||r|| itself */
+    bool fused_record = kryl_reduce_is_local(ctx);
+
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* alpha, beta;  z q s p x r u w updates;  m = dinv .* w;  gamma, delta, rr;
      * (alpha, beta) recorded for kryl_solver_spectrum */
     KRYL_TRY(ops->pipecg_update(ctx, kryl_scalar_at(w->scalars, 0), 0, v, dinv, s->cg_coefficients,
-                                s->monitor));
+                                s->monitor, fused_record));
     if (++w->since_replacement == PIPECG_REPLACE_INTERVAL) {
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
         w->since_replacement = 0;
@@ -150,6 +153,7 @@ static kryl_status pipecg_step(kryl_solver s)
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     KRYL_TRY(kryl_reduce_end(ctx));
     /* record ||r||; stop when it meets the tolerance */
+    if (fused_record) return KRYL_SUCCESS;
     return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR), 1);
 }
 

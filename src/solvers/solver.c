@@ -9,6 +9,7 @@
  * it and the method restarts from x, up to the iteration limit.  The solve
  * has converged only if the true residual meets the test.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,8 +84,12 @@ static kryl_status check_options(kryl_solver_options *o)
                           kryl_mixed_scheme_name(o->mixed));
     }
     if (o->restart == 0) o->restart = 40;
-    if (o->inner_iterations == 0) o->inner_iterations = 30;
-    if (o->inner_rtol == 0.0) o->inner_rtol = 1e-4;
+    /* inner solves end on their tolerance unless a count limits them */
+    if (o->inner_iterations == 0)
+        o->inner_iterations = o->max_iterations > INT_MAX ? INT_MAX
+                              : o->max_iterations > 0     ? (int)o->max_iterations
+                                                          : 1;
+    if (o->inner_rtol == 0.0) o->inner_rtol = 1e-6;
     if (o->restart < 1)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "restart %d: GMRES needs at least 1",
                           o->restart);
@@ -158,6 +163,52 @@ static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops 
                               "matrix has a positive diagonal, and %s needs one",
                               aii, (long long)(csr->row_begin + i), method->name);
     }
+    return KRYL_SUCCESS;
+}
+
+/* The preconditioner's matrix over several ranks: the local part for the
+ * row-local ones (Jacobi; block Jacobi then has one or more blocks per
+ * rank), the whole matrix for lspoly (SpMVs and dots); the others need
+ * the whole matrix on one rank. */
+static kryl_status precond_matrix(kryl_matrix Aw, kryl_precond_kind kind, kryl_matrix *M)
+{
+    *M = Aw;
+    int size = 1;
+    KRYL_TRY(kryl_context_rank(Aw->ctx, NULL, &size));
+    if (size == 1 || kind == KRYL_PRECOND_NONE || kind == KRYL_PRECOND_LSPOLY) return KRYL_SUCCESS;
+    if (kind == KRYL_PRECOND_JACOBI || kind == KRYL_PRECOND_BJACOBI) {
+        *M = kryl_matrix_local_part(Aw);
+        return KRYL_SUCCESS;
+    }
+    return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                      "the %s preconditioner needs the whole matrix on one rank, but it is "
+                      "distributed over %d ranks; use jacobi, bjacobi (blocks within each "
+                      "rank's rows) or lspoly",
+                      kryl_precond_name(kind), size);
+}
+
+/* z = M^{-1} r of a rank without rows: nothing. */
+static kryl_status apply_nothing(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    (void)pc;
+    (void)r;
+    (void)z;
+    return KRYL_SUCCESS;
+}
+
+/* The preconditioner of `kind` for M, the local part of a rank without
+ * rows when block Jacobi has nothing to factor there (the rank still takes
+ * part in every exchange and reduction the method makes). */
+static kryl_status precond_create(kryl_precond **pc, kryl_precond_kind kind,
+                                  const kryl_solver_options *opts, kryl_matrix M, kryl_matrix Aw)
+{
+    if (M == Aw || M->layout->n > 0 || kind != KRYL_PRECOND_BJACOBI)
+        return kryl_precond_create(pc, kind, opts, M);
+    *pc = calloc(1, sizeof **pc);
+    if (*pc == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a preconditioner");
+    (*pc)->kind = kind;
+    (*pc)->ctx = M->ctx;
+    (*pc)->apply = apply_nothing;
     return KRYL_SUCCESS;
 }
 
@@ -242,9 +293,13 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
         s->Aw = A;
     else if (st == KRYL_SUCCESS)
         st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL, opts.order);
+    kryl_matrix M = NULL;
+    if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
     if (st == KRYL_SUCCESS && !method->inner_solver)
-        st = kryl_precond_create(&s->pc, opts.precond, &opts, s->Aw);
+        st = precond_create(&s->pc, opts.precond, &opts, M, s->Aw);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
+    /* a check or a preconditioner that failed on one rank fails on all */
+    st = kryl_context_agree(s->ctx, st);
     if (st == KRYL_SUCCESS) st = allocate_workspace(s, inner);
     s->period = method->period;
     if (st == KRYL_SUCCESS) st = method->setup(s);
@@ -463,6 +518,16 @@ kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const ch
     KRYL_REQUIRE_ARG(solver);
     if (format) *format = solver->format;
     if (reason) *reason = solver->format_reason;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len)
+{
+    KRYL_REQUIRE_ARG(solver);
+    KRYL_REQUIRE_ARG(buf);
+    const kryl_precond *pc = solver->inner ? solver->inner->pc : solver->pc;
+    const char *name = kryl_precond_name(pc ? pc->kind : KRYL_PRECOND_NONE);
+    if (len > 0) snprintf(buf, len, "%s", pc && pc->info[0] ? pc->info : name);
     return KRYL_SUCCESS;
 }
 

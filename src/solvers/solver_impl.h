@@ -41,6 +41,7 @@ struct kryl_solver_s {
     int64_t graph_steps;
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
+    int64_t batch_interval; /* the batch size reached so far (0: not started) */
     char format_reason[320];
     double *scalars;       /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
     kryl_monitor *monitor; /* backend */
@@ -66,7 +67,8 @@ struct kryl_method_ops {
     const char *name;
     bool needs_symmetric; /* and a positive diagonal */
     /* Preconditioned by an inner solver (the mixed schemes): the options'
-     * preconditioner belongs to that solver, so the outer builds none. */
+     * preconditioner belongs to that solver, so the outer builds none, and
+     * a step waits for its inner solve, so steps are never recorded as graphs. */
     bool inner_solver;
     /* Steps after which the method's host-side state repeats (CG: 2, its
      * scalar pairs alternate), so a graph of a multiple of them replays
@@ -111,6 +113,10 @@ kryl_status kryl_solver_mark(kryl_solver s, kryl_phase phase);
  * iteration limit, queueing batches of steps between checks; m mirrors the
  * monitor on return (iterate.c). */
 kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m);
+
+/* The same up to the absolute iteration count `limit` (an inner solver's
+ * monitor keeps counting over its solves). */
+kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit);
 
 /* Measure the check cost (at setup) and free the graph (at destruction). */
 kryl_status kryl_solver_batching_setup(kryl_solver s);

@@ -218,3 +218,15 @@ def check_solution(t, what, path, x_path, rtol, b=None):
         b = spmv(nrows, entries, [1.0] * nrows)
     r = relres(nrows, entries, b, read_vector(x_path))
     t.check(r <= 1.05 * rtol, "%s: recomputed relres %.3g <= %g" % (what, r, rtol))
+
+
+def solve_checked(t, kryl, what, backend, path, args, tmp, rtol):
+    """kryl solve with b = A*1 to rtol on backend, then the residual of the
+    written x checked here; the JSON, or None when the solve failed."""
+    x_path = os.path.join(tmp, "x.mtx")
+    rc, obj, err = kryl.json("solve", path, "--backend", backend, "--rtol", rtol, "--maxit",
+                             20000, "--out", x_path, *args)
+    if not solved(t, backend, what, rc, obj, err):
+        return None
+    check_solution(t, what, path, x_path, rtol)
+    return obj

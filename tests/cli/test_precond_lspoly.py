@@ -6,21 +6,15 @@ degree; a nonsymmetric matrix and bad degrees are refused with a message."""
 
 import os
 
-from clitest import Checks, arguments, backends, check_solution, problem_paths, solved, temp_dir
+from clitest import Checks, arguments, backends, problem_paths, solve_checked, temp_dir
 
 REAL_SPD = ["bcsstk06.mtx", "nos4.mtx", "494_bus.mtx"]
 RTOL = 1e-8
 
 
 def solve(t, kryl, what, backend, path, args, tmp):
-    """Solve with b = A*1, check the residual of the written x; the JSON or None."""
-    x_path = os.path.join(tmp, "x.mtx")
-    rc, obj, err = kryl.json("solve", path, "--backend", backend, "--rtol", RTOL, "--maxit",
-                             20000, "--out", x_path, *args)
-    if not solved(t, backend, what, rc, obj, err):
-        return None
-    check_solution(t, what, path, x_path, RTOL)
-    return obj
+    """kryl solve to RTOL, its written x checked here; the JSON or None."""
+    return solve_checked(t, kryl, what, backend, path, args, tmp, RTOL)
 
 
 def test_fewer_iterations(t, kryl, tmp, matrices, usable):

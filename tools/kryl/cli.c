@@ -3,8 +3,10 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "cli_mpi.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,6 +29,28 @@ int cli_error_message(const char *fmt, ...)
     return CLI_EXIT_ERROR;
 }
 
+/* Library messages on stderr: "kryl: warning: ..." */
+static void log_to_stderr(kryl_log_level level, const char *message, void *user)
+{
+    static const char *names[] = {"error", "warning", "info", "debug"};
+    (void)user;
+    if (strncmp(message, "kryl: ", 6) == 0) message += 6; /* one prefix is enough */
+    fprintf(stderr, "kryl: %s: %s\n", names[level <= KRYL_LOG_DEBUG ? level : KRYL_LOG_DEBUG],
+            message);
+}
+
+/* The level KRYL_LOG names (default warning; an unknown name is reported). */
+static kryl_log_level log_level_from_environment(void)
+{
+    static const char *names[] = {"error", "warning", "info", "debug"};
+    const char *value = getenv("KRYL_LOG");
+    if (value == NULL || value[0] == '\0') return KRYL_LOG_WARNING;
+    for (int level = KRYL_LOG_ERROR; level <= KRYL_LOG_DEBUG; level++)
+        if (strcmp(value, names[level]) == 0) return (kryl_log_level)level;
+    fprintf(stderr, "kryl: warning: KRYL_LOG=%s: expected error, warning, info or debug\n", value);
+    return KRYL_LOG_WARNING;
+}
+
 kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
                                int threads)
 {
@@ -42,7 +66,10 @@ kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int
     options.backend = backend;
     options.device = device;
     options.threads = threads;
-    kryl_status st = kryl_context_create(ctx, &options);
+    options.log = log_to_stderr;
+    options.log_level = log_level_from_environment();
+    kryl_status st =
+        cli_mpi_active() ? cli_mpi_context(ctx, &options) : kryl_context_create(ctx, &options);
     if (st != KRYL_SUCCESS) cli_error(st);
     return st;
 }

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "args.h"
 #include "cli.h"
@@ -10,7 +11,11 @@
 
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
-    const char *method, *precond, *backend, *precision, *mixed, *format, *order;
+    const char *method, *precond, *backend, *precision, *mixed, *format, *order, *partition;
+    const char *orthog;
+    const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
+    int64_t gen_n;
+    bool partition_given;
     double rtol, atol, inner_rtol, droptol, omega;
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
         blocks, sweeps;
@@ -57,6 +62,9 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .mixed = "none",
                       .format = "csr",
                       .order = "none",
+                      .partition = "auto",
+                      .overlap = "naive",
+                      .orthog = "dcgs2",
                       .rtol = opt->rtol,
                       .atol = opt->atol,
                       .maxit = opt->max_iterations,
@@ -69,19 +77,23 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .maxfill = 20,
                       .sweeps = 1,
                       .omega = 1.0,
-                      .inner_its = 30,
-                      .inner_rtol = 1e-4};
+                      .inner_rtol = 1e-6};
     const arg_spec specs[] = {
         {"--rhs", NULL, ARG_STRING, &a->rhs, NULL},
         {"--x0", NULL, ARG_STRING, &a->x0, NULL},
         {"--method", NULL, ARG_STRING, &a->method, NULL},
         {"--precond", NULL, ARG_STRING, &a->precond, &a->precond_given},
         {"--restart", NULL, ARG_POSITIVE, &a->restart, NULL},
+        {"--orthog", NULL, ARG_STRING, &a->orthog, NULL},
         {"--degree", NULL, ARG_POSITIVE, &a->degree, NULL},
         {"--fill", NULL, ARG_COUNT, &a->fill, NULL},
         {"--droptol", NULL, ARG_DOUBLE, &a->droptol, NULL},
         {"--maxfill", NULL, ARG_COUNT, &a->maxfill, NULL},
         {"--blocks", NULL, ARG_COUNT, &a->blocks, NULL},
+        {"--partition", NULL, ARG_STRING, &a->partition, &a->partition_given},
+        {"--gen", NULL, ARG_STRING, &a->gen, NULL},
+        {"--n", NULL, ARG_POSITIVE, &a->gen_n, NULL},
+        {"--overlap", NULL, ARG_STRING, &a->overlap, NULL},
         {"--sweeps", NULL, ARG_POSITIVE, &a->sweeps, NULL},
         {"--omega", NULL, ARG_DOUBLE, &a->omega, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
@@ -108,7 +120,18 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     args_result r = args_parse(cmd, argc, argv, specs, (int)(sizeof specs / sizeof specs[0]),
                                &a->matrix, 1, &npos);
     if (r != ARGS_OK) return r;
-    if (npos == 0) return args_usage_error(cmd, "missing the matrix file A.mtx");
+    if (npos == 0 && a->gen == NULL)
+        return args_usage_error(cmd, "missing the matrix file A.mtx (or --gen KIND --n N)");
+    if (npos > 0 && a->gen != NULL)
+        return args_usage_error(cmd, "give a matrix file or --gen KIND, not both");
+    kryl_generator_kind gen_kind;
+    if (a->gen != NULL && kryl_generator_from_name(a->gen, &gen_kind) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--gen: %s", kryl_last_error());
+    if (a->gen != NULL && a->gen_n == 0)
+        return args_usage_error(cmd, "--gen %s needs the size --n N", a->gen);
+    kryl_overlap overlap;
+    if (kryl_overlap_from_name(a->overlap, &overlap) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--overlap: %s", kryl_last_error());
     if (a->threads > INT_MAX || a->device > INT_MAX || a->check_interval > INT_MAX)
         return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
     if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
@@ -123,10 +146,21 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     if (!a->precond_given && opt->method == KRYL_METHOD_PCG) a->precond = "jacobi";
     if (kryl_precond_from_name(a->precond, &opt->precond) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--precond: %s", kryl_last_error());
+    if (opt->method == KRYL_METHOD_PCG && opt->precond == KRYL_PRECOND_NONE)
+        return args_usage_error(cmd, "--method pcg is preconditioned CG: name a preconditioner "
+                                     "other than none, or use --method cg");
     if (kryl_format_from_name(a->format, &opt->format) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--format: %s", kryl_last_error());
     if (kryl_order_from_name(a->order, &opt->order) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--order: %s", kryl_last_error());
+    if (kryl_partition_from_name(a->partition, &opt->partition) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--partition: %s", kryl_last_error());
+    if (strcmp(a->orthog, "cgs2") == 0)
+        opt->gmres_orthog = KRYL_ORTHOG_CGS2;
+    else if (strcmp(a->orthog, "dcgs2") == 0)
+        opt->gmres_orthog = KRYL_ORTHOG_DCGS2;
+    else
+        return args_usage_error(cmd, "--orthog: '%s', expected cgs2 or dcgs2", a->orthog);
     if (a->tune && opt->format != KRYL_FORMAT_AUTO)
         return args_usage_error(cmd,
                                 "--tune times the candidates of --format auto; "
@@ -186,6 +220,9 @@ static kryl_status write_history(const solve_job *job, const char *path)
         cli_error(st);
         return st;
     }
+    int rank = 0;
+    kryl_context_rank(job->ctx, &rank, NULL);
+    if (rank != 0) return KRYL_SUCCESS; /* every rank holds the same history: rank 0 writes it */
     FILE *f = fopen(path, "w");
     if (f == NULL) {
         cli_error_message("cannot open %s for writing", path);
@@ -202,19 +239,35 @@ static kryl_status write_history(const solve_job *job, const char *path)
     return KRYL_SUCCESS;
 }
 
-/* Fetch x and write it as an n x 1 Matrix Market file. */
+/* Fetch x (gathered on rank 0) and write it as an n x 1 Matrix Market file. */
 static kryl_status write_solution(const solve_job *job, const char *path)
 {
-    int64_t n = kryl_vector_length(job->x);
+    int64_t n = 0;
+    int rank = 0;
+    kryl_matrix_size(job->A, &n, NULL, NULL);
+    kryl_context_rank(job->ctx, &rank, NULL);
     double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
     if (x == NULL) {
         cli_error_message("out of memory for the %" PRId64 " entries of x", n);
         return KRYL_ERR_OUT_OF_MEMORY;
     }
-    kryl_status st = kryl_vector_get(job->x, x, n);
-    if (st == KRYL_SUCCESS) st = kryl_write_mtx_vector(path, n, x);
+    kryl_status st = kryl_vector_get_global(job->x, job->A, x);
+    if (st == KRYL_SUCCESS && rank == 0) st = kryl_write_mtx_vector(path, n, x);
     if (st != KRYL_SUCCESS) cli_error(st);
     free(x);
+    return st;
+}
+
+/* The matrix of --gen KIND --n N (over all ranks in a distributed run). */
+static kryl_status generate(solve_job *job, const solve_args *a)
+{
+    kryl_generator_kind kind = KRYL_GEN_POISSON2D5;
+    kryl_generator_options g;
+    int64_t nrows = 0, estimate;
+    kryl_status st = kryl_generator_from_name(a->gen, &kind);
+    if (st == KRYL_SUCCESS) kryl_generator_options_init(&g, kind, a->gen_n);
+    if (st == KRYL_SUCCESS) st = kryl_generator_size(&g, &nrows, &estimate);
+    if (st == KRYL_SUCCESS) st = kryl_matrix_generate(&job->A, job->ctx, &g, 0, nrows);
     return st;
 }
 
@@ -224,7 +277,8 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
 {
     double *b = NULL, *x0 = NULL;
     double t0 = cli_wtime();
-    kryl_status st = kryl_matrix_read_mtx(&job->A, job->ctx, a->matrix);
+    kryl_status st =
+        a->gen != NULL ? generate(job, a) : kryl_matrix_read_mtx(&job->A, job->ctx, a->matrix);
     if (st != KRYL_SUCCESS) {
         cli_error(st);
         return st;
@@ -254,14 +308,26 @@ int cmd_solve(int argc, char **argv)
     solve_job job;
     double read_s = 0.0;
     kryl_status st = solve_job_context(&job, backend, (int)a.device, (int)a.threads);
+    kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
+    kryl_overlap_from_name(a.overlap, &overlap);
+    if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job.ctx, overlap);
+    /* --partition also splits the rows a distributed run reads */
+    if (st == KRYL_SUCCESS && a.partition_given)
+        st = kryl_context_set_partition(job.ctx, opt.partition);
+    char generated[96];
+    const char *name = a.matrix;
+    if (a.gen != NULL) {
+        snprintf(generated, sizeof generated, "%s (--n %" PRId64 ")", a.gen, a.gen_n);
+        name = generated;
+    }
     if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &read_s);
     if (st == KRYL_SUCCESS && a.out != NULL) st = write_solution(&job, a.out);
     if (st == KRYL_SUCCESS && a.history != NULL) st = write_history(&job, a.history);
     if (st == KRYL_SUCCESS) {
         if (a.json)
-            solve_report_json(&job, a.matrix, read_s);
+            solve_report_json(&job, name, read_s);
         else if (!a.quiet)
-            solve_report_summary(&job, a.matrix, read_s);
+            solve_report_summary(&job, name, read_s);
     }
     return solve_job_finish(&job, st);
 }

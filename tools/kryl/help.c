@@ -7,6 +7,7 @@ typedef struct command_help {
     const char *name;
     const char *usage; /* one line */
     const char *text;  /* the options, after the usage line */
+    const char *more;  /* the rest of text (a literal may hold 4095 characters), or NULL */
 } command_help;
 
 static const command_help commands[] = {
@@ -18,6 +19,7 @@ static const command_help commands[] = {
      "Problem:\n"
      "  --rhs FILE            right-hand side b (n x 1 Matrix Market); default b = A*1\n"
      "  --x0 FILE             initial guess; default 0\n"
+     "  --gen KIND --n N      instead of A.mtx: a generated matrix (kinds of kryl gen)\n"
      "Method:\n"
      "  --method M            cg       conjugate gradients (symmetric positive definite A)\n"
      "                        pcg      preconditioned CG (the default)\n"
@@ -34,13 +36,18 @@ static const command_help commands[] = {
      "  --droptol T           ilut: drop entries below T times the row's norm (default 1e-3)\n"
      "  --maxfill P           ilut: at most P entries per row of L and of U (default 20)\n"
      "  --blocks N            bjacobi: row blocks (default 0: one per 4096 rows)\n"
+     "  --partition P         bjacobi: auto (metis when built with METIS, the default),\n"
+     "                        contiguous (row ranges), metis (graph parts: fewer dropped)\n"
      "  --sweeps K            mcssor: symmetric sweeps per apply (default 1)\n"
      "  --omega W             mcssor: relaxation factor, 0 < W < 2 (default 1)\n"
      "  --restart M           GMRES: Krylov vectors per cycle (default 40)\n"
+     "  --orthog O            GMRES: dcgs2 (Gram-Schmidt with delayed reorthogonalisation, one\n"
+     "                        reduction a step; the default) or cgs2 (reorthogonalised\n"
+     "                        classical Gram-Schmidt, three reductions a step)\n"
      "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
      "  --atol A              or when ||b - Ax|| <= A (default 0)\n"
      "  --maxit N             iteration limit (default 10000)\n"
-     "  --check-interval K    iterations between convergence checks (default: the backend's)\n"
+     "  --check-interval K    iterations between convergence checks (default: the backend's)\n",
      "Precision:\n"
      "  --precision double|single|mixed  arithmetic of the iteration (default double);\n"
      "                        mixed: double accuracy from single-precision inner solves\n"
@@ -48,10 +55,9 @@ static const command_help commands[] = {
      "                        inner-outer): ir = iterative refinement, x += A^-1 r solved\n"
      "                        in single; inner-outer = flexible CG (symmetric methods) or\n"
      "                        FGMRES around single-precision inner solves\n"
-     "  --inner-its K         inner iterations per outer step (inner-outer runs exactly K,\n"
-     "                        ir at most K; default 30)\n"
-     "  --inner-rtol T        ir: an inner solve stops once it reduced its residual by T\n"
-     "                        (default 1e-4)\n"
+     "  --inner-rtol T        an inner solve stops once it reduced its residual by T, or\n"
+     "                        reached half the outer tolerance (default 1e-6)\n"
+     "  --inner-its K         and after at most K iterations (default: no limit)\n"
      "Storage format of the iteration's SpMV (see kryl info A.mtx for their costs):\n"
      "  --format F            csr (default), ell, ellr, jds, pjds, sell, bcsr2, bcsr4, dia,\n"
      "                        or auto: the format the bandwidth model predicts fastest\n"
@@ -65,6 +71,12 @@ static const command_help commands[] = {
      "  --backend auto|ref|omp|cuda  (default auto: cuda if a GPU is usable, else omp, else ref)\n"
      "  --threads T           OpenMP threads for omp (default: OpenMP's)\n"
      "  --device D            CUDA device ordinal (default 0)\n"
+     "  mpirun -np P kryl solve ...  over P ranks (docs/DISTRIBUTED.md): rank 0 reads A,\n"
+     "                        --partition splits its rows (contiguous by nonzeros, the\n"
+     "                        default there, or metis); --gen: each rank generates its rows\n"
+     "  --overlap M           over ranks: vector (exchange, then SpMV), naive (default:\n"
+     "                        non-blocking exchange during the local SpMV) or task (a\n"
+     "                        communication thread exchanges during the local SpMV)\n"
      "Output:\n"
      "  --out, -o FILE        write the solution x (n x 1 Matrix Market)\n"
      "  --history FILE        write the residual history as CSV\n"
@@ -88,7 +100,8 @@ static const command_help commands[] = {
      "  --exponent X          powerlaw: P(length) ~ length^-X (default 2.1)\n"
      "  --seed S              random kinds: the seed (default 1)\n"
      "\n"
-     "KIND is one of:"},
+     "KIND is one of:",
+     NULL},
     {"info", "kryl info A.mtx [--json] [--backend B] [--spectrum [--steps K] [--precond P]]",
      "Print the structure of a matrix: size, symmetry, row lengths, diagonal and\n"
      "dominance, bandwidth and envelope, norms, and the bytes one SpMV moves.  Then, for\n"
@@ -106,13 +119,15 @@ static const command_help commands[] = {
      "  --spectrum            estimate lambda_min, lambda_max and the condition number by\n"
      "                        Lanczos (symmetric matrices only)\n"
      "  --steps K             Lanczos steps (default 50; at most n)\n"
-     "  --precond none|jacobi the spectrum of A or of D^-1 A (default none)\n"},
+     "  --precond none|jacobi the spectrum of A or of D^-1 A (default none)\n",
+     NULL},
     {"demo", "kryl demo [--n N] [--backend B]",
      "Generate the 3-D Poisson equation (7-point stencil on an N x N x N grid) and\n"
      "solve it with Jacobi-preconditioned CG on the best backend available.\n"
      "\n"
      "  --n N                 grid points per direction (default 64: 262144 rows)\n"
-     "  --backend auto|ref|omp|cuda  (default auto)\n"},
+     "  --backend auto|ref|omp|cuda  (default auto)\n",
+     NULL},
 };
 
 static const char *overview =
@@ -128,6 +143,11 @@ static const char *overview =
     "Options:\n"
     "  --help, -h    this help\n"
     "  --version     the version and the backends usable here\n"
+    "\n"
+    "Environment:\n"
+    "  KRYL_LOG=error|warning|info|debug  library messages shown on stderr (default\n"
+    "                warning; info adds what setup chose: formats, orderings, factor\n"
+    "                fill and levels, inner iterations)\n"
     "\n"
     "Start with: kryl demo\n";
 
@@ -154,7 +174,7 @@ bool help_print(const char *command, FILE *out)
     }
     const command_help *c = find_command(command);
     if (c == NULL) return false;
-    fprintf(out, "usage: %s\n\n%s", c->usage, c->text);
+    fprintf(out, "usage: %s\n\n%s%s", c->usage, c->text, c->more != NULL ? c->more : "");
     if (strcmp(command, "gen") == 0) {
         /* the generator kinds, as kryl_generator_from_name accepts them */
         for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_POWERLAW; k++)

@@ -3,9 +3,72 @@
 #include "solve_report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "cli_mpi.h"
 #include "json.h"
+
+/* Every rank's part of A and its SpMVs' cost, on rank 0 (collective);
+ * NULL on one rank.  *size = the number of ranks. */
+static kryl_dist_info *gather_ranks(const solve_job *job, int *size)
+{
+    kryl_context_rank(job->ctx, NULL, size);
+    if (*size < 2) return NULL;
+    kryl_dist_info mine, *all = calloc((size_t)*size, sizeof *all);
+    kryl_matrix_dist_info(job->A, &mine);
+    if (all != NULL) cli_mpi_gather_info(&mine, all);
+    return all;
+}
+
+/* The ranks as JSON: "ranks": {"0": {...}, ...}. */
+static void json_ranks(json_writer *w, const solve_job *job)
+{
+    int size;
+    kryl_dist_info *all = gather_ranks(job, &size);
+    if (all == NULL) return;
+    json_int(w, "ranks_count", size);
+    json_begin(w, "ranks");
+    for (int p = 0; p < size; p++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", p);
+        json_begin(w, key);
+        json_int(w, "rows", all[p].rows);
+        json_int(w, "nnz", all[p].nnz);
+        json_int(w, "ghosts", all[p].ghosts);
+        json_int(w, "neighbours", all[p].neighbours);
+        json_int(w, "bytes_sent_per_spmv", all[p].bytes_sent);
+        json_int(w, "spmvs", all[p].spmvs);
+        json_double(w, "compute_s", all[p].compute_s);
+        json_double(w, "comm_s", all[p].comm_s);
+        json_double(w, "wait_s", all[p].wait_s);
+        json_end(w);
+    }
+    json_end(w);
+    free(all);
+}
+
+/* The ranks as a table (rank 0 prints it). */
+static void print_ranks(const solve_job *job)
+{
+    int size;
+    kryl_dist_info *all = gather_ranks(job, &size);
+    if (all == NULL) return;
+    printf("ranks       %d; per rank: rows, nonzeros, ghosts, neighbours, bytes sent per SpMV,\n"
+           "            SpMV time in compute / communication / waiting\n",
+           size);
+    for (int p = 0; p < size; p++) {
+        char t[3][32], b[32];
+        printf("  rank %-4d %10" PRId64 " %12" PRId64 " %9" PRId64 " %3d %10s   %s / %s / %s\n", p,
+               all[p].rows, all[p].nnz, all[p].ghosts, all[p].neighbours,
+               cli_format_bytes(b, sizeof b, (double)all[p].bytes_sent),
+               cli_format_seconds(t[0], sizeof t[0], all[p].compute_s),
+               cli_format_seconds(t[1], sizeof t[1], all[p].comm_s),
+               cli_format_seconds(t[2], sizeof t[2], all[p].wait_s));
+    }
+    free(all);
+}
 
 static double total_seconds(const solve_job *job, double read_s)
 {
@@ -38,12 +101,17 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_int(&w, "nnz", nnz);
     json_string(&w, "method", kryl_method_name(o->method));
     json_string(&w, "precond", kryl_precond_name(o->precond));
+    char precond_info[192] = "";
+    kryl_solver_precond_info(job->solver, precond_info, sizeof precond_info);
+    json_string(&w, "precond_info", precond_info);
     json_int(&w, "restart", o->restart);
+    json_string(&w, "orthog", o->gmres_orthog == KRYL_ORTHOG_CGS2 ? "cgs2" : "dcgs2");
     json_int(&w, "degree", o->degree);
     json_int(&w, "fill", o->fill);
     json_double(&w, "droptol", o->droptol);
     json_int(&w, "maxfill", o->maxfill);
     json_int(&w, "blocks", o->blocks);
+    json_string(&w, "partition", kryl_partition_name(o->partition));
     json_int(&w, "sweeps", o->sweeps);
     json_double(&w, "omega", o->omega);
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
@@ -85,6 +153,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
         json_double(&w, "iteration_s", r->profile.iteration);
         json_end(&w);
     }
+    json_ranks(&w, job);
     json_end(&w);
 }
 
@@ -100,19 +169,23 @@ static void print_phase(const char *lead, const char *name, double seconds, doub
 static void print_method(const kryl_solver_options *o)
 {
     printf("method      %s", kryl_method_name(o->method));
-    if (o->method == KRYL_METHOD_GMRES) printf("(%d)", o->restart);
+    if (o->method == KRYL_METHOD_GMRES)
+        printf("(%d), orthog %s", o->restart,
+               o->gmres_orthog == KRYL_ORTHOG_CGS2 ? "cgs2" : "dcgs2");
     printf(", precond %s", kryl_precond_name(o->precond));
     if (o->precond == KRYL_PRECOND_LSPOLY) printf("(degree %d)", o->degree);
     if (o->precond == KRYL_PRECOND_ILUK) printf("(fill %d)", o->fill);
     if (o->precond == KRYL_PRECOND_ILUT) printf("(droptol %g, maxfill %d)", o->droptol, o->maxfill);
-    if (o->precond == KRYL_PRECOND_BJACOBI) printf("(blocks %d)", o->blocks);
+    if (o->precond == KRYL_PRECOND_BJACOBI)
+        printf("(blocks %d, partition %s)", o->blocks, kryl_partition_name(o->partition));
     if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
     printf(", %s precision", kryl_precision_name(o->precision));
-    if (o->mixed == KRYL_MIXED_IR)
-        printf(" (iterative refinement: up to %d single inner iterations, inner rtol %g)",
-               o->inner_iterations, o->inner_rtol);
-    else if (o->mixed == KRYL_MIXED_INNER_OUTER)
-        printf(" (inner-outer: %d single inner iterations per outer step)", o->inner_iterations);
+    if (o->mixed != KRYL_MIXED_NONE) {
+        printf(" (%s: single inner solves to rtol %g",
+               o->mixed == KRYL_MIXED_IR ? "iterative refinement" : "inner-outer", o->inner_rtol);
+        if (o->inner_iterations > 0) printf(", at most %d iterations", o->inner_iterations);
+        printf(")");
+    }
     printf("\n            rtol %g, atol %g, maxit %" PRId64 "\n", o->rtol, o->atol,
            o->max_iterations);
 }
@@ -133,6 +206,11 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     if (o->format == KRYL_FORMAT_AUTO)
         printf(" (--format auto%s)\n            %s", o->tune ? " --tune" : "", reason);
     printf("\n");
+    char precond_info[192] = "";
+    kryl_solver_precond_info(job->solver, precond_info, sizeof precond_info);
+    /* the preconditioner as built, when that says more than its name */
+    if (strcmp(precond_info, kryl_precond_name(o->precond)) != 0)
+        printf("precond     %s\n", precond_info);
     printf("backend     %s: %s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
            kryl_context_device_name(job->ctx));
     printf("iterations  %" PRId64 "\n", r->iterations);
@@ -158,4 +236,5 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
         print_phase("", "transfer", p->transfer, p->iteration);
         print_phase("", "whole loop", p->iteration, p->iteration);
     }
+    print_ranks(job);
 }

@@ -7,6 +7,7 @@
  * scalar per iteration; here one per check). */
 #include <math.h>
 
+#include "backends/cuda/cuda_monitor.cuh"
 #include "backends/cuda/cuda_reduce.cuh"
 
 /* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
@@ -36,12 +37,12 @@ __device__ inline bool stopped(const kryl_monitor *monitor)
 }
 
 /* alpha = num/den;  x += alpha p;  r -= alpha q;  z = dinv .* r (JACOBI);
- * rz = r'z (r'r without JACOBI);  rr = r'r */
+ * rz = r'z (r'r without JACOBI);  rr = r'r;  record: the monitor takes rr */
 template <typename T, bool JACOBI>
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     int64_t n, const double *num, const double *den, const T *__restrict__ p,
     const T *__restrict__ q, T *__restrict__ x, T *__restrict__ r, const T *__restrict__ dinv,
-    T *__restrict__ z, double *rz, double *rr, kryl_monitor *monitor, double *partials,
+    T *__restrict__ z, double *rz, double *rr, kryl_monitor *monitor, bool record, double *partials,
     unsigned int stride, unsigned int *counter)
 {
     double alpha;
@@ -66,6 +67,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     if (kryl_grid_sum<2>(sums, partials, stride, counter)) {
         *rz = sums[0];
         *rr = sums[1];
+        if (record) kryl_cuda_monitor_record(monitor, sums[1], 1);
     }
 }
 
@@ -82,21 +84,10 @@ __global__ void cg_update_p_kernel(int64_t n, const double *num, const double *d
         p[i] = (T)((double)z[i] + beta * (double)p[i]);
 }
 
-/* Unless stopped: iteration += advance; rr recorded; history = sqrt(|rr|);
- * stop on a non-finite rr or on rr <= tol2. */
+/* the monitor takes rr */
 __global__ void monitor_update_kernel(kryl_monitor *monitor, const double *rr, int advance)
 {
-    if (monitor->stop != KRYL_STOP_RUNNING) return;
-    const double value = *rr;
-    const int64_t k = monitor->iteration + advance;
-    monitor->iteration = k;
-    monitor->rr = value;
-    if (monitor->history && k >= 0 && k < monitor->history_capacity)
-        monitor->history[k] = sqrt(fabs(value));
-    if (!isfinite(value))
-        monitor->stop = KRYL_STOP_NAN;
-    else if (value <= monitor->tol2)
-        monitor->stop = KRYL_STOP_CONVERGED;
+    kryl_cuda_monitor_record(monitor, *rr, advance);
 }
 
 /* The typed data of v, or NULL. */
@@ -108,7 +99,7 @@ template <typename T> static T *data_or_null(kryl_vector v)
 kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                    kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                   kryl_monitor *monitor)
+                                   kryl_monitor *monitor, bool record)
 {
     KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, p));
     KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, q));
@@ -119,6 +110,8 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
     }
     if (!num.ptr || !den.ptr || !rz.ptr || !rr.ptr)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_xr: a scalar is NULL");
+    if (record && monitor == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_xr: record needs a monitor");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     const unsigned int grid = kryl_cuda_reduce_grid(s, x->n);
@@ -128,7 +121,7 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
         kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
             x->n, num.ptr, den.ptr, data_or_null<const T>(p), data_or_null<const T>(q),
             data_or_null<T>(x), data_or_null<T>(r), data_or_null<const T>(dinv),
-            dinv ? data_or_null<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, s->partials,
+            dinv ? data_or_null<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, record, s->partials,
             s->reduce_blocks, s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg_update_xr_kernel");

@@ -239,6 +239,7 @@ static kryl_backend_ops make_ops()
     ops.pointwise_mult = kryl_cuda_pointwise_mult;
     ops.dot = kryl_cuda_dot;
     ops.cg_update_xr = kryl_cuda_cg_update_xr;
+    ops.spmv_dot = kryl_cuda_spmv_dot;
     ops.cg_update_p = kryl_cuda_cg_update_p;
     ops.monitor_update = kryl_cuda_monitor_update;
     ops.capture_begin = kryl_cuda_capture_begin;
@@ -256,11 +257,15 @@ static kryl_backend_ops make_ops()
     ops.gmres_cycle_start = kryl_cuda_gmres_cycle_start;
     ops.gmres_givens = kryl_cuda_gmres_givens;
     ops.gmres_solve = kryl_cuda_gmres_solve;
+    ops.gmres_dcgs2_dot = kryl_cuda_gmres_dcgs2_dot;
+    ops.gmres_dcgs2_update = kryl_cuda_gmres_dcgs2_update;
+    ops.gmres_dcgs2_column = kryl_cuda_gmres_dcgs2_column;
     ops.fcg_update_p = kryl_cuda_fcg_update_p;
     ops.monitor_restart = kryl_cuda_monitor_restart;
     ops.trsv_setup = kryl_cuda_trsv_setup;
     ops.trsv = kryl_cuda_trsv;
     ops.trsv_release = kryl_cuda_trsv_release;
+    ops.trsv_path = kryl_cuda_trsv_path_of;
     return ops;
 }
 

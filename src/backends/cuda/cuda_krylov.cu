@@ -34,7 +34,7 @@ __global__ void normalize_kernel(int64_t len, T *v, const double *vv, const kryl
 }
 
 /* inner->stop = CONVERGED when the outer monitor has stopped; else RUNNING
- * with inner->tol2 = factor * rr (rr NULL: factor). */
+ * with inner->tol2 = max(factor * rr, outer->tol2 / 4) (rr NULL: factor). */
 __global__ void monitor_restart_kernel(kryl_monitor *inner, const kryl_monitor *outer,
                                        const double *rr, double factor)
 {
@@ -43,7 +43,8 @@ __global__ void monitor_restart_kernel(kryl_monitor *inner, const kryl_monitor *
         return;
     }
     inner->stop = KRYL_STOP_RUNNING;
-    inner->tol2 = rr ? factor * *rr : factor;
+    /* tol2 = max(factor ||r||^2, (tol_outer / 2)^2), or factor */
+    inner->tol2 = rr ? fmax(factor * *rr, outer ? 0.25 * outer->tol2 : 0.0) : factor;
 }
 
 kryl_status kryl_cuda_fcg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den,

@@ -57,7 +57,7 @@ kryl_status kryl_cuda_check_scalar(const char *op, const char *name, kryl_scalar
 /* ---- operations (cuda_pipecg.cu, cuda_bicgstab.cu, cuda_krylov.cu, cuda_gmres.cu) ---- */
 kryl_status kryl_cuda_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                     const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
-                                    kryl_monitor *monitor);
+                                    kryl_monitor *monitor, bool record);
 kryl_status kryl_cuda_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                            kryl_scalar out);
 kryl_status kryl_cuda_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_vector r,
@@ -81,6 +81,13 @@ kryl_status kryl_cuda_gmres_cycle_start(kryl_context ctx, const kryl_gmres_ls *l
 kryl_status kryl_cuda_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int k,
                                    kryl_monitor *monitor);
 kryl_status kryl_cuda_gmres_solve(kryl_context ctx, const kryl_gmres_ls *ls);
+/* cuda_dcgs2.cu */
+kryl_status kryl_cuda_gmres_dcgs2_dot(kryl_context ctx, kryl_vector V, int k, kryl_vector w,
+                                      kryl_scalar d, kryl_monitor *monitor);
+kryl_status kryl_cuda_gmres_dcgs2_update(kryl_context ctx, kryl_vector V, int k, kryl_vector w,
+                                         kryl_scalar d, kryl_scalar f, kryl_monitor *monitor);
+kryl_status kryl_cuda_gmres_dcgs2_column(kryl_context ctx, const kryl_gmres_ls *ls, int k,
+                                         kryl_monitor *monitor);
 kryl_status kryl_cuda_fcg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                    kryl_vector z, kryl_vector p, kryl_monitor *monitor);
 kryl_status kryl_cuda_monitor_restart(kryl_context ctx, kryl_monitor *inner,

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "backends/cuda/cuda_krylov.cuh"
+#include "backends/cuda/cuda_monitor.cuh"
 
 /* The vectors of one step, typed. */
 template <typename T> struct pipecg_args {
@@ -64,12 +65,12 @@ __device__ inline bool pipecg_coefficients(const double *c, int restart, kryl_mo
 
 /* z = n + beta z;  q = m + beta q;  s = w + beta s;  p = u + beta p;
  * x += alpha p;  r -= alpha s;  u -= alpha q;  w -= alpha z;  m = dinv .* w;
- * (gamma, delta, rr) = (r'u, w'u, r'r).  PC: u, m, q exist (else they are
- * r, w, s);  JACOBI: m = dinv .* w here. */
+ * (gamma, delta, rr) = (r'u, w'u, r'r);  record: the monitor takes rr.
+ * PC: u, m, q exist (else they are r, w, s);  JACOBI: m = dinv .* w here. */
 template <typename T, bool PC, bool JACOBI>
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_kernel(
     int64_t len, double *sc, int restart, pipecg_args<T> v, double *coef, kryl_monitor *monitor,
-    double *partials, unsigned int stride, unsigned int *counter)
+    bool record, double *partials, unsigned int stride, unsigned int *counter)
 {
     double alpha, beta;
     bool fresh;
@@ -86,7 +87,8 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_kernel(
     KRYL_CUDA_GRID_LOOP(i, len)
     {
         const double ni = (double)v.n[i], wi = (double)v.w[i];
-        const double ui = PC ? (double)v.u[i] : (double)v.r[i];
+        const double ri = (double)v.r[i];
+        const double ui = PC ? (double)v.u[i] : ri;
         const double mi = PC ? (double)v.m[i] : wi;
         const T zt = (T)(fresh ? ni : ni + beta * (double)v.z[i]);
         const T st = (T)(fresh ? wi : wi + beta * (double)v.s[i]);
@@ -94,7 +96,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_kernel(
         T qt = st;
         if (PC) qt = (T)(fresh ? mi : mi + beta * (double)v.q[i]);
         const T xt = (T)((double)v.x[i] + alpha * (double)pt);
-        const T rt = (T)((double)v.r[i] - alpha * (double)st);
+        const T rt = (T)(ri - alpha * (double)st);
         const T wt = (T)(wi - alpha * (double)zt);
         T ut = rt;
         if (PC) ut = (T)(ui - alpha * (double)qt);
@@ -119,6 +121,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_kernel(
         sc[KRYL_PIPECG_GAMMA] = sums[0];
         sc[KRYL_PIPECG_DELTA] = sums[1];
         sc[KRYL_PIPECG_RR] = sums[2];
+        if (record) kryl_cuda_monitor_record(monitor, sums[2], 1);
     }
 }
 
@@ -171,10 +174,12 @@ static kryl_status check_pipecg_vectors(const kryl_pipecg_vectors *v, kryl_vecto
 
 kryl_status kryl_cuda_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                     const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
-                                    kryl_monitor *monitor)
+                                    kryl_monitor *monitor, bool record)
 {
     KRYL_TRY(check_pipecg_vectors(v, dinv));
     KRYL_TRY(kryl_cuda_check_scalar("pipecg_update", "sc", sc));
+    if (record && monitor == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda pipecg_update: record needs a monitor");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     const unsigned int grid = kryl_cuda_reduce_grid(s, v->x->n);
@@ -189,8 +194,8 @@ kryl_status kryl_cuda_pipecg_update(kryl_context ctx, kryl_scalar sc, int restar
         auto kernel = dinv ? pipecg_kernel<T, true, true>
                            : (pc ? pipecg_kernel<T, true, false> : pipecg_kernel<T, false, false>);
         kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(v->x->n, sc.ptr, restart ? 1 : 0, a, coef,
-                                                          monitor, s->partials, s->reduce_blocks,
-                                                          s->counter);
+                                                          monitor, record, s->partials,
+                                                          s->reduce_blocks, s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("pipecg_kernel");
     return KRYL_SUCCESS;

@@ -2,6 +2,7 @@
  * 64-byte aligned host memory, zeroed by the threads that will use it) and
  * the operation table. */
 #include "backends/omp/omp_backend.h"
+#include "backends/omp/omp_dcgs2.h"
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_trsv.h"
 #include "backends/ref/ref_trsv.h"
@@ -123,12 +124,16 @@ static const kryl_backend_ops omp_backend_ops = {
     .gmres_cycle_start = kryl_ref_gmres_cycle_start,
     .gmres_givens = kryl_ref_gmres_givens,
     .gmres_solve = kryl_ref_gmres_solve,
+    .gmres_dcgs2_dot = kryl_omp_gmres_dcgs2_dot,
+    .gmres_dcgs2_update = kryl_omp_gmres_dcgs2_update,
+    .gmres_dcgs2_column = kryl_ref_gmres_dcgs2_column,
     .fcg_update_p = kryl_omp_fcg_update_p,
     .monitor_restart = kryl_ref_monitor_restart,
     /* triangular solves (omp_trsv.c), in ref's host storage */
     .trsv_setup = kryl_omp_trsv_setup,
     .trsv = kryl_omp_trsv,
     .trsv_release = kryl_ref_trsv_release,
+    .trsv_path = kryl_omp_trsv_path,
 };
 
 const kryl_backend_ops *kryl_backend_omp(void) { return &omp_backend_ops; }

@@ -38,7 +38,7 @@ static bool step_ratio(kryl_scalar num, kryl_scalar den, kryl_monitor *monitor, 
 kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                   kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                   kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                  kryl_monitor *monitor)
+                                  kryl_monitor *monitor, bool record)
 {
     KRYL_REQUIRE_ARG(num.ptr);
     KRYL_REQUIRE_ARG(den.ptr);
@@ -66,7 +66,7 @@ kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar
         cg_update_xr_double(s, r->n, alpha, p->data, q->data, x->data, r->data,
                             dinv != NULL ? dinv->data : NULL, dinv != NULL ? z->data : NULL, rz.ptr,
                             rr.ptr);
-    return KRYL_SUCCESS;
+    return record && monitor ? ctx->ops->monitor_update(ctx, monitor, rr, 1) : KRYL_SUCCESS;
 }
 
 kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,

@@ -91,7 +91,7 @@ static int pipecg_coefficients(const double *c, int restart, double *alpha, doub
 
 kryl_status kryl_omp_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
-                                   kryl_monitor *monitor)
+                                   kryl_monitor *monitor, bool record)
 {
     KRYL_REQUIRE_ARG(sc.ptr);
     KRYL_REQUIRE_ARG(v);
@@ -126,7 +126,9 @@ kryl_status kryl_omp_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart
     c[KRYL_PIPECG_GAMMA] = out[0];
     c[KRYL_PIPECG_DELTA] = out[1];
     c[KRYL_PIPECG_RR] = out[2];
-    return KRYL_SUCCESS;
+    return record && monitor
+               ? ctx->ops->monitor_update(ctx, monitor, (kryl_scalar){c + KRYL_PIPECG_RR}, 1)
+               : KRYL_SUCCESS;
 }
 
 kryl_status kryl_omp_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,

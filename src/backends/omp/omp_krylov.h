@@ -33,7 +33,7 @@
 /* omp_krylov.c */
 kryl_status kryl_omp_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
-                                   kryl_monitor *monitor);
+                                   kryl_monitor *monitor, bool record);
 kryl_status kryl_omp_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                           kryl_scalar out);
 kryl_status kryl_omp_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_vector r,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/ref/ref_dcgs2.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_krylov.h"
 #include "backends/ref/ref_spmv_fmt.h"
@@ -183,9 +184,8 @@ static bool ratio_or_stop(double num, double den, kryl_monitor *monitor, double 
 static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                     kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                     kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                    kryl_monitor *monitor)
+                                    kryl_monitor *monitor, bool record)
 {
-    (void)ctx;
     double alpha;
     if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
@@ -196,7 +196,7 @@ static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scal
     else
         ref_cg_update_xr_s(x->n, alpha, p->data, q->data, x->data, r->data,
                            dinv ? dinv->data : NULL, z ? z->data : NULL, rz.ptr, rr.ptr);
-    return KRYL_SUCCESS;
+    return record && monitor ? ctx->ops->monitor_update(ctx, monitor, rr, 1) : KRYL_SUCCESS;
 }
 
 static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den,
@@ -265,12 +265,16 @@ static const kryl_backend_ops ref_ops = {
     .gmres_cycle_start = kryl_ref_gmres_cycle_start,
     .gmres_givens = kryl_ref_gmres_givens,
     .gmres_solve = kryl_ref_gmres_solve,
+    .gmres_dcgs2_dot = kryl_ref_gmres_dcgs2_dot,
+    .gmres_dcgs2_update = kryl_ref_gmres_dcgs2_update,
+    .gmres_dcgs2_column = kryl_ref_gmres_dcgs2_column,
     .fcg_update_p = kryl_ref_fcg_update_p,
     .monitor_restart = kryl_ref_monitor_restart,
     /* triangular solves (ref_trsv.c) */
     .trsv_setup = kryl_ref_trsv_setup,
     .trsv = kryl_ref_trsv,
     .trsv_release = kryl_ref_trsv_release,
+    .trsv_path = kryl_ref_trsv_path,
 };
 
 const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }

@@ -5,37 +5,18 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "backends/ref/ref_guard.h"
 #include "backends/ref/ref_krylov.h"
 
 #define KRYL_REF_TEMPLATE "backends/ref/ref_krylov_template.h"
 #include "backends/ref/ref_instantiate.h"
 
-static bool halted(const kryl_monitor *monitor)
-{
-    return monitor != NULL && monitor->stop != KRYL_STOP_RUNNING;
-}
-
 static bool is_double(kryl_vector v) { return v->precision == KRYL_DOUBLE; }
-
-/* Stop the iteration for `why`; the calling operation then changes nothing. */
-static kryl_status halt(kryl_monitor *monitor, int why)
-{
-    if (monitor) monitor->stop = why;
-    return KRYL_SUCCESS;
-}
-
-static bool all_finite(const double *v, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (!isfinite(v[i])) return false;
-    return true;
-}
 
 kryl_status kryl_ref_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
-                                   kryl_monitor *monitor)
+                                   kryl_monitor *monitor, bool record)
 {
-    (void)ctx;
     if (halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     if (!all_finite(c, KRYL_PIPECG_SCALARS - (restart ? 2 : 0)))
@@ -73,7 +54,9 @@ kryl_status kryl_ref_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart
     c[KRYL_PIPECG_GAMMA] = out[0];
     c[KRYL_PIPECG_DELTA] = out[1];
     c[KRYL_PIPECG_RR] = out[2];
-    return KRYL_SUCCESS;
+    return record && monitor
+               ? ctx->ops->monitor_update(ctx, monitor, (kryl_scalar){c + KRYL_PIPECG_RR}, 1)
+               : KRYL_SUCCESS;
 }
 
 kryl_status kryl_ref_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
@@ -258,6 +241,12 @@ kryl_status kryl_ref_gmres_solve(kryl_context ctx, const kryl_gmres_ls *ls)
         for (int j = i + 1; j < k; j++) sum -= ls->R[(int64_t)j * ld + i] * ls->y[j];
         ls->y[i] = sum / ls->R[(int64_t)i * ld + i];
     }
+    /* FGMRES by DCGS2 keeps z_j unorthogonalised: y = T^{-1} y */
+    for (int i = k - 1; ls->T != NULL && i >= 0; i--) {
+        double sum = ls->y[i];
+        for (int j = i + 1; j < k; j++) sum -= ls->T[(int64_t)j * ls->m + i] * ls->y[j];
+        ls->y[i] = sum / ls->T[(int64_t)i * ls->m + i];
+    }
     *ls->count = 0;
     return KRYL_SUCCESS;
 }
@@ -287,7 +276,8 @@ kryl_status kryl_ref_monitor_restart(kryl_context ctx, kryl_monitor *inner,
         return KRYL_SUCCESS;
     }
     inner->stop = KRYL_STOP_RUNNING;
-    /* tol2 = factor * ||r||^2 */
-    inner->tol2 = rr.ptr ? factor * *rr.ptr : factor;
+    /* tol2 = max(factor ||r||^2, (tol_outer / 2)^2), or factor */
+    const double floor = outer ? 0.25 * outer->tol2 : 0.0;
+    inner->tol2 = rr.ptr ? (factor * *rr.ptr > floor ? factor * *rr.ptr : floor) : factor;
     return KRYL_SUCCESS;
 }
