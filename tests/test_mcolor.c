@@ -373,14 +373,14 @@ static void test_refusals(void)
     Ad[5 * n + 5] = 0.0;
     kryl_matrix A = kt_dense(ctx, n, Ad);
     kt_check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_MCSSOR, KRYL_ERR_ZERO_DIAGONAL, "row 5",
-                  "a_55 = 0");
+                     "a_55 = 0");
     kt_check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_MCILU0, KRYL_ERR_ZERO_DIAGONAL, "row 5",
-                  "a_55 = 0");
+                     "a_55 = 0");
     kryl_matrix_destroy(&A);
     free(Ad);
     A = kt_read(ctx, "west0067.mtx");
     kt_check_refusal(A, KRYL_METHOD_GMRES, KRYL_PRECOND_MCSSOR, KRYL_ERR_ZERO_DIAGONAL, "ilut",
-                  "west0067");
+                     "west0067");
     kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
 }

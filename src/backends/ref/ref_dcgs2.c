@@ -27,7 +27,6 @@
 /* Below this share of ||w||^2 the Pythagorean ||w - Q c||^2 holds no digits. */
 #define DCGS2_NOISE (64.0 * DBL_EPSILON)
 
-
 /* A basis of k+1 vectors like w (w may be NULL) and somewhere for d. */
 static kryl_status check_basis(const char *op, kryl_vector V, int k, kryl_vector w, kryl_scalar d)
 {
