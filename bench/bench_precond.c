@@ -23,7 +23,9 @@
  *                      ($KRYL_MATRICES, or ../shared/matrices)]
  *                      [backend (auto: cuda when usable, else omp)]
  * Absent shared matrices are skipped; a preconditioner a matrix or backend
- * refuses prints the refusal in its row. */
+ * refuses prints the refusal in its row.  BENCH_PRECOND_TABLES (e.g.
+ * "12,10,11") runs only the tables it names: 12, 8 (i), 9 (ii), 10 (iii),
+ * 11 (iv and v); default all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +440,17 @@ static kryl_context context(kryl_backend_kind kind, log_capture *log)
     return ctx;
 }
 
+/* Whether BENCH_PRECOND_TABLES (unset: every table) names `table`. */
+static int wanted(const char *table)
+{
+    const char *list = getenv("BENCH_PRECOND_TABLES");
+    if (list == NULL || list[0] == '\0') return 1;
+    size_t len = strlen(table);
+    for (const char *p = strstr(list, table); p != NULL; p = strstr(p + 1, table))
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int64_t n2 = argc > 1 ? parse_size(argv[1], "2-D grid size") : 1000;
@@ -456,18 +469,24 @@ int main(int argc, char **argv)
     printf("bench_precond: main backend %s (%s); CPU baseline omp (%s); matrices from %s\n",
            kryl_backend_name(kryl_context_backend(ctx)), kryl_context_device_name(ctx),
            kryl_context_device_name(cpu), dir);
-    table12(ctx, cpu, n2, n3);
-    table_lspoly(ctx, dir);
-    printf("\n== (ii) Table 9: ILUT(1e-3, 20)-GMRES(40) against GMRES(40) alone ==\n");
-    printf("%-18s %9s | %6s  %9s %9s %9s | %6s  %9s %9s %9s\n", "matrix", "n", "its", "setup",
-           "solve", "total", "its", "setup", "solve", "total");
-    each_nonsymmetric(ctx, dir, n2, n3, ilut_row);
-    printf("\n== (iii) Table 10: MC-ILU(0)-GMRES(40) against ILU(0)-GMRES(40) ==\n");
-    printf("%-18s %9s | %6s  %9s %9s %9s | %6s  %9s %9s %9s\n", "matrix", "n", "mcilu0", "setup",
-           "solve", "total", "ilu0", "setup", "solve", "total");
-    each_nonsymmetric(ctx, dir, n2, n3, mcilu_row);
-    table_colors(ctx, dir, n2, n3);
-    table_bjacobi(ctx, n2);
+    if (wanted("12")) table12(ctx, cpu, n2, n3);
+    if (wanted("8")) table_lspoly(ctx, dir);
+    if (wanted("9")) {
+        printf("\n== (ii) Table 9: ILUT(1e-3, 20)-GMRES(40) against GMRES(40) alone ==\n");
+        printf("%-18s %9s | %6s  %9s %9s %9s | %6s  %9s %9s %9s\n", "matrix", "n", "its", "setup",
+               "solve", "total", "its", "setup", "solve", "total");
+        each_nonsymmetric(ctx, dir, n2, n3, ilut_row);
+    }
+    if (wanted("10")) {
+        printf("\n== (iii) Table 10: MC-ILU(0)-GMRES(40) against ILU(0)-GMRES(40) ==\n");
+        printf("%-18s %9s | %6s  %9s %9s %9s | %6s  %9s %9s %9s\n", "matrix", "n", "mcilu0",
+               "setup", "solve", "total", "ilu0", "setup", "solve", "total");
+        each_nonsymmetric(ctx, dir, n2, n3, mcilu_row);
+    }
+    if (wanted("11")) {
+        table_colors(ctx, dir, n2, n3);
+        table_bjacobi(ctx, n2);
+    }
     kryl_context_destroy(&cpu);
     kryl_context_destroy(&ctx);
     return 0;
