@@ -237,3 +237,18 @@ void kryl_csr_diagonal(const kryl_csr *A, double *diag)
             if (A->col_idx[k] == global) diag[i] = A->values[k];
     }
 }
+
+int64_t kryl_csr_find(const kryl_csr *A, int64_t i, int64_t j)
+{
+    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
+    /* the first k in [lo, hi] with col_idx[k] == j, halving the range */
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->col_idx[mid] == j) return mid;
+        if (A->col_idx[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}

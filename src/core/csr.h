@@ -41,6 +41,9 @@ void kryl_csr_free(kryl_csr *A);
 /* Sort each row by column and sum duplicates, in place (shrinks nnz). */
 kryl_status kryl_csr_sort_and_sum(kryl_csr *A);
 
+/* Position of column j in the sorted local row i of A (binary search), or -1. */
+int64_t kryl_csr_find(const kryl_csr *A, int64_t i, int64_t j);
+
 /* Build CSR of rows [row_begin, row_end) from COO entries (any order,
  * duplicates summed).  Entries outside the row range or the columns are
  * rejected with KRYL_ERR_INDEX_OUT_OF_RANGE naming the entry. */

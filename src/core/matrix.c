@@ -208,21 +208,6 @@ kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const i
     return KRYL_SUCCESS;
 }
 
-/* Index of column j in the sorted row i, or -1. */
-static int64_t find_entry(const kryl_csr *A, int64_t i, int32_t j)
-{
-    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
-    while (lo <= hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (A->col_idx[mid] == j) return mid;
-        if (A->col_idx[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
 /* max |a_ij - a_ji| over stored pairs, INFINITY if the pattern is not symmetric */
 static double asymmetry(const kryl_csr *A)
 {
@@ -230,7 +215,7 @@ static double asymmetry(const kryl_csr *A)
     double worst = 0.0;
     for (int64_t i = 0; i < A->nrows; i++) {
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            int64_t t = find_entry(A, A->col_idx[k], (int32_t)i);
+            int64_t t = kryl_csr_find(A, A->col_idx[k], i);
             double aji = t < 0 ? 0.0 : A->values[t];
             if (t < 0 && A->values[k] != 0.0) return INFINITY;
             double d = fabs(A->values[k] - aji);

@@ -215,61 +215,73 @@ static kryl_status row_counts(const kryl_dist_rows *rows, int size, int **counts
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_dist_vector_set_global(kryl_vector v, kryl_matrix A, const double *values)
+/* The buffers of moving a vector between rank 0 (all n_global values, in the
+ * caller's order) and the ranks (their rows). */
+typedef struct global_transfer {
+    int64_t n, n_global;
+    int *counts, *displs; /* rows per rank and their offsets (Scatterv/Gatherv) */
+    double *mine;         /* this rank's n values */
+    double *ordered;      /* rank 0, with a global renumbering: the distributed order */
+} global_transfer;
+
+static void transfer_free(global_transfer *t)
+{
+    free(t->ordered);
+    free(t->mine);
+    free(t->counts);
+}
+
+/* Allocate t for v (values must not be NULL on rank 0; `op` names the call). */
+static kryl_status transfer_begin(global_transfer *t, kryl_vector v, kryl_matrix A,
+                                  const double *values, const char *op)
 {
     struct kryl_dist_context *dc = A->ctx->dist;
     const kryl_dist_rows *rows = A->dist->rows;
-    int64_t n = v->n, n_global = rows->begin[dc->size];
-    int *counts = NULL, *displs = NULL;
-    double *mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine), *ordered = NULL;
-    kryl_status st = mine ? row_counts(rows, dc->size, &counts, &displs)
-                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
-    if (st == KRYL_SUCCESS && dc->rank == 0 && values == NULL)
-        st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                        "kryl_vector_set_global: values is NULL on rank 0");
-    if (st == KRYL_SUCCESS && dc->rank == 0 && rows->orig != NULL) {
-        ordered = malloc((size_t)(n_global > 0 ? n_global : 1) * sizeof *ordered);
-        if (ordered == NULL) st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
-        /* ordered[k] = values[orig[k]]: the file's order -> the distributed one */
-        for (int64_t k = 0; ordered && k < n_global; k++) ordered[k] = values[rows->orig[k]];
+    *t = (global_transfer){.n = v->n, .n_global = rows->begin[dc->size]};
+    t->mine = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *t->mine);
+    if (t->mine == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+    KRYL_TRY(row_counts(rows, dc->size, &t->counts, &t->displs));
+    if (dc->rank == 0 && values == NULL)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s: values is NULL on rank 0", op);
+    if (dc->rank == 0 && rows->orig != NULL) {
+        t->ordered = malloc((size_t)(t->n_global > 0 ? t->n_global : 1) * sizeof *t->ordered);
+        if (t->ordered == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
     }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_dist_vector_set_global(kryl_vector v, kryl_matrix A, const double *values)
+{
+    struct kryl_dist_context *dc = A->ctx->dist;
+    const int64_t *orig = A->dist->rows->orig;
+    global_transfer t;
+    kryl_status st = transfer_begin(&t, v, A, values, "kryl_vector_set_global");
+    /* ordered[k] = values[orig[k]]: the caller's order -> the distributed one */
+    for (int64_t k = 0; st == KRYL_SUCCESS && t.ordered && k < t.n_global; k++)
+        t.ordered[k] = values[orig[k]];
     st = kryl_dist_agree(A->ctx, st);
     if (st == KRYL_SUCCESS)
-        MPI_Scatterv(ordered ? ordered : values, counts, displs, MPI_DOUBLE, mine, (int)n,
-                     MPI_DOUBLE, 0, dc->comm);
-    if (st == KRYL_SUCCESS) st = kryl_vector_set(v, mine, n);
-    free(ordered);
-    free(mine);
-    free(counts);
+        MPI_Scatterv(t.ordered ? t.ordered : values, t.counts, t.displs, MPI_DOUBLE, t.mine,
+                     (int)t.n, MPI_DOUBLE, 0, dc->comm);
+    if (st == KRYL_SUCCESS) st = kryl_vector_set(v, t.mine, t.n);
+    transfer_free(&t);
     return st;
 }
 
 kryl_status kryl_dist_vector_get_global(kryl_vector v, kryl_matrix A, double *values)
 {
     struct kryl_dist_context *dc = A->ctx->dist;
-    const kryl_dist_rows *rows = A->dist->rows;
-    int64_t n = v->n, n_global = rows->begin[dc->size];
-    int *counts = NULL, *displs = NULL;
-    double *mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine), *ordered = NULL;
-    kryl_status st = mine ? row_counts(rows, dc->size, &counts, &displs)
-                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
-    if (st == KRYL_SUCCESS) st = kryl_vector_get(v, mine, n);
-    if (st == KRYL_SUCCESS && dc->rank == 0 && values == NULL)
-        st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                        "kryl_vector_get_global: values is NULL on rank 0");
-    if (st == KRYL_SUCCESS && dc->rank == 0 && rows->orig != NULL) {
-        ordered = malloc((size_t)(n_global > 0 ? n_global : 1) * sizeof *ordered);
-        if (ordered == NULL) st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
-    }
+    const int64_t *orig = A->dist->rows->orig;
+    global_transfer t;
+    kryl_status st = transfer_begin(&t, v, A, values, "kryl_vector_get_global");
+    if (st == KRYL_SUCCESS) st = kryl_vector_get(v, t.mine, t.n);
     st = kryl_dist_agree(A->ctx, st);
     if (st == KRYL_SUCCESS)
-        MPI_Gatherv(mine, (int)n, MPI_DOUBLE, ordered ? ordered : values, counts, displs,
-                    MPI_DOUBLE, 0, dc->comm);
-    /* values[orig[k]] = ordered[k]: back to the file's order */
-    for (int64_t k = 0; st == KRYL_SUCCESS && ordered && k < n_global; k++)
-        values[rows->orig[k]] = ordered[k];
-    free(ordered);
-    free(mine);
-    free(counts);
+        MPI_Gatherv(t.mine, (int)t.n, MPI_DOUBLE, t.ordered ? t.ordered : values, t.counts,
+                    t.displs, MPI_DOUBLE, 0, dc->comm);
+    /* values[orig[k]] = ordered[k]: back to the caller's order */
+    for (int64_t k = 0; st == KRYL_SUCCESS && t.ordered && k < t.n_global; k++)
+        values[orig[k]] = t.ordered[k];
+    transfer_free(&t);
     return st;
 }

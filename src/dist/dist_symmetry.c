@@ -7,21 +7,6 @@
 
 #include "dist/dist_internal.h"
 
-/* Index of column j in the sorted row i of A, or -1. */
-static int64_t find_entry(const kryl_csr *A, int64_t i, int64_t j)
-{
-    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
-    while (lo <= hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (A->col_idx[mid] == j) return mid;
-        if (A->col_idx[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
 /* Compare the received transposed entries with the owned ones. */
 static double compare(const kryl_csr *A, const int64_t *ij, const double *v, int64_t count,
                       int64_t own_nonzeros)
@@ -29,7 +14,7 @@ static double compare(const kryl_csr *A, const int64_t *ij, const double *v, int
     if (count != own_nonzeros) return INFINITY;
     double worst = 0.0;
     for (int64_t k = 0; k < count; k++) {
-        int64_t t = find_entry(A, ij[2 * k] - A->row_begin, ij[2 * k + 1]);
+        int64_t t = kryl_csr_find(A, ij[2 * k] - A->row_begin, ij[2 * k + 1]);
         if (t < 0) return INFINITY;
         worst = fmax(worst, fabs(A->values[t] - v[k]));
     }

@@ -12,6 +12,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "backends/cuda/cuda_givens.cuh"
 #include "backends/cuda/cuda_krylov.cuh"
 
 /* Basis columns the dot kernel accumulates together in registers (two
@@ -25,7 +26,6 @@ constexpr int DCGS2_SUMS =
 /* Basis columns of one dot launch (two sums each, and w'w). */
 constexpr int DCGS2_COLUMNS = (DCGS2_SUMS - 1) / 2;
 /* Rotations the column kernel stages in shared memory at a time. */
-constexpr int DCGS2_CHUNK = 128;
 /* Below this share of ||w||^2 the Pythagorean ||w - Q c||^2 holds no digits. */
 constexpr double DCGS2_NOISE = 64.0 * DBL_EPSILON;
 
@@ -123,66 +123,16 @@ __device__ inline double warp_sum(double v)
     return v;
 }
 
-/* One warp: R's column j = H's column j with rotations 0..j-1 (lane 0,
- * DCGS2_CHUNK at a time from shared memory), then rotation j, applied to
- * gj = g[j] before it:  g[j] = cs gj, g[j+1] = -sn gj, rr = g[j+1]^2,
- * count = j+1.  Returns KRYL_STOP_NAN or _BREAKDOWN (zero pivot), having
- * changed no rotation, g, rr or count, or KRYL_STOP_RUNNING; in every lane. */
+/* One warp: R's column j = H's column j, reduced by the rotations
+ * (kryl_cuda_givens_column, applied to gj = g[j]). */
 __device__ int rotate_column(const kryl_gmres_ls &ls, int j, double gj)
 {
-    __shared__ double s_col[DCGS2_CHUNK], s_cs[DCGS2_CHUNK], s_sn[DCGS2_CHUNK];
-    const int lane = threadIdx.x;
     const int64_t ld = ls.m + 1;
     const double *h = ls.H + j * ld;
     double *col = ls.R + j * ld;
-    for (int i = lane; i <= j + 1; i += 32) col[i] = h[i];
+    for (int i = threadIdx.x; i <= j + 1; i += 32) col[i] = h[i];
     __syncwarp();
-    /* rotation i: (col_i, col_i+1) = (cs_i a + sn_i b, -sn_i a + cs_i b); `a` carries col_i */
-    double a = col[0];
-    for (int i0 = 0; i0 < j; i0 += DCGS2_CHUNK) {
-        const int cnt = min(DCGS2_CHUNK, j - i0);
-        for (int c = lane; c < cnt; c += 32) {
-            s_cs[c] = ls.cs[i0 + c];
-            s_sn[c] = ls.sn[i0 + c];
-            s_col[c] = col[i0 + c + 1];
-        }
-        __syncwarp();
-        if (lane == 0)
-            for (int c = 0; c < cnt; c++) {
-                const double b = s_col[c];
-                s_col[c] = s_cs[c] * a + s_sn[c] * b;
-                a = -s_sn[c] * a + s_cs[c] * b;
-            }
-        __syncwarp();
-        for (int c = lane; c < cnt; c += 32) col[i0 + c] = s_col[c];
-        __syncwarp();
-    }
-    if (lane == 0) col[j] = a;
-    __syncwarp();
-    bool finite = lane != 0 || isfinite(gj);
-    for (int i = lane; i <= j + 1; i += 32) finite = finite && isfinite(col[i]);
-    if (!__all_sync(0xffffffffu, finite)) return KRYL_STOP_NAN;
-    int why = KRYL_STOP_RUNNING;
-    if (lane == 0) {
-        const double rho = hypot(col[j], col[j + 1]);
-        if (rho == 0.0) {
-            why = KRYL_STOP_BREAKDOWN;
-        } else {
-            const double cs = col[j] / rho, sn = col[j + 1] / rho;
-            ls.cs[j] = cs;
-            ls.sn[j] = sn;
-            col[j] = rho;
-            col[j + 1] = 0.0;
-            /* g_{j+1} = -sn gj;  g_j = cs gj:  |g_{j+1}| = ||b - A x_j|| */
-            ls.g[j + 1] = -sn * gj;
-            ls.g[j] = cs * gj;
-            *ls.rr = ls.g[j + 1] * ls.g[j + 1];
-            *ls.count = j + 1;
-        }
-    }
-    why = __shfl_sync(0xffffffffu, why, 0);
-    __syncwarp();
-    return why;
+    return kryl_cuda_givens_column(ls, col, j, gj);
 }
 
 /* Whether d[0..count-1] are all finite (every lane). */

@@ -8,6 +8,7 @@
  * in one-warp kernels, so no scalar travels to the host inside a cycle. */
 #include <math.h>
 
+#include "backends/cuda/cuda_givens.cuh"
 #include "backends/cuda/cuda_krylov.cuh"
 
 /* Columns multi_dot accumulates together in registers. */
@@ -18,7 +19,6 @@ constexpr int MULTI_DOT_BLOCKS_PER_SM = 4;
 constexpr int MULTI_DOT_COLUMNS =
     KRYL_CUDA_MAX_REDUCED * KRYL_CUDA_REDUCE_BLOCKS_PER_SM / MULTI_DOT_BLOCKS_PER_SM;
 /* Rotations gmres_givens stages in shared memory at a time. */
-constexpr int GIVENS_CHUNK = 128;
 
 /* h_j = V_j'w for j < k (V_j = V + j*len), every sum in a fixed order.  Each
  * block sums its rows for MULTI_DOT_GROUP columns at a time and stores one
@@ -102,65 +102,20 @@ __global__ void cycle_start_kernel(int m, double *g, int64_t *count, const doubl
 }
 
 /* Arnoldi column k of the least-squares problem (one warp):
- * R[0..k][k] += h2;  R[k+1][k] = sqrt(ww);  rotations 0..k-1 applied (lane 0,
- * GIVENS_CHUNK at a time from shared memory);  rotation k zeroes R[k+1][k];
- * g[k+1] = -sn g[k];  g[k] = cs g[k];  rr = g[k+1]^2;  count = k+1.  A zero
- * pivot stops with BREAKDOWN, a non-finite entry with NAN; both leave
- * count, g and the rotations as they were. */
+ * R[0..k][k] += h2;  R[k+1][k] = sqrt(ww);  then kryl_cuda_givens_column:
+ * rotations 0..k-1 applied, rotation k zeroes R[k+1][k], g, rr and count
+ * updated.  A zero pivot stops with BREAKDOWN, a non-finite entry with NAN;
+ * both leave count, g and the rotations as they were. */
 __global__ void givens_kernel(kryl_gmres_ls ls, int k, kryl_monitor *monitor)
 {
-    __shared__ double s_col[GIVENS_CHUNK], s_cs[GIVENS_CHUNK], s_sn[GIVENS_CHUNK];
     if (kryl_cuda_halted(monitor)) return;
-    const int lane = threadIdx.x;
     double *col = ls.R + (int64_t)k * (ls.m + 1);
     /* h = first pass + second pass of classical Gram-Schmidt;  h_{k+1,k} = ||w|| */
-    for (int i = lane; i <= k + 1; i += 32) col[i] = i <= k ? col[i] + ls.h2[i] : sqrt(*ls.ww);
+    for (int i = threadIdx.x; i <= k + 1; i += 32)
+        col[i] = i <= k ? col[i] + ls.h2[i] : sqrt(*ls.ww);
     __syncwarp();
-    /* rotation i: (col_i, col_i+1) = (cs_i a + sn_i b, -sn_i a + cs_i b); `a` carries col_i */
-    double a = col[0];
-    for (int i0 = 0; i0 < k; i0 += GIVENS_CHUNK) {
-        const int cnt = min(GIVENS_CHUNK, k - i0);
-        for (int j = lane; j < cnt; j += 32) {
-            s_cs[j] = ls.cs[i0 + j];
-            s_sn[j] = ls.sn[i0 + j];
-            s_col[j] = col[i0 + j + 1];
-        }
-        __syncwarp();
-        if (lane == 0)
-            for (int j = 0; j < cnt; j++) {
-                const double b = s_col[j];
-                s_col[j] = s_cs[j] * a + s_sn[j] * b;
-                a = -s_sn[j] * a + s_cs[j] * b;
-            }
-        __syncwarp();
-        for (int j = lane; j < cnt; j += 32) col[i0 + j] = s_col[j];
-        __syncwarp();
-    }
-    if (lane == 0) col[k] = a;
-    __syncwarp();
-    bool finite = lane != 0 || isfinite(ls.g[k]);
-    for (int i = lane; i <= k + 1; i += 32) finite = finite && isfinite(col[i]);
-    if (!__all_sync(0xffffffffu, finite)) {
-        kryl_cuda_halt(monitor, KRYL_STOP_NAN);
-        return;
-    }
-    if (lane != 0) return;
-    /* the rotation that zeroes h_{k+1,k} */
-    const double rho = hypot(col[k], col[k + 1]);
-    if (rho == 0.0) {
-        kryl_cuda_halt(monitor, KRYL_STOP_BREAKDOWN);
-        return;
-    }
-    const double cs = col[k] / rho, sn = col[k + 1] / rho, gk = ls.g[k];
-    ls.cs[k] = cs;
-    ls.sn[k] = sn;
-    col[k] = rho;
-    col[k + 1] = 0.0;
-    /* g_{k+1} = -sn g_k;  g_k = cs g_k:  |g_{k+1}| = ||b - A x_k|| */
-    ls.g[k + 1] = -sn * gk;
-    ls.g[k] = cs * gk;
-    *ls.rr = ls.g[k + 1] * ls.g[k + 1];
-    *ls.count = k + 1;
+    const int why = kryl_cuda_givens_column(ls, col, k, ls.g[k]);
+    if (why != KRYL_STOP_RUNNING) kryl_cuda_halt(monitor, why);
 }
 
 /* y = R^{-1} g by back substitution over the `count` columns built,
