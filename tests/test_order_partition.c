@@ -127,12 +127,8 @@ static void check_shapes(void)
 /* Two paths and isolated rows: still one valid part per request. */
 static void check_disconnected(void)
 {
-    const int64_t r[] = {0, 2, 2, 4, 4, 6, 1, 3, 3, 5, 0, 1, 2, 3, 4, 5, 6};
-    const int64_t c[] = {2, 0, 4, 2, 6, 4, 3, 1, 5, 3, 0, 1, 2, 3, 4, 5, 6};
-    double v[17];
-    for (int k = 0; k < 17; k++) v[k] = r[k] == c[k] ? 2.0 : -1.0;
     kryl_csr A;
-    order_from_triplets(&A, 9, 17, r, c, v);
+    order_two_paths(&A);
     check_matrix(&A, "two paths", false);
     kryl_csr_free(&A);
 }

@@ -50,13 +50,8 @@ static void check_grid(kryl_generator_kind kind, int64_t n, double band_slack, d
  * tridiagonal (bandwidth 1). */
 static void check_disconnected(void)
 {
-    /* path 0-2-4-6 (even rows), path 1-3-5 (odd rows 1,3,5), rows 7, 8 empty */
-    const int64_t r[] = {0, 2, 2, 4, 4, 6, 1, 3, 3, 5, 0, 1, 2, 3, 4, 5, 6};
-    const int64_t c[] = {2, 0, 4, 2, 6, 4, 3, 1, 5, 3, 0, 1, 2, 3, 4, 5, 6};
-    double v[17];
-    for (int k = 0; k < 17; k++) v[k] = r[k] == c[k] ? 2.0 : -1.0;
     kryl_csr A;
-    order_from_triplets(&A, 9, 17, r, c, v);
+    order_two_paths(&A);
     int32_t perm[9];
     CHECK_OK(kryl_order_rcm(&A, perm));
     CHECK_OK(kryl_order_check_perm(perm, 9));

@@ -28,6 +28,18 @@ static inline void order_from_triplets(kryl_csr *A, int64_t n, int count, const 
     kryl_coo_free(&coo);
 }
 
+/* A 9 x 9 graph of two paths and isolated vertices: path 0-2-4-6 (even
+ * rows), path 1-3-5 (odd rows), rows 7 and 8 empty; 2 on the diagonal of
+ * rows 0..6, -1 on each edge. */
+static inline void order_two_paths(kryl_csr *A)
+{
+    const int64_t r[] = {0, 2, 2, 4, 4, 6, 1, 3, 3, 5, 0, 1, 2, 3, 4, 5, 6};
+    const int64_t c[] = {2, 0, 4, 2, 6, 4, 3, 1, 5, 3, 0, 1, 2, 3, 4, 5, 6};
+    double v[17];
+    for (int k = 0; k < 17; k++) v[k] = r[k] == c[k] ? 2.0 : -1.0;
+    order_from_triplets(A, 9, 17, r, c, v);
+}
+
 /* A deterministic random permutation of 0..n-1 (Fisher-Yates, LCG). */
 static inline void order_random_perm(int32_t *perm, int64_t n, uint64_t seed)
 {

@@ -69,14 +69,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, DCGS2_BLOCKS_PER_SM) void dcgs2_
             if (with_ww) partials[(2 * cols) * stride + blockIdx.x] = acc[2 * DCGS2_GROUP];
         }
     }
-    __shared__ bool is_last;
-    if (threadIdx.x == 0) {
-        __threadfence();
-        /* atomicInc wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
-        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return;
+    if (!kryl_last_block(counter)) return;
     /* sum q = sum over blocks b of partials[q][b]: lanes in block order, then a warp tree */
     const int sums = 2 * cols + 1;
     for (int q = threadIdx.x >> 5; q < sums; q += KRYL_CUDA_THREADS / 32) {

@@ -47,14 +47,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, MULTI_DOT_BLOCKS_PER_SM) void mu
         if (threadIdx.x == 0)
             for (int c = 0; c < cols; c++) partials[(j0 + c) * stride + blockIdx.x] = acc[c];
     }
-    __shared__ bool is_last;
-    if (threadIdx.x == 0) {
-        __threadfence();
-        /* atomicInc wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
-        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return;
+    if (!kryl_last_block(counter)) return;
     /* h_j = sum over blocks b of partials[j][b]: lanes in block order, then a warp tree */
     const int lane = threadIdx.x & 31;
     for (int j = threadIdx.x >> 5; j < k; j += KRYL_CUDA_THREADS / 32) {

@@ -34,15 +34,8 @@ __device__ inline void kryl_cuda_halt(kryl_monitor *monitor, int32_t why)
  * will overwrite).  counter is 0 on entry and is left 0. */
 __device__ inline bool kryl_cuda_last_block(unsigned int *counter)
 {
-    __shared__ bool is_last;
     __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        /* atomicInc wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
-        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
-    __syncthreads();
-    return is_last && threadIdx.x == 0;
+    return kryl_last_block(counter) && threadIdx.x == 0;
 }
 
 /* The typed data of v, or NULL. */

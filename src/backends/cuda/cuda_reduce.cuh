@@ -29,6 +29,22 @@ template <int N> __device__ inline void kryl_block_sum(double (&v)[N])
     __syncthreads(); /* warp_sums may be reused by the next call */
 }
 
+/* Whether this block is the last of the grid to get here, in every thread
+ * of the block: each block's partials (written by thread 0 before the call)
+ * are fenced, then thread 0 takes a ticket.  counter is 0 on entry and is
+ * left 0. */
+__device__ inline bool kryl_last_block(unsigned int *counter)
+{
+    __shared__ bool is_last;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        /* atomicInc wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
+        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
+    }
+    __syncthreads();
+    return is_last;
+}
+
 /* Sum each thread's v[j] over the whole grid.  Returns true in exactly one
  * thread (thread 0 of the last block to finish), which then holds the
  * totals in v.  partials holds N x stride doubles (stride >= gridDim.x);
@@ -37,17 +53,10 @@ template <int N>
 __device__ inline bool kryl_grid_sum(double (&v)[N], double *partials, unsigned int stride,
                                      unsigned int *counter)
 {
-    __shared__ bool is_last;
     kryl_block_sum<N>(v);
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         for (int j = 0; j < N; j++) partials[j * stride + blockIdx.x] = v[j];
-        __threadfence();
-        /* atomicInc wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
-        unsigned int ticket = atomicInc(counter, gridDim.x - 1);
-        is_last = ticket == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return false;
+    if (!kryl_last_block(counter)) return false;
     /* v[j] = sum over blocks b of partials[j][b], each thread in block order */
     for (int j = 0; j < N; j++) {
         v[j] = 0.0;
