@@ -563,6 +563,11 @@ typedef struct kryl_solver_options {
     kryl_partition_kind partition; /* bjacobi: KRYL_PARTITION_AUTO (metis when built with it),
                                     * _CONTIGUOUS, _METIS */
     kryl_orthog gmres_orthog;      /* GMRES: KRYL_ORTHOG_AUTO (DCGS2), _CGS2, _DCGS2 */
+    /* bjacobi: the factorization of each block, KRYL_PRECOND_IC0, _MIC0,
+     * _ILU0 or _ILUT (with droptol, maxfill); KRYL_PRECOND_NONE (default) =
+     * IC(0), shifted where needed, for a symmetric matrix with a CG method,
+     * else ILU(0) */
+    kryl_precond_kind block_factor;
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);

@@ -100,6 +100,37 @@ static void check_reordered(kryl_matrix A, kryl_method method, const char *what)
     free(b);
 }
 
+/* options.block_factor: ILUT blocks with GMRES meet the true residual, one
+ * ILUT block is ILUT itself, a kind that is no factorization is refused. */
+static void check_block_factor(kryl_matrix A, const char *what)
+{
+    double *b = kt_rhs(A, 5);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_ILUT, 1e-8, 2000);
+    kt_solve ilut = kt_run(A, &o, b, NULL, NULL);
+    o.precond = KRYL_PRECOND_BJACOBI;
+    o.block_factor = KRYL_PRECOND_ILUT;
+    o.blocks = 1;
+    kt_solve one = kt_run(A, &o, b, NULL, NULL);
+    o.blocks = 7;
+    kt_solve seven = kt_run(A, &o, b, NULL, NULL);
+    if (kt_supported(A->ctx, &ilut, what) && kt_supported(A->ctx, &seven, what)) {
+        kt_check_converged(&seven, what);
+        CHECK(one.r.iterations == ilut.r.iterations,
+              "%s: bjacobi with 1 ilut block took %lld iterations, ilut %lld", what,
+              (long long)one.r.iterations, (long long)ilut.r.iterations);
+        printf("%-12s gmres ilut %lld, bjacobi(1, ilut) %lld, bjacobi(7, ilut) %lld\n", what,
+               (long long)ilut.r.iterations, (long long)one.r.iterations,
+               (long long)seven.r.iterations);
+    }
+    o.block_factor = KRYL_PRECOND_JACOBI;
+    kryl_solver s = NULL;
+    CHECK(kryl_solver_create(&s, A, &o) == KRYL_ERR_INVALID_ARGUMENT &&
+              strstr(kryl_last_error(), "ilut") != NULL,
+          "%s: block factorization jacobi: %s", what, kryl_last_error());
+    free(b);
+}
+
 static void test_backend(kryl_backend_kind kind)
 {
     kryl_context ctx = kt_context(kind);
@@ -109,6 +140,7 @@ static void test_backend(kryl_backend_kind kind)
     check_blocks(P2, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, "poisson2d");
     check_blocks(P3, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, "poisson3d");
     check_blocks(C, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, "convdiff2d");
+    check_block_factor(C, "convdiff2d");
     check_reordered(P2, KRYL_METHOD_PCG, "poisson2d, rcm");
     check_reordered(C, KRYL_METHOD_BICGSTAB, "convdiff2d, rcm");
     kryl_matrix_destroy(&P2);

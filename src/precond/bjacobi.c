@@ -8,7 +8,8 @@
  * (options.partition, KRYL_PARTITION_AUTO = metis when the build has it).
  *
  * Built as "drop every b_ij with part[i] != part[j], then IC(0) (symmetric
- * A with a CG method) or ILU(0) (otherwise)" through the incomplete
+ * A with a CG method) or ILU(0) (otherwise), or the factorization
+ * options.block_factor names (ic0, mic0, ilu0, ilut)" through the incomplete
  * factorization path of ilu.c.  The rows of a METIS part need not be
  * contiguous: the filtered matrix is block diagonal under a symmetric
  * permutation, and IC(0)/ILU(0) only combine rows coupled by a kept entry,
@@ -125,11 +126,19 @@ kryl_status kryl_precond_bjacobi_create(kryl_precond *pc, kryl_matrix A,
                           "bjacobi: partition metis needs METIS, which this build lacks "
                           "(install libmetis-dev and rebuild); partition contiguous takes "
                           "contiguous row ranges instead, which cut more couplings");
-    bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
-              opts->method == KRYL_METHOD_PIPECG;
-    /* mic0 is IC(0) itself when that exists, a shifted IC(0) of every block otherwise */
-    kryl_precond_kind factor =
-        cg && kryl_host_matrix_is_symmetric(A->host) ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0;
+    kryl_precond_kind factor = opts->block_factor;
+    if (factor == KRYL_PRECOND_NONE) {
+        bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
+                  opts->method == KRYL_METHOD_PIPECG;
+        /* mic0 is IC(0) itself when that exists, a shifted IC(0) of every block otherwise */
+        factor =
+            cg && kryl_host_matrix_is_symmetric(A->host) ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0;
+    } else if (factor != KRYL_PRECOND_IC0 && factor != KRYL_PRECOND_MIC0 &&
+               factor != KRYL_PRECOND_ILU0 && factor != KRYL_PRECOND_ILUT) {
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "bjacobi: block factorization %s: expected ic0, mic0, ilu0 or ilut",
+                          kryl_precond_name(factor));
+    }
     kryl_precond_filter filter = {bjacobi_filter, opts};
     return kryl_precond_factor_create(pc, A, opts, factor, &filter);
 }

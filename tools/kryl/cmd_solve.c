@@ -11,7 +11,8 @@
 
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
-    const char *method, *precond, *backend, *precision, *mixed, *format, *order, *partition;
+    const char *method, *precond, *backend, *precision, *mixed, *format, *order, *partition,
+        *block_factor;
     const char *orthog;
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
     int64_t gen_n;
@@ -63,6 +64,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .format = "csr",
                       .order = "none",
                       .partition = "auto",
+                      .block_factor = "none",
                       .overlap = "naive",
                       .orthog = "dcgs2",
                       .rtol = opt->rtol,
@@ -91,6 +93,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--maxfill", NULL, ARG_COUNT, &a->maxfill, NULL},
         {"--blocks", NULL, ARG_COUNT, &a->blocks, NULL},
         {"--partition", NULL, ARG_STRING, &a->partition, &a->partition_given},
+        {"--block-factor", NULL, ARG_STRING, &a->block_factor, NULL},
         {"--gen", NULL, ARG_STRING, &a->gen, NULL},
         {"--n", NULL, ARG_POSITIVE, &a->gen_n, NULL},
         {"--overlap", NULL, ARG_STRING, &a->overlap, NULL},
@@ -155,6 +158,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--order: %s", kryl_last_error());
     if (kryl_partition_from_name(a->partition, &opt->partition) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--partition: %s", kryl_last_error());
+    if (kryl_precond_from_name(a->block_factor, &opt->block_factor) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--block-factor: %s", kryl_last_error());
     if (strcmp(a->orthog, "cgs2") == 0)
         opt->gmres_orthog = KRYL_ORTHOG_CGS2;
     else if (strcmp(a->orthog, "dcgs2") == 0)

@@ -38,6 +38,8 @@ static const command_help commands[] = {
      "  --blocks N            bjacobi: row blocks (default 0: one per 4096 rows)\n"
      "  --partition P         bjacobi: auto (metis when built with METIS, the default),\n"
      "                        contiguous (row ranges), metis (graph parts: fewer dropped)\n"
+     "  --block-factor F      bjacobi: ic0, mic0, ilu0 or ilut per block (default: ic0 for\n"
+     "                        a symmetric matrix with cg/pcg/pipecg, else ilu0)\n"
      "  --sweeps K            mcssor: symmetric sweeps per apply (default 1)\n"
      "  --omega W             mcssor: relaxation factor, 0 < W < 2 (default 1)\n"
      "  --restart M           GMRES: Krylov vectors per cycle (default 40)\n"

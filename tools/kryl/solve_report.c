@@ -112,6 +112,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_int(&w, "maxfill", o->maxfill);
     json_int(&w, "blocks", o->blocks);
     json_string(&w, "partition", kryl_partition_name(o->partition));
+    json_string(&w, "block_factor", kryl_precond_name(o->block_factor));
     json_int(&w, "sweeps", o->sweeps);
     json_double(&w, "omega", o->omega);
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
@@ -177,7 +178,9 @@ static void print_method(const kryl_solver_options *o)
     if (o->precond == KRYL_PRECOND_ILUK) printf("(fill %d)", o->fill);
     if (o->precond == KRYL_PRECOND_ILUT) printf("(droptol %g, maxfill %d)", o->droptol, o->maxfill);
     if (o->precond == KRYL_PRECOND_BJACOBI)
-        printf("(blocks %d, partition %s)", o->blocks, kryl_partition_name(o->partition));
+        printf("(blocks %d, partition %s%s%s)", o->blocks, kryl_partition_name(o->partition),
+               o->block_factor == KRYL_PRECOND_NONE ? "" : ", blocks by ",
+               o->block_factor == KRYL_PRECOND_NONE ? "" : kryl_precond_name(o->block_factor));
     if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
     printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed != KRYL_MIXED_NONE) {
