@@ -73,12 +73,25 @@ struct kryl_dist_matrix {
     kryl_dist_rows *rows;
     kryl_matrix loc;             /* n x n: owned columns, any format (inner context) */
     kryl_matrix nl;              /* n x nghost: ghost columns, CSR, rows in loc's order */
+    kryl_matrix nl_boundary;     /* nl's rows that hold entries, or NULL (dist_boundary.c) */
+    int32_t *boundary_rows;      /* backend memory: their positions in y */
+    kryl_vector y_boundary;      /* y at those rows */
     int32_t *send_perm;          /* backend memory: positions in x (loc's order) of send_rows */
     kryl_vector sendbuf, ghost;  /* inner vectors of nsend and nghost entries */
     void *send_host, *recv_host; /* staging in host memory (device backends) */
     MPI_Request *requests;       /* 2 nneigh */
     int64_t nnz_global;
 };
+
+/* ---- dist_boundary.c ---- */
+/* d->nl_boundary, boundary_rows and y_boundary in `precision` when fewer
+ * than half of nl's rows hold entries (else nothing). */
+kryl_status kryl_dist_boundary_setup(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                     kryl_precision precision);
+void kryl_dist_boundary_release(struct kryl_dist_context *dc, struct kryl_dist_matrix *d);
+/* y += alpha A_nl ghosts (through the boundary rows when they are set up). */
+kryl_status kryl_dist_nonlocal_product(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                       double alpha, kryl_vector y, const kryl_monitor *monitor);
 
 /* ---- halo.c ---- */
 /* Build the halo of csr's rows (global columns) and split them into the

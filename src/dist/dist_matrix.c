@@ -83,6 +83,7 @@ static void free_parts(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
     if (d == NULL) return;
     kryl_matrix_destroy(&d->loc);
     kryl_matrix_destroy(&d->nl);
+    kryl_dist_boundary_release(dc, d);
     kryl_vector_destroy(&d->sendbuf);
     kryl_vector_destroy(&d->ghost);
     if (d->send_perm) dc->inner_ops->release(&dc->inner, d->send_perm);
@@ -129,6 +130,7 @@ kryl_status kryl_dist_matrix_setup(kryl_context ctx, kryl_matrix A)
         if (st == KRYL_SUCCESS) st = st_nl;
     }
     if (st == KRYL_SUCCESS) st = make_buffers(dc, d, A->precision, NULL);
+    if (st == KRYL_SUCCESS) st = kryl_dist_boundary_setup(dc, d, A->precision);
     st = d ? kryl_dist_agree(ctx, st) : st;
     if (st != KRYL_SUCCESS) {
         free_parts(dc, d);
@@ -228,6 +230,7 @@ kryl_status kryl_dist_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precisi
         for (int64_t i = 0; inv && i < n; i++) inv[perm[i]] = (int32_t)i;
     }
     if (st == KRYL_SUCCESS) st = make_buffers(dc, d, precision, inv);
+    if (st == KRYL_SUCCESS) st = kryl_dist_boundary_setup(dc, d, precision);
     if (st == KRYL_SUCCESS) st = wrap_converted(B, A, precision, d);
     free(inv);
     st = kryl_dist_agree(A->ctx, st);

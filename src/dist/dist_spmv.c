@@ -157,7 +157,7 @@ kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_v
         s->comm_s += t4 - t5;
     }
     /* y += alpha A_nl ghosts */
-    if (rows && ghosts) KRYL_TRY(ops->spmv(in, d->nl, alpha, d->ghost, 1.0, y, y, monitor));
+    if (rows && ghosts) KRYL_TRY(kryl_dist_nonlocal_product(dc, d, alpha, y, monitor));
     s->compute_s += kryl_wtime() - t4;
     s->spmvs++;
     return KRYL_SUCCESS;
