@@ -276,6 +276,33 @@ static void check_assembly(kryl_context dctx, kryl_context sctx)
     kryl_matrix_destroy(&sA);
 }
 
+/* A diagonal matrix whose last entry is beyond single precision: a mixed
+ * scheme's range check fails on the rank that owns it, and the creation
+ * fails on every rank instead of leaving the others waiting. */
+static void check_refusal_on_one_rank(kryl_context dctx)
+{
+    const int64_t n = 40, begin = n * rank / size, end = n * (rank + 1) / size;
+    int64_t ptr[41], cols[40];
+    double values[40];
+    /* a_ii = 2, a_(n-1)(n-1) = 1e39, over this rank's rows */
+    for (int64_t i = begin; i < end; i++) {
+        ptr[i - begin] = i - begin;
+        cols[i - begin] = i;
+        values[i - begin] = i == n - 1 ? 1e39 : 2.0;
+    }
+    ptr[end - begin] = end - begin;
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_matrix_create_csr(&A, dctx, n, n, begin, end, ptr, cols, values));
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.precision = KRYL_MIXED;
+    o.mixed = KRYL_MIXED_IR;
+    kryl_solver s = NULL;
+    CHECK_STATUS(kryl_solver_create(&s, A, &o), KRYL_ERR_INVALID_VALUE);
+    CHECK(s == NULL, "a failed create left a solver");
+    kryl_matrix_destroy(&A);
+}
+
 /* Nonsymmetric A refused by CG on every rank; IC(0) and mcssor refused over ranks. */
 static void check_refusals(kryl_context dctx)
 {
@@ -331,6 +358,7 @@ int main(int argc, char **argv)
         check_distribute(dctx, sctx);
         check_convert_chain(dctx);
         check_refusals(dctx);
+        check_refusal_on_one_rank(dctx);
         kryl_context_destroy(&sctx);
         kryl_context_destroy(&dctx);
     }

@@ -18,15 +18,18 @@
 
 kryl_status kryl_inner_create(kryl_solver s)
 {
-    /* single precision must represent the matrix */
+    /* single precision must represent the matrix (this rank's rows; every
+     * rank learns whether one failed, so none goes on to create alone) */
     const kryl_csr *csr = &s->A->host->csr;
-    for (int64_t k = 0; k < kryl_csr_nnz(csr); k++)
+    kryl_status range = KRYL_SUCCESS;
+    for (int64_t k = 0; k < kryl_csr_nnz(csr) && range == KRYL_SUCCESS; k++)
         if (fabs(csr->values[k]) > FLT_MAX)
-            return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                              "the mixed scheme %s: |a| = %g at entry %lld exceeds the single-"
-                              "precision range (%g) of its inner solves; use precision double",
-                              kryl_mixed_scheme_name(s->options.mixed), csr->values[k],
-                              (long long)k, FLT_MAX);
+            range = KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                               "the mixed scheme %s: |a| = %g at entry %lld exceeds the single-"
+                               "precision range (%g) of its inner solves; use precision double",
+                               kryl_mixed_scheme_name(s->options.mixed), csr->values[k],
+                               (long long)k, FLT_MAX);
+    KRYL_TRY(kryl_context_agree(s->ctx, range));
     kryl_solver_options io = s->options;
     io.precision = KRYL_SINGLE;
     io.mixed = KRYL_MIXED_NONE;

@@ -305,6 +305,8 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     if (st == KRYL_SUCCESS) st = method->setup(s);
     if (st == KRYL_SUCCESS) st = kryl_solver_batching_setup(s);
     if (st == KRYL_SUCCESS) st = s->ops->synchronize(s->ctx);
+    /* what failed on one rank (workspace, the method's setup) fails on all */
+    st = kryl_context_agree(s->ctx, st);
     if (st != KRYL_SUCCESS) {
         kryl_solver_destroy(&s);
         return st;
