@@ -28,7 +28,7 @@ kryl_status kryl_omp_multi_dot(kryl_context ctx, kryl_vector V, int k, kryl_vect
                                kryl_monitor *monitor)
 {
     KRYL_TRY(check_basis("multi_dot", V, k, w, h));
-    if (kryl_omp_halted(monitor) || k == 0) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor) || k == 0) return KRYL_SUCCESS;
     int threads = kryl_omp_state_of(ctx)->threads;
     /* h = [V_0 ... V_{k-1}]' w */
     if (w->precision == KRYL_SINGLE)
@@ -50,7 +50,7 @@ kryl_status kryl_omp_multi_axpy(kryl_context ctx, kryl_vector V, int k, double a
                           "omp multi_axpy: w lies inside the %d basis vectors it combines, "
                           "expected a vector outside them",
                           k);
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     kryl_omp_state *st = kryl_omp_state_of(ctx);
     /* w += alpha [V_0 ... V_{k-1}] h;  ww = w'w */
     double sum = w->precision == KRYL_SINGLE
@@ -65,7 +65,7 @@ kryl_status kryl_omp_normalize(kryl_context ctx, kryl_vector v, kryl_scalar vv,
 {
     KRYL_REQUIRE_ARG(v);
     KRYL_REQUIRE_ARG(vv.ptr);
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double norm = sqrt(*vv.ptr);
     /* a zero, negative or non-finite vv leaves v as it is */
     if (!(norm > 0.0) || !isfinite(norm)) return KRYL_SUCCESS;

@@ -31,7 +31,7 @@ kryl_status kryl_omp_gmres_dcgs2_dot(kryl_context ctx, kryl_vector V, int k, kry
                                      kryl_scalar d, kryl_monitor *monitor)
 {
     KRYL_TRY(check_basis("gmres_dcgs2_dot", V, k, w, d));
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     int threads = kryl_omp_state_of(ctx)->threads;
     /* d = [V_0 .. V_k]'[V_k w];  d[2k+2] = w'w */
     if (V->precision == KRYL_SINGLE)
@@ -49,7 +49,7 @@ kryl_status kryl_omp_gmres_dcgs2_update(kryl_context ctx, kryl_vector V, int k, 
     if (f.ptr == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "omp gmres_dcgs2_update: the factors f are NULL, expected 3 doubles");
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     int threads = kryl_omp_state_of(ctx)->threads;
     /* V_k = (V_k - Q s) f0;  w = (w - Q t - f1 V_k) f2 */
     if (V->precision == KRYL_SINGLE)

@@ -58,37 +58,6 @@ static kryl_status check_pipecg(const kryl_pipecg_vectors *v, kryl_vector dinv)
     return kryl_omp_check_distinct(op, all, count, ~0u);
 }
 
-/* alpha and beta of a pipelined CG step from the scalars c (backend.h):
- * returns KRYL_STOP_RUNNING, with *fresh set when the step is done as a
- * restart, or the reason the step must not run. */
-static int pipecg_coefficients(const double *c, int restart, double *alpha, double *beta,
-                               int *fresh)
-{
-    /* a restart does not read gamma_old and alpha_old */
-    if (!kryl_omp_all_finite(c, KRYL_PIPECG_SCALARS - (restart ? 2 : 0))) return KRYL_STOP_NAN;
-    double gamma = c[KRYL_PIPECG_GAMMA], delta = c[KRYL_PIPECG_DELTA];
-    double gamma_old = c[KRYL_PIPECG_GAMMA_OLD], alpha_old = c[KRYL_PIPECG_ALPHA_OLD];
-    double den = delta;
-    *beta = 0.0;
-    *fresh = restart || !(gamma_old > 0.0) || !(alpha_old > 0.0);
-    if (!*fresh) {
-        /* beta = gamma/gamma_old;  alpha = gamma/(delta - beta gamma/alpha_old) */
-        *beta = gamma / gamma_old;
-        den = delta - *beta * gamma / alpha_old;
-        if (!isfinite(*beta) || !isfinite(den)) return KRYL_STOP_NAN;
-        /* a denominator spoilt by rounding (Cools et al. 2018): restart the recurrence */
-        if (!(den > 0.0)) *fresh = 1;
-    }
-    if (*fresh) {
-        /* beta = 0;  alpha = gamma/delta */
-        *beta = 0.0;
-        den = delta;
-    }
-    if (!(den > 0.0)) return KRYL_STOP_BREAKDOWN;
-    *alpha = gamma / den;
-    return isfinite(*alpha) ? KRYL_STOP_RUNNING : KRYL_STOP_NAN;
-}
-
 kryl_status kryl_omp_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
                                    kryl_monitor *monitor, bool record)
@@ -96,15 +65,11 @@ kryl_status kryl_omp_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart
     KRYL_REQUIRE_ARG(sc.ptr);
     KRYL_REQUIRE_ARG(v);
     KRYL_TRY(check_pipecg(v, dinv));
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr, alpha = 0.0, beta = 0.0;
     int fresh = 0;
-    int stop = pipecg_coefficients(c, restart, &alpha, &beta, &fresh);
-    if (stop != KRYL_STOP_RUNNING) return kryl_omp_halt(monitor, stop);
-    if (coef != NULL && monitor != NULL) {
-        coef[2 * monitor->iteration] = alpha;
-        coef[2 * monitor->iteration + 1] = beta;
-    }
+    int stop = kryl_host_pipecg_begin(c, restart, coef, monitor, &alpha, &beta, &fresh);
+    if (stop != KRYL_STOP_RUNNING) return kryl_host_halt(monitor, stop);
     /* pc: 0 without a preconditioner, 1 applied by the caller, 2 Jacobi (fused) */
     int pc = v->u == NULL ? 0 : dinv == NULL ? 1 : 2;
     kryl_omp_state *st = kryl_omp_state_of(ctx);
@@ -121,14 +86,7 @@ kryl_status kryl_omp_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart
                                 DATA(v->z), DATA(v->n), DATA(dinv)};
         pipecg_update_double(st, v->r->n, fresh, pc, alpha, beta, &p, out);
     }
-    c[KRYL_PIPECG_GAMMA_OLD] = c[KRYL_PIPECG_GAMMA];
-    c[KRYL_PIPECG_ALPHA_OLD] = alpha;
-    c[KRYL_PIPECG_GAMMA] = out[0];
-    c[KRYL_PIPECG_DELTA] = out[1];
-    c[KRYL_PIPECG_RR] = out[2];
-    return record && monitor
-               ? ctx->ops->monitor_update(ctx, monitor, (kryl_scalar){c + KRYL_PIPECG_RR}, 1)
-               : KRYL_SUCCESS;
+    return kryl_host_pipecg_finish(ctx, c, alpha, out, monitor, record);
 }
 
 kryl_status kryl_omp_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
@@ -159,13 +117,13 @@ kryl_status kryl_omp_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_ve
     }
     kryl_vector all[] = {r, v, dinv, dinv != NULL ? s_hat : NULL};
     KRYL_TRY(kryl_omp_check_distinct(op, all, 4, 1u | 8u));
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr, rho = c[KRYL_BICG_RHO], rv = c[KRYL_BICG_RV];
-    if (!isfinite(rho) || !isfinite(rv)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
-    if (rv == 0.0) return kryl_omp_halt(monitor, KRYL_STOP_BREAKDOWN);
+    if (!isfinite(rho) || !isfinite(rv)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
+    if (rv == 0.0) return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     /* alpha = rho / (r^, v) */
     double alpha = rho / rv;
-    if (!isfinite(alpha)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(alpha)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     c[KRYL_BICG_ALPHA] = alpha;
     int threads = kryl_omp_state_of(ctx)->threads;
     void *sh = dinv != NULL ? s_hat->data : NULL;
@@ -189,14 +147,14 @@ kryl_status kryl_omp_bicgstab_update_xr(kryl_context ctx, kryl_scalar sc, kryl_v
     /* s_hat may be r (no preconditioner) */
     kryl_vector all[] = {x, r, p_hat, t, r_hat, kryl_omp_overlap(s_hat, r) ? NULL : s_hat};
     KRYL_TRY(kryl_omp_check_distinct(op, all, 6, 1u | 2u));
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double ts = c[KRYL_BICG_TS], tt = c[KRYL_BICG_TT], alpha = c[KRYL_BICG_ALPHA];
     if (!isfinite(ts) || !isfinite(tt) || !isfinite(alpha))
-        return kryl_omp_halt(monitor, KRYL_STOP_NAN);
+        return kryl_host_halt(monitor, KRYL_STOP_NAN);
     /* omega = (t, s)/(t, t); t = 0 (s = 0, or A singular) gives omega = 0 */
     double omega = tt > 0.0 ? ts / tt : 0.0;
-    if (!isfinite(omega)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(omega)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     c[KRYL_BICG_OMEGA] = omega;
     kryl_omp_state *st = kryl_omp_state_of(ctx);
     /* x += alpha p_hat + omega s_hat;  r -= omega t;  rr = r'r;  rho_new = r_hat'r */
@@ -223,18 +181,18 @@ kryl_status kryl_omp_bicgstab_update_p(kryl_context ctx, kryl_scalar sc, kryl_ve
     }
     kryl_vector all[] = {p, r, v, dinv, dinv != NULL ? p_hat : NULL};
     KRYL_TRY(kryl_omp_check_distinct(op, all, 5, 1u | 16u));
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double rho = c[KRYL_BICG_RHO], rho_new = c[KRYL_BICG_RHO_NEW];
     double alpha = c[KRYL_BICG_ALPHA], omega = c[KRYL_BICG_OMEGA];
     const double all_scalars[4] = {rho, rho_new, alpha, omega};
-    if (!kryl_omp_all_finite(all_scalars, 4)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
+    if (!kryl_host_all_finite(all_scalars, 4)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     /* (r^, r) = 0 or omega = 0: the next alpha or beta is undefined */
     if (rho == 0.0 || rho_new == 0.0 || omega == 0.0)
-        return kryl_omp_halt(monitor, KRYL_STOP_BREAKDOWN);
+        return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     /* beta = (rho_new/rho)(alpha/omega) */
     double beta = (rho_new / rho) * (alpha / omega);
-    if (!isfinite(beta)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(beta)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     int threads = kryl_omp_state_of(ctx)->threads;
     void *ph = dinv != NULL ? p_hat->data : NULL;
     /* p = r + beta (p - omega v);  p_hat = dinv .* p */
@@ -254,10 +212,10 @@ kryl_status kryl_omp_fcg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
     KRYL_TRY(kryl_omp_check_pair("fcg_update_p", z, p));
     const kryl_vector zp[] = {z, p};
     KRYL_TRY(kryl_omp_check_distinct("fcg_update_p", zp, 2, 2u));
-    if (kryl_omp_halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double a = *num.ptr, b = *den.ptr;
-    if (!isfinite(a) || !isfinite(b)) return kryl_omp_halt(monitor, KRYL_STOP_NAN);
-    if (!(b > 0.0)) return kryl_omp_halt(monitor, KRYL_STOP_BREAKDOWN);
+    if (!isfinite(a) || !isfinite(b)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
+    if (!(b > 0.0)) return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     int threads = kryl_omp_state_of(ctx)->threads;
     /* p = z - (num/den) p */
     if (p->precision == KRYL_SINGLE)

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "backends/host_step.h"
 #include "backends/omp/omp_backend.h"
 #include "backends/ref/ref_krylov.h"
 
@@ -55,28 +56,6 @@ kryl_status kryl_omp_multi_axpy(kryl_context ctx, kryl_vector V, int k, double a
                                 kryl_vector w, kryl_scalar ww, kryl_monitor *monitor);
 kryl_status kryl_omp_normalize(kryl_context ctx, kryl_vector v, kryl_scalar vv,
                                kryl_monitor *monitor);
-
-/* Whether a guarded operation must do nothing: the monitor has stopped. */
-static inline bool kryl_omp_halted(const kryl_monitor *monitor)
-{
-    return monitor != NULL && monitor->stop != KRYL_STOP_RUNNING;
-}
-
-/* Stop the iteration for `why` (KRYL_STOP_*); the calling operation then
- * changes nothing. */
-static inline kryl_status kryl_omp_halt(kryl_monitor *monitor, int why)
-{
-    if (monitor != NULL) monitor->stop = why;
-    return KRYL_SUCCESS;
-}
-
-/* Whether the first `count` scalars are all finite. */
-static inline bool kryl_omp_all_finite(const double *v, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (!isfinite(v[i])) return false;
-    return true;
-}
 
 /* No vector the operation writes (bit i of `written` for list[i]) shares
  * storage with another of the non-NULL vectors in list (omp_krylov.c). */

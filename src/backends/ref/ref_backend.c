@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/host_step.h"
 #include "backends/ref/ref_dcgs2.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_krylov.h"
@@ -77,15 +78,13 @@ static void ref_matrix_release(kryl_context ctx, kryl_matrix A)
     A->storage = NULL;
 }
 
-static bool stopped(const kryl_monitor *monitor) { return monitor && monitor->stop; }
-
 static bool is_double(kryl_vector v) { return v->precision == KRYL_DOUBLE; }
 
 static kryl_status ref_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                             double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor)
 {
     (void)ctx;
-    if (stopped(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     /* y = alpha*A*x + beta*z */
     if (is_double(y)) {
         double *values;
@@ -166,28 +165,13 @@ static kryl_status ref_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_
     return KRYL_SUCCESS;
 }
 
-/* coefficient = num/den where den must be > 0; else mark the monitor and say no. */
-static bool ratio_or_stop(double num, double den, kryl_monitor *monitor, double *ratio)
-{
-    if (!isfinite(num) || !isfinite(den)) {
-        if (monitor) monitor->stop = KRYL_STOP_NAN;
-        return false;
-    }
-    if (!(den > 0.0)) {
-        if (monitor) monitor->stop = KRYL_STOP_BREAKDOWN;
-        return false;
-    }
-    *ratio = num / den;
-    return true;
-}
-
 static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                     kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                     kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
                                     kryl_monitor *monitor, bool record)
 {
     double alpha;
-    if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &alpha))
+    if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
     /* x += alpha p;  r -= alpha q;  z = dinv .* r;  rz = r'z;  rr = r'r */
     if (is_double(x))
@@ -204,7 +188,8 @@ static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scala
 {
     (void)ctx;
     double beta;
-    if (stopped(monitor) || !ratio_or_stop(*num.ptr, *den.ptr, monitor, &beta)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
+        return KRYL_SUCCESS;
     /* p = z + beta p */
     if (is_double(p))
         ref_cg_update_p_d(p->n, beta, z->data, p->data);
@@ -217,17 +202,7 @@ static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, k
                                       int advance)
 {
     (void)ctx;
-    if (monitor->stop) return KRYL_SUCCESS;
-    double value = *rr.ptr;
-    monitor->iteration += advance;
-    monitor->rr = value;
-    if (monitor->history && monitor->iteration < monitor->history_capacity)
-        monitor->history[monitor->iteration] = sqrt(fabs(value));
-    /* stop on NaN/Inf, or when ||r||^2 <= tol^2 */
-    if (!isfinite(value))
-        monitor->stop = KRYL_STOP_NAN;
-    else if (value <= monitor->tol2)
-        monitor->stop = KRYL_STOP_CONVERGED;
+    kryl_host_monitor_record(monitor, *rr.ptr, advance);
     return KRYL_SUCCESS;
 }
 

@@ -18,8 +18,8 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "backends/host_step.h"
 #include "backends/ref/ref_dcgs2.h"
-#include "backends/ref/ref_guard.h"
 
 #define KRYL_REF_TEMPLATE "backends/ref/ref_dcgs2_template.h"
 #include "backends/ref/ref_instantiate.h"
@@ -46,7 +46,7 @@ kryl_status kryl_ref_gmres_dcgs2_dot(kryl_context ctx, kryl_vector V, int k, kry
 {
     (void)ctx;
     KRYL_TRY(check_basis("gmres_dcgs2_dot", V, k, w, d));
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     /* d = [V_0 .. V_k]'[V_k w];  d[2k+2] = w'w */
     if (V->precision == KRYL_DOUBLE)
         dcgs2_dot_loop_d(V->n, V->data, k, w ? w->data : NULL, d.ptr);
@@ -64,7 +64,7 @@ kryl_status kryl_ref_gmres_dcgs2_update(kryl_context ctx, kryl_vector V, int k, 
     if (f.ptr == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "ref gmres_dcgs2_update: the factors f are NULL, expected 3 doubles");
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     /* V_k = (V_k - Q s) f0;  w = (w - Q t - f1 V_k) f2 */
     if (V->precision == KRYL_DOUBLE)
         dcgs2_update_loop_d(V->n, V->data, k, w->data, d.ptr, f.ptr);
@@ -89,7 +89,7 @@ static int rotate_column(const kryl_gmres_ls *ls, int j, double gj)
         col[i] = ls->cs[i] * a + ls->sn[i] * b;
         col[i + 1] = -ls->sn[i] * a + ls->cs[i] * b;
     }
-    if (!all_finite(col, j + 2) || !isfinite(gj)) return KRYL_STOP_NAN;
+    if (!kryl_host_all_finite(col, j + 2) || !isfinite(gj)) return KRYL_STOP_NAN;
     double rho = hypot(col[j], col[j + 1]);
     if (rho == 0.0) return KRYL_STOP_BREAKDOWN;
     double cs = col[j] / rho, sn = col[j + 1] / rho;
@@ -123,14 +123,14 @@ kryl_status kryl_ref_gmres_dcgs2_column(kryl_context ctx, const kryl_gmres_ls *l
 {
     (void)ctx;
     KRYL_TRY(check_ls(ls, k));
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     const int m = ls->m;
     const int64_t ld = m + 1;
     const double *d = ls->d, *s = d;
     if (k == m && *ls->count != m) return KRYL_SUCCESS;
     double rho = 1.0;
     if (k > 0) {
-        if (!all_finite(d, k + 1)) return halt(monitor, KRYL_STOP_NAN);
+        if (!kryl_host_all_finite(d, k + 1)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
         /* rho^2 = u'u - s's: u's length outside span Q */
         double ss = 0.0;
         for (int j = 0; j < k; j++) ss += s[j] * s[j];
@@ -145,7 +145,7 @@ kryl_status kryl_ref_gmres_dcgs2_column(kryl_context ctx, const kryl_gmres_ls *l
             /* column k-1 cannot be completed: x is formed without it */
             *ls->count = k - 1;
             ls->g[k - 1] = *ls->gk;
-            return halt(monitor, why);
+            return kryl_host_halt(monitor, why);
         }
         if (k == m) return KRYL_SUCCESS;
         if (rho == 0.0) {
@@ -156,7 +156,7 @@ kryl_status kryl_ref_gmres_dcgs2_column(kryl_context ctx, const kryl_gmres_ls *l
     }
     /* provisional column k */
     const double *t = d + k + 1;
-    if (!all_finite(t, k + 2)) return halt(monitor, KRYL_STOP_NAN);
+    if (!kryl_host_all_finite(t, k + 2)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     double st = 0.0;
     for (int j = 0; j < k; j++) st += s[j] * t[j];
     /* c_k = q_k'w = (u'w - s'Q'w)/rho */
@@ -175,7 +175,7 @@ kryl_status kryl_ref_gmres_dcgs2_column(kryl_context ctx, const kryl_gmres_ls *l
     double sigma = sqrt(fmax(sigma2, DBL_EPSILON * ww));
     double gk = ls->g[k];
     int why = rotate_column(ls, k, gk);
-    if (why != KRYL_STOP_RUNNING) return halt(monitor, why);
+    if (why != KRYL_STOP_RUNNING) return kryl_host_halt(monitor, why);
     *ls->gk = gk;
     *ls->eta = sigma / rho;
     /* q_k = (u - Q s)/rho;  u_{k+1} = (w - Q t - c_k q_k)/sigma */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "backends/ref/ref_guard.h"
+#include "backends/host_step.h"
 #include "backends/ref/ref_krylov.h"
 
 #define KRYL_REF_TEMPLATE "backends/ref/ref_krylov_template.h"
@@ -17,46 +17,17 @@ kryl_status kryl_ref_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
                                    kryl_monitor *monitor, bool record)
 {
-    if (halted(monitor)) return KRYL_SUCCESS;
-    double *c = sc.ptr;
-    if (!all_finite(c, KRYL_PIPECG_SCALARS - (restart ? 2 : 0)))
-        return halt(monitor, KRYL_STOP_NAN);
-    double gamma = c[KRYL_PIPECG_GAMMA], delta = c[KRYL_PIPECG_DELTA], beta = 0.0, den = delta;
-    double gamma_old = c[KRYL_PIPECG_GAMMA_OLD], alpha_old = c[KRYL_PIPECG_ALPHA_OLD];
-    int fresh = restart || !(gamma_old > 0.0) || !(alpha_old > 0.0);
-    if (!fresh) {
-        /* beta = gamma/gamma_old;  alpha = gamma/(delta - beta gamma/alpha_old) */
-        beta = gamma / gamma_old;
-        den = delta - beta * gamma / alpha_old;
-        if (!isfinite(beta) || !isfinite(den)) return halt(monitor, KRYL_STOP_NAN);
-        /* a denominator spoilt by rounding (Cools et al. 2018): restart the recurrence */
-        if (!(den > 0.0)) fresh = 1;
-    }
-    if (fresh) {
-        /* beta = 0;  alpha = gamma/delta */
-        beta = 0.0;
-        den = delta;
-    }
-    if (!(den > 0.0)) return halt(monitor, KRYL_STOP_BREAKDOWN);
-    double alpha = gamma / den;
-    if (!isfinite(alpha)) return halt(monitor, KRYL_STOP_NAN);
-    if (coef && monitor) {
-        coef[2 * monitor->iteration] = alpha;
-        coef[2 * monitor->iteration + 1] = beta;
-    }
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
+    double *c = sc.ptr, alpha = 0.0, beta = 0.0;
+    int fresh = 0;
+    int stop = kryl_host_pipecg_begin(c, restart, coef, monitor, &alpha, &beta, &fresh);
+    if (stop != KRYL_STOP_RUNNING) return kryl_host_halt(monitor, stop);
     double out[3];
     if (is_double(v->x))
         pipecg_loop_d(v->x->n, fresh, alpha, beta, v, dinv, out);
     else
         pipecg_loop_s(v->x->n, fresh, alpha, beta, v, dinv, out);
-    c[KRYL_PIPECG_GAMMA_OLD] = gamma;
-    c[KRYL_PIPECG_ALPHA_OLD] = alpha;
-    c[KRYL_PIPECG_GAMMA] = out[0];
-    c[KRYL_PIPECG_DELTA] = out[1];
-    c[KRYL_PIPECG_RR] = out[2];
-    return record && monitor
-               ? ctx->ops->monitor_update(ctx, monitor, (kryl_scalar){c + KRYL_PIPECG_RR}, 1)
-               : KRYL_SUCCESS;
+    return kryl_host_pipecg_finish(ctx, c, alpha, out, monitor, record);
 }
 
 kryl_status kryl_ref_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
@@ -76,14 +47,14 @@ kryl_status kryl_ref_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_ve
                                        kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double rho = c[KRYL_BICG_RHO], rv = c[KRYL_BICG_RV];
-    if (!isfinite(rho) || !isfinite(rv)) return halt(monitor, KRYL_STOP_NAN);
-    if (rv == 0.0) return halt(monitor, KRYL_STOP_BREAKDOWN);
+    if (!isfinite(rho) || !isfinite(rv)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
+    if (rv == 0.0) return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     /* alpha = rho / (r^, v) */
     double alpha = rho / rv;
-    if (!isfinite(alpha)) return halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(alpha)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     c[KRYL_BICG_ALPHA] = alpha;
     void *sh = dinv ? s_hat->data : NULL;
     if (is_double(r))
@@ -98,13 +69,14 @@ kryl_status kryl_ref_bicgstab_update_xr(kryl_context ctx, kryl_scalar sc, kryl_v
                                         kryl_vector t, kryl_vector r_hat, kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double ts = c[KRYL_BICG_TS], tt = c[KRYL_BICG_TT], alpha = c[KRYL_BICG_ALPHA];
-    if (!isfinite(ts) || !isfinite(tt) || !isfinite(alpha)) return halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(ts) || !isfinite(tt) || !isfinite(alpha))
+        return kryl_host_halt(monitor, KRYL_STOP_NAN);
     /* omega = (t, s)/(t, t); t = 0 (s = 0, or A singular) gives omega = 0 */
     double omega = tt > 0.0 ? ts / tt : 0.0;
-    if (!isfinite(omega)) return halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(omega)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     c[KRYL_BICG_OMEGA] = omega;
     double *out = c + KRYL_BICG_RR;
     if (is_double(x))
@@ -121,17 +93,18 @@ kryl_status kryl_ref_bicgstab_update_p(kryl_context ctx, kryl_scalar sc, kryl_ve
                                        kryl_vector p_hat, kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *c = sc.ptr;
     double rho = c[KRYL_BICG_RHO], rho_new = c[KRYL_BICG_RHO_NEW];
     double alpha = c[KRYL_BICG_ALPHA], omega = c[KRYL_BICG_OMEGA];
     double all[4] = {rho, rho_new, alpha, omega};
-    if (!all_finite(all, 4)) return halt(monitor, KRYL_STOP_NAN);
+    if (!kryl_host_all_finite(all, 4)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     /* (r^, r) = 0 or omega = 0: the next alpha or beta is undefined */
-    if (rho == 0.0 || rho_new == 0.0 || omega == 0.0) return halt(monitor, KRYL_STOP_BREAKDOWN);
+    if (rho == 0.0 || rho_new == 0.0 || omega == 0.0)
+        return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     /* beta = (rho_new/rho)(alpha/omega) */
     double beta = (rho_new / rho) * (alpha / omega);
-    if (!isfinite(beta)) return halt(monitor, KRYL_STOP_NAN);
+    if (!isfinite(beta)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     void *ph = dinv ? p_hat->data : NULL;
     if (is_double(p))
         bicgstab_p_loop_d(p->n, beta, omega, p->data, r->data, v->data, dinv ? dinv->data : NULL,
@@ -147,7 +120,7 @@ kryl_status kryl_ref_multi_dot(kryl_context ctx, kryl_vector V, int k, kryl_vect
                                kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     /* h = [V_0 ... V_{k-1}]' w */
     if (is_double(w))
         multi_dot_loop_d(w->n, V->data, k, w->data, h.ptr);
@@ -160,7 +133,7 @@ kryl_status kryl_ref_multi_axpy(kryl_context ctx, kryl_vector V, int k, double a
                                 kryl_vector w, kryl_scalar ww, kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     /* w += alpha [V_0 ... V_{k-1}] h;  ww = w'w */
     double sum = is_double(w) ? multi_axpy_loop_d(w->n, V->data, k, alpha, h.ptr, w->data)
                               : multi_axpy_loop_s(w->n, V->data, k, alpha, h.ptr, w->data);
@@ -172,7 +145,7 @@ kryl_status kryl_ref_normalize(kryl_context ctx, kryl_vector v, kryl_scalar vv,
                                kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double norm = sqrt(*vv.ptr);
     if (!(norm > 0.0) || !isfinite(norm)) return KRYL_SUCCESS;
     /* v = v / ||v|| */
@@ -187,7 +160,7 @@ kryl_status kryl_ref_gmres_cycle_start(kryl_context ctx, const kryl_gmres_ls *ls
                                        kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     /* g = beta e1 with beta = ||r|| */
     ls->g[0] = sqrt(fabs(*rr.ptr));
     for (int i = 1; i <= ls->m; i++) ls->g[i] = 0.0;
@@ -199,7 +172,7 @@ kryl_status kryl_ref_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int
                                   kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *col = ls->R + (int64_t)k * (ls->m + 1);
     /* h = first pass + second pass of classical Gram-Schmidt;  h_{k+1,k} = ||w|| */
     for (int i = 0; i <= k; i++) col[i] += ls->h2[i];
@@ -210,10 +183,11 @@ kryl_status kryl_ref_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int
         col[i] = ls->cs[i] * a + ls->sn[i] * b;
         col[i + 1] = -ls->sn[i] * a + ls->cs[i] * b;
     }
-    if (!all_finite(col, k + 2) || !isfinite(ls->g[k])) return halt(monitor, KRYL_STOP_NAN);
+    if (!kryl_host_all_finite(col, k + 2) || !isfinite(ls->g[k]))
+        return kryl_host_halt(monitor, KRYL_STOP_NAN);
     /* the rotation that zeroes h_{k+1,k} */
     double rho = hypot(col[k], col[k + 1]);
-    if (rho == 0.0) return halt(monitor, KRYL_STOP_BREAKDOWN);
+    if (rho == 0.0) return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     double cs = col[k] / rho, sn = col[k + 1] / rho, gk = ls->g[k];
     ls->cs[k] = cs;
     ls->sn[k] = sn;
@@ -255,10 +229,10 @@ kryl_status kryl_ref_fcg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
                                   kryl_vector p, kryl_monitor *monitor)
 {
     (void)ctx;
-    if (halted(monitor)) return KRYL_SUCCESS;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double n = *num.ptr, d = *den.ptr;
-    if (!isfinite(n) || !isfinite(d)) return halt(monitor, KRYL_STOP_NAN);
-    if (!(d > 0.0)) return halt(monitor, KRYL_STOP_BREAKDOWN);
+    if (!isfinite(n) || !isfinite(d)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
+    if (!(d > 0.0)) return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
     /* p = z - (num/den) p */
     if (is_double(p))
         fcg_p_loop_d(p->n, n / d, z->data, p->data);
@@ -271,7 +245,7 @@ kryl_status kryl_ref_monitor_restart(kryl_context ctx, kryl_monitor *inner,
                                      const kryl_monitor *outer, kryl_scalar rr, double factor)
 {
     (void)ctx;
-    if (halted(outer)) {
+    if (kryl_host_halted(outer)) {
         inner->stop = KRYL_STOP_CONVERGED;
         return KRYL_SUCCESS;
     }

@@ -1,0 +1,86 @@
+/* The scalar logic of the host backends' iteration operations: a guarded
+ * step's coefficient, the convergence monitor, and the scalar part of a
+ * pipelined CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari & Vadhiyar),
+ * the specification of backend.h's ratios, monitor_update and
+ * pipecg_update. */
+#include "backends/host_step.h"
+
+bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio)
+{
+    int stop = KRYL_STOP_RUNNING;
+    if (!isfinite(num) || !isfinite(den))
+        stop = KRYL_STOP_NAN;
+    else if (!(den > 0.0))
+        stop = KRYL_STOP_BREAKDOWN;
+    else if (!isfinite(num / den))
+        stop = KRYL_STOP_NAN;
+    if (stop != KRYL_STOP_RUNNING) {
+        kryl_host_halt(monitor, stop);
+        return false;
+    }
+    *ratio = num / den;
+    return true;
+}
+
+void kryl_host_monitor_record(kryl_monitor *monitor, double rr, int advance)
+{
+    if (monitor->stop != KRYL_STOP_RUNNING) return;
+    monitor->iteration += advance;
+    monitor->rr = rr;
+    /* history_k = ||r_k|| = sqrt(|r'r|) */
+    if (monitor->history != NULL && monitor->iteration >= 0 &&
+        monitor->iteration < monitor->history_capacity)
+        monitor->history[monitor->iteration] = sqrt(fabs(rr));
+    /* stop on NaN/Inf, or when ||r||^2 <= tol^2 */
+    if (!isfinite(rr))
+        monitor->stop = KRYL_STOP_NAN;
+    else if (rr <= monitor->tol2)
+        monitor->stop = KRYL_STOP_CONVERGED;
+}
+
+int kryl_host_pipecg_begin(const double *c, int restart, double *coef, const kryl_monitor *monitor,
+                           double *alpha, double *beta, int *fresh)
+{
+    /* a restart does not read gamma_old and alpha_old */
+    if (!kryl_host_all_finite(c, KRYL_PIPECG_SCALARS - (restart ? 2 : 0))) return KRYL_STOP_NAN;
+    double gamma = c[KRYL_PIPECG_GAMMA], delta = c[KRYL_PIPECG_DELTA];
+    double gamma_old = c[KRYL_PIPECG_GAMMA_OLD], alpha_old = c[KRYL_PIPECG_ALPHA_OLD];
+    double den = delta;
+    *beta = 0.0;
+    *fresh = restart || !(gamma_old > 0.0) || !(alpha_old > 0.0);
+    if (!*fresh) {
+        /* beta = gamma/gamma_old;  alpha = gamma/(delta - beta gamma/alpha_old) */
+        *beta = gamma / gamma_old;
+        den = delta - *beta * gamma / alpha_old;
+        if (!isfinite(*beta) || !isfinite(den)) return KRYL_STOP_NAN;
+        /* a denominator spoilt by rounding (Cools et al. 2018): restart the recurrence */
+        if (!(den > 0.0)) *fresh = 1;
+    }
+    if (*fresh) {
+        /* beta = 0;  alpha = gamma/delta */
+        *beta = 0.0;
+        den = delta;
+    }
+    if (!(den > 0.0)) return KRYL_STOP_BREAKDOWN;
+    *alpha = gamma / den;
+    if (!isfinite(*alpha)) return KRYL_STOP_NAN;
+    if (coef != NULL && monitor != NULL) {
+        coef[2 * monitor->iteration] = *alpha;
+        coef[2 * monitor->iteration + 1] = *beta;
+    }
+    return KRYL_STOP_RUNNING;
+}
+
+kryl_status kryl_host_pipecg_finish(kryl_context ctx, double *c, double alpha, const double out[3],
+                                    kryl_monitor *monitor, bool record)
+{
+    c[KRYL_PIPECG_GAMMA_OLD] = c[KRYL_PIPECG_GAMMA];
+    c[KRYL_PIPECG_ALPHA_OLD] = alpha;
+    c[KRYL_PIPECG_GAMMA] = out[0];
+    c[KRYL_PIPECG_DELTA] = out[1];
+    c[KRYL_PIPECG_RR] = out[2];
+    /* the monitor takes rr */
+    return record && monitor != NULL
+               ? ctx->ops->monitor_update(ctx, monitor, (kryl_scalar){c + KRYL_PIPECG_RR}, 1)
+               : KRYL_SUCCESS;
+}

@@ -1,0 +1,57 @@
+/* What the host backends (ref, omp) share around their iteration
+ * operations: the monitor guard (whether an operation must do nothing, how
+ * it stops the iteration, the check of its scalar inputs) and the scalar
+ * part of a pipelined CG step (host_step.c); the vector loops stay each
+ * backend's own. */
+#ifndef KRYL_BACKENDS_HOST_STEP_H
+#define KRYL_BACKENDS_HOST_STEP_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "backends/backend.h"
+
+/* monitor->stop is set: the operation does nothing */
+static inline bool kryl_host_halted(const kryl_monitor *monitor)
+{
+    return monitor != NULL && monitor->stop != KRYL_STOP_RUNNING;
+}
+
+/* Stop the iteration for `why`; the calling operation then changes nothing. */
+static inline kryl_status kryl_host_halt(kryl_monitor *monitor, int why)
+{
+    if (monitor) monitor->stop = why;
+    return KRYL_SUCCESS;
+}
+
+/* v[0..count) are all finite */
+static inline bool kryl_host_all_finite(const double *v, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+/* *ratio = num/den for a guarded step's coefficient, or false with the
+ * monitor stopped: NAN for a non-finite num, den or ratio, BREAKDOWN for
+ * den <= 0. */
+bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio);
+
+/* monitor_update (backend.h): unless stopped, iteration += advance, rr and
+ * history recorded, stop on a non-finite rr or on rr <= tol2. */
+void kryl_host_monitor_record(kryl_monitor *monitor, double rr, int advance);
+
+/* alpha and beta of a pipelined CG step from the scalars c (backend.h's
+ * pipecg_update), *fresh set when the step runs as a restart; (alpha, beta)
+ * recorded in coef[2 i], coef[2 i + 1] with i = monitor->iteration when
+ * both are given.  Returns KRYL_STOP_RUNNING, or the reason the step must
+ * not run (the caller halts with it). */
+int kryl_host_pipecg_begin(const double *c, int restart, double *coef, const kryl_monitor *monitor,
+                           double *alpha, double *beta, int *fresh);
+
+/* After the vector updates: gamma_old = gamma, alpha_old = alpha and
+ * (gamma, delta, rr) = out; with record, the monitor takes rr. */
+kryl_status kryl_host_pipecg_finish(kryl_context ctx, double *c, double alpha, const double out[3],
+                                    kryl_monitor *monitor, bool record);
+
+#endif
