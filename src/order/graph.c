@@ -113,14 +113,17 @@ void order_graph_free(order_graph *g)
     g->adj = NULL;
 }
 
-int32_t *order_inverse(const int32_t *perm, int64_t n)
+kryl_status order_inverse(const int32_t *perm, int64_t n, int32_t **inv)
 {
-    int32_t *inv = malloc(((size_t)n + 1) * sizeof *inv);
-    if (inv == NULL) {
-        KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "ordering: cannot allocate %lld indices", (long long)n);
-        return NULL;
-    }
-    /* inv = perm^{-1} */
-    for (int64_t i = 0; i < n; i++) inv[perm[i]] = (int32_t)i;
-    return inv;
+    *inv = NULL;
+    if (perm == NULL) return KRYL_SUCCESS;
+    KRYL_TRY(kryl_order_check_perm(perm, n));
+    int32_t *v = malloc(((size_t)n + 1) * sizeof *v);
+    if (v == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "ordering: cannot allocate %lld indices",
+                          (long long)n);
+    /* v = perm^{-1} */
+    for (int64_t i = 0; i < n; i++) v[perm[i]] = (int32_t)i;
+    *inv = v;
+    return KRYL_SUCCESS;
 }

@@ -22,8 +22,8 @@ kryl_status order_check_matrix(const kryl_csr *A, const char *caller);
 kryl_status order_graph_build(const kryl_csr *A, double tau, order_graph *g);
 void order_graph_free(order_graph *g);
 
-/* inv[perm[i]] = i for a checked permutation (malloc'ed; NULL when out of
- * memory, after recording the error). */
-int32_t *order_inverse(const int32_t *perm, int64_t n);
+/* *inv = NULL for perm NULL (the natural order); else perm is checked and
+ * *inv (malloc'ed) holds inv[perm[i]] = i. */
+kryl_status order_inverse(const int32_t *perm, int64_t n, int32_t **inv);
 
 #endif

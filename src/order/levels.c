@@ -43,11 +43,7 @@ kryl_status kryl_order_levels(const kryl_csr *A, const int32_t *perm, kryl_trian
                           (int)tri);
     const int64_t n = A->nrows;
     int32_t *inv = NULL;
-    if (perm != NULL) {
-        KRYL_TRY(kryl_order_check_perm(perm, n));
-        inv = order_inverse(perm, n);
-        if (inv == NULL) return KRYL_ERR_OUT_OF_MEMORY;
-    }
+    KRYL_TRY(order_inverse(perm, n, &inv));
     lv->level = malloc(((size_t)n + 1) * sizeof *lv->level);
     if (lv->level == NULL) {
         free(inv);

@@ -80,11 +80,7 @@ kryl_status kryl_order_quality_of(const kryl_csr *A, const int32_t *perm, kryl_o
     KRYL_TRY(order_check_matrix(A, "kryl_order_quality_of"));
     const int64_t n = A->nrows;
     int32_t *inv = NULL;
-    if (perm != NULL) {
-        KRYL_TRY(kryl_order_check_perm(perm, n));
-        inv = order_inverse(perm, n);
-        if (inv == NULL) return KRYL_ERR_OUT_OF_MEMORY;
-    }
+    KRYL_TRY(order_inverse(perm, n, &inv));
     int64_t *first = malloc(((size_t)n + 1) * sizeof *first);
     if (first == NULL) {
         free(inv);

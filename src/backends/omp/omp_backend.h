@@ -81,6 +81,15 @@ static inline double kryl_omp_sum_partials(const kryl_omp_state *s, int count, i
 
 /* omp_matrix.c */
 kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A);
+
+/* 64-byte aligned room for count entries of size bytes, or NULL (omp_matrix.c). */
+void *kryl_omp_aligned_array(int64_t count, size_t size);
+
+/* After M->values_single = (float) values: a single-precision matrix fails
+ * when `overflow` values left the float range; a double one keeps the floats
+ * only when none of them is `inexact` (omp_matrix.c). */
+kryl_status kryl_omp_keep_floats(kryl_omp_matrix *M, bool single, int64_t inexact,
+                                 int64_t overflow);
 void kryl_omp_matrix_release(kryl_context ctx, kryl_matrix A);
 
 /* omp_matrix_fmt.c: the storage of a format other than CSR */

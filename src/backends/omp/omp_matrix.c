@@ -40,8 +40,22 @@ static void free_storage(kryl_omp_matrix *M)
     free(M);
 }
 
-/* 64-byte aligned room for count entries of size bytes, or NULL. */
-static void *aligned_array(int64_t count, size_t size)
+kryl_status kryl_omp_keep_floats(kryl_omp_matrix *M, bool single, int64_t inexact, int64_t overflow)
+{
+    if (single && overflow > 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                          "omp backend: %lld matrix values exceed the single-precision range "
+                          "(|a| > 3.4e38); use double precision",
+                          (long long)overflow);
+    /* a double matrix keeps its floats only when every value is exact */
+    if (!single && inexact > 0) {
+        free(M->values_single);
+        M->values_single = NULL;
+    }
+    return KRYL_SUCCESS;
+}
+
+void *kryl_omp_aligned_array(int64_t count, size_t size)
 {
     return aligned_alloc(64, ((size_t)count * size + 63) / 64 * 64);
 }
@@ -54,8 +68,8 @@ static kryl_status compress(int nt, kryl_omp_matrix *M, const double *values, bo
 {
     const int64_t nnz = M->row_ptr[M->nrows];
     if (nnz == 0) return KRYL_SUCCESS;
-    float *vs = M->values_single = aligned_array(nnz, sizeof(float));
-    int16_t *offset = M->col_offset = aligned_array(nnz, sizeof(int16_t));
+    float *vs = M->values_single = kryl_omp_aligned_array(nnz, sizeof(float));
+    int16_t *offset = M->col_offset = kryl_omp_aligned_array(nnz, sizeof(int16_t));
     if (vs == NULL && single)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                           "omp backend: cannot allocate %lld bytes of single-precision values",
@@ -80,15 +94,7 @@ static kryl_status compress(int nt, kryl_omp_matrix *M, const double *values, bo
                     if (offset != NULL) offset[k] = fits ? (int16_t)d : 0;
                 }
     }
-    if (single && overflow > 0)
-        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                          "omp backend: %lld matrix values exceed the single-precision range "
-                          "(|a| > 3.4e38); use double precision",
-                          (long long)overflow);
-    if (!single && inexact > 0) {
-        free(M->values_single);
-        M->values_single = NULL;
-    }
+    KRYL_TRY(kryl_omp_keep_floats(M, single, inexact, overflow));
     /* offsets only with float values: with 8-byte values they measured
      * slower than 32-bit columns */
     if (far > 0 || M->values_single == NULL) {

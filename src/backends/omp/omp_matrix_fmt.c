@@ -99,7 +99,7 @@ static kryl_status float_values(int nt, kryl_omp_matrix *M, const double *values
                                 bool single)
 {
     if (count == 0) return KRYL_SUCCESS;
-    float *v = M->values_single = aligned_alloc(64, ((size_t)count * sizeof(float) + 63) / 64 * 64);
+    float *v = M->values_single = kryl_omp_aligned_array(count, sizeof(float));
     if (v == NULL)
         return single ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                                    "omp backend: cannot allocate %lld bytes of single-precision "
@@ -115,16 +115,7 @@ static kryl_status float_values(int nt, kryl_omp_matrix *M, const double *values
         inexact += (double)v[k] != values[k];
         overflow += !isfinite(v[k]);
     }
-    if (single && overflow > 0)
-        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                          "omp backend: %lld matrix values exceed the single-precision range "
-                          "(|a| > 3.4e38); use double precision",
-                          (long long)overflow);
-    if (!single && inexact > 0) {
-        free(M->values_single);
-        M->values_single = NULL;
-    }
-    return KRYL_SUCCESS;
+    return kryl_omp_keep_floats(M, single, inexact, overflow);
 }
 
 kryl_status kryl_omp_fmt_setup(kryl_context ctx, kryl_matrix A)
