@@ -114,32 +114,36 @@ static void test_inner_iterations(void)
     }
     free(b);
     kryl_matrix_destroy(&A);
-    /* inner solves long enough to restart inside: GMRES(8) for 30 steps,
-     * pipecg for 120 (two residual replacements) */
-    A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 30);
-    b = kt_rhs(A, 4);
-    for (int m = KRYL_MIXED_IR; m <= KRYL_MIXED_INNER_OUTER; m++) {
-        kryl_solver_options o;
-        kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, 1e-12, 400);
-        o.mixed = (kryl_mixed_scheme)m;
-        o.restart = 8;
-        kt_solve s = kt_run(A, &o, b, NULL, NULL);
-        kt_check_converged(&s, m == KRYL_MIXED_IR ? "ir gmres(8)" : "inner-outer gmres(8)");
+    /* inner solves long enough to restart inside: GMRES(8) run to its inner
+     * tolerance, pipecg for 120 steps (two residual replacements) */
+    const struct {
+        kryl_generator_kind kind;
+        int64_t n;
+        kryl_method method;
+        kryl_precond_kind precond;
+        int restart, inner_iterations;
+        const char *what;
+    } restarting[] = {
+        {KRYL_GEN_CONVDIFF2D, 30, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, 8, 0, "gmres(8)"},
+        {KRYL_GEN_POISSON2D5, 40, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 0, 120, "pipecg x120"}};
+    for (size_t c = 0; c < sizeof restarting / sizeof restarting[0]; c++) {
+        A = kt_generate(ctx, restarting[c].kind, restarting[c].n);
+        b = kt_rhs(A, 4);
+        for (int m = KRYL_MIXED_IR; m <= KRYL_MIXED_INNER_OUTER; m++) {
+            kryl_solver_options o;
+            kt_options(&o, restarting[c].method, restarting[c].precond, 1e-12, 400);
+            o.mixed = (kryl_mixed_scheme)m;
+            o.restart = restarting[c].restart;
+            o.inner_iterations = restarting[c].inner_iterations;
+            kt_solve s = kt_run(A, &o, b, NULL, NULL);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", m == KRYL_MIXED_IR ? "ir" : "inner-outer",
+                     restarting[c].what);
+            kt_check_converged(&s, what);
+        }
+        free(b);
+        kryl_matrix_destroy(&A);
     }
-    free(b);
-    kryl_matrix_destroy(&A);
-    A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
-    b = kt_rhs(A, 4);
-    for (int m = KRYL_MIXED_IR; m <= KRYL_MIXED_INNER_OUTER; m++) {
-        kryl_solver_options o;
-        kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-12, 400);
-        o.mixed = (kryl_mixed_scheme)m;
-        o.inner_iterations = 120;
-        kt_solve s = kt_run(A, &o, b, NULL, NULL);
-        kt_check_converged(&s, m == KRYL_MIXED_IR ? "ir pipecg x120" : "inner-outer pipecg x120");
-    }
-    free(b);
-    kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
 }
 
