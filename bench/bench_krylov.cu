@@ -31,7 +31,8 @@
  *            counting each vector read or written once.
  *
  * Each line "RESULT <part> <problem> key=value..." feeds scripts/gpu-check's
- * summary.  usage: bench_krylov [--quick]   (--quick: small grids) */
+ * summary.  usage: bench_krylov [--quick] [cg|mixed|gmres|ops]...
+ * (--quick: small grids; the parts named, else all of them) */
 #include <cstring>
 
 #include "backends/backend.h"
@@ -386,16 +387,29 @@ static void bench_ops(kryl_context ctx, bool quick)
     }
 }
 
+/* Whether the command line names `part`, or names no part at all. */
+static bool wanted(int argc, char **argv, const char *part)
+{
+    bool any = false;
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "--quick") == 0) continue;
+        any = true;
+        if (strcmp(argv[k], part) == 0) return true;
+    }
+    return !any;
+}
+
 int main(int argc, char **argv)
 {
-    const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    for (int k = 1; k < argc; k++) quick = quick || strcmp(argv[k], "--quick") == 0;
     kryl_context ctx = cuda_context(log_line);
     printf("bench_krylov on %s: double, b = A*1, x0 = 0, median of 3 solves\n",
            kryl_context_device_name(ctx));
-    bench_cg_methods(ctx, quick);
-    bench_mixed(ctx, quick);
-    bench_nonsymmetric(ctx, quick);
-    bench_ops(ctx, quick);
+    if (wanted(argc, argv, "cg")) bench_cg_methods(ctx, quick);
+    if (wanted(argc, argv, "mixed")) bench_mixed(ctx, quick);
+    if (wanted(argc, argv, "gmres")) bench_nonsymmetric(ctx, quick);
+    if (wanted(argc, argv, "ops")) bench_ops(ctx, quick);
     KRYL_OK(kryl_context_destroy(&ctx));
     return 0;
 }

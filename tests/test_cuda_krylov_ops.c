@@ -1,11 +1,11 @@
-/* The cuda backend's operations of pipelined CG, BiCGSTAB, GMRES and
- * flexible CG against the ref backend (their specification), in float and
- * double on awkward sizes: every output compared, breakdowns and NaNs
- * leaving everything unchanged, the monitor guard; a captured graph replayed
- * twice against the same operations run twice; and solves through the public
- * API with every method on cuda, judged by the true residual, their
- * iteration counts compared with ref's.  Skipped (77) without a usable CUDA
- * device. */
+/* The cuda backend's operations of pipelined CG (also fused with its
+ * SpMV), BiCGSTAB, GMRES and flexible CG against the ref backend (their
+ * specification), in float and double on awkward sizes: every output
+ * compared, breakdowns and NaNs leaving everything unchanged, the monitor
+ * guard; a captured graph replayed twice against the same operations run
+ * twice; and solves through the public API with every method on cuda,
+ * judged by the true residual, their iteration counts compared with ref's.
+ * Skipped (77) without a usable CUDA device. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +272,60 @@ static double pipe_diff(const pipe_set *ps)
     double d = 0.0;
     for (int i = 0; i < 10; i++) d = fmax(d, vp_diff(all[i]));
     return d;
+}
+
+/* The fused step (cuda) against ref's SpMV n = A in, then its step in
+ * place: every vector alike, the updated input in `next` on cuda and the
+ * old one left in place; on matrices of every shape (a dense row takes the
+ * stream kernel, hence the unfused path). */
+static void test_pipecg_spmv(kryl_precision p, test_shape shape, int64_t n, int mode)
+{
+    pipe_set ps;
+    pipe_new(&ps, p, n, mode > 0);
+    vpair next = vp_new(p, n, 400);
+    const vpair *in = mode > 0 ? &ps.m : &ps.w;
+    kryl_matrix A[2];
+    for (int b = 0; b < 2; b++)
+        A[b] = test_random_matrix(sides[b].ctx, shape, n, 77 + (uint64_t)n, p, false);
+    spair sc =
+        sp_new(KRYL_PIPECG_SCALARS, (const double[KRYL_PIPECG_SCALARS]){1.5, 4.0, 1.0, 2.0, 0.5});
+    mpair mon = mp_new(KRYL_STOP_RUNNING);
+    kryl_vector dinv[2] = {mode == 2 ? &ps.dinv.v[REF] : NULL, mode == 2 ? &ps.dinv.v[GPU] : NULL};
+    double *in_before = vp_values(in, GPU);
+    /* ref: n = A in;  the step in place */
+    CHECK_OK(sides[REF].ops->spmv(sides[REF].ctx, A[REF], 1.0, (kryl_vector)&in->v[REF], 0.0, NULL,
+                                  &ps.n.v[REF], NULL));
+    CHECK_OK(sides[REF].ops->pipecg_update(sides[REF].ctx, sp_at(&sc, REF, 0), 0, &ps.v[REF],
+                                           dinv[REF], NULL, mon.mon[REF], true));
+    /* cuda: both in one operation, the new input to next */
+    CHECK_OK(sides[GPU].ops->pipecg_spmv_update(sides[GPU].ctx, A[GPU], sp_at(&sc, GPU, 0),
+                                                &ps.v[GPU], dinv[GPU], &next.v[GPU], NULL,
+                                                mon.mon[GPU], true));
+    char what[96];
+    snprintf(what, sizeof what, "pipecg_spmv_update %s n=%lld %s mode %d", test_shape_name(shape),
+             (long long)n, kryl_precision_name(p), mode);
+    const vpair *same[] = {&ps.x, &ps.r, &ps.u, &ps.w, &ps.m, &ps.p, &ps.s, &ps.q, &ps.z};
+    double d = 0.0;
+    for (int i = 0; i < 9; i++)
+        if (same[i] != in || mode == 1) d = fmax(d, vp_diff(same[i]));
+    if (mode != 1) {
+        /* next on cuda holds what ref wrote to in; cuda's in is unchanged */
+        double *r = vp_values(in, REF), *g = vp_values(&next, GPU);
+        d = fmax(d, test_rel_diff(g, r, n));
+        CHECK(vp_same(in, GPU, in_before), "%s: the SpMV's input changed", what);
+        free(r);
+        free(g);
+    }
+    CHECK(d <= 10 * tolerance(p), "%s: vectors differ by %.3g", what, d);
+    sp_check(&sc, sum_tolerance(p, n), what);
+    CHECK(mp_get(&mon, GPU).iteration == 1 && mp_get(&mon, REF).iteration == 1,
+          "%s: the step must record ||r|| once", what);
+    free(in_before);
+    mp_free(&mon);
+    sp_free(&sc);
+    for (int b = 0; b < 2; b++) kryl_matrix_destroy(&A[b]);
+    vp_free(&next);
+    pipe_free(&ps);
 }
 
 /* Steps from chosen scalars: a restart, a continued recurrence, a spoilt
@@ -941,8 +995,15 @@ int main(void)
             test_fcg(p, n);
             test_graph(p, n);
         }
+        for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++)
+            for (int mode = 0; mode < 3; mode++) {
+                const int64_t n = shape == TEST_SHAPE_SINGLE ? 1 : 4099;
+                test_pipecg_spmv(p, (test_shape)shape, n, mode);
+                if (shape == TEST_SHAPE_RANDOM) test_pipecg_spmv(p, (test_shape)shape, 33, mode);
+            }
         /* more blocks than one reduction grid */
         test_pipecg(p, 3000001, 2);
+        test_pipecg_spmv(p, TEST_SHAPE_RANDOM, 3000001, 2);
         test_multi(p, 300001);
     }
     const int ms[] = {1, 2, 5, 40, 150}; /* 150: rotations staged in two chunks */

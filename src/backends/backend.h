@@ -220,6 +220,19 @@ typedef struct kryl_backend_ops {
     kryl_status (*pipecg_update)(kryl_context ctx, kryl_scalar sc, int restart,
                                  const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
                                  kryl_monitor *monitor, bool record);
+    /* pipecg_update fused with the SpMV that feeds it (optional: NULL where
+     * the backend has none; and over several ranks, where the SpMV must
+     * overlap the step's reduction instead): n = A in with in = v->m (a
+     * preconditioner) or v->w (none), then the step of pipecg_update with
+     * restart = 0, except that the updated in (m = dinv .* w with dinv, w
+     * without a preconditioner) goes to `next`, a vector other than in,
+     * while in keeps its old values; with another preconditioner nothing
+     * writes m (the caller applies it after) and next is not used.  v->n
+     * may be overwritten. */
+    kryl_status (*pipecg_spmv_update)(kryl_context ctx, kryl_matrix A, kryl_scalar sc,
+                                      const kryl_pipecg_vectors *v, kryl_vector dinv,
+                                      kryl_vector next, double *coef, kryl_monitor *monitor,
+                                      bool record);
     /* out[0] = x'z;  out[1] = y'z (rank-local, one pass over z; unguarded) */
     kryl_status (*dot2)(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                         kryl_scalar out);

@@ -90,8 +90,10 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.matrix_release = kryl_dist_matrix_release;
     d->ops.spmv = kryl_dist_spmv;
     /* every operation that takes a matrix must see its parts: the fused
-     * SpMV-and-dot falls back to the distributed SpMV, then a dot */
+     * SpMV-and-dot falls back to the distributed SpMV, then a dot, and
+     * pipelined CG's SpMV overlaps its reduction instead of fusing */
     d->ops.spmv_dot = NULL;
+    d->ops.pipecg_spmv_update = NULL;
     /* no graphs: the batches launch operation by operation */
     d->ops.capture_begin = NULL;
     d->ops.capture_end = NULL;

@@ -9,7 +9,11 @@
  * and the Jacobi preconditioner m = dinv .* w are one fused operation, and
  * alpha, beta are computed from backend scalars inside it.
  *
- * An iteration: pipecg_update, SpMV n = A m, monitor_update.  Memory
+ * An iteration: pipecg_update, SpMV n = A m, monitor_update.  On one rank,
+ * where no reduction needs hiding, a backend with pipecg_spmv_update does
+ * the SpMV and the update in one pass instead: n is never stored, and the
+ * SpMV's input (m, or w) is double-buffered because rows still read it
+ * while it is updated (3n less traffic; one launch per iteration).  Memory
  * traffic, in vectors of n: with Jacobi the update reads 11 (x r u w m n p
  * s q z dinv) and writes 9: 20n + SpMV; without a preconditioner 7 + 6:
  * 13n + SpMV (CG: 13n and 11n).  Convergence is tested on ||r||, the
@@ -38,6 +42,9 @@ typedef struct pipecg_work {
     kryl_pipecg_vectors v; /* u, m, q NULL without a preconditioner */
     double *scalars;       /* backend: KRYL_PIPECG_SCALARS */
     int since_replacement; /* steps since the vectors were recomputed */
+    bool fused;            /* steps through pipecg_spmv_update */
+    kryl_vector spare;     /* fused, when the step writes the SpMV's input: its other buffer */
+    bool swapped;          /* spare and that input have traded places an odd number of times */
 } pipecg_work;
 
 /* Steps between recomputations of the recurrence vectors. */
@@ -73,6 +80,18 @@ static kryl_status replace_vectors(kryl_solver s, pipecg_work *w)
     return ops->spmv(ctx, s->Aw, 1.0, q, 0.0, NULL, v->z, s->monitor);
 }
 
+/* The fused step wrote the SpMV's input (w, or m with Jacobi) to the spare
+ * buffer: they trade places. */
+static void swap_input(kryl_solver s, pipecg_work *w)
+{
+    if (w->spare == NULL) return;
+    kryl_vector *in = s->pc ? &w->v.m : &w->v.w;
+    kryl_vector t = *in;
+    *in = w->spare;
+    w->spare = t;
+    w->swapped = !w->swapped;
+}
+
 static kryl_status pipecg_setup(kryl_solver s)
 {
     KRYL_REQUIRE_OP(s, "pipecg", pipecg_update);
@@ -89,6 +108,9 @@ static kryl_status pipecg_setup(kryl_solver s)
         KRYL_TRY(kryl_solver_work_vector(s, &w->v.q));
     }
     KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->scalars, KRYL_PIPECG_SCALARS * sizeof(double)));
+    /* one rank: the SpMV has no reduction to overlap and fuses into the step */
+    w->fused = s->ops->pipecg_spmv_update != NULL && kryl_reduce_is_local(s->ctx);
+    if (w->fused && (s->pc == NULL || s->pc->dinv)) KRYL_TRY(kryl_solver_work_vector(s, &w->spare));
     if (s->options.record_history) {
         size_t entries = 2 * (size_t)(s->options.max_iterations + 1);
         KRYL_TRY(s->ops->alloc(s->ctx, (void **)&s->cg_coefficients, entries * sizeof(double)));
@@ -103,10 +125,13 @@ static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
     kryl_context ctx = s->ctx;
     const kryl_backend_ops *ops = s->ops;
     v->x = s->x_work;
-    /* r = r0;  u, w, m and gamma, delta, rr from it;  n = A m */
+    /* every start from the same buffers, as the steps of a recorded graph expect */
+    if (w->swapped) swap_input(s, w);
+    /* r = r0;  u, w, m and gamma, delta, rr from it;  n = A m (a fused step makes its own) */
     KRYL_TRY(ops->permute_copy(ctx, v->r, r0, NULL, KRYL_GATHER));
     KRYL_TRY(rebuild_from_r(s, w));
-    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, s->pc ? v->m : v->w, 0.0, NULL, v->n, s->monitor));
+    if (!w->fused)
+        KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, s->pc ? v->m : v->w, 0.0, NULL, v->n, s->monitor));
     KRYL_TRY(kryl_reduce_begin(ctx, kryl_scalar_at(w->scalars, 0), 3));
     KRYL_TRY(kryl_reduce_end(ctx));
     /* p = 0 and (gamma_old, alpha_old) = (p'p, p'p) = 0 make the first step
@@ -116,6 +141,34 @@ static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
     KRYL_TRY(ops->dot2(ctx, v->p, v->p, v->p, kryl_scalar_at(w->scalars, KRYL_PIPECG_GAMMA_OLD)));
     w->since_replacement = 0;
     return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR), 0);
+}
+
+/* Steps since the last replacement; every PIPECG_REPLACE_INTERVAL-th
+ * recomputes the vectors. */
+static kryl_status count_step(kryl_solver s, pipecg_work *w)
+{
+    if (++w->since_replacement < PIPECG_REPLACE_INTERVAL) return KRYL_SUCCESS;
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
+    w->since_replacement = 0;
+    return replace_vectors(s, w);
+}
+
+/* One rank: n = A m, the updates and the reduction in one operation, ||r||
+ * recorded by it; then m = M^-1 w for a preconditioner other than Jacobi. */
+static kryl_status fused_step(kryl_solver s, pipecg_work *w)
+{
+    kryl_pipecg_vectors *v = &w->v;
+    kryl_vector dinv = s->pc ? s->pc->dinv : NULL;
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* n = A m;  alpha, beta;  z q s p x r u w updates;  m' = dinv .* w;  gamma, delta, rr */
+    KRYL_TRY(s->ops->pipecg_spmv_update(s->ctx, s->Aw, kryl_scalar_at(w->scalars, 0), v, dinv,
+                                        w->spare, s->cg_coefficients, s->monitor, true));
+    swap_input(s, w);
+    KRYL_TRY(count_step(s, w));
+    if (s->pc == NULL || dinv) return KRYL_SUCCESS;
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
+    /* m = M^-1 w */
+    return s->pc->apply(s->pc, v->w, v->m);
 }
 
 static kryl_status pipecg_step(kryl_solver s)
@@ -130,16 +183,13 @@ static kryl_status pipecg_step(kryl_solver s)
     /* with rank-local sums already global, the update records ||r|| itself */
     bool fused_record = kryl_reduce_is_local(ctx);
 
+    if (w->fused) return fused_step(s, w);
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* alpha, beta;  z q s p x r u w updates;  m = dinv .* w;  gamma, delta, rr;
      * (alpha, beta) recorded for kryl_solver_spectrum */
     KRYL_TRY(ops->pipecg_update(ctx, kryl_scalar_at(w->scalars, 0), 0, v, dinv, s->cg_coefficients,
                                 s->monitor, fused_record));
-    if (++w->since_replacement == PIPECG_REPLACE_INTERVAL) {
-        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
-        w->since_replacement = 0;
-        KRYL_TRY(replace_vectors(s, w));
-    }
+    KRYL_TRY(count_step(s, w));
     /* the one reduction of the iteration, overlapping the SpMV */
     KRYL_TRY(kryl_reduce_begin(ctx, kryl_scalar_at(w->scalars, 0), 3));
     if (s->pc && !dinv) {
@@ -161,7 +211,7 @@ static void pipecg_destroy(kryl_solver s)
 {
     pipecg_work *w = s->work;
     kryl_vector *own[] = {&w->v.r, &w->v.w, &w->v.n, &w->v.p, &w->v.s,
-                          &w->v.z, &w->v.u, &w->v.m, &w->v.q};
+                          &w->v.z, &w->v.u, &w->v.m, &w->v.q, &w->spare};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) kryl_vector_destroy(own[i]);
     if (w->scalars) s->ops->release(s->ctx, w->scalars);
     if (s->cg_coefficients) s->ops->release(s->ctx, s->cg_coefficients);

@@ -247,6 +247,7 @@ static kryl_backend_ops make_ops()
     ops.graph_launch = kryl_cuda_graph_launch;
     ops.graph_release = kryl_cuda_graph_release;
     ops.pipecg_update = kryl_cuda_pipecg_update;
+    ops.pipecg_spmv_update = kryl_cuda_pipecg_spmv_update;
     ops.dot2 = kryl_cuda_dot2;
     ops.bicgstab_update_s = kryl_cuda_bicgstab_update_s;
     ops.bicgstab_update_xr = kryl_cuda_bicgstab_update_xr;

@@ -5,6 +5,8 @@
 #define KRYL_BACKENDS_CUDA_CSR_CUH
 
 #include "backends/cuda/cuda_hooks.h"
+#include <type_traits>
+
 #include "backends/cuda/cuda_internal.cuh"
 
 /* Threads of a stream block and the entries it multiplies at most. */
@@ -29,5 +31,82 @@ struct cuda_csr {
     double mean, sd; /* row length statistics */
     int64_t max_len;
 };
+
+/* Run f(std::integral_constant<int, L>{}) with L = lanes (1, 2, 4, 8, 16, else 32):
+ * the LANES template argument of a CSR-vector kernel for a matrix's lanes. */
+template <typename F> static void kryl_cuda_with_lanes(int lanes, F f)
+{
+    switch (lanes) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    case 16: f(std::integral_constant<int, 16>{}); break;
+    default: f(std::integral_constant<int, 32>{}); break;
+    }
+}
+
+/* Run f(I{}) with I the row-offset type of m (int64 when wide, else int32). */
+template <typename F> static void kryl_cuda_with_offsets(const cuda_csr *m, F f)
+{
+    if (m->wide)
+        f(int64_t{});
+    else
+        f(int32_t{});
+}
+
+/* ---- the row product of the CSR-vector kernels (cuda_spmv.cu) and of the
+ * fused kernels that multiply as they update (cuda_pipecg.cu) ---- */
+
+/* sum of v over the `lanes` consecutive threads of a group (lanes a power of
+ * two <= 32, groups aligned in the warp); every lane gets the sum */
+__device__ inline double group_sum(double v, int lanes)
+{
+    if (lanes == 1) return v;
+    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(lanes - 1);
+    const unsigned int mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << first;
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(mask, v, offset, lanes);
+    return v;
+}
+
+/* A matrix entry read once: with 8 or more lanes a row's entries span whole
+ * sectors, so they are loaded evict-first (__ldcs) to leave L2 to x; fewer
+ * lanes re-read partly used sectors from L1, so they load normally. */
+template <int LANES, typename V> __device__ inline V load_entry(const V *p)
+{
+    if constexpr (LANES >= 8)
+        return __ldcs(p);
+    else
+        return *p;
+}
+
+/* sum_k a_k x_col(k) over `row`, by the LANES threads of its group (every
+ * lane gets the sum) */
+template <typename T, typename I, int LANES>
+__device__ inline double row_sum(int64_t row, int lane, const I *__restrict__ row_ptr,
+                                 const int32_t *__restrict__ col_idx, const T *__restrict__ values,
+                                 const T *__restrict__ x)
+{
+    const I first = row_ptr[row] + lane, end = row_ptr[row + 1];
+    /* the lane's first VECTOR_DEPTH entries, all loads issued before any use */
+    T a[VECTOR_DEPTH];
+    int32_t c[VECTOR_DEPTH];
+#pragma unroll
+    for (int j = 0; j < VECTOR_DEPTH; j++) {
+        const I k = first + j * LANES;
+        a[j] = k < end ? load_entry<LANES>(values + k) : T(0);
+        c[j] = k < end ? load_entry<LANES>(col_idx + k) : 0;
+    }
+    /* sum = sum_k a_k x_col(k) over the row, LANES entries apart */
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < VECTOR_DEPTH; j++)
+        if (first + j * LANES < end) sum += (double)a[j] * (double)__ldg(&x[c[j]]);
+    for (I k = first + VECTOR_DEPTH * LANES; k < end; k += LANES)
+        sum += (double)load_entry<LANES>(values + k) *
+               (double)__ldg(&x[load_entry<LANES>(col_idx + k)]);
+    return group_sum(sum, LANES);
+}
 
 #endif

@@ -51,6 +51,10 @@ kryl_status kryl_cuda_check_scalar(const char *op, const char *name, kryl_scalar
 kryl_status kryl_cuda_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                     const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
                                     kryl_monitor *monitor, bool record);
+kryl_status kryl_cuda_pipecg_spmv_update(kryl_context ctx, kryl_matrix A, kryl_scalar sc,
+                                         const kryl_pipecg_vectors *v, kryl_vector dinv,
+                                         kryl_vector next, double *coef, kryl_monitor *monitor,
+                                         bool record);
 kryl_status kryl_cuda_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                            kryl_scalar out);
 kryl_status kryl_cuda_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_vector r,

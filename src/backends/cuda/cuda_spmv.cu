@@ -22,63 +22,12 @@
 #include "backends/cuda/cuda_fmt.cuh"
 #include "backends/cuda/cuda_reduce.cuh"
 
-/* sum of v over the `lanes` consecutive threads of a group (lanes a power of
- * two <= 32, groups aligned in the warp); every lane gets the sum */
-__device__ inline double group_sum(double v, int lanes)
-{
-    if (lanes == 1) return v;
-    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(lanes - 1);
-    const unsigned int mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << first;
-    for (int offset = lanes / 2; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(mask, v, offset, lanes);
-    return v;
-}
-
 /* y_row = alpha*sum + beta*z_row (z NULL: alpha*sum) */
 template <typename T>
 __device__ inline void store_row(T *y, const T *z, int64_t row, double alpha, double beta,
                                  double sum)
 {
     y[row] = (T)(z ? alpha * sum + beta * (double)z[row] : alpha * sum);
-}
-
-/* A matrix entry read once: with 8 or more lanes a row's entries span whole
- * sectors, so they are loaded evict-first (__ldcs) to leave L2 to x; fewer
- * lanes re-read partly used sectors from L1, so they load normally. */
-template <int LANES, typename V> __device__ inline V load_entry(const V *p)
-{
-    if constexpr (LANES >= 8)
-        return __ldcs(p);
-    else
-        return *p;
-}
-
-/* sum_k a_k x_col(k) over `row`, by the LANES threads of its group (every
- * lane gets the sum) */
-template <typename T, typename I, int LANES>
-__device__ inline double row_sum(int64_t row, int lane, const I *__restrict__ row_ptr,
-                                 const int32_t *__restrict__ col_idx, const T *__restrict__ values,
-                                 const T *__restrict__ x)
-{
-    const I first = row_ptr[row] + lane, end = row_ptr[row + 1];
-    /* the lane's first VECTOR_DEPTH entries, all loads issued before any use */
-    T a[VECTOR_DEPTH];
-    int32_t c[VECTOR_DEPTH];
-#pragma unroll
-    for (int j = 0; j < VECTOR_DEPTH; j++) {
-        const I k = first + j * LANES;
-        a[j] = k < end ? load_entry<LANES>(values + k) : T(0);
-        c[j] = k < end ? load_entry<LANES>(col_idx + k) : 0;
-    }
-    /* sum = sum_k a_k x_col(k) over the row, LANES entries apart */
-    double sum = 0.0;
-#pragma unroll
-    for (int j = 0; j < VECTOR_DEPTH; j++)
-        if (first + j * LANES < end) sum += (double)a[j] * (double)__ldg(&x[c[j]]);
-    for (I k = first + VECTOR_DEPTH * LANES; k < end; k += LANES)
-        sum += (double)load_entry<LANES>(values + k) *
-               (double)__ldg(&x[load_entry<LANES>(col_idx + k)]);
-    return group_sum(sum, LANES);
 }
 
 /* y = alpha*A*x + beta*z with LANES threads per row */
@@ -186,14 +135,9 @@ static void launch_spmv(const cuda_csr *m, cudaStream_t stream, double alpha, co
             static_cast<const T *>(m->values), x, alpha, beta, z, y, stop);
         return;
     }
-    switch (m->lanes) {
-    case 1: launch_vector<T, I, 1>(m, stream, alpha, x, beta, z, y, stop); break;
-    case 2: launch_vector<T, I, 2>(m, stream, alpha, x, beta, z, y, stop); break;
-    case 4: launch_vector<T, I, 4>(m, stream, alpha, x, beta, z, y, stop); break;
-    case 8: launch_vector<T, I, 8>(m, stream, alpha, x, beta, z, y, stop); break;
-    case 16: launch_vector<T, I, 16>(m, stream, alpha, x, beta, z, y, stop); break;
-    default: launch_vector<T, I, 32>(m, stream, alpha, x, beta, z, y, stop); break;
-    }
+    kryl_cuda_with_lanes(m->lanes, [&](auto lanes) {
+        launch_vector<T, I, decltype(lanes)::value>(m, stream, alpha, x, beta, z, y, stop);
+    });
 }
 
 template <typename T, typename I, int LANES>
@@ -212,14 +156,9 @@ static void launch_spmv_dot(const cuda_csr *m, const kryl_cuda_state *s, const v
 {
     const T *xt = static_cast<const T *>(x);
     T *yt = static_cast<T *>(y);
-    switch (m->lanes) {
-    case 1: launch_dot<T, I, 1>(m, s, xt, yt, out, stop); break;
-    case 2: launch_dot<T, I, 2>(m, s, xt, yt, out, stop); break;
-    case 4: launch_dot<T, I, 4>(m, s, xt, yt, out, stop); break;
-    case 8: launch_dot<T, I, 8>(m, s, xt, yt, out, stop); break;
-    case 16: launch_dot<T, I, 16>(m, s, xt, yt, out, stop); break;
-    default: launch_dot<T, I, 32>(m, s, xt, yt, out, stop); break;
-    }
+    kryl_cuda_with_lanes(m->lanes, [&](auto lanes) {
+        launch_dot<T, I, decltype(lanes)::value>(m, s, xt, yt, out, stop);
+    });
 }
 
 template <typename T>
@@ -228,10 +167,8 @@ static void launch_spmv_offsets(const cuda_csr *m, cudaStream_t stream, double a
 {
     const T *xt = static_cast<const T *>(x), *zt = static_cast<const T *>(z);
     T *yt = static_cast<T *>(y);
-    if (m->wide)
-        launch_spmv<T, int64_t>(m, stream, alpha, xt, beta, zt, yt, stop);
-    else
-        launch_spmv<T, int32_t>(m, stream, alpha, xt, beta, zt, yt, stop);
+    kryl_cuda_with_offsets(
+        m, [&](auto i) { launch_spmv<T, decltype(i)>(m, stream, alpha, xt, beta, zt, yt, stop); });
 }
 
 kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
@@ -312,10 +249,9 @@ kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, k
     /* y = A x;  out = x'y */
     kryl_cuda_with_type(A->precision, [&](auto t) {
         using T = decltype(t);
-        if (m->wide)
-            launch_spmv_dot<T, int64_t>(m, s, x->data, y->data, out.ptr, stop);
-        else
-            launch_spmv_dot<T, int32_t>(m, s, x->data, y->data, out.ptr, stop);
+        kryl_cuda_with_offsets(m, [&](auto i) {
+            launch_spmv_dot<T, decltype(i)>(m, s, x->data, y->data, out.ptr, stop);
+        });
     });
     KRYL_CUDA_CHECK_LAUNCH("spmv_dot_kernel");
     return KRYL_SUCCESS;
