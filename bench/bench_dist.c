@@ -2,7 +2,8 @@
  * bench_dist: CG and SpMV over MPI ranks (docs/DISTRIBUTED.md), unattended.
  *
  *   mpirun -np P bench_dist [--n 256] [--its 50] [--reps 20] [--backend auto]
- *                           [--powerlaw 10000000] [--link-gbs 25]
+ *                           [--powerlaw 10000000] [--rgg 10000000] [--rgg-metis]
+ *                           [--link-gbs 25]
  *
  * Baseline (same run): the problem on rank 0 alone.  Then, for each overlap
  * mode (vector, naive, task; Kreutzer et al. 2012, section 3):
@@ -14,8 +15,14 @@
  * product by the bandwidth model (eq. 1, kryl_matrix_format_info), plus
  * 8/N_nzr bytes per flop for writing y twice, plus the halo's bytes over a
  * link of --link-gbs GB/s, added (vector) or overlapped (naive, task).
- * Last, a communication-heavy case: a power-law matrix of --powerlaw rows
+ * Then a communication-heavy case: a power-law matrix of --powerlaw rows
  * built on rank 0, distributed by contiguous ranges and by METIS parts.
+ * Last, one random geometric graph of --rgg rows (src/gen/rgg.c) three
+ * ways: scrambled numbering in contiguous rows and spatial numbering in
+ * contiguous rows (slabs of the cube), each rank generating its own rows,
+ * and with --rgg-metis (slow: METIS on rank 0) the scrambled matrix built
+ * on rank 0 and split by METIS parts; for each its halo, SpMV per mode and
+ * CG in the mode with the fastest SpMV.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +32,8 @@
 #include "kryl_mpi.h"
 
 typedef struct bench_args {
-    int64_t n, its, reps, powerlaw;
+    int64_t n, its, reps, powerlaw, rgg;
+    bool rgg_metis;
     double link_gbs;
     kryl_backend_kind backend;
 } bench_args;
@@ -212,17 +220,41 @@ static kryl_matrix poisson(kryl_context ctx, int64_t nx, int64_t ny, int64_t nz)
     return A;
 }
 
+/* A host context of one process (omp, else ref) for a matrix built whole on rank 0. */
+static kryl_context host_context(void)
+{
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = KRYL_BACKEND_OMP;
+    if (!kryl_backend_available(KRYL_BACKEND_OMP)) co.backend = KRYL_BACKEND_REF;
+    kryl_context one = NULL;
+    DIE_UNLESS(kryl_context_create(&one, &co));
+    return one;
+}
+
+/* A's halo (the most ghosts of a rank, bytes sent per SpMV summed over the
+ * ranks) and its SpMV seconds in each overlap mode (max over ranks). */
+static void halo_and_spmv(kryl_matrix A, kryl_context ctx, const bench_args *a, double *ghosts,
+                          double *bytes, double t[3])
+{
+    kryl_dist_info d;
+    DIE_UNLESS(kryl_matrix_dist_info(A, &d));
+    double mine = (double)d.bytes_sent;
+    *ghosts = max_over_ranks((double)d.ghosts, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int mode = KRYL_OVERLAP_VECTOR; mode <= KRYL_OVERLAP_TASK; mode++) {
+        DIE_UNLESS(kryl_context_set_overlap(ctx, (kryl_overlap)mode));
+        t[mode] = time_spmv(A, a->reps, MPI_COMM_WORLD);
+    }
+}
+
 /* The power-law matrix built on rank 0, distributed both ways; SpMV only. */
 static void powerlaw(kryl_context ctx, const bench_args *a)
 {
     kryl_matrix whole = NULL;
     kryl_context one = NULL;
     if (rank == 0) {
-        kryl_context_options co;
-        kryl_context_options_init(&co);
-        co.backend = KRYL_BACKEND_OMP;
-        if (!kryl_backend_available(KRYL_BACKEND_OMP)) co.backend = KRYL_BACKEND_REF;
-        DIE_UNLESS(kryl_context_create(&one, &co));
+        one = host_context();
         kryl_generator_options g;
         kryl_generator_options_init(&g, KRYL_GEN_POWERLAW, a->powerlaw);
         DIE_UNLESS(kryl_matrix_generate(&whole, one, &g, 0, a->powerlaw));
@@ -243,16 +275,8 @@ static void powerlaw(kryl_context ctx, const bench_args *a)
         }
         DIE_UNLESS(st);
         double split_s = MPI_Wtime() - t0;
-        kryl_dist_info d;
-        DIE_UNLESS(kryl_matrix_dist_info(A, &d));
-        double ghosts = max_over_ranks((double)d.ghosts, MPI_COMM_WORLD), bytes = 0.0,
-               mine = (double)d.bytes_sent;
-        MPI_Allreduce(&mine, &bytes, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        double t[3];
-        for (int mode = KRYL_OVERLAP_VECTOR; mode <= KRYL_OVERLAP_TASK; mode++) {
-            DIE_UNLESS(kryl_context_set_overlap(ctx, (kryl_overlap)mode));
-            t[mode] = time_spmv(A, a->reps, MPI_COMM_WORLD);
-        }
+        double ghosts, bytes, t[3];
+        halo_and_spmv(A, ctx, a, &ghosts, &bytes, t);
         if (rank == 0)
             printf("  %-10s %9.2f %12.0f %14.3f %9.3f %9.3f %9.3f\n", kryl_partition_name(parts[k]),
                    split_s, ghosts, 1e-6 * bytes, 1e3 * t[0], 1e3 * t[1], 1e3 * t[2]);
@@ -262,12 +286,111 @@ static void powerlaw(kryl_context ctx, const bench_args *a)
     kryl_context_destroy(&one);
 }
 
-/* --name value pairs; unknown names stop the run with a usage line. */
+/* One way of numbering and splitting the rgg graph: a table row with its
+ * build and split seconds (split < 0: none), halo, SpMV per mode and CG in
+ * the mode with the fastest SpMV. */
+static void rgg_row(const char *label, kryl_matrix A, kryl_context ctx, const bench_args *a,
+                    double build_s, double split_s)
+{
+    double ghosts, bytes, t[3];
+    halo_and_spmv(A, ctx, a, &ghosts, &bytes, t);
+    /* t is the max over ranks, so every rank picks the same mode */
+    int best = KRYL_OVERLAP_VECTOR;
+    for (int mode = KRYL_OVERLAP_NAIVE; mode <= KRYL_OVERLAP_TASK; mode++)
+        if (t[mode] < t[best]) best = mode;
+    DIE_UNLESS(kryl_context_set_overlap(ctx, (kryl_overlap)best));
+    double cg_s = time_cg(A, a->its, MPI_COMM_WORLD);
+    if (rank == 0) {
+        char split[16] = "-";
+        if (split_s >= 0.0) snprintf(split, sizeof split, "%.2f", split_s);
+        printf("  %-21s %8.2f %8s %11.0f %12.3f %9.3f %9.3f %9.3f %9.3f %s\n", label, build_s,
+               split, ghosts, 1e-6 * bytes, 1e3 * t[0], 1e3 * t[1], 1e3 * t[2], 1e3 * cg_s,
+               mode_names[best]);
+    }
+}
+
+/* The random geometric graph of --rgg rows: scrambled and spatial numbering,
+ * each rank generating its contiguous rows; with --rgg-metis also the
+ * scrambled matrix built on rank 0 and split by METIS parts. */
+static void rgg(kryl_context ctx, const bench_args *a)
+{
+    if (rank == 0) {
+        printf("\nrgg: random geometric graph, %lld rows of 8 entries on average; SpMV ms per "
+               "mode and CG ms/it in the fastest (max over ranks)\n",
+               (long long)a->rgg);
+        printf("  %-21s %8s %8s %11s %12s %9s %9s %9s %9s %s\n", "numbering, rows", "build s",
+               "split s", "max ghosts", "sum MB/SpMV", "vector", "naive", "task", "CG ms/it",
+               "CG in");
+    }
+    const kryl_generator_kind kinds[2] = {KRYL_GEN_RGG, KRYL_GEN_RGG_SPATIAL};
+    const char *labels[2] = {"scrambled, contiguous", "spatial, contiguous"};
+    for (int k = 0; k < 2; k++) {
+        kryl_generator_options g;
+        kryl_generator_options_init(&g, kinds[k], a->rgg);
+        kryl_matrix A = NULL;
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        DIE_UNLESS(kryl_matrix_generate(&A, ctx, &g, 0, a->rgg));
+        double build_s = max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD);
+        rgg_row(labels[k], A, ctx, a, build_s, -1.0);
+        kryl_matrix_destroy(&A);
+    }
+    if (!a->rgg_metis) {
+        if (rank == 0) printf("  %-21s (with --rgg-metis)\n", "scrambled, METIS");
+        return;
+    }
+    kryl_matrix whole = NULL;
+    kryl_context one = NULL;
+    double build_s = 0.0;
+    if (rank == 0) {
+        one = host_context();
+        kryl_generator_options g;
+        kryl_generator_options_init(&g, KRYL_GEN_RGG, a->rgg);
+        double t0 = MPI_Wtime();
+        DIE_UNLESS(kryl_matrix_generate(&whole, one, &g, 0, a->rgg));
+        build_s = MPI_Wtime() - t0;
+    }
+    DIE_UNLESS(kryl_context_set_partition(ctx, KRYL_PARTITION_METIS));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    kryl_matrix A = NULL;
+    kryl_status st = kryl_matrix_distribute(&A, ctx, whole);
+    if (st == KRYL_ERR_UNSUPPORTED) {
+        if (rank == 0) printf("  %-21s (not in this build)\n", "scrambled, METIS");
+    } else {
+        DIE_UNLESS(st);
+        double split_s = max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD);
+        rgg_row("scrambled, METIS", A, ctx, a, build_s, split_s);
+    }
+    kryl_matrix_destroy(&A);
+    kryl_matrix_destroy(&whole);
+    kryl_context_destroy(&one);
+}
+
+/* The usage line, and the end of the run. */
+static void usage(void)
+{
+    if (rank == 0)
+        fprintf(stderr, "usage: bench_dist [--n N] [--its K] [--reps R] [--backend B] "
+                        "[--powerlaw ROWS (0: skip)] [--rgg ROWS (0: skip)] [--rgg-metis] "
+                        "[--link-gbs GB/s]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* --name value pairs and the switch --rgg-metis; anything else stops the
+ * run with the usage line. */
 static void parse(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){.n = 256, .its = 50, .reps = 20, .powerlaw = 10000000, .link_gbs = 25.0};
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
+    *a = (bench_args){
+        .n = 256, .its = 50, .reps = 20, .powerlaw = 10000000, .rgg = 10000000, .link_gbs = 25.0};
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i];
+        if (strcmp(k, "--rgg-metis") == 0) {
+            a->rgg_metis = true;
+            continue;
+        }
+        if (i + 1 == argc) usage();
+        const char *v = argv[++i];
         if (strcmp(k, "--n") == 0)
             a->n = atoll(v);
         else if (strcmp(k, "--its") == 0)
@@ -276,18 +399,17 @@ static void parse(int argc, char **argv, bench_args *a)
             a->reps = atoll(v);
         else if (strcmp(k, "--powerlaw") == 0)
             a->powerlaw = atoll(v);
+        else if (strcmp(k, "--rgg") == 0)
+            a->rgg = atoll(v);
         else if (strcmp(k, "--link-gbs") == 0)
             a->link_gbs = atof(v);
         else if (strcmp(k, "--backend") == 0)
             DIE_UNLESS(kryl_backend_from_name(v, &a->backend));
-        else {
-            if (rank == 0)
-                fprintf(stderr, "usage: bench_dist [--n N] [--its K] [--reps R] [--backend B] "
-                                "[--powerlaw ROWS (0: skip)] [--link-gbs GB/s]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+        else
+            usage();
     }
-    if (a->n < 2 || a->its < 1 || a->reps < 1 || a->powerlaw < 0 || !(a->link_gbs > 0.0)) {
+    if (a->n < 2 || a->its < 1 || a->reps < 1 || a->powerlaw < 0 || a->rgg < 0 ||
+        !(a->link_gbs > 0.0)) {
         if (rank == 0) fprintf(stderr, "bench_dist: sizes and counts must be positive\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -322,6 +444,7 @@ int main(int argc, char **argv)
         kryl_matrix_destroy(&A);
     }
     if (a.powerlaw > 0) powerlaw(ctx, &a);
+    if (a.rgg > 0) rgg(ctx, &a);
     kryl_context_destroy(&ctx);
     MPI_Finalize();
     return 0;

@@ -447,7 +447,11 @@ typedef enum kryl_generator_kind {
     KRYL_GEN_CONVDIFF2D = 6,    /* -lap u + w . grad u, upwind, nonsymmetric */
     KRYL_GEN_CONVDIFF3D = 7,    /* 3-D convection-diffusion, nonsymmetric */
     KRYL_GEN_RANDOM_SPD = 8,    /* random symmetric diagonally dominant */
-    KRYL_GEN_POWERLAW = 9       /* power-law row lengths, a few very long rows */
+    KRYL_GEN_POWERLAW = 9,      /* power-law row lengths, a few very long rows */
+    KRYL_GEN_RGG = 10,          /* random geometric graph in the unit cube, SPD, rows in a
+                                   scrambled order (no locality in the numbering) */
+    KRYL_GEN_RGG_SPATIAL = 11   /* the same graph numbered cell by cell: P A P^T, contiguous
+                                   rows are slabs of the cube */
 } kryl_generator_kind;
 
 typedef struct kryl_generator_options {

@@ -1,5 +1,5 @@
 /* The generator families behind kryl_generator_init / kryl_generator_row:
- * grid stencils, random SPD and power-law rows.  Each init reads
+ * grid stencils, random SPD, power-law rows and random geometric graphs.  Each init reads
  * g->options and g->nrows (already validated) and fills the rest of g; each
  * row function follows the contract of kryl_generator_row. */
 #ifndef KRYL_GEN_FAMILIES_H
@@ -21,5 +21,9 @@ int64_t kryl_gen_random_spd_row(const kryl_generator *g, int64_t i, int64_t *col
 /* Power-law row lengths (powerlaw.c). */
 kryl_status kryl_gen_powerlaw_init(kryl_generator *g);
 int64_t kryl_gen_powerlaw_row(const kryl_generator *g, int64_t i, int64_t *cols, double *values);
+
+/* Random geometric graphs, scrambled or spatial numbering (rgg.c). */
+kryl_status kryl_gen_rgg_init(kryl_generator *g);
+int64_t kryl_gen_rgg_row(const kryl_generator *g, int64_t i, int64_t *cols, double *values);
 
 #endif

@@ -1,5 +1,5 @@
 /* Generator kinds: names, default options, validation, sizes and the
- * dispatch of a row to its family (stencil, random-spd, powerlaw). */
+ * dispatch of a row to its family (stencil, random-spd, powerlaw, rgg). */
 #include "gen/generator.h"
 
 #include <math.h>
@@ -8,11 +8,11 @@
 #include "core/error.h"
 #include "gen/families.h"
 
-#define KIND_COUNT 10
+#define KIND_COUNT 12
 
 static const char *const kind_names[KIND_COUNT] = {
-    "poisson2d", "poisson3d",  "poisson3d27", "poisson3d125", "aniso2d",
-    "aniso3d",   "convdiff2d", "convdiff3d",  "random-spd",   "powerlaw"};
+    "poisson2d",  "poisson3d",  "poisson3d27", "poisson3d125", "aniso2d", "aniso3d",
+    "convdiff2d", "convdiff3d", "random-spd",  "powerlaw",     "rgg",     "rgg-spatial"};
 
 /* Grid directions of a kind: 2 or 3 for the stencils, 1 (rows) for random kinds. */
 static int kind_dims(kryl_generator_kind kind)
@@ -22,7 +22,9 @@ static int kind_dims(kryl_generator_kind kind)
     case KRYL_GEN_ANISOTROPIC2D:
     case KRYL_GEN_CONVDIFF2D: return 2;
     case KRYL_GEN_RANDOM_SPD:
-    case KRYL_GEN_POWERLAW: return 1;
+    case KRYL_GEN_POWERLAW:
+    case KRYL_GEN_RGG:
+    case KRYL_GEN_RGG_SPATIAL: return 1;
     default: return 3;
     }
 }
@@ -49,7 +51,7 @@ kryl_status kryl_generator_from_name(const char *name, kryl_generator_kind *kind
     return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                       "unknown generator '%s': expected one of poisson2d, poisson3d, poisson3d27, "
                       "poisson3d125, aniso2d, aniso3d, convdiff2d, convdiff3d, random-spd, "
-                      "powerlaw",
+                      "powerlaw, rgg, rgg-spatial",
                       name);
 }
 
@@ -139,6 +141,8 @@ kryl_status kryl_generator_init(kryl_generator *g, const kryl_generator_options 
     switch (g->options.kind) {
     case KRYL_GEN_RANDOM_SPD: return kryl_gen_random_spd_init(g);
     case KRYL_GEN_POWERLAW: return kryl_gen_powerlaw_init(g);
+    case KRYL_GEN_RGG:
+    case KRYL_GEN_RGG_SPATIAL: return kryl_gen_rgg_init(g);
     default: return kryl_gen_stencil_init(g);
     }
 }
@@ -148,6 +152,8 @@ int64_t kryl_generator_row(const kryl_generator *g, int64_t i, int64_t *cols, do
     switch (g->options.kind) {
     case KRYL_GEN_RANDOM_SPD: return kryl_gen_random_spd_row(g, i, cols, values);
     case KRYL_GEN_POWERLAW: return kryl_gen_powerlaw_row(g, i, cols, values);
+    case KRYL_GEN_RGG:
+    case KRYL_GEN_RGG_SPATIAL: return kryl_gen_rgg_row(g, i, cols, values);
     default: return kryl_gen_stencil_row(g, i, cols, values);
     }
 }

@@ -4,6 +4,7 @@
 #ifndef KRYL_GEN_GENERATOR_H
 #define KRYL_GEN_GENERATOR_H
 
+#include "gen/scramble.h"
 #include "kryl.h"
 
 #ifdef __cplusplus
@@ -34,6 +35,9 @@ typedef struct kryl_generator {
     int64_t window;                 /* random-spd: candidate columns i-window..i+window */
     double keep_probability;        /* random-spd: chance that a candidate is an entry */
     double scale;                   /* powerlaw: scale s of the row-length law */
+    int64_t cells;                  /* rgg: cells per direction of the unit cube */
+    double radius;                  /* rgg: points closer than this are coupled */
+    kryl_gen_scramble scramble;     /* rgg: row of a point in the scrambled numbering */
 } kryl_generator;
 
 /* Validate options and fill g: KRYL_ERR_INVALID_ARGUMENT naming the bad

@@ -8,10 +8,13 @@
 
 /* The streams that keep the random numbers of different purposes apart. */
 enum {
-    KRYL_GEN_STREAM_KEEP = 1,   /* random-spd: is (i, j) an entry? */
-    KRYL_GEN_STREAM_VALUE = 2,  /* off-diagonal values */
-    KRYL_GEN_STREAM_LENGTH = 3, /* powerlaw: row lengths */
-    KRYL_GEN_STREAM_COLUMN = 4  /* powerlaw: column draws */
+    KRYL_GEN_STREAM_KEEP = 1,     /* random-spd: is (i, j) an entry? */
+    KRYL_GEN_STREAM_VALUE = 2,    /* off-diagonal values */
+    KRYL_GEN_STREAM_LENGTH = 3,   /* powerlaw: row lengths */
+    KRYL_GEN_STREAM_COLUMN = 4,   /* powerlaw: column draws */
+    KRYL_GEN_STREAM_POSITION = 5, /* rgg: a point's place in its cell */
+    KRYL_GEN_STREAM_SCRAMBLE = 6, /* rgg: the round functions of the scrambled numbering */
+    KRYL_GEN_STREAM_SHIFT = 7     /* rgg: a point's diagonal shift */
 };
 
 /* The splitmix64 finaliser (G. Steele, D. Lea, C. Flood, "Fast splittable

@@ -19,7 +19,8 @@ static const command_help commands[] = {
      "Problem:\n"
      "  --rhs FILE            right-hand side b (n x 1 Matrix Market); default b = A*1\n"
      "  --x0 FILE             initial guess; default 0\n"
-     "  --gen KIND --n N      instead of A.mtx: a generated matrix (kinds of kryl gen)\n"
+     "  --gen KIND --n N      instead of A.mtx: a generated matrix (kinds of kryl gen, e.g.\n"
+     "                        poisson3d or rgg, with their default options)\n"
      "Method:\n"
      "  --method M            cg       conjugate gradients (symmetric positive definite A)\n"
      "                        pcg      preconditioned CG (the default)\n"
@@ -102,6 +103,12 @@ static const command_help commands[] = {
      "  --exponent X          powerlaw: P(length) ~ length^-X (default 2.1)\n"
      "  --seed S              random kinds: the seed (default 1)\n"
      "\n"
+     "Random kinds (--n N rows): random-spd (symmetric, diagonally dominant, entries near\n"
+     "the diagonal), powerlaw (nonsymmetric, a few very long rows), rgg (SPD random\n"
+     "geometric graph: N points in the unit cube coupled within a radius, rows numbered\n"
+     "in a scrambled order, no locality), rgg-spatial (the same graph numbered cell by\n"
+     "cell: contiguous rows are slabs of the cube).\n"
+     "\n"
      "KIND is one of:",
      NULL},
     {"info", "kryl info A.mtx [--json] [--backend B] [--spectrum [--steps K] [--precond P]]",
@@ -179,7 +186,7 @@ bool help_print(const char *command, FILE *out)
     fprintf(out, "usage: %s\n\n%s%s", c->usage, c->text, c->more != NULL ? c->more : "");
     if (strcmp(command, "gen") == 0) {
         /* the generator kinds, as kryl_generator_from_name accepts them */
-        for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_POWERLAW; k++)
+        for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_RGG_SPATIAL; k++)
             fprintf(out, " %s", kryl_generator_name((kryl_generator_kind)k));
         fputc('\n', out);
     }
