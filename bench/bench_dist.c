@@ -6,7 +6,9 @@
  *                           [--link-gbs 25]
  *
  * Baseline (same run): the problem on rank 0 alone.  Then, for each overlap
- * mode (vector, naive, task; Kreutzer et al. 2012, section 3):
+ * mode (vector, naive, task; Kreutzer et al. 2012, section 3), CG and
+ * pipelined CG (its one reduction overlapping the SpMV), each against
+ * itself on one rank:
  *   strong scaling: the 7-point Poisson matrix on n^3 points split over the ranks;
  *   weak scaling:   n x n x (n P) points, n^3 per rank;
  * with the time per CG iteration and per SpMV (max over ranks), each rank's
@@ -40,7 +42,7 @@ typedef struct bench_args {
 
 /* One measurement of one matrix in one mode, max over the ranks. */
 typedef struct measure {
-    double spmv_s, cg_it_s;
+    double spmv_s, cg_it_s, pipecg_it_s;
     double model_vector_s, model_overlap_s;
 } measure;
 
@@ -84,14 +86,15 @@ static double time_spmv(kryl_matrix A, int64_t reps, MPI_Comm comm)
     return max_over_ranks(best, comm);
 }
 
-/* Seconds per CG iteration (its iterations, b = 1, x0 = 0), max over ranks,
- * from the second of two solves: the first also sets up what the transport
- * opens lazily (NCCL's reduction channels: about 0.9 s on two H200s). */
-static double time_cg(kryl_matrix A, int64_t its, MPI_Comm comm)
+/* Seconds per iteration of `method` (its iterations, b = 1, x0 = 0), max
+ * over ranks, from the second of two solves: the first also sets up what the
+ * transport opens lazily (NCCL's reduction channels: about 0.9 s on two
+ * H200s). */
+static double time_method(kryl_matrix A, kryl_method method, int64_t its, MPI_Comm comm)
 {
     kryl_solver_options o;
     kryl_solver_options_init(&o);
-    o.method = KRYL_METHOD_CG;
+    o.method = method;
     o.rtol = 1e-300; /* run all its iterations */
     o.max_iterations = its;
     o.record_history = false;
@@ -110,6 +113,11 @@ static double time_cg(kryl_matrix A, int64_t its, MPI_Comm comm)
     kryl_vector_destroy(&x);
     kryl_solver_destroy(&s);
     return max_over_ranks(r.iterations > 0 ? r.solve_s / (double)r.iterations : 0.0, comm);
+}
+
+static double time_cg(kryl_matrix A, int64_t its, MPI_Comm comm)
+{
+    return time_method(A, KRYL_METHOD_CG, its, comm);
 }
 
 /* The model's SpMV seconds of this rank's part: vector mode adds the
@@ -157,8 +165,9 @@ static void run_modes(const char *title, kryl_matrix A, kryl_context ctx, const 
     if (rank == 0) {
         printf("\n%s: %lld rows, %lld nonzeros, %d ranks\n", title, (long long)n, (long long)nnz,
                size);
-        printf("  %-7s %10s %10s %10s %10s %8s\n", "mode", "CG ms/it", "SpMV ms", "model vec",
-               "model ovl", strong ? "speedup" : "weak eff");
+        printf("  %-7s %10s %10s %10s %10s %8s %12s %8s\n", "mode", "CG ms/it", "SpMV ms",
+               "model vec", "model ovl", strong ? "speedup" : "weak eff", "pipecg ms/it",
+               strong ? "speedup" : "weak eff");
     }
     measure m;
     model(A, a, &m);
@@ -168,13 +177,15 @@ static void run_modes(const char *title, kryl_matrix A, kryl_context ctx, const 
         m.spmv_s = time_spmv(A, a->reps, MPI_COMM_WORLD);
         DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
         m.cg_it_s = time_cg(A, a->its, MPI_COMM_WORLD);
-        /* strong: T1 / TP (ideal P); weak: T1 / TP (ideal 1) */
+        m.pipecg_it_s = time_method(A, KRYL_METHOD_PIPECG, a->its, MPI_COMM_WORLD);
+        /* strong: T1 / TP (ideal P); weak: T1 / TP (ideal 1); each method against itself */
         double ratio = m.cg_it_s > 0.0 ? base->cg_it_s / m.cg_it_s : 0.0;
+        double pipe_ratio = m.pipecg_it_s > 0.0 ? base->pipecg_it_s / m.pipecg_it_s : 0.0;
         if (rank == 0)
-            printf("  %-7s %10.3f %10.3f %10.3f %10.3f %8.2f\n", mode_names[mode], 1e3 * m.cg_it_s,
-                   1e3 * m.spmv_s, 1e3 * m.model_vector_s,
+            printf("  %-7s %10.3f %10.3f %10.3f %10.3f %8.2f %12.3f %8.2f\n", mode_names[mode],
+                   1e3 * m.cg_it_s, 1e3 * m.spmv_s, 1e3 * m.model_vector_s,
                    1e3 * (mode == KRYL_OVERLAP_VECTOR ? m.model_vector_s : m.model_overlap_s),
-                   ratio);
+                   ratio, 1e3 * m.pipecg_it_s, pipe_ratio);
         if (size > 1) print_ranks(A, ctx);
     }
 }
@@ -197,9 +208,11 @@ static void baseline(const bench_args *a, measure *base)
         DIE_UNLESS(kryl_matrix_generate(&A, one, &g, 0, rows));
         base->spmv_s = time_spmv(A, a->reps, MPI_COMM_SELF);
         base->cg_it_s = time_cg(A, a->its, MPI_COMM_SELF);
-        printf("baseline, 1 rank (%s): poisson3d %lld^3: CG %.3f ms/it, SpMV %.3f ms\n",
+        base->pipecg_it_s = time_method(A, KRYL_METHOD_PIPECG, a->its, MPI_COMM_SELF);
+        printf("baseline, 1 rank (%s): poisson3d %lld^3: CG %.3f ms/it, pipecg %.3f ms/it, "
+               "SpMV %.3f ms\n",
                kryl_context_device_name(one), (long long)a->n, 1e3 * base->cg_it_s,
-               1e3 * base->spmv_s);
+               1e3 * base->pipecg_it_s, 1e3 * base->spmv_s);
         kryl_matrix_destroy(&A);
         kryl_context_destroy(&one);
     }
