@@ -146,7 +146,11 @@ typedef struct kryl_backend_ops {
     /* The numbers the SpMV bandwidth model needs (NULL: host defaults). */
     kryl_status (*device_model)(kryl_context ctx, kryl_device_model *model);
 
-    /* ---- matrices ---- */
+    /* ---- matrices ----
+     * Every operation that takes a kryl_matrix (these, spmv_dot,
+     * pipecg_spmv_update) must see a distributed matrix's parts: the
+     * distributed table (src/dist/dist_context.c) replaces the first three
+     * and drops the optional fused ones, so a new one needs a line there. */
     /* Build A->storage from A->host->csr (permuted by A->layout) in A->precision. */
     kryl_status (*matrix_setup)(kryl_context ctx, kryl_matrix A);
     void (*matrix_release)(kryl_context ctx, kryl_matrix A);
