@@ -412,10 +412,11 @@ static void test_cg_steps(kryl_precision p, int64_t n)
           (long long)m1.iteration, (long long)m0.iteration);
     CHECK_CLOSE(m1.rr, m0.rr, 1e-12 * (double)(n + 1));
 
-    /* den <= 0 is a breakdown, a NaN stops with NAN; both change nothing */
-    const double bad_den[2] = {-1.0, NAN};
-    const int32_t expect[2] = {KRYL_STOP_BREAKDOWN, KRYL_STOP_NAN};
-    for (int t = 0; t < 2; t++) {
+    /* den <= 0 is a breakdown; a NaN, or a ratio that overflows (the
+     * smallest subnormal den), stops with NAN; none changes anything */
+    const double bad_den[3] = {-1.0, NAN, 4.9e-324};
+    const int32_t expect[3] = {KRYL_STOP_BREAKDOWN, KRYL_STOP_NAN, KRYL_STOP_NAN};
+    for (int t = 0; t < 3; t++) {
         monitor_set(&mon, 0.0, KRYL_STOP_RUNNING);
         upload_as(1, den.ptr[1], &bad_den[t], 1, KRYL_DOUBLE);
         double *before = values_of(1, &x.v[1]);

@@ -11,7 +11,8 @@
 #include "backends/cuda/cuda_reduce.cuh"
 
 /* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
- * a non-finite operand stops with NAN, den <= 0 with BREAKDOWN. */
+ * a non-finite operand or ratio stops with NAN, den <= 0 with BREAKDOWN (as
+ * kryl_host_ratio). */
 __device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_monitor *monitor,
                                      double *ratio)
 {
@@ -21,6 +22,8 @@ __device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_
         why = KRYL_STOP_NAN;
     else if (!(b > 0.0))
         why = KRYL_STOP_BREAKDOWN;
+    else if (!isfinite(a / b))
+        why = KRYL_STOP_NAN;
     if (why == KRYL_STOP_RUNNING) {
         *ratio = a / b;
         return true;
