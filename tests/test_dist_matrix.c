@@ -303,7 +303,7 @@ static void check_refusal_on_one_rank(kryl_context dctx)
     kryl_matrix_destroy(&A);
 }
 
-/* Nonsymmetric A refused by CG on every rank; IC(0) and mcssor refused over ranks. */
+/* Nonsymmetric A refused by CG on every rank; IC(0) and mcilu0 refused over ranks. */
 static void check_refusals(kryl_context dctx)
 {
     kryl_generator_options g;
@@ -324,7 +324,7 @@ static void check_refusals(kryl_context dctx)
     if (size > 1) {
         o.precond = KRYL_PRECOND_IC0;
         CHECK_STATUS(kryl_solver_create(&s, dA, &o), KRYL_ERR_UNSUPPORTED);
-        o.precond = KRYL_PRECOND_MCSSOR;
+        o.precond = KRYL_PRECOND_MCILU0;
         CHECK_STATUS(kryl_solver_create(&s, dA, &o), KRYL_ERR_UNSUPPORTED);
         CHECK_STATUS(kryl_matrix_write_mtx(dA, "/tmp/kryl-never-written.mtx"),
                      KRYL_ERR_UNSUPPORTED);

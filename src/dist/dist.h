@@ -58,6 +58,13 @@ int64_t kryl_dist_matrix_nnz(kryl_matrix A);
 /* The local part of a distributed matrix (NULL for one rank). */
 kryl_matrix kryl_dist_matrix_local(kryl_matrix A);
 
+struct kryl_precond;
+/* The multicolor SSOR(opts->sweeps, opts->omega) preconditioner of a
+ * distributed matrix A: a distributed coloring, sweeps color by color
+ * with halo exchanges (dist_mcssor.c).  Collective. */
+kryl_status kryl_dist_mcssor_create(struct kryl_precond *pc, kryl_matrix A,
+                                    const kryl_solver_options *opts);
+
 /* kryl_matrix_dist_info / kryl_context_reset_dist_stats of a distributed context. */
 void kryl_dist_matrix_info(kryl_matrix A, kryl_dist_info *info);
 void kryl_dist_reset_stats(kryl_context ctx);

@@ -21,7 +21,8 @@ typedef enum kryl_dist_transport {
     KRYL_TRANSPORT_NCCL = 3        /* NCCL on the device, ordered by streams */
 } kryl_dist_transport;
 
-/* Accumulated cost of the context's distributed SpMVs (seconds). */
+/* Accumulated cost of the context's distributed SpMVs (seconds; comm and
+ * wait also count the halo exchanges of distributed multicolor sweeps). */
 typedef struct kryl_dist_stats {
     int64_t spmvs;
     double compute_s, comm_s, wait_s;
@@ -120,6 +121,14 @@ int kryl_dist_owner(const int64_t *begin, int size, int64_t row);
 /* ---- dist_matrix.c ---- */
 kryl_status kryl_dist_matrix_setup(kryl_context ctx, kryl_matrix A);
 void kryl_dist_matrix_release(kryl_context ctx, kryl_matrix A);
+/* The exchange buffers of d's halo in `precision` (send and ghost vectors,
+ * requests, host staging) and its send positions: inv (NULL: identity)
+ * maps an owned row (natural local order) to its position in the vectors
+ * whose halo d exchanges. */
+kryl_status kryl_dist_exchange_buffers(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                       kryl_precision precision, const int32_t *inv);
+/* Free d and what it holds (parts, buffers, its halo and rows references). */
+void kryl_dist_parts_free(struct kryl_dist_context *dc, struct kryl_dist_matrix *d);
 
 /* ---- dist_spmv.c ---- */
 kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
@@ -128,6 +137,33 @@ kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_v
 kryl_status kryl_dist_exchange_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
                                     kryl_precision precision);
 kryl_status kryl_dist_exchange_wait(struct kryl_dist_matrix *d);
+/* Exchange x's halo into d's ghost vector (x holds the owned entries at
+ * d's send positions): the pack and the start in the context's overlap
+ * mode (*mode: the one used; vector mode completes it here) ... */
+kryl_status kryl_dist_halo_begin(kryl_context ctx, struct kryl_dist_matrix *d, kryl_vector x,
+                                 kryl_overlap *mode);
+/* ... and its completion: d's ghosts are current in backend memory. */
+kryl_status kryl_dist_halo_end(kryl_context ctx, struct kryl_dist_matrix *d, kryl_overlap mode);
+
+/* ---- dist_color.c ---- */
+/* A proper coloring of the global graph of a distributed matrix: rows
+ * i != j coupled by a stored a_ij or a_ji (on any ranks) differ in color. */
+typedef struct kryl_dist_coloring {
+    int32_t ncolors; /* over all ranks */
+    int32_t *color;  /* of the owned rows, natural local order */
+    int rounds;      /* coloring rounds (1: no conflict between ranks) */
+} kryl_dist_coloring;
+/* Color the rows of A (owned rows, global columns; rank r owns rows
+ * [begin[r], begin[r+1])).  Collective; deterministic for a given
+ * partition.  Free with kryl_dist_coloring_free. */
+kryl_status kryl_dist_color(struct kryl_dist_context *dc, const kryl_csr *A, const int64_t *begin,
+                            kryl_dist_coloring *c);
+void kryl_dist_coloring_free(kryl_dist_coloring *c);
+/* ghosts[k] = the value its owner holds for ghost k of h, owned[i] being
+ * this rank's value of its row i (host memory; collective over h's
+ * neighbours). */
+kryl_status kryl_halo_exchange_int32(struct kryl_dist_context *dc, const kryl_halo *h,
+                                     const int32_t *owned, int32_t *ghosts);
 
 /* ---- dist_thread.c: the communication thread of task mode ---- */
 kryl_status kryl_comm_thread_start(struct kryl_comm_thread **t);

@@ -47,10 +47,8 @@ static kryl_status inner_vector(struct kryl_dist_context *dc, int64_t n, kryl_pr
     return st;
 }
 
-/* Exchange buffers of d in `precision`; inv (NULL: identity) maps an owned
- * row to its position in the local part's order. */
-static kryl_status make_buffers(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                                kryl_precision precision, const int32_t *inv)
+kryl_status kryl_dist_exchange_buffers(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                       kryl_precision precision, const int32_t *inv)
 {
     const kryl_halo *h = d->halo;
     kryl_context in = &dc->inner;
@@ -78,7 +76,7 @@ static kryl_status make_buffers(struct kryl_dist_context *dc, struct kryl_dist_m
     return KRYL_SUCCESS;
 }
 
-static void free_parts(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
+void kryl_dist_parts_free(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
 {
     if (d == NULL) return;
     kryl_matrix_destroy(&d->loc);
@@ -97,7 +95,7 @@ static void free_parts(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
 
 void kryl_dist_matrix_release(kryl_context ctx, kryl_matrix A)
 {
-    free_parts(ctx->dist, A->dist);
+    kryl_dist_parts_free(ctx->dist, A->dist);
     A->dist = NULL;
 }
 
@@ -129,11 +127,11 @@ kryl_status kryl_dist_matrix_setup(kryl_context ctx, kryl_matrix A)
             kryl_csr_free(&nl);
         if (st == KRYL_SUCCESS) st = st_nl;
     }
-    if (st == KRYL_SUCCESS) st = make_buffers(dc, d, A->precision, NULL);
+    if (st == KRYL_SUCCESS) st = kryl_dist_exchange_buffers(dc, d, A->precision, NULL);
     if (st == KRYL_SUCCESS) st = kryl_dist_boundary_setup(dc, d, A->precision);
     st = d ? kryl_dist_agree(ctx, st) : st;
     if (st != KRYL_SUCCESS) {
-        free_parts(dc, d);
+        kryl_dist_parts_free(dc, d);
         return st;
     }
     int64_t nnz = kryl_csr_nnz(csr);
@@ -229,7 +227,7 @@ kryl_status kryl_dist_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precisi
         /* inv[perm[i]] = i: where original row perm[i] went */
         for (int64_t i = 0; inv && i < n; i++) inv[perm[i]] = (int32_t)i;
     }
-    if (st == KRYL_SUCCESS) st = make_buffers(dc, d, precision, inv);
+    if (st == KRYL_SUCCESS) st = kryl_dist_exchange_buffers(dc, d, precision, inv);
     if (st == KRYL_SUCCESS) st = kryl_dist_boundary_setup(dc, d, precision);
     if (st == KRYL_SUCCESS) st = wrap_converted(B, A, precision, d);
     free(inv);
@@ -238,7 +236,7 @@ kryl_status kryl_dist_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precisi
         if (*B != NULL)
             kryl_matrix_destroy(B); /* frees d through matrix_release */
         else
-            free_parts(dc, d);
+            kryl_dist_parts_free(dc, d);
     }
     return st;
 }

@@ -12,7 +12,9 @@
  * wait (blocked on messages).  On cuda the exchange runs through NCCL on a
  * second stream (the local product overlaps it in every mode but vector;
  * host times then count launches only), or through CUDA-aware MPI on
- * device memory, or staged in host memory (download/upload). */
+ * device memory, or staged in host memory (download/upload).  The exchange
+ * alone (kryl_dist_halo_begin/end) also serves the multicolor sweeps of
+ * dist_mcssor.c, which overlap it with a color's local product alike. */
 #include "dist/dist_internal.h"
 
 enum { HALO_TAG = 7301 };
@@ -89,12 +91,12 @@ static kryl_status pack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d
 }
 
 /* Move received ghosts to backend memory (device backends). */
-static kryl_status unpack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                          kryl_precision precision)
+static kryl_status unpack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
 {
     if (dc->transport != KRYL_TRANSPORT_STAGED || d->halo->nghost == 0) return KRYL_SUCCESS;
     return dc->inner_ops->upload(&dc->inner, d->ghost->data, d->recv_host,
-                                 (size_t)d->halo->nghost * kryl_precision_size(precision));
+                                 (size_t)d->halo->nghost *
+                                     kryl_precision_size(d->ghost->precision));
 }
 
 /* Start the exchange on this thread: NCCL on the device, or MPI. */
@@ -117,48 +119,60 @@ static kryl_status finish_exchange(struct kryl_dist_context *dc, struct kryl_dis
     return kryl_dist_exchange_wait(d);
 }
 
+/* Wait for the exchange started in `mode` and move the ghosts to backend memory. */
+static kryl_status complete_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                     kryl_overlap mode)
+{
+    double t0 = kryl_wtime();
+    KRYL_TRY(mode == KRYL_OVERLAP_TASK ? kryl_comm_thread_wait(dc->thread)
+                                       : finish_exchange(dc, d));
+    double t1 = kryl_wtime();
+    dc->stats.wait_s += t1 - t0;
+    KRYL_TRY(unpack(dc, d));
+    dc->stats.comm_s += kryl_wtime() - t1;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_dist_halo_begin(kryl_context ctx, struct kryl_dist_matrix *d, kryl_vector x,
+                                 kryl_overlap *mode)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    *mode = usable_mode(ctx);
+    double t0 = kryl_wtime();
+    KRYL_TRY(pack(dc, d, x));
+    if (*mode == KRYL_OVERLAP_TASK)
+        kryl_comm_thread_run(dc->thread, dc, d, x->precision);
+    else
+        KRYL_TRY(start_exchange(dc, d, x->precision));
+    dc->stats.comm_s += kryl_wtime() - t0;
+    /* vector mode: the ghosts are complete before any product */
+    return *mode == KRYL_OVERLAP_VECTOR ? complete_exchange(dc, d, *mode) : KRYL_SUCCESS;
+}
+
+kryl_status kryl_dist_halo_end(kryl_context ctx, struct kryl_dist_matrix *d, kryl_overlap mode)
+{
+    if (mode == KRYL_OVERLAP_VECTOR) return KRYL_SUCCESS; /* completed by kryl_dist_halo_begin */
+    return complete_exchange(ctx->dist, d, mode);
+}
+
 kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor)
 {
     struct kryl_dist_context *dc = ctx->dist;
     struct kryl_dist_matrix *d = A->dist;
-    kryl_context in = &dc->inner;
-    const kryl_backend_ops *ops = dc->inner_ops;
-    kryl_overlap mode = usable_mode(ctx);
     kryl_dist_stats *s = &dc->stats;
     bool rows = A->layout->n > 0, ghosts = d->halo->nghost > 0;
+    kryl_overlap mode;
+    KRYL_TRY(kryl_dist_halo_begin(ctx, d, x, &mode));
     double t0 = kryl_wtime();
-    KRYL_TRY(pack(dc, d, x));
-    if (mode == KRYL_OVERLAP_TASK)
-        kryl_comm_thread_run(dc->thread, dc, d, x->precision);
-    else
-        KRYL_TRY(start_exchange(dc, d, x->precision));
-    double t1 = kryl_wtime();
-    s->comm_s += t1 - t0;
-    if (mode == KRYL_OVERLAP_VECTOR) {
-        KRYL_TRY(finish_exchange(dc, d));
-        double t2 = kryl_wtime();
-        s->wait_s += t2 - t1;
-        KRYL_TRY(unpack(dc, d, x->precision));
-        s->comm_s += kryl_wtime() - t2;
-    }
-    double t3 = kryl_wtime();
     /* y = alpha A_loc x + beta z */
-    if (rows) KRYL_TRY(ops->spmv(in, d->loc, alpha, x, beta, z, y, monitor));
-    double t4 = kryl_wtime();
-    s->compute_s += t4 - t3;
-    if (mode != KRYL_OVERLAP_VECTOR) {
-        KRYL_TRY(mode == KRYL_OVERLAP_TASK ? kryl_comm_thread_wait(dc->thread)
-                                           : finish_exchange(dc, d));
-        double t5 = kryl_wtime();
-        s->wait_s += t5 - t4;
-        KRYL_TRY(unpack(dc, d, x->precision));
-        t4 = kryl_wtime();
-        s->comm_s += t4 - t5;
-    }
+    if (rows) KRYL_TRY(dc->inner_ops->spmv(&dc->inner, d->loc, alpha, x, beta, z, y, monitor));
+    s->compute_s += kryl_wtime() - t0;
+    KRYL_TRY(kryl_dist_halo_end(ctx, d, mode));
+    double t1 = kryl_wtime();
     /* y += alpha A_nl ghosts */
     if (rows && ghosts) KRYL_TRY(kryl_dist_nonlocal_product(dc, d, alpha, y, monitor));
-    s->compute_s += kryl_wtime() - t4;
+    s->compute_s += kryl_wtime() - t1;
     s->spmvs++;
     return KRYL_SUCCESS;
 }

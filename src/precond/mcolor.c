@@ -78,17 +78,21 @@ static void sparsify(kryl_csr *S, int32_t p, double theta, double *heavy)
     S->row_ptr[n] = k;
 }
 
+kryl_status kryl_mcolor_zero_diagonal(const kryl_precond *pc, int64_t row)
+{
+    return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                      "%s: the diagonal entry of row %lld (0-based) is zero or missing; "
+                      "%s divides by it; use gmres with --precond ilut or --precond none, "
+                      "or reorder the matrix to put nonzeros on the diagonal",
+                      kryl_precond_name(pc->kind), (long long)row,
+                      pc->kind == KRYL_PRECOND_MCSSOR ? "SSOR" : "ILU(0)");
+}
+
 /* Zero or missing diagonal entries are refused, naming the first. */
 static kryl_status check_diagonal(kryl_precond *pc, const kryl_csr *A, const double *diag)
 {
     for (int64_t i = 0; i < A->nrows; i++)
-        if (diag[i] == 0.0)
-            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "%s: the diagonal entry of row %lld (0-based) is zero or missing; "
-                              "%s divides by it; use gmres with --precond ilut or --precond none, "
-                              "or reorder the matrix to put nonzeros on the diagonal",
-                              kryl_precond_name(pc->kind), (long long)(A->row_begin + i),
-                              pc->kind == KRYL_PRECOND_MCSSOR ? "SSOR" : "ILU(0)");
+        if (diag[i] == 0.0) return kryl_mcolor_zero_diagonal(pc, A->row_begin + i);
     return KRYL_SUCCESS;
 }
 

@@ -34,6 +34,10 @@ typedef struct kryl_mcolor {
 kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor *mc);
 void kryl_mcolor_free(kryl_mcolor *mc);
 
+/* The refusal (KRYL_ERR_ZERO_DIAGONAL) of a zero or missing diagonal
+ * entry in global row `row`, under pc's name. */
+kryl_status kryl_mcolor_zero_diagonal(const kryl_precond *pc, int64_t row);
+
 /* Filter (user: the kryl_mcolor) of a matrix in the color order c.perm:
  * drops b_ij, i != j, of rows of one color, so that every triangle of M
  * couples only rows of different colors and its level schedule has one

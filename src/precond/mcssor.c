@@ -40,11 +40,17 @@
  * rows of one color may still be coupled in A.  Such entries cannot sit in
  * a triangle solved one color at a time, so they are left out of L and U
  * (M is the SSOR of A minus those couplings), while the residual of later
- * sweeps uses all of A. */
+ * sweeps uses all of A.
+ *
+ * A matrix distributed over ranks gets the same M from its own coloring
+ * and sweeps (src/dist/dist_mcssor.c); one rank always takes this path. */
 #include <stdlib.h>
 
 #include "factor/factor_internal.h"
 #include "precond/mcolor.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 typedef struct mcssor_data {
     kryl_precond sweep;  /* z = M^{-1} r: one symmetric sweep from z = 0 */
@@ -122,6 +128,10 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "mcssor: sweeps %d, omega %g: expected sweeps >= 1 and 0 < omega < 2",
                           opts->sweeps, opts->omega);
+#ifdef KRYL_HAVE_MPI
+    /* over several ranks: colored and swept with halo exchanges */
+    if (A->dist != NULL) return kryl_dist_mcssor_create(pc, A, opts);
+#endif
     mcssor_data *d = calloc(1, sizeof *d);
     if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "mcssor: out of memory");
     pc->data = d;
