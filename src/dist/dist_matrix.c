@@ -68,6 +68,15 @@ kryl_status kryl_dist_exchange_buffers(struct kryl_dist_context *dc, struct kryl
     kryl_status st = dc->inner_ops->alloc(in, (void **)&d->send_perm, bytes);
     if (st == KRYL_SUCCESS && bytes > 0) st = dc->inner_ops->upload(in, d->send_perm, pos, bytes);
     free(pos);
+#ifdef KRYL_HAVE_NCCL
+    /* NCCL connects to a peer at its first send or receive (about 1 s on two
+     * H200s): one exchange now keeps that out of the first solve */
+    if (st == KRYL_SUCCESS && dc->transport == KRYL_TRANSPORT_NCCL) {
+        st = kryl_nccl_post(dc, d, precision);
+        if (st == KRYL_SUCCESS) st = kryl_nccl_wait(dc);
+        if (st == KRYL_SUCCESS) st = dc->inner_ops->synchronize(in);
+    }
+#endif
     if (st != KRYL_SUCCESS || dc->transport != KRYL_TRANSPORT_STAGED) return st;
     d->send_host = malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * es);
     d->recv_host = malloc((size_t)(h->nghost > 0 ? h->nghost : 1) * es);

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/cuda/cuda_hooks.h"
 #include "dist/dist_internal.h"
@@ -47,9 +48,40 @@ void kryl_nccl_free(struct kryl_nccl *n)
     free(n);
 }
 
+/* NCCL takes one rank per GPU, and a communicator whose ranks share one
+ * fails on those ranks only, leaving the others waiting in its set-up: so
+ * every rank first compares the PCI bus ids of all ranks' devices.
+ * Collective. */
+static kryl_status one_rank_per_device(struct kryl_dist_context *dc)
+{
+    enum { ID = 32 };
+    char mine[ID] = {0};
+    int device = 0;
+    kryl_status st = cuda_status(cudaGetDevice(&device), "cudaGetDevice");
+    if (st == KRYL_SUCCESS)
+        st = cuda_status(cudaDeviceGetPCIBusId(mine, ID, device), "cudaDeviceGetPCIBusId");
+    char *all = calloc((size_t)dc->size, ID);
+    if (all == NULL) st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    st = kryl_dist_agree_comm(dc->comm, st);
+    if (st != KRYL_SUCCESS) {
+        free(all);
+        return st;
+    }
+    MPI_Allgather(mine, ID, MPI_CHAR, all, ID, MPI_CHAR, dc->comm);
+    for (int p = 0; p < dc->size && st == KRYL_SUCCESS; p++)
+        for (int q = p + 1; q < dc->size && st == KRYL_SUCCESS; q++)
+            if (strncmp(all + (size_t)p * ID, all + (size_t)q * ID, ID) == 0)
+                st = KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                                "ranks %d and %d share the GPU %s (NCCL needs one rank per GPU)", p,
+                                q, all + (size_t)p * ID);
+    free(all);
+    return st;
+}
+
 kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, struct kryl_nccl **out)
 {
     *out = NULL;
+    KRYL_TRY(one_rank_per_device(dc));
     struct kryl_nccl *n = calloc(1, sizeof *n);
     ncclUniqueId id;
     kryl_status st = n ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
@@ -73,6 +105,15 @@ kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, stru
     if (st == KRYL_SUCCESS)
         st = cuda_status(cudaEventCreateWithFlags(&n->received, cudaEventDisableTiming),
                          "cudaEventCreateWithFlags");
+    /* a first reduction sets up the collective's channels here, not in a solve */
+    double *one = NULL;
+    if (st == KRYL_SUCCESS) st = cuda_status(cudaMalloc((void **)&one, sizeof *one), "cudaMalloc");
+    if (st == KRYL_SUCCESS)
+        st = nccl_status(ncclAllReduce(one, one, 1, ncclDouble, ncclSum, n->comm, n->stream),
+                         "ncclAllReduce");
+    if (st == KRYL_SUCCESS)
+        st = cuda_status(cudaStreamSynchronize(n->stream), "cudaStreamSynchronize");
+    cudaFree(one);
     st = kryl_dist_agree_comm(dc->comm, st);
     if (st != KRYL_SUCCESS) {
         kryl_nccl_free(n);
