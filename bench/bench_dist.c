@@ -115,11 +115,6 @@ static double time_method(kryl_matrix A, kryl_method method, int64_t its, MPI_Co
     return max_over_ranks(r.iterations > 0 ? r.solve_s / (double)r.iterations : 0.0, comm);
 }
 
-static double time_cg(kryl_matrix A, int64_t its, MPI_Comm comm)
-{
-    return time_method(A, KRYL_METHOD_CG, its, comm);
-}
-
 /* The model's SpMV seconds of this rank's part: vector mode adds the
  * halo's transfer, the overlapped modes hide it behind the local product. */
 static void model(kryl_matrix A, const bench_args *a, measure *m)
@@ -176,7 +171,7 @@ static void run_modes(const char *title, kryl_matrix A, kryl_context ctx, const 
         DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
         m.spmv_s = time_spmv(A, a->reps, MPI_COMM_WORLD);
         DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
-        m.cg_it_s = time_cg(A, a->its, MPI_COMM_WORLD);
+        m.cg_it_s = time_method(A, KRYL_METHOD_CG, a->its, MPI_COMM_WORLD);
         m.pipecg_it_s = time_method(A, KRYL_METHOD_PIPECG, a->its, MPI_COMM_WORLD);
         /* strong: T1 / TP (ideal P); weak: T1 / TP (ideal 1); each method against itself */
         double ratio = m.cg_it_s > 0.0 ? base->cg_it_s / m.cg_it_s : 0.0;
@@ -207,7 +202,7 @@ static void baseline(const bench_args *a, measure *base)
         kryl_matrix A = NULL;
         DIE_UNLESS(kryl_matrix_generate(&A, one, &g, 0, rows));
         base->spmv_s = time_spmv(A, a->reps, MPI_COMM_SELF);
-        base->cg_it_s = time_cg(A, a->its, MPI_COMM_SELF);
+        base->cg_it_s = time_method(A, KRYL_METHOD_CG, a->its, MPI_COMM_SELF);
         base->pipecg_it_s = time_method(A, KRYL_METHOD_PIPECG, a->its, MPI_COMM_SELF);
         printf("baseline, 1 rank (%s): poisson3d %lld^3: CG %.3f ms/it, pipecg %.3f ms/it, "
                "SpMV %.3f ms\n",
@@ -312,7 +307,7 @@ static void rgg_row(const char *label, kryl_matrix A, kryl_context ctx, const be
     for (int mode = KRYL_OVERLAP_NAIVE; mode <= KRYL_OVERLAP_TASK; mode++)
         if (t[mode] < t[best]) best = mode;
     DIE_UNLESS(kryl_context_set_overlap(ctx, (kryl_overlap)best));
-    double cg_s = time_cg(A, a->its, MPI_COMM_WORLD);
+    double cg_s = time_method(A, KRYL_METHOD_CG, a->its, MPI_COMM_WORLD);
     if (rank == 0) {
         char split[16] = "-";
         if (split_s >= 0.0) snprintf(split, sizeof split, "%.2f", split_s);

@@ -339,11 +339,7 @@ static void check_refusals(kryl_context dctx)
 int main(int argc, char **argv)
 {
     rank = test_dist_init(&argc, &argv, &size);
-    if (size > 4) {
-        if (rank == 0) printf("test_dist_matrix: written for at most 4 ranks, skipped\n");
-        MPI_Finalize();
-        return TEST_SKIP_CODE;
-    }
+    if (test_dist_too_many_ranks("test_dist_matrix", 4)) return TEST_SKIP_CODE;
     const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         if (!kryl_backend_available(kinds[k])) continue;

@@ -3,17 +3,6 @@
 
 #include "test_gen_support.h"
 
-/* init fails with `expected` and a message containing `word`. */
-static void check_rejected(const kryl_generator_options *o, kryl_status expected, const char *word)
-{
-    kryl_generator g;
-    int64_t nrows = 0, nnz = 0;
-    CHECK_STATUS(kryl_generator_init(&g, o), expected);
-    CHECK(strstr(kryl_last_error(), word) != NULL, "message '%s' does not name '%s'",
-          kryl_last_error(), word);
-    CHECK_STATUS(kryl_generator_size(o, &nrows, &nnz), expected);
-}
-
 int main(void)
 {
     static const char *names[] = {"poisson2d",  "poisson3d", "poisson3d27", "poisson3d125",

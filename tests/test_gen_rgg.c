@@ -206,17 +206,6 @@ static void check_locality(void)
           (long long)total[1], (long long)total[0]);
 }
 
-/* init and kryl_generator_size fail with `expected` and a message naming `word`. */
-static void check_rejected(const kryl_generator_options *o, kryl_status expected, const char *word)
-{
-    kryl_generator g;
-    int64_t nrows = 0, nnz = 0;
-    CHECK_STATUS(kryl_generator_init(&g, o), expected);
-    CHECK(strstr(kryl_last_error(), word) != NULL, "message '%s' does not name '%s'",
-          kryl_last_error(), word);
-    CHECK_STATUS(kryl_generator_size(o, &nrows, &nnz), expected);
-}
-
 static void check_options(void)
 {
     const char *names[2] = {"rgg", "rgg-spatial"};

@@ -159,4 +159,16 @@ static inline void gen_check_range(const kryl_csr *whole, const kryl_generator *
     gen_csr_free(&part);
 }
 
+/* init and kryl_generator_size fail with `expected` and a message naming `word`. */
+static inline void check_rejected(const kryl_generator_options *o, kryl_status expected,
+                                  const char *word)
+{
+    kryl_generator g;
+    int64_t nrows = 0, nnz = 0;
+    CHECK_STATUS(kryl_generator_init(&g, o), expected);
+    CHECK(strstr(kryl_last_error(), word) != NULL, "message '%s' does not name '%s'",
+          kryl_last_error(), word);
+    CHECK_STATUS(kryl_generator_size(o, &nrows, &nnz), expected);
+}
+
 #endif

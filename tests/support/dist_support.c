@@ -98,6 +98,34 @@ int64_t test_dist_compare(kryl_matrix dA, kryl_matrix sA, const kryl_solver_opti
     free(xs);
     return std == KRYL_SUCCESS ? rd.iterations : -1;
 }
+
+int64_t test_dist_compare_modes(kryl_context dctx, kryl_matrix dA, kryl_matrix sA,
+                                const kryl_solver_options *opt, double tol, const char *label)
+{
+    char what[256];
+    int64_t its[3] = {0, 0, 0};
+    for (int mode = KRYL_OVERLAP_VECTOR; mode <= KRYL_OVERLAP_TASK; mode++) {
+        CHECK_OK(kryl_context_set_overlap(dctx, (kryl_overlap)mode));
+        snprintf(what, sizeof what, "%s, overlap %s", label, kryl_overlap_name((kryl_overlap)mode));
+        its[mode] = test_dist_compare(dA, sA, opt, tol, what);
+    }
+    CHECK(its[0] == its[1] && its[1] == its[2],
+          "%s: iterations differ between modes: %lld %lld %lld", label, (long long)its[0],
+          (long long)its[1], (long long)its[2]);
+    CHECK_OK(kryl_context_set_overlap(dctx, KRYL_OVERLAP_NAIVE));
+    return its[KRYL_OVERLAP_NAIVE];
+}
+
+bool test_dist_too_many_ranks(const char *name, int max_ranks)
+{
+    int size = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (size <= max_ranks) return false;
+    if (rank == 0) printf("%s: written for at most %d ranks, skipped\n", name, max_ranks);
+    MPI_Finalize();
+    return true;
+}
 #else
 typedef int dist_support_empty; /* ISO C: a translation unit is never empty */
 #endif

@@ -12,6 +12,11 @@
 /* MPI_Init_thread (MPI_THREAD_MULTIPLE asked); returns this rank. */
 int test_dist_init(int *argc, char ***argv, int *size);
 
+/* Whether test `name`, written for at most max_ranks ranks, runs on more:
+ * then rank 0 says it is skipped and MPI is finalized (exit with
+ * TEST_SKIP_CODE). */
+bool test_dist_too_many_ranks(const char *name, int max_ranks);
+
 /* Sum the failures of all ranks, print the summary on rank 0, finalize
  * MPI; the exit status. */
 int test_dist_finish(const char *name);
@@ -27,6 +32,12 @@ double *test_dist_rhs(int64_t n);
  * and the solutions agree to tol.  Returns the distributed iterations. */
 int64_t test_dist_compare(kryl_matrix dA, kryl_matrix sA, const kryl_solver_options *opt,
                           double tol, const char *label);
+
+/* test_dist_compare in each overlap mode of dctx (dA's context) (vector, naive,
+ * task), checking that all three take the same iterations; leaves the
+ * context in naive mode.  Returns the iterations of naive mode. */
+int64_t test_dist_compare_modes(kryl_context dctx, kryl_matrix dA, kryl_matrix sA,
+                                const kryl_solver_options *opt, double tol, const char *label);
 
 #endif
 

@@ -32,6 +32,17 @@ struct cuda_csr {
     int64_t max_len;
 };
 
+/* A's CSR storage when it is square, not empty, and multiplied by the
+ * vector kernel (the one a fused kernel can take row by row), else NULL. */
+static inline const cuda_csr *kryl_cuda_vector_csr(kryl_matrix A)
+{
+    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+    if (A->fmt.kind != KRYL_FORMAT_CSR || m == nullptr || m->kernel == KRYL_CUDA_SPMV_STREAM ||
+        A->fmt.nrows != A->fmt.ncols || A->fmt.nrows == 0)
+        return nullptr;
+    return m;
+}
+
 /* Run f(std::integral_constant<int, L>{}) with L = lanes (1, 2, 4, 8, 16, else 32):
  * the LANES template argument of a CSR-vector kernel for a matrix's lanes. */
 template <typename F> static void kryl_cuda_with_lanes(int lanes, F f)

@@ -355,11 +355,8 @@ kryl_status kryl_cuda_pipecg_spmv_update(kryl_context ctx, kryl_matrix A, kryl_s
     }
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
-    const bool fused = A->fmt.kind == KRYL_FORMAT_CSR && m != nullptr &&
-                       m->kernel != KRYL_CUDA_SPMV_STREAM && A->fmt.nrows == A->fmt.ncols &&
-                       A->fmt.nrows == v->x->n && A->precision == v->x->precision &&
-                       A->fmt.nrows > 0;
+    const cuda_csr *m = kryl_cuda_vector_csr(A);
+    const bool fused = m != nullptr && A->fmt.nrows == v->x->n && A->precision == v->x->precision;
     if (!fused) {
         /* n = A in;  the step */
         KRYL_TRY(kryl_cuda_spmv(ctx, A, 1.0, in, 0.0, nullptr, v->n, monitor));

@@ -219,17 +219,15 @@ kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, k
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda spmv_dot: the scalar out is NULL");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+    const cuda_csr *m = kryl_cuda_vector_csr(A);
     /* Fused only where the grid of a reduction holds every row group at most
      * FUSED_ROWS_PER_GROUP times: there one launch less is what counts (H100,
      * 2-D 300^2 CG: 18.7 -> 13.5 us per iteration), while a larger matrix
      * streams faster through the plain kernel's one row per group (7-point
      * 160^3: 0.28 ms per CG iteration split, 0.317 ms fused). */
-    const bool fused = A->fmt.kind == KRYL_FORMAT_CSR && m != nullptr &&
-                       m->kernel != KRYL_CUDA_SPMV_STREAM && A->fmt.nrows == A->fmt.ncols &&
-                       A->fmt.nrows > 0 &&
-                       A->fmt.nrows * m->lanes <=
-                           FUSED_ROWS_PER_GROUP * (int64_t)s->reduce_blocks * KRYL_CUDA_THREADS;
+    const bool fused =
+        m != nullptr && A->fmt.nrows * m->lanes <=
+                            FUSED_ROWS_PER_GROUP * (int64_t)s->reduce_blocks * KRYL_CUDA_THREADS;
     if (!fused) {
         /* y = A x;  out = x'y */
         KRYL_TRY(kryl_cuda_spmv(ctx, A, 1.0, x, 0.0, nullptr, y, monitor));
