@@ -148,16 +148,18 @@ static void test_spd(kryl_context ctx)
 /* Nonsymmetric matrices whose ILU(0) exists, with the preconditioners
  * that converge on them with their defaults: ILUT(1e-3, 20) does not
  * converge on sherman2 and olm1000 within 20000 GMRES(40) iterations and
- * takes ~2000 on sherman3, too long under sanitizers; 8-block bjacobi
- * stagnates on rdb2048 (relres 2e-2 with METIS blocks, 2e-8 contiguous),
- * and is Jacobi on the 9 rows of cage4. */
+ * takes ~2000 on sherman3, too long under sanitizers; on rdb2048 it
+ * stagnates near 1e-8 (on cuda, whose timed triangular-solve path changes
+ * the rounding, one run ended at 1.6e-8 after 20000 iterations), as 8-block
+ * bjacobi does (relres 2e-2 with METIS blocks, 2e-8 contiguous); bjacobi
+ * is Jacobi on the 9 rows of cage4. */
 static const struct {
     const char *file;
     bool ilut, bjacobi;
 } nonsym[] = {
-    {"pores_1.mtx", true, true},  {"cage4.mtx", true, false},   {"sherman1.mtx", true, true},
-    {"sherman4.mtx", true, true}, {"sherman5.mtx", true, true}, {"sherman2.mtx", false, true},
-    {"olm1000.mtx", false, true}, {"rdb2048.mtx", true, false}, {"sherman3.mtx", false, true}};
+    {"pores_1.mtx", true, true},  {"cage4.mtx", true, false},    {"sherman1.mtx", true, true},
+    {"sherman4.mtx", true, true}, {"sherman5.mtx", true, true},  {"sherman2.mtx", false, true},
+    {"olm1000.mtx", false, true}, {"rdb2048.mtx", false, false}, {"sherman3.mtx", false, true}};
 
 static void test_nonsymmetric(kryl_context ctx)
 {
@@ -187,11 +189,9 @@ static void test_nonsymmetric(kryl_context ctx)
                        pcs[p] == KRYL_PRECOND_BJACOBI ? "/" : "",
                        pcs[p] == KRYL_PRECOND_BJACOBI ? kryl_partition_name(parts[k]) : "",
                        (long long)it);
-                /* ILUT(1e-3, 20) takes more than GMRES alone on rdb2048 */
-                if (pcs[p] != KRYL_PRECOND_ILUT)
-                    CHECK(none < 0 || it < none,
-                          "%s: gmres + %s took %lld iterations, gmres alone %lld", nonsym[m].file,
-                          kryl_precond_name(pcs[p]), (long long)it, (long long)none);
+                CHECK(none < 0 || it < none,
+                      "%s: gmres + %s took %lld iterations, gmres alone %lld", nonsym[m].file,
+                      kryl_precond_name(pcs[p]), (long long)it, (long long)none);
             }
         }
         printf("\n");
