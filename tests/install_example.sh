@@ -96,7 +96,9 @@ else
         echo "install_example: FAILED: the static build still needs libkryl.so" >&2
         exit 1
     fi
-    run_example "pkg-config, shared" env LD_LIBRARY_PATH="$libdir" "$dir/poisson_assembly"
+    # the installed library first; the caller's path still finds its dependencies
+    run_example "pkg-config, shared" \
+        env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dir/poisson_assembly"
     run_example "pkg-config, static" "$dir/poisson_assembly_static"
 fi
 
