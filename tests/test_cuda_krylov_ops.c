@@ -328,6 +328,181 @@ static void test_pipecg_spmv(kryl_precision p, test_shape shape, int64_t n, int 
     pipe_free(&ps);
 }
 
+/* A consistent start of pipelined CG on A (SPD) with M = diag(dinv) (mode
+ * 2) or I (mode 0), set alike on both sides: x = p = s = q = z = 0, r
+ * random, u = M r, w = A u, m = M w, and (gamma, delta, rr) = (r'u, w'u,
+ * r'r) with gamma_old = alpha_old = 0, so the first step is a fresh one. */
+static void pipe_start(pipe_set *ps, kryl_matrix A[2], int mode, spair *sc)
+{
+    const int64_t n = ps->x.total;
+    double *zero = calloc((size_t)n + 1, sizeof *zero), *r = malloc((size_t)(n + 1) * sizeof *r);
+    test_random_values(r, n, 501);
+    vp_set(&ps->r, r);
+    free(r);
+    vpair *zeroed[] = {&ps->x, &ps->p, &ps->s, &ps->q, &ps->z};
+    for (int i = 0; i < 5; i++) vp_set(zeroed[i], zero);
+    double *dinv = malloc((size_t)(n + 1) * sizeof *dinv);
+    test_random_values(dinv, n, 500);
+    for (int64_t i = 0; i < n; i++) dinv[i] = mode == 2 ? 1.0 + 0.5 * dinv[i] : 1.0;
+    vp_set(&ps->dinv, dinv);
+    r = vp_values(&ps->r, REF); /* rounded to the working precision */
+    double *u = malloc((size_t)(n + 1) * sizeof *u);
+    for (int64_t i = 0; i < n; i++) u[i] = dinv[i] * r[i];
+    vpair *uw = mode ? &ps->u : &ps->r;
+    vp_set(uw, u);
+    free(u);
+    u = vp_values(uw, REF); /* rounded to the working precision */
+    /* w = A u on ref, copied to both sides */
+    vpair *w_pair = &ps->w;
+    CHECK_OK(sides[REF].ops->spmv(sides[REF].ctx, A[REF], 1.0, &uw->v[REF], 0.0, NULL,
+                                  &w_pair->v[REF], NULL));
+    double *w = vp_values(w_pair, REF);
+    vp_set(w_pair, w);
+    if (mode) {
+        double *m = malloc((size_t)(n + 1) * sizeof *m);
+        for (int64_t i = 0; i < n; i++) m[i] = dinv[i] * w[i];
+        vp_set(&ps->m, m);
+        free(m);
+    }
+    double start[KRYL_PIPECG_SCALARS] = {0.0};
+    for (int64_t i = 0; i < n; i++) {
+        start[KRYL_PIPECG_GAMMA] += r[i] * u[i];
+        start[KRYL_PIPECG_DELTA] += w[i] * u[i];
+        start[KRYL_PIPECG_RR] += r[i] * r[i];
+    }
+    sp_set(sc, start);
+    free(zero);
+    free(dinv);
+    free(r);
+    free(u);
+    free(w);
+}
+
+/* `count` fused steps in one launch (cuda) against ref's SpMV and step
+ * `count` times, from a consistent start on an SPD matrix: every vector,
+ * scalar and recorded coefficient alike, the updated input in `next` after
+ * an odd count; then a tolerance met by the first step ends the batch
+ * there, a stopped monitor leaves everything unchanged, and a matrix that
+ * the fused kernel cannot take (a dense row) is refused with nothing
+ * queued. */
+static void test_pipecg_spmv_steps(kryl_precision p, kryl_generator_kind kind, int64_t size,
+                                   int mode, int count)
+{
+    kryl_matrix A[2];
+    for (int b = 0; b < 2; b++) {
+        kryl_matrix G = kt_generate(sides[b].ctx, kind, size);
+        A[b] = G;
+        if (p == KRYL_SINGLE) {
+            CHECK_OK(kryl_matrix_convert(&A[b], G, p, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE));
+            kryl_matrix_destroy(&G);
+        }
+    }
+    const int64_t n = kt_rows(A[REF]);
+    char what[112];
+    snprintf(what, sizeof what, "pipecg_spmv_steps %s n=%lld %s mode %d x%d",
+             kryl_generator_name(kind), (long long)n, kryl_precision_name(p), mode, count);
+    pipe_set ps;
+    pipe_new(&ps, p, n, mode);
+    vpair next = vp_new(p, n, 400);
+    vpair *in = mode ? &ps.m : &ps.w;
+    spair sc = sp_new(KRYL_PIPECG_SCALARS, NULL), coef = sp_new(2 * count, NULL);
+    mpair mon = mp_new(KRYL_STOP_RUNNING);
+    kryl_vector dinv[2] = {mode ? &ps.dinv.v[REF] : NULL, mode ? &ps.dinv.v[GPU] : NULL};
+    bool resident = true;
+    for (int stop_early = 0; stop_early < 2; stop_early++) {
+        pipe_start(&ps, A, mode, &sc);
+        /* stop_early: every rr meets the tolerance; else none does */
+        mp_set(&mon, KRYL_STOP_RUNNING, 0, stop_early ? INFINITY : -1.0);
+        for (int k = 0; k < count; k++) {
+            /* ref: n = A in;  the step, in updated in place */
+            CHECK_OK(sides[REF].ops->spmv(sides[REF].ctx, A[REF], 1.0, &in->v[REF], 0.0, NULL,
+                                          &ps.n.v[REF], mon.mon[REF]));
+            CHECK_OK(sides[REF].ops->pipecg_update(sides[REF].ctx, sp_at(&sc, REF, 0), 0,
+                                                   &ps.v[REF], dinv[REF], coef.ptr[REF] + 0,
+                                                   mon.mon[REF], true));
+        }
+        bool queued = false;
+        CHECK_OK(sides[GPU].ops->pipecg_spmv_steps(sides[GPU].ctx, A[GPU], sp_at(&sc, GPU, 0),
+                                                   &ps.v[GPU], dinv[GPU], &next.v[GPU],
+                                                   coef.ptr[GPU], mon.mon[GPU], count, &queued));
+        if (!queued && size >= 300) {
+            /* a grid with a group for every row does not fit this device */
+            printf("%s: not resident here, skipped\n", what);
+            resident = false;
+            break;
+        }
+        CHECK(queued, "%s: not queued", what);
+        const int done = stop_early ? 1 : count;
+        const vpair *same[] = {&ps.x, &ps.r, &ps.u, &ps.w, &ps.p, &ps.s, &ps.q, &ps.z};
+        double d = 0.0;
+        for (int i = 0; i < 8; i++)
+            if (same[i] != in) d = fmax(d, vp_diff(same[i]));
+        if (!stop_early) {
+            /* the updated input: in place after an even count, in next after an odd one */
+            double *r = vp_values(in, REF), *g = vp_values(count % 2 ? &next : in, GPU);
+            d = fmax(d, test_rel_diff(g, r, n));
+            free(r);
+            free(g);
+        }
+        CHECK(d <= 10 * done * tolerance(p), "%s stop_early %d: vectors differ by %.3g", what,
+              stop_early, d);
+        sp_check(&sc, 10 * done * sum_tolerance(p, n), what);
+        double c[2][2];
+        for (int b = 0; b < 2; b++) dev_get(b, c[b], coef.ptr[b] + 2 * (done - 1), sizeof c[b]);
+        for (int j = 0; j < 2; j++)
+            CHECK(test_close(c[GPU][j], c[REF][j], 10 * done * sum_tolerance(p, n)),
+                  "%s: coefficient %d of the last step: cuda %.17g ref %.17g", what, j, c[GPU][j],
+                  c[REF][j]);
+        for (int b = 0; b < 2; b++)
+            CHECK(mp_get(&mon, b).iteration == done, "%s on %s: %lld steps recorded, expected %d",
+                  what, sides[b].ops->name, (long long)mp_get(&mon, b).iteration, done);
+        mp_check_stop(&mon, stop_early ? KRYL_STOP_CONVERGED : KRYL_STOP_RUNNING, what);
+    }
+    /* the guard: a stopped monitor, nothing changes */
+    double *x_before = vp_values(&ps.x, GPU);
+    bool queued = false;
+    if (resident)
+        CHECK_OK(sides[GPU].ops->pipecg_spmv_steps(sides[GPU].ctx, A[GPU], sp_at(&sc, GPU, 0),
+                                                   &ps.v[GPU], dinv[GPU], &next.v[GPU], NULL,
+                                                   mon.mon[GPU], count, &queued));
+    CHECK(!resident || (queued && vp_same(&ps.x, GPU, x_before)),
+          "%s: a stopped monitor must change nothing", what);
+    free(x_before);
+    mp_free(&mon);
+    sp_free(&coef);
+    sp_free(&sc);
+    vp_free(&next);
+    pipe_free(&ps);
+    for (int b = 0; b < 2; b++) kryl_matrix_destroy(&A[b]);
+}
+
+/* A dense row takes the stream kernel, which the fused steps cannot use:
+ * refused, nothing queued. */
+static void test_pipecg_spmv_steps_refused(void)
+{
+    const int64_t n = 257;
+    kryl_matrix A =
+        test_random_matrix(sides[GPU].ctx, TEST_SHAPE_DENSE_ROW, n, 5, KRYL_DOUBLE, false);
+    pipe_set ps;
+    pipe_new(&ps, KRYL_DOUBLE, n, 0);
+    vpair next = vp_new(KRYL_DOUBLE, n, 400);
+    spair sc =
+        sp_new(KRYL_PIPECG_SCALARS, (const double[KRYL_PIPECG_SCALARS]){1.0, 1.0, 1.0, 0.0, 0.0});
+    mpair mon = mp_new(KRYL_STOP_RUNNING);
+    double *x_before = vp_values(&ps.x, GPU);
+    bool queued = true;
+    CHECK_OK(sides[GPU].ops->pipecg_spmv_steps(sides[GPU].ctx, A, sp_at(&sc, GPU, 0), &ps.v[GPU],
+                                               NULL, &next.v[GPU], NULL, mon.mon[GPU], 3, &queued));
+    CHECK(!queued && vp_same(&ps.x, GPU, x_before) && mp_get(&mon, GPU).iteration == 0,
+          "pipecg_spmv_steps on a dense row: must be refused with nothing queued");
+    free(x_before);
+    mp_free(&mon);
+    sp_free(&sc);
+    vp_free(&next);
+    pipe_free(&ps);
+    kryl_matrix_destroy(&A);
+}
+
 /* Steps from chosen scalars: a restart, a continued recurrence, a spoilt
  * denominator (done as a restart), then breakdown, NaN and the guard. */
 static void test_pipecg(kryl_precision p, int64_t n, int mode)
@@ -1001,11 +1176,20 @@ int main(void)
                 test_pipecg_spmv(p, (test_shape)shape, n, mode);
                 if (shape == TEST_SHAPE_RANDOM) test_pipecg_spmv(p, (test_shape)shape, 33, mode);
             }
+        const int64_t spd_sizes[] = {1, 33, 4099};
+        for (int mode = 0; mode <= 2; mode += 2) {
+            /* (n = 1 converges in one step) */
+            for (int k = 0; k < 3; k++)
+                test_pipecg_spmv_steps(p, KRYL_GEN_RANDOM_SPD, spd_sizes[k], mode, k ? 5 : 1);
+            /* hundreds of blocks; an even count */
+            test_pipecg_spmv_steps(p, KRYL_GEN_POISSON2D5, 300, mode, 6);
+        }
         /* more blocks than one reduction grid */
         test_pipecg(p, 3000001, 2);
         test_pipecg_spmv(p, TEST_SHAPE_RANDOM, 3000001, 2);
         test_multi(p, 300001);
     }
+    test_pipecg_spmv_steps_refused();
     const int ms[] = {1, 2, 5, 40, 150}; /* 150: rotations staged in two chunks */
     for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) test_least_squares(ms[k]);
     test_monitor_restart();

@@ -148,7 +148,7 @@ typedef struct kryl_backend_ops {
 
     /* ---- matrices ----
      * Every operation that takes a kryl_matrix (these, spmv_dot,
-     * pipecg_spmv_update) must see a distributed matrix's parts: the
+     * pipecg_spmv_update, pipecg_spmv_steps) must see a distributed matrix's parts: the
      * distributed table (src/dist/dist_context.c) replaces the first three
      * and drops the optional fused ones, so a new one needs a line there. */
     /* Build A->storage from A->host->csr (permuted by A->layout) in A->precision. */
@@ -237,6 +237,19 @@ typedef struct kryl_backend_ops {
                                       const kryl_pipecg_vectors *v, kryl_vector dinv,
                                       kryl_vector next, double *coef, kryl_monitor *monitor,
                                       bool record);
+    /* pipecg_spmv_update `steps` times in one launch (optional, one rank,
+     * like it): with dinv (Jacobi) or no preconditioner only.  The steps
+     * record rr in the monitor themselves (record = true) and end after the
+     * one that stops it; in and next trade places after each, so after an
+     * odd `steps` the input of the next step is in next (after a step that
+     * stops the monitor, either may hold it).  *queued = false,
+     * and nothing queued, where this backend cannot take A, the
+     * preconditioner or the device: the caller then queues steps singly.
+     * steps = 0 queues nothing and only answers whether it could. */
+    kryl_status (*pipecg_spmv_steps)(kryl_context ctx, kryl_matrix A, kryl_scalar sc,
+                                     const kryl_pipecg_vectors *v, kryl_vector dinv,
+                                     kryl_vector next, double *coef, kryl_monitor *monitor,
+                                     int64_t steps, bool *queued);
     /* out[0] = x'z;  out[1] = y'z (rank-local, one pass over z; unguarded) */
     kryl_status (*dot2)(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                         kryl_scalar out);

@@ -94,6 +94,7 @@ static void wrap_ops(struct kryl_dist_context *d)
      * pipelined CG's SpMV overlaps its reduction instead of fusing */
     d->ops.spmv_dot = NULL;
     d->ops.pipecg_spmv_update = NULL;
+    d->ops.pipecg_spmv_steps = NULL;
     /* no graphs: the batches launch operation by operation */
     d->ops.capture_begin = NULL;
     d->ops.capture_end = NULL;

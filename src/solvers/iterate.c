@@ -50,10 +50,16 @@ static int64_t grow(kryl_solver s, int64_t batch)
     return next > MAX_BATCH ? batch : next;
 }
 
-/* Queue `count` steps: for a full batch, replay the captured graph of that
- * many steps (capturing it first); else launch the steps one by one. */
+/* Queue `count` steps: through the method's own batch where it has one;
+ * for a full batch, replay the captured graph of that many steps
+ * (capturing it first); else launch the steps one by one. */
 static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
 {
+    if (s->method->steps) {
+        bool queued = false;
+        KRYL_TRY(s->method->steps(s, count, &queued));
+        if (queued) return KRYL_SUCCESS;
+    }
     if (!full || !graphs_usable(s) || count % s->period != 0) {
         for (int64_t k = 0; k < count; k++) KRYL_TRY(s->method->step(s));
         return KRYL_SUCCESS;

@@ -13,7 +13,10 @@
  * where no reduction needs hiding, a backend with pipecg_spmv_update does
  * the SpMV and the update in one pass instead: n is never stored, and the
  * SpMV's input (m, or w) is double-buffered because rows still read it
- * while it is updated (3n less traffic; one launch per iteration).  Memory
+ * while it is updated (3n less traffic; one launch per iteration), and
+ * where the backend can keep every row's values on chip across steps
+ * (pipecg_spmv_steps: small problems, where a step is latency, not
+ * bandwidth) the steps up to the next replacement are one launch.  Memory
  * traffic, in vectors of n: with Jacobi the update reads 11 (x r u w m n p
  * s q z dinv) and writes 9: 20n + SpMV; without a preconditioner 7 + 6:
  * 13n + SpMV (CG: 13n and 11n).  Convergence is tested on ||r||, the
@@ -43,6 +46,7 @@ typedef struct pipecg_work {
     double *scalars;       /* backend: KRYL_PIPECG_SCALARS */
     int since_replacement; /* steps since the vectors were recomputed */
     bool fused;            /* steps through pipecg_spmv_update */
+    bool resident;         /* and batches of them through pipecg_spmv_steps */
     kryl_vector spare;     /* fused, when the step writes the SpMV's input: its other buffer */
     bool swapped;          /* spare and that input have traded places an odd number of times */
 } pipecg_work;
@@ -99,6 +103,7 @@ static kryl_status pipecg_setup(kryl_solver s)
     pipecg_work *w = calloc(1, sizeof *w);
     if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "pipecg: cannot allocate workspace");
     s->work = w;
+    w->v.x = s->x_work;
     kryl_vector *own[] = {&w->v.r, &w->v.w, &w->v.n, &w->v.p, &w->v.s, &w->v.z};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         KRYL_TRY(kryl_solver_work_vector(s, own[i]));
@@ -110,7 +115,14 @@ static kryl_status pipecg_setup(kryl_solver s)
     KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->scalars, KRYL_PIPECG_SCALARS * sizeof(double)));
     /* one rank: the SpMV has no reduction to overlap and fuses into the step */
     w->fused = s->ops->pipecg_spmv_update != NULL && kryl_reduce_is_local(s->ctx);
-    if (w->fused && (s->pc == NULL || s->pc->dinv)) KRYL_TRY(kryl_solver_work_vector(s, &w->spare));
+    if (w->fused && (s->pc == NULL || s->pc->dinv)) {
+        KRYL_TRY(kryl_solver_work_vector(s, &w->spare));
+        /* whether the backend runs many of these steps in one launch */
+        if (s->ops->pipecg_spmv_steps)
+            KRYL_TRY(s->ops->pipecg_spmv_steps(s->ctx, s->Aw, kryl_scalar_at(w->scalars, 0), &w->v,
+                                               s->pc ? s->pc->dinv : NULL, w->spare,
+                                               s->cg_coefficients, s->monitor, 0, &w->resident));
+    }
     if (s->options.record_history) {
         size_t entries = 2 * (size_t)(s->options.max_iterations + 1);
         KRYL_TRY(s->ops->alloc(s->ctx, (void **)&s->cg_coefficients, entries * sizeof(double)));
@@ -124,7 +136,6 @@ static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
     kryl_pipecg_vectors *v = &w->v;
     kryl_context ctx = s->ctx;
     const kryl_backend_ops *ops = s->ops;
-    v->x = s->x_work;
     /* every start from the same buffers, as the steps of a recorded graph expect */
     if (w->swapped) swap_input(s, w);
     /* r = r0;  u, w, m and gamma, delta, rr from it;  n = A m (a fused step makes its own) */
@@ -169,6 +180,33 @@ static kryl_status fused_step(kryl_solver s, pipecg_work *w)
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
     /* m = M^-1 w */
     return s->pc->apply(s->pc, v->w, v->m);
+}
+
+/* `count` fused steps in launches of many (pipecg_spmv_steps), each batch
+ * ending at the next replacement of the vectors. */
+static kryl_status pipecg_steps(kryl_solver s, int64_t count, bool *queued)
+{
+    pipecg_work *w = s->work;
+    kryl_vector dinv = s->pc ? s->pc->dinv : NULL;
+    *queued = w->resident;
+    for (int64_t left = count; w->resident && left > 0;) {
+        int64_t batch = PIPECG_REPLACE_INTERVAL - w->since_replacement;
+        if (batch > left) batch = left;
+        bool launched = false;
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+        /* batch times: n = A m;  alpha, beta;  z q s p x r u w updates;
+         * m' = dinv .* w;  gamma, delta, rr recorded */
+        KRYL_TRY(s->ops->pipecg_spmv_steps(s->ctx, s->Aw, kryl_scalar_at(w->scalars, 0), &w->v,
+                                           dinv, w->spare, s->cg_coefficients, s->monitor, batch,
+                                           &launched));
+        if (!launched)
+            return KRYL_ERROR(KRYL_ERR_INTERNAL, "pipecg: the backend stopped taking batches");
+        if (batch % 2) swap_input(s, w);
+        w->since_replacement += batch - 1;
+        KRYL_TRY(count_step(s, w));
+        left -= batch;
+    }
+    return KRYL_SUCCESS;
 }
 
 static kryl_status pipecg_step(kryl_solver s)
@@ -227,5 +265,6 @@ const kryl_method_ops kryl_method_pipecg = {
     .setup = pipecg_setup,
     .start = pipecg_start,
     .step = pipecg_step,
+    .steps = pipecg_steps,
     .destroy = pipecg_destroy,
 };

@@ -83,6 +83,10 @@ struct kryl_method_ops {
     /* Queue one iteration on x = s->x_work; no synchronisation, no host
      * reads: the monitor decides when to stop. */
     kryl_status (*step)(kryl_solver s);
+    /* Optional: queue `count` steps in fewer launches than step() would,
+     * or return with *queued = false having queued nothing (the driver then
+     * queues them with step()). */
+    kryl_status (*steps)(kryl_solver s, int64_t count, bool *queued);
     /* Optional: bring s->x_work up to date when the loop stops (methods
      * such as GMRES form x only at the end of a cycle).  NULL: x_work is
      * always current. */

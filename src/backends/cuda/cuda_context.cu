@@ -76,6 +76,7 @@ static void release_state(kryl_cuda_state *s)
     }
     cudaFree(s->partials);
     cudaFree(s->counter);
+    cudaFree(s->generation);
     cudaFreeHost(s->staging);
     cudaGetLastError(); /* teardown errors are not reported: clear them */
     free(s);
@@ -98,6 +99,8 @@ static kryl_status create_state(kryl_cuda_state *s, int device)
     KRYL_CUDA_CHECK(cudaMalloc(&s->partials, partial_bytes));
     KRYL_CUDA_CHECK(cudaMalloc(&s->counter, sizeof *s->counter));
     KRYL_CUDA_CHECK(cudaMemsetAsync(s->counter, 0, sizeof *s->counter, s->stream));
+    KRYL_CUDA_CHECK(cudaMalloc(&s->generation, sizeof *s->generation));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(s->generation, 0, sizeof *s->generation, s->stream));
     KRYL_CUDA_CHECK(cudaMallocHost(&s->staging, KRYL_CUDA_STAGING_BYTES));
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
@@ -248,6 +251,7 @@ static kryl_backend_ops make_ops()
     ops.graph_release = kryl_cuda_graph_release;
     ops.pipecg_update = kryl_cuda_pipecg_update;
     ops.pipecg_spmv_update = kryl_cuda_pipecg_spmv_update;
+    ops.pipecg_spmv_steps = kryl_cuda_pipecg_spmv_steps;
     ops.dot2 = kryl_cuda_dot2;
     ops.bicgstab_update_s = kryl_cuda_bicgstab_update_s;
     ops.bicgstab_update_xr = kryl_cuda_bicgstab_update_xr;

@@ -26,6 +26,7 @@ struct kryl_cuda_state {
     unsigned int reduce_blocks; /* grid of every reduction: partials per value */
     double *partials;           /* device: KRYL_CUDA_MAX_REDUCED x reduce_blocks block sums */
     unsigned int *counter;      /* device: blocks done; the last one resets it to 0 */
+    unsigned int *generation;   /* device: grid barriers passed by resident kernels (only grows) */
     void *staging;              /* pinned host buffer of KRYL_CUDA_STAGING_BYTES */
     double copy_bandwidth;      /* bytes/s of a device-to-device copy; 0 until measured */
 };

@@ -55,6 +55,11 @@ kryl_status kryl_cuda_pipecg_spmv_update(kryl_context ctx, kryl_matrix A, kryl_s
                                          const kryl_pipecg_vectors *v, kryl_vector dinv,
                                          kryl_vector next, double *coef, kryl_monitor *monitor,
                                          bool record);
+/* cuda_pipecg_resident.cu */
+kryl_status kryl_cuda_pipecg_spmv_steps(kryl_context ctx, kryl_matrix A, kryl_scalar sc,
+                                        const kryl_pipecg_vectors *v, kryl_vector dinv,
+                                        kryl_vector next, double *coef, kryl_monitor *monitor,
+                                        int64_t steps, bool *queued);
 kryl_status kryl_cuda_dot2(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_vector z,
                            kryl_scalar out);
 kryl_status kryl_cuda_bicgstab_update_s(kryl_context ctx, kryl_scalar sc, kryl_vector r,

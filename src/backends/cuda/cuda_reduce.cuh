@@ -45,6 +45,21 @@ __device__ inline bool kryl_last_block(unsigned int *counter)
     return is_last;
 }
 
+/* v[j] = sum over the grid's blocks b of partials[j * stride + b], added in
+ * the same order by any block that calls it: valid in thread 0. */
+template <int N>
+__device__ inline void kryl_partials_sum(double (&v)[N], const double *partials,
+                                         unsigned int stride)
+{
+    /* each thread in block order, then the block tree */
+    for (int j = 0; j < N; j++) {
+        v[j] = 0.0;
+        for (unsigned int b = threadIdx.x; b < gridDim.x; b += KRYL_CUDA_THREADS)
+            v[j] += __ldcg(&partials[j * stride + b]);
+    }
+    kryl_block_sum<N>(v);
+}
+
 /* Sum each thread's v[j] over the whole grid.  Returns true in exactly one
  * thread (thread 0 of the last block to finish), which then holds the
  * totals in v.  partials holds N x stride doubles (stride >= gridDim.x);
@@ -57,14 +72,46 @@ __device__ inline bool kryl_grid_sum(double (&v)[N], double *partials, unsigned 
     if (threadIdx.x == 0)
         for (int j = 0; j < N; j++) partials[j * stride + blockIdx.x] = v[j];
     if (!kryl_last_block(counter)) return false;
-    /* v[j] = sum over blocks b of partials[j][b], each thread in block order */
-    for (int j = 0; j < N; j++) {
-        v[j] = 0.0;
-        for (unsigned int b = threadIdx.x; b < gridDim.x; b += KRYL_CUDA_THREADS)
-            v[j] += __ldcg(&partials[j * stride + b]);
-    }
-    kryl_block_sum<N>(v);
+    kryl_partials_sum<N>(v, partials, stride);
     return threadIdx.x == 0;
+}
+
+/* In a grid whose blocks are all resident at once (a cooperative launch):
+ * v[j] = the grid's sum of v[j] in every thread, and a grid barrier (what
+ * any thread wrote before it, every thread can read after it through L2).
+ * Each block stores its partials and takes a ticket; only the last block
+ * adds them (in block order, as kryl_grid_sum), stores the totals and
+ * advances *generation to `target`, which the other blocks wait for (every
+ * block reading every partial instead is slower: hundreds of blocks read
+ * the same lines).  target: the value *generation had when
+ * the launch began plus the number of this barrier in it, from 1.  totals:
+ * N doubles of scratch; counter is 0 on entry and left 0. */
+template <int N>
+__device__ inline void kryl_resident_sum(double (&v)[N], double *partials, unsigned int stride,
+                                         unsigned int *counter, unsigned int *generation,
+                                         unsigned int target, double *totals)
+{
+    __shared__ double block_totals[N];
+    kryl_block_sum<N>(v);
+    if (threadIdx.x == 0)
+        for (int j = 0; j < N; j++) partials[j * stride + blockIdx.x] = v[j];
+    if (kryl_last_block(counter)) {
+        kryl_partials_sum<N>(v, partials, stride);
+        if (threadIdx.x == 0) {
+            for (int j = 0; j < N; j++) totals[j] = v[j];
+            __threadfence();
+            atomicExch(generation, target);
+        }
+    } else if (threadIdx.x == 0) {
+        /* wraps safely: the difference is what counts */
+        while ((int)(*(volatile unsigned int *)generation - target) < 0) {
+        }
+        __threadfence();
+    }
+    if (threadIdx.x == 0)
+        for (int j = 0; j < N; j++) block_totals[j] = __ldcg(&totals[j]);
+    __syncthreads();
+    for (int j = 0; j < N; j++) v[j] = block_totals[j];
 }
 
 #endif
