@@ -92,30 +92,19 @@ template <int LANES, typename V> __device__ inline V load_entry(const V *p)
         return *p;
 }
 
-/* x_j through the read-only cache, or (FRESH: x is written by other blocks
- * of the same launch, which that cache does not see) from L2 */
-template <bool FRESH, typename T> __device__ inline T load_x(const T *p)
-{
-    if constexpr (FRESH)
-        return __ldcg(p);
-    else
-        return __ldg(p);
-}
-
 /* sum_k a_k x_col(k) over `row`, by the LANES threads of its group (every
- * lane gets the sum); FRESH as load_x; each lane's first DEPTH entries are
- * loaded before any is used */
-template <typename T, typename I, int LANES, bool FRESH = false, int DEPTH = VECTOR_DEPTH>
+ * lane gets the sum) */
+template <typename T, typename I, int LANES>
 __device__ inline double row_sum(int64_t row, int lane, const I *__restrict__ row_ptr,
                                  const int32_t *__restrict__ col_idx, const T *__restrict__ values,
                                  const T *__restrict__ x)
 {
     const I first = row_ptr[row] + lane, end = row_ptr[row + 1];
-    /* the lane's first DEPTH entries, all loads issued before any use */
-    T a[DEPTH];
-    int32_t c[DEPTH];
+    /* the lane's first VECTOR_DEPTH entries, all loads issued before any use */
+    T a[VECTOR_DEPTH];
+    int32_t c[VECTOR_DEPTH];
 #pragma unroll
-    for (int j = 0; j < DEPTH; j++) {
+    for (int j = 0; j < VECTOR_DEPTH; j++) {
         const I k = first + j * LANES;
         a[j] = k < end ? load_entry<LANES>(values + k) : T(0);
         c[j] = k < end ? load_entry<LANES>(col_idx + k) : 0;
@@ -123,11 +112,11 @@ __device__ inline double row_sum(int64_t row, int lane, const I *__restrict__ ro
     /* sum = sum_k a_k x_col(k) over the row, LANES entries apart */
     double sum = 0.0;
 #pragma unroll
-    for (int j = 0; j < DEPTH; j++)
-        if (first + j * LANES < end) sum += (double)a[j] * (double)load_x<FRESH>(&x[c[j]]);
-    for (I k = first + DEPTH * LANES; k < end; k += LANES)
+    for (int j = 0; j < VECTOR_DEPTH; j++)
+        if (first + j * LANES < end) sum += (double)a[j] * (double)__ldg(&x[c[j]]);
+    for (I k = first + VECTOR_DEPTH * LANES; k < end; k += LANES)
         sum += (double)load_entry<LANES>(values + k) *
-               (double)load_x<FRESH>(&x[load_entry<LANES>(col_idx + k)]);
+               (double)__ldg(&x[load_entry<LANES>(col_idx + k)]);
     return group_sum(sum, LANES);
 }
 
