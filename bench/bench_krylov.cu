@@ -160,10 +160,13 @@ static void bench_mixed(kryl_context ctx, bool quick)
         kryl_mixed_scheme scheme;
         int inner_iterations;
         double inner_rtol;
-    } schemes[] = {/* 0 and 0.0: the library's defaults (no count limit, inner rtol 1e-6) */
+    } schemes[] = {/* 0 and 0.0: the library's defaults (no count limit, inner rtol 1e-6;
+                      reliable: a refresh at every 1e-2 drop) */
                    {KRYL_MIXED_INNER_OUTER, 30, 0.0}, {KRYL_MIXED_INNER_OUTER, 0, 0.0},
                    {KRYL_MIXED_IR, 0, 1e-4},          {KRYL_MIXED_IR, 0, 1e-5},
-                   {KRYL_MIXED_IR, 0, 0.0},           {KRYL_MIXED_IR, 0, 1e-7}};
+                   {KRYL_MIXED_IR, 0, 0.0},           {KRYL_MIXED_IR, 0, 1e-7},
+                   {KRYL_MIXED_RELIABLE, 0, 1e-1},    {KRYL_MIXED_RELIABLE, 0, 0.0},
+                   {KRYL_MIXED_RELIABLE, 0, 1e-3}};
     for (kryl_format format : {KRYL_FORMAT_CSR, KRYL_FORMAT_DIA}) {
         const char *fmt = kryl_format_name(format);
         kryl_solver_options o = options(KRYL_METHOD_CG, 1e-10, 20000);
@@ -202,8 +205,9 @@ static void bench_mixed(kryl_context ctx, bool quick)
             char name[64], limit[24] = "";
             if (sc.inner_iterations > 0)
                 snprintf(limit, sizeof limit, " max %d", sc.inner_iterations);
+            const double default_rtol = sc.scheme == KRYL_MIXED_RELIABLE ? 1e-2 : 1e-6;
             snprintf(name, sizeof name, "%s rtol %.0e%s", kryl_mixed_scheme_name(sc.scheme),
-                     sc.inner_rtol > 0.0 ? sc.inner_rtol : 1e-6, limit);
+                     sc.inner_rtol > 0.0 ? sc.inner_rtol : default_rtol, limit);
             const double speedup = t.refused ? 0.0 : base.seconds / t.seconds;
             printf("%-16s %-5s %-24s %9.4f %6lld %8lld %9.2e %8.2f%s\n", p.label, fmt, name,
                    t.seconds, (long long)t.iterations, inner, t.relres, speedup,

@@ -112,9 +112,11 @@ typedef enum kryl_method {
 /* Mixed-precision schemes (docs/SOLVERS.md): the outer iteration and the
  * residual are double, the inner solves single. */
 typedef enum kryl_mixed_scheme {
-    KRYL_MIXED_NONE = 0,       /* one precision throughout (options.precision) */
-    KRYL_MIXED_IR = 1,         /* iterative refinement: x += A^{-1} r solved in single */
-    KRYL_MIXED_INNER_OUTER = 2 /* flexible CG / FGMRES preconditioned by single inner solves */
+    KRYL_MIXED_NONE = 0,        /* one precision throughout (options.precision) */
+    KRYL_MIXED_IR = 1,          /* iterative refinement: x += A^{-1} r solved in single */
+    KRYL_MIXED_INNER_OUTER = 2, /* flexible CG / FGMRES preconditioned by single inner solves */
+    KRYL_MIXED_RELIABLE = 3     /* one single-precision CG whose residual is replaced by the
+                                   double b - A x whenever it has fallen by inner_rtol */
 } kryl_mixed_scheme;
 
 typedef enum kryl_precond_kind {
@@ -556,7 +558,9 @@ typedef struct kryl_solver_options {
     double inner_rtol;     /* mixed: an inner solve stops once it has reduced the
                             * residual by this factor, or reached half the outer
                             * tolerance; 0 = 1e-6 (about where single precision
-                            * stops helping) */
+                            * stops helping), or 1e-2 for reliable (its single CG
+                            * goes on: this is only how often x and r are refreshed
+                            * in double) */
     int degree;            /* lspoly: polynomial degree, 0 = 8 */
     int fill;              /* iluk: level k (default 1) */
     double droptol;        /* ilut tau (default 1e-3) */

@@ -1,7 +1,8 @@
-/* Both mixed-precision schemes (iterative refinement and inner-outer) on
- * every backend: they reach a true double-precision relative residual of
- * 1e-12 with single-precision inner solves, where single precision alone
- * cannot; with every inner method; and their options are checked. */
+/* The mixed-precision schemes (iterative refinement, inner-outer, and
+ * reliable updates for CG) on every backend: they reach a true
+ * double-precision relative residual of 1e-12 with single-precision inner
+ * solves, where single precision alone cannot; with every inner method
+ * (reliable: CG and PCG); and their options are checked. */
 #include "test_krylov_support.h"
 
 static const char *scheme_name(kryl_mixed_scheme m) { return kryl_mixed_scheme_name(m); }
@@ -17,7 +18,13 @@ static kt_solve mixed_solve(kryl_matrix A, kryl_method method, kryl_precond_kind
     return kt_run(A, &o, b, NULL, NULL);
 }
 
-/* The contrast: single alone stalls above 1e-12, both schemes reach it;
+/* Whether scheme m runs method: reliable updates refresh a CG only. */
+static bool scheme_takes(kryl_mixed_scheme m, kryl_method method)
+{
+    return m != KRYL_MIXED_RELIABLE || method == KRYL_METHOD_CG || method == KRYL_METHOD_PCG;
+}
+
+/* The contrast: single alone stalls above 1e-12, every scheme reaches it;
  * outer iteration counts agree across backends. */
 static void test_generated(void)
 {
@@ -35,12 +42,13 @@ static void test_generated(void)
     kryl_backend_kind kinds[3];
     int nk = test_backends(kinds, 3);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        int64_t ref_its[3] = {-1, -1, -1};
+        int64_t ref_its[4] = {-1, -1, -1, -1};
         for (int k = 0; k < nk; k++) {
             kryl_context ctx = kt_context(kinds[k]);
             kryl_matrix A = kt_generate(ctx, cases[c].kind, cases[c].n);
             double *b = kt_rhs(A, 31);
-            for (int m = KRYL_MIXED_NONE; m <= KRYL_MIXED_INNER_OUTER; m++) {
+            for (int m = KRYL_MIXED_NONE; m <= KRYL_MIXED_RELIABLE; m++) {
+                if (!scheme_takes((kryl_mixed_scheme)m, cases[c].method)) continue;
                 char label[160];
                 snprintf(label, sizeof label, "%s %s pc=%d %s on %s",
                          kryl_method_name(cases[c].method), kryl_generator_name(cases[c].kind),
@@ -73,6 +81,15 @@ static void mixed_variant(kryl_solver_options *o, int v, char *name, size_t size
     snprintf(name, size, " %s", scheme_name(o->mixed));
 }
 
+/* The real-matrix solves by reliable updates. */
+static void reliable_variant(kryl_solver_options *o, int v, char *name, size_t size)
+{
+    (void)v;
+    o->precision = KRYL_MIXED;
+    o->mixed = KRYL_MIXED_RELIABLE;
+    snprintf(name, size, " %s", scheme_name(o->mixed));
+}
+
 /* Real matrices whose condition single precision can handle. */
 static void test_real(void)
 {
@@ -86,6 +103,11 @@ static void test_real(void)
                              {"cage4.mtx", KRYL_METHOD_GMRES, KRYL_PRECOND_NONE}};
     kt_check_real(cases, sizeof cases / sizeof cases[0], 1e-12, 400, 8,
                   KRYL_MIXED_INNER_OUTER - KRYL_MIXED_IR + 1, mixed_variant);
+    /* reliable updates on the SPD ones */
+    const kt_case spd[] = {{"bcsstk09.mtx", KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI},
+                           {"nos4.mtx", KRYL_METHOD_CG, KRYL_PRECOND_NONE},
+                           {"lund_a.mtx", KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI}};
+    kt_check_real(spd, sizeof spd / sizeof spd[0], 1e-12, 400, 8, 1, reliable_variant);
 }
 
 /* Fewer inner iterations: more outer ones, same accuracy; inner solvers
@@ -198,6 +220,52 @@ static void test_options(void)
     CHECK(precision == KRYL_MIXED && strcmp(kryl_mixed_scheme_name(KRYL_MIXED_IR), "ir") == 0,
           "mixed names");
     CHECK_STATUS(kryl_mixed_scheme_from_name("outer", &scheme), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_OK(kryl_mixed_scheme_from_name("reliable", &scheme));
+    CHECK(scheme == KRYL_MIXED_RELIABLE, "reliable parsed as %d", (int)scheme);
+    kryl_context_destroy(&ctx);
+}
+
+/* Reliable updates: a method other than CG is refused, naming what it
+ * needs; more frequent refreshes give the same accuracy; an indefinite
+ * matrix on which the CG cannot take a step ends in breakdown. */
+static void test_reliable(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 30);
+    double *b = kt_rhs(A, 5);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_NONE, 1e-12, 400);
+    o.mixed = KRYL_MIXED_RELIABLE;
+    kt_solve s = kt_run(A, &o, b, NULL, NULL);
+    CHECK(s.create == KRYL_ERR_INVALID_ARGUMENT && strstr(kryl_last_error(), "cg or pcg") != NULL,
+          "reliable pipecg: %s: %s", kryl_strerror(s.create), kryl_last_error());
+    int64_t previous = 0;
+    const double drops[] = {1e-3, 1e-1, 0.5};
+    for (int i = 0; i < 3; i++) {
+        kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_NONE, 1e-12, 400);
+        o.mixed = KRYL_MIXED_RELIABLE;
+        o.inner_rtol = drops[i];
+        s = kt_run(A, &o, b, NULL, NULL);
+        char label[64];
+        snprintf(label, sizeof label, "reliable, a refresh at every %g drop", drops[i]);
+        kt_check_converged(&s, label);
+        CHECK(s.r.iterations > previous, "%s: %lld refreshes, %lld with larger drops", label,
+              (long long)s.r.iterations, (long long)previous);
+        previous = s.r.iterations;
+    }
+    free(b);
+    kryl_matrix_destroy(&A);
+    /* [1 2; 2 1] has eigenvalues 3 and -1: p'Ap = -2 for p = r = (1, -1) */
+    const double indefinite[] = {1, 2, 2, 1};
+    double b2[2] = {1, -1};
+    A = kt_dense(ctx, 2, indefinite);
+    kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_NONE, 1e-12, 10);
+    o.mixed = KRYL_MIXED_RELIABLE;
+    s = kt_run(A, &o, b2, NULL, NULL);
+    CHECK(s.create == KRYL_SUCCESS && !s.r.converged && s.r.reason == KRYL_DIVERGED_BREAKDOWN,
+          "reliable on an indefinite matrix: %s, reason %s", kryl_strerror(s.create),
+          kryl_reason_name(s.r.reason));
+    kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
 }
 
@@ -209,13 +277,13 @@ static void test_formats(void)
     kryl_matrix S = kt_generate(ctx, KRYL_GEN_POISSON2D5, 30);
     kryl_matrix N = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 30);
     double *bs = kt_rhs(S, 3), *bn = kt_rhs(N, 3);
-    for (int m = KRYL_MIXED_IR; m <= KRYL_MIXED_INNER_OUTER; m++) {
+    for (int m = KRYL_MIXED_IR; m <= KRYL_MIXED_RELIABLE; m++) {
         kryl_solver_options o;
         kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, 1e-12, 400);
         o.mixed = (kryl_mixed_scheme)m;
         kt_check_formats(S, &o, bs, scheme_name(m));
         o.method = KRYL_METHOD_GMRES;
-        kt_check_formats(N, &o, bn, scheme_name(m));
+        if (scheme_takes(o.mixed, o.method)) kt_check_formats(N, &o, bn, scheme_name(m));
     }
     free(bs);
     free(bn);
@@ -231,5 +299,6 @@ int main(void)
     test_formats();
     test_inner_iterations();
     test_options();
+    test_reliable();
     return test_summary("test_solver_mixed");
 }

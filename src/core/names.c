@@ -19,8 +19,10 @@ static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
                                           {"pipecg", KRYL_METHOD_PIPECG},
                                           {"gmres", KRYL_METHOD_GMRES},
                                           {"bicgstab", KRYL_METHOD_BICGSTAB}};
-static const name_entry mixed_names[] = {
-    {"none", KRYL_MIXED_NONE}, {"ir", KRYL_MIXED_IR}, {"inner-outer", KRYL_MIXED_INNER_OUTER}};
+static const name_entry mixed_names[] = {{"none", KRYL_MIXED_NONE},
+                                         {"ir", KRYL_MIXED_IR},
+                                         {"inner-outer", KRYL_MIXED_INNER_OUTER},
+                                         {"reliable", KRYL_MIXED_RELIABLE}};
 static const name_entry precond_names[] = {
     {"none", KRYL_PRECOND_NONE},       {"jacobi", KRYL_PRECOND_JACOBI},
     {"lspoly", KRYL_PRECOND_LSPOLY},   {"ic0", KRYL_PRECOND_IC0},

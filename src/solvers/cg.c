@@ -36,24 +36,32 @@ static kryl_status cg_setup(kryl_solver s)
     return s->ops->alloc(s->ctx, (void **)&w->scalars, CG_SCALARS * sizeof(double));
 }
 
-static kryl_status cg_start(kryl_solver s, kryl_vector r0)
+/* r = r0 (in the working precision);  z = M^{-1} r;  this iteration's rz and
+ * rr from them, in pair 0 as after a start (a recorded graph of the steps
+ * replays from that pair).  p is not touched. */
+static kryl_status cg_replace_residual(kryl_solver s, kryl_vector r0)
 {
     cg_work *w = s->work;
     kryl_context ctx = s->ctx;
     kryl_vector z = s->pc ? w->z : w->r;
-    w->current = 0;
-    /* r = r0 (in the working precision) */
+    const int current = w->current = 0;
     KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER));
-    /* z = M^{-1} r */
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, w->r, z));
     /* rz = r'z;  rr = r'r */
-    KRYL_TRY(s->ops->dot(ctx, w->r, z, rz_of(w, 0)));
-    KRYL_TRY(s->ops->dot(ctx, w->r, w->r, rr_of(w, 0)));
-    KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, 0), 2));
-    KRYL_TRY(kryl_reduce_end(ctx));
+    KRYL_TRY(s->ops->dot(ctx, w->r, z, rz_of(w, current)));
+    KRYL_TRY(s->ops->dot(ctx, w->r, w->r, rr_of(w, current)));
+    KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, current), 2));
+    return kryl_reduce_end(ctx);
+}
+
+static kryl_status cg_start(kryl_solver s, kryl_vector r0)
+{
+    cg_work *w = s->work;
+    /* r = r0;  z = M^{-1} r;  rz, rr */
+    KRYL_TRY(cg_replace_residual(s, r0));
     /* p = z */
-    KRYL_TRY(s->ops->permute_copy(ctx, w->p, z, NULL, KRYL_GATHER));
-    return s->ops->monitor_update(ctx, s->monitor, rr_of(w, 0), 0);
+    KRYL_TRY(s->ops->permute_copy(s->ctx, w->p, s->pc ? w->z : w->r, NULL, KRYL_GATHER));
+    return s->ops->monitor_update(s->ctx, s->monitor, rr_of(w, 0), 0);
 }
 
 static kryl_status cg_step(kryl_solver s)
@@ -128,5 +136,6 @@ const kryl_method_ops kryl_method_cg = {
     .setup = cg_setup,
     .start = cg_start,
     .step = cg_step,
+    .replace_residual = cg_replace_residual,
     .destroy = cg_destroy,
 };

@@ -55,6 +55,7 @@ static const kryl_method_ops *method_ops(const kryl_solver_options *o)
     const kryl_method_ops *plain = plain_method_ops(o->method);
     if (plain == NULL || o->mixed == KRYL_MIXED_NONE) return plain;
     if (o->mixed == KRYL_MIXED_IR) return &kryl_method_mixed_ir;
+    if (o->mixed == KRYL_MIXED_RELIABLE) return &kryl_method_mixed_reliable;
     /* inner-outer: flexible CG around a symmetric method, else FGMRES */
     return plain->needs_symmetric ? &kryl_method_fcg : &kryl_method_fgmres;
 }
@@ -70,8 +71,7 @@ static kryl_status check_options(kryl_solver_options *o)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown storage format %d", (int)o->format);
     if (plain_method_ops(o->method) == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
-    if (o->mixed != KRYL_MIXED_NONE && o->mixed != KRYL_MIXED_IR &&
-        o->mixed != KRYL_MIXED_INNER_OUTER)
+    if (o->mixed < KRYL_MIXED_NONE || o->mixed > KRYL_MIXED_RELIABLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown mixed-precision scheme %d",
                           (int)o->mixed);
     if (o->precision == KRYL_MIXED) {
@@ -89,7 +89,7 @@ static kryl_status check_options(kryl_solver_options *o)
         o->inner_iterations = o->max_iterations > INT_MAX ? INT_MAX
                               : o->max_iterations > 0     ? (int)o->max_iterations
                                                           : 1;
-    if (o->inner_rtol == 0.0) o->inner_rtol = 1e-6;
+    if (o->inner_rtol == 0.0) o->inner_rtol = o->mixed == KRYL_MIXED_RELIABLE ? 1e-2 : 1e-6;
     if (o->restart < 1)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "restart %d: GMRES needs at least 1",
                           o->restart);

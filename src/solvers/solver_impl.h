@@ -87,6 +87,11 @@ struct kryl_method_ops {
      * or return with *queued = false having queued nothing (the driver then
      * queues them with step()). */
     kryl_status (*steps)(kryl_solver s, int64_t count, bool *queued);
+    /* Optional: replace the method's residual by r0 = b - A x for the
+     * current x (double, computed by the caller), keeping its search
+     * directions (residual replacement, van der Vorst & Ye 2000): what the
+     * reliable mixed scheme asks of its inner solver. */
+    kryl_status (*replace_residual)(kryl_solver s, kryl_vector r0);
     /* Optional: bring s->x_work up to date when the loop stops (methods
      * such as GMRES form x only at the end of a cycle).  NULL: x_work is
      * always current. */
@@ -95,12 +100,13 @@ struct kryl_method_ops {
 };
 
 extern const kryl_method_ops kryl_method_cg;
-extern const kryl_method_ops kryl_method_pipecg;   /* pipecg.c */
-extern const kryl_method_ops kryl_method_gmres;    /* gmres.c */
-extern const kryl_method_ops kryl_method_fgmres;   /* gmres.c: inner-outer, nonsymmetric */
-extern const kryl_method_ops kryl_method_bicgstab; /* bicgstab.c */
-extern const kryl_method_ops kryl_method_mixed_ir; /* mixed_ir.c */
-extern const kryl_method_ops kryl_method_fcg;      /* fcg.c: inner-outer, symmetric */
+extern const kryl_method_ops kryl_method_pipecg;         /* pipecg.c */
+extern const kryl_method_ops kryl_method_gmres;          /* gmres.c */
+extern const kryl_method_ops kryl_method_fgmres;         /* gmres.c: inner-outer, nonsymmetric */
+extern const kryl_method_ops kryl_method_bicgstab;       /* bicgstab.c */
+extern const kryl_method_ops kryl_method_mixed_ir;       /* mixed_ir.c */
+extern const kryl_method_ops kryl_method_mixed_reliable; /* mixed_reliable.c */
+extern const kryl_method_ops kryl_method_fcg;            /* fcg.c: inner-outer, symmetric */
 
 /* A scalar at index k of a backend block of doubles. */
 static inline kryl_scalar kryl_scalar_at(double *block, int k)

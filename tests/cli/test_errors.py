@@ -132,7 +132,7 @@ def test_usage(t, kryl, tmp):
                  ["--format", "coo", "csr", "sell", "dia", "auto"])
     expect_error(t, kryl, "--tune without auto", ["solve", a, "--tune"], ["--tune", "auto"])
     expect_error(t, kryl, "unknown mixed scheme", ["solve", a, "--mixed", "half"],
-                 ["--mixed", "half", "ir", "inner-outer"])
+                 ["--mixed", "half", "ir", "inner-outer", "reliable"])
     expect_error(t, kryl, "--mixed with --precision single",
                  ["solve", a, "--mixed", "ir", "--precision", "single"],
                  ["--mixed", "--precision mixed"])

@@ -81,6 +81,14 @@ def test_generated(t, kryl, tmp, backends):
     t.check(obj is not None and obj.get("precond") == "jacobi", "pcg default precond jacobi")
     rc, obj, err = kryl.json("solve", a, "--backend", "ref", "--method", "cg")
     t.check(obj is not None and obj.get("precond") == "none", "cg default precond none")
+    # each mixed scheme reaches 1e-12, reliable with its own default refresh drop
+    for scheme, inner_rtol in [("ir", 1e-6), ("inner-outer", 1e-6), ("reliable", 1e-2)]:
+        what = "--mixed %s" % scheme
+        rc, obj, err = kryl.json("solve", a, "--backend", "ref", "--mixed", scheme, "--rtol",
+                                 "1e-12")
+        if check_converged(t, what, rc, obj, err, 1e-12):
+            t.check(obj.get("inner_rtol") == inner_rtol, "%s: inner_rtol %s" %
+                    (what, obj.get("inner_rtol")))
     rc, obj, err = kryl.json("solve", a, "--backend", "ref", "--profile")
     t.check(obj is not None and isinstance(obj.get("profile"), dict) and
             "spmv_s" in obj["profile"] and "iteration_s" in obj["profile"],

@@ -20,7 +20,7 @@ typedef struct solve_args {
     double rtol, atol, inner_rtol, droptol, omega;
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
         blocks, sweeps;
-    bool precond_given, precision_given, mixed_given, json, profile, quiet, tune;
+    bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune;
 } solve_args;
 
 /* Resolve --precision and --mixed: a scheme implies --precision mixed, and
@@ -34,8 +34,8 @@ static args_result resolve_mixed(const solve_args *a, kryl_solver_options *opt)
         return args_usage_error(cmd, "--mixed: %s", kryl_last_error());
     if (opt->precision == KRYL_MIXED && opt->mixed == KRYL_MIXED_NONE) {
         if (a->mixed_given)
-            return args_usage_error(cmd, "--precision mixed needs a scheme: --mixed ir or "
-                                         "--mixed inner-outer (the default)");
+            return args_usage_error(cmd, "--precision mixed needs a scheme: --mixed ir, "
+                                         "--mixed reliable or --mixed inner-outer (the default)");
         opt->mixed = KRYL_MIXED_INNER_OUTER;
     }
     if (opt->precision != KRYL_MIXED && opt->mixed != KRYL_MIXED_NONE) {
@@ -106,7 +106,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--precision", NULL, ARG_STRING, &a->precision, &a->precision_given},
         {"--mixed", NULL, ARG_STRING, &a->mixed, &a->mixed_given},
         {"--inner-its", NULL, ARG_POSITIVE, &a->inner_its, NULL},
-        {"--inner-rtol", NULL, ARG_DOUBLE, &a->inner_rtol, NULL},
+        {"--inner-rtol", NULL, ARG_DOUBLE, &a->inner_rtol, &a->inner_rtol_given},
         {"--rtol", NULL, ARG_DOUBLE, &a->rtol, NULL},
         {"--atol", NULL, ARG_DOUBLE, &a->atol, NULL},
         {"--maxit", NULL, ARG_COUNT, &a->maxit, NULL},
@@ -185,7 +185,11 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->sweeps = (int)a->sweeps;
     opt->omega = a->omega;
     opt->inner_iterations = (int)a->inner_its;
-    opt->inner_rtol = a->inner_rtol;
+    /* the scheme's own default: how far an inner solve goes, or (reliable)
+     * the drop between refreshes of the one inner CG */
+    opt->inner_rtol = a->inner_rtol_given                 ? a->inner_rtol
+                      : opt->mixed == KRYL_MIXED_RELIABLE ? 1e-2
+                                                          : 1e-6;
     opt->rtol = a->rtol;
     opt->atol = a->atol;
     opt->max_iterations = a->maxit;

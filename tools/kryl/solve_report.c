@@ -184,8 +184,14 @@ static void print_method(const kryl_solver_options *o)
     if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
     printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed != KRYL_MIXED_NONE) {
-        printf(" (%s: single inner solves to rtol %g",
-               o->mixed == KRYL_MIXED_IR ? "iterative refinement" : "inner-outer", o->inner_rtol);
+        if (o->mixed == KRYL_MIXED_RELIABLE)
+            printf(" (reliable updates: one single CG, x and r refreshed in double at every %g "
+                   "drop",
+                   o->inner_rtol);
+        else
+            printf(" (%s: single inner solves to rtol %g",
+                   o->mixed == KRYL_MIXED_IR ? "iterative refinement" : "inner-outer",
+                   o->inner_rtol);
         if (o->inner_iterations > 0) printf(", at most %d iterations", o->inner_iterations);
         printf(")");
     }

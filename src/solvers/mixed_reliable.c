@@ -1,0 +1,177 @@
+/*
+ * Mixed precision by reliable updates (Sleijpen & van der Vorst, "Reliable
+ * updated residuals in hybrid Bi-CG methods", Computing 56, 1996; van der
+ * Vorst & Ye, "Residual replacement strategies for Krylov subspace
+ * iterative methods for the convergence of true residuals", SIAM J. Sci.
+ * Comput. 22, 2000; in mixed precision, Clark et al., "Solving lattice QCD
+ * systems of equations using mixed precision solvers on GPUs", Comput.
+ * Phys. Commun. 181, 2010).  ONE single-precision CG runs through the whole
+ * solve on A d = r: its iterate d is a correction, its residual a
+ * recurrence.  An outer step lets it run until that residual has fallen by
+ * inner_rtol (default 1e-2) or to a quarter of the outer tolerance, then
+ * folds the correction into the double x (x += d, d = 0), recomputes
+ * r = b - A x in double and hands r to the CG as its residual, which keeps
+ * its search direction.  Iterative refinement restarts the inner Krylov
+ * space at every step and loses what CG had built (on 7-point 160^3 its
+ * inner solves need 1.31 times the iterations of double CG); here nothing
+ * is discarded, so the single-precision iterations number about what
+ * double CG needs, while x and r carry double accuracy.  A drop of 1e-2
+ * between refreshes stays above the gap that single-precision rounding
+ * opens between the recurrence and the true residual (about eps_single
+ * times the condition number).  An iteration of the monitor is one
+ * refresh.
+ *
+ * The CG is checked from the host between its batches of steps (as every
+ * inner solve is), so it is refreshed at the first batch boundary after the
+ * drop; its own monitor stops it only at the outer goal, NaN or breakdown.
+ * After a NaN or breakdown (its last step undone) it starts afresh from the
+ * refreshed residual; one right after such a start stops the outer
+ * iteration with the same reason.
+ *
+ * Memory traffic per refresh: d to double 3n, x += d 3n, d = 0 n,
+ * r = b - A x (SpMV + 2n), r'r n, the CG's residual from r with its two
+ * dots 5n (+ M^-1): about 15n + SpMV, once per many single iterations.
+ */
+#include <stdlib.h>
+
+#include "solvers/mixed.h"
+#include "solvers/require_op.h"
+
+typedef struct reliable_work {
+    kryl_vector r, d; /* double */
+    double *rr;       /* backend: r'r */
+} reliable_work;
+
+static kryl_status reliable_setup(kryl_solver s)
+{
+    KRYL_REQUIRE_OP(s, "mixed precision by reliable updates", monitor_restart);
+    reliable_work *w = calloc(1, sizeof *w);
+    if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "reliable: cannot allocate workspace");
+    s->work = w;
+    KRYL_TRY(kryl_solver_work_vector(s, &w->r));
+    KRYL_TRY(kryl_solver_work_vector(s, &w->d));
+    KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->rr, sizeof(double)));
+    KRYL_TRY(kryl_inner_create(s));
+    if (s->inner->method->replace_residual == NULL)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "the mixed scheme reliable keeps one single-precision CG going and "
+                          "refreshes its residual: it needs method cg or pcg, not %s",
+                          kryl_method_name(s->options.method));
+    return KRYL_SUCCESS;
+}
+
+/* rr = r'r, completed over the ranks */
+static kryl_status residual_norm(kryl_solver s, reliable_work *w)
+{
+    KRYL_TRY(s->ops->dot(s->ctx, w->r, w->r, kryl_scalar_at(w->rr, 0)));
+    KRYL_TRY(kryl_reduce_begin(s->ctx, kryl_scalar_at(w->rr, 0), 1));
+    return kryl_reduce_end(s->ctx);
+}
+
+/* The inner CG's monitor aims at a quarter of the outer tolerance (or is
+ * stopped with the outer iteration). */
+static kryl_status aim_inner(kryl_solver s, reliable_work *w)
+{
+    return s->ops->monitor_restart(s->ctx, s->inner->monitor, s->monitor, kryl_scalar_at(w->rr, 0),
+                                   0.0);
+}
+
+static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
+{
+    reliable_work *w = s->work;
+    kryl_solver in = s->inner;
+    /* r = r0;  rr = r'r */
+    KRYL_TRY(s->ops->permute_copy(s->ctx, w->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(residual_norm(s, w));
+    /* the CG from d = 0 on A d = r */
+    KRYL_TRY(aim_inner(s, w));
+    KRYL_TRY(s->ops->fill(s->ctx, in->x_work, 0.0));
+    KRYL_TRY(in->method->start(in, w->r));
+    return s->ops->monitor_update(s->ctx, s->monitor, kryl_scalar_at(w->rr, 0), 0);
+}
+
+/* The CG's steps, batch by batch (at least one), until its residual has
+ * fallen to rr <= target, it has stopped, or it has run `budget` steps. */
+static kryl_status run_inner(kryl_solver in, kryl_monitor *m, double target, int64_t budget)
+{
+    const int64_t limit = m->iteration + budget;
+    do {
+        int64_t batch = in->batch_interval > 0 ? in->batch_interval : in->ops->check_interval;
+        if (batch > limit - m->iteration) batch = limit - m->iteration;
+        KRYL_TRY(kryl_solver_iterate_to(in, m, m->iteration + batch));
+    } while (m->stop == KRYL_STOP_RUNNING && m->rr > target && m->iteration < limit);
+    return KRYL_SUCCESS;
+}
+
+/* A NaN or a breakdown of the CG stops the outer iteration for the same reason. */
+static kryl_status pass_stop(kryl_solver s, int32_t why)
+{
+    kryl_monitor outer;
+    KRYL_TRY(s->ops->download(s->ctx, &outer, s->monitor, sizeof outer));
+    if (outer.stop != KRYL_STOP_RUNNING) return KRYL_SUCCESS;
+    outer.stop = why;
+    return s->ops->upload(s->ctx, s->monitor, &outer, sizeof outer);
+}
+
+static kryl_status reliable_step(kryl_solver s)
+{
+    reliable_work *w = s->work;
+    kryl_solver in = s->inner;
+    const kryl_backend_ops *ops = s->ops;
+    kryl_context ctx = s->ctx;
+    const double drop = s->options.inner_rtol;
+
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
+    /* the CG until its residual has fallen by inner_rtol since the last refresh */
+    double rr = 0.0;
+    KRYL_TRY(ops->download(ctx, &rr, w->rr, sizeof rr));
+    KRYL_TRY(aim_inner(s, w));
+    kryl_monitor m;
+    KRYL_TRY(ops->download(ctx, &m, in->monitor, sizeof m));
+    const int64_t first = m.iteration;
+    KRYL_TRY(run_inner(in, &m, drop * drop * rr, s->options.inner_iterations));
+    /* a CG that broke down (a NaN or p'Ap <= 0, its last step undone) is
+     * started afresh from the refreshed residual; one that could not take
+     * a single step stops the outer iteration for the same reason */
+    const bool broke = m.stop == KRYL_STOP_NAN || m.stop == KRYL_STOP_BREAKDOWN;
+    if (broke && m.iteration == first) return pass_stop(s, m.stop);
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* x += d in double;  d = 0 */
+    KRYL_TRY(ops->permute_copy(ctx, w->d, in->x_work, NULL, KRYL_GATHER));
+    KRYL_TRY(ops->axpby(ctx, 1.0, w->d, 1.0, s->x_work));
+    KRYL_TRY(ops->fill(ctx, in->x_work, 0.0));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
+    /* r = b - A x, in double with the double matrix */
+    KRYL_TRY(ops->spmv(ctx, s->Aw, -1.0, s->x_work, 1.0, s->b_work, w->r, s->monitor));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    KRYL_TRY(residual_norm(s, w));
+    /* the CG's residual = r, its search direction kept (or a new start) */
+    KRYL_TRY(broke ? in->method->start(in, w->r) : in->method->replace_residual(in, w->r));
+    /* record ||r||; stop when it meets the tolerance */
+    return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->rr, 0), 1);
+}
+
+static kryl_status reliable_finish(kryl_solver s) { return kryl_inner_report(s, "reliable"); }
+
+static void reliable_destroy(kryl_solver s)
+{
+    reliable_work *w = s->work;
+    kryl_solver_destroy(&s->inner);
+    kryl_vector_destroy(&w->r);
+    kryl_vector_destroy(&w->d);
+    if (w->rr) s->ops->release(s->ctx, w->rr);
+    free(w);
+    s->work = NULL;
+}
+
+const kryl_method_ops kryl_method_mixed_reliable = {
+    .name = "reliable",
+    .period = 1,
+    .inner_solver = true,
+    .needs_symmetric = false, /* the inner solver checks what its method needs */
+    .setup = reliable_setup,
+    .start = reliable_start,
+    .step = reliable_step,
+    .finish = reliable_finish,
+    .destroy = reliable_destroy,
+};
