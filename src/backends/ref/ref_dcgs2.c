@@ -20,6 +20,7 @@
 
 #include "backends/host_step.h"
 #include "backends/ref/ref_dcgs2.h"
+#include "backends/ref/ref_krylov.h"
 
 #define KRYL_REF_TEMPLATE "backends/ref/ref_dcgs2_template.h"
 #include "backends/ref/ref_instantiate.h"
@@ -73,36 +74,14 @@ kryl_status kryl_ref_gmres_dcgs2_update(kryl_context ctx, kryl_vector V, int k, 
     return KRYL_SUCCESS;
 }
 
-/* R's column j = H's column j with rotations 0..j-1, then rotation j that
- * zeroes its subdiagonal, applied to gj = g[j] before it:  g[j] = cs gj,
- * g[j+1] = -sn gj, rr = g[j+1]^2, count = j+1.  Returns KRYL_STOP_NAN or
- * _BREAKDOWN (zero pivot) having changed no rotation, g, rr or count. */
+/* R's column j = H's column j, then rotated (kryl_ref_givens_column). */
 static int rotate_column(const kryl_gmres_ls *ls, int j, double gj)
 {
     const int64_t ld = ls->m + 1;
     const double *h = ls->H + j * ld;
     double *col = ls->R + j * ld;
     for (int i = 0; i <= j + 1; i++) col[i] = h[i];
-    /* (col_i, col_i+1) = (cs_i a + sn_i b, -sn_i a + cs_i b) */
-    for (int i = 0; i < j; i++) {
-        double a = col[i], b = col[i + 1];
-        col[i] = ls->cs[i] * a + ls->sn[i] * b;
-        col[i + 1] = -ls->sn[i] * a + ls->cs[i] * b;
-    }
-    if (!kryl_host_all_finite(col, j + 2) || !isfinite(gj)) return KRYL_STOP_NAN;
-    double rho = hypot(col[j], col[j + 1]);
-    if (rho == 0.0) return KRYL_STOP_BREAKDOWN;
-    double cs = col[j] / rho, sn = col[j + 1] / rho;
-    ls->cs[j] = cs;
-    ls->sn[j] = sn;
-    col[j] = rho;
-    col[j + 1] = 0.0;
-    /* g_{j+1} = -sn gj;  g_j = cs gj:  |g_{j+1}| = ||b - A x_j|| */
-    ls->g[j + 1] = -sn * gj;
-    ls->g[j] = cs * gj;
-    *ls->rr = ls->g[j + 1] * ls->g[j + 1];
-    *ls->count = j + 1;
-    return KRYL_STOP_RUNNING;
+    return kryl_ref_givens_column(ls, j, gj);
 }
 
 static kryl_status check_ls(const kryl_gmres_ls *ls, int k)

@@ -168,27 +168,20 @@ kryl_status kryl_ref_gmres_cycle_start(kryl_context ctx, const kryl_gmres_ls *ls
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_ref_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int k,
-                                  kryl_monitor *monitor)
+int kryl_ref_givens_column(const kryl_gmres_ls *ls, int k, double gk)
 {
-    (void)ctx;
-    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     double *col = ls->R + (int64_t)k * (ls->m + 1);
-    /* h = first pass + second pass of classical Gram-Schmidt;  h_{k+1,k} = ||w|| */
-    for (int i = 0; i <= k; i++) col[i] += ls->h2[i];
-    col[k + 1] = sqrt(*ls->ww);
-    /* apply the previous rotations to the new column */
+    /* apply the previous rotations: (col_i, col_i+1) = (cs_i a + sn_i b, -sn_i a + cs_i b) */
     for (int i = 0; i < k; i++) {
         double a = col[i], b = col[i + 1];
         col[i] = ls->cs[i] * a + ls->sn[i] * b;
         col[i + 1] = -ls->sn[i] * a + ls->cs[i] * b;
     }
-    if (!kryl_host_all_finite(col, k + 2) || !isfinite(ls->g[k]))
-        return kryl_host_halt(monitor, KRYL_STOP_NAN);
+    if (!kryl_host_all_finite(col, k + 2) || !isfinite(gk)) return KRYL_STOP_NAN;
     /* the rotation that zeroes h_{k+1,k} */
     double rho = hypot(col[k], col[k + 1]);
-    if (rho == 0.0) return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
-    double cs = col[k] / rho, sn = col[k + 1] / rho, gk = ls->g[k];
+    if (rho == 0.0) return KRYL_STOP_BREAKDOWN;
+    double cs = col[k] / rho, sn = col[k + 1] / rho;
     ls->cs[k] = cs;
     ls->sn[k] = sn;
     col[k] = rho;
@@ -198,7 +191,20 @@ kryl_status kryl_ref_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int
     ls->g[k] = cs * gk;
     *ls->rr = ls->g[k + 1] * ls->g[k + 1];
     *ls->count = k + 1;
-    return KRYL_SUCCESS;
+    return KRYL_STOP_RUNNING;
+}
+
+kryl_status kryl_ref_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int k,
+                                  kryl_monitor *monitor)
+{
+    (void)ctx;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
+    double *col = ls->R + (int64_t)k * (ls->m + 1);
+    /* h = first pass + second pass of classical Gram-Schmidt;  h_{k+1,k} = ||w|| */
+    for (int i = 0; i <= k; i++) col[i] += ls->h2[i];
+    col[k + 1] = sqrt(*ls->ww);
+    const int why = kryl_ref_givens_column(ls, k, ls->g[k]);
+    return why == KRYL_STOP_RUNNING ? KRYL_SUCCESS : kryl_host_halt(monitor, why);
 }
 
 kryl_status kryl_ref_gmres_solve(kryl_context ctx, const kryl_gmres_ls *ls)

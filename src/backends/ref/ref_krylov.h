@@ -31,6 +31,13 @@ kryl_status kryl_ref_gmres_cycle_start(kryl_context ctx, const kryl_gmres_ls *ls
 kryl_status kryl_ref_gmres_givens(kryl_context ctx, const kryl_gmres_ls *ls, int k,
                                   kryl_monitor *monitor);
 kryl_status kryl_ref_gmres_solve(kryl_context ctx, const kryl_gmres_ls *ls);
+/* R's column k (already holding H's column k): the rotations 0..k-1, then
+ * rotation k that zeroes its subdiagonal, applied to gk = g[k] before it:
+ * g[k] = cs gk, g[k+1] = -sn gk, rr = g[k+1]^2, count = k+1.  Returns
+ * KRYL_STOP_NAN or _BREAKDOWN (zero pivot) having changed no rotation, g,
+ * rr or count, else KRYL_STOP_RUNNING.  Shared by gmres_givens and the
+ * DCGS2 column (ref_dcgs2.c). */
+int kryl_ref_givens_column(const kryl_gmres_ls *ls, int k, double gk);
 kryl_status kryl_ref_fcg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                   kryl_vector p, kryl_monitor *monitor);
 kryl_status kryl_ref_monitor_restart(kryl_context ctx, kryl_monitor *inner,
