@@ -205,9 +205,9 @@ static void bench_mixed(kryl_context ctx, bool quick)
             char name[64], limit[24] = "";
             if (sc.inner_iterations > 0)
                 snprintf(limit, sizeof limit, " max %d", sc.inner_iterations);
-            const double default_rtol = sc.scheme == KRYL_MIXED_RELIABLE ? 1e-2 : 1e-6;
             snprintf(name, sizeof name, "%s rtol %.0e%s", kryl_mixed_scheme_name(sc.scheme),
-                     sc.inner_rtol > 0.0 ? sc.inner_rtol : default_rtol, limit);
+                     sc.inner_rtol > 0.0 ? sc.inner_rtol : kryl_mixed_default_inner_rtol(sc.scheme),
+                     limit);
             const double speedup = t.refused ? 0.0 : base.seconds / t.seconds;
             printf("%-16s %-5s %-24s %9.4f %6lld %8lld %9.2e %8.2f%s\n", p.label, fmt, name,
                    t.seconds, (long long)t.iterations, inner, t.relres, speedup,

@@ -199,6 +199,9 @@ kryl_status kryl_precision_from_name(const char *name, kryl_precision *precision
 kryl_status kryl_method_from_name(const char *name, kryl_method *method);
 kryl_status kryl_precond_from_name(const char *name, kryl_precond_kind *precond);
 const char *kryl_mixed_scheme_name(kryl_mixed_scheme scheme);
+/* The inner_rtol that 0 stands for under `scheme`: 1e-6, or 1e-2 for
+ * KRYL_MIXED_RELIABLE (the drop between refreshes of its one inner CG). */
+double kryl_mixed_default_inner_rtol(kryl_mixed_scheme scheme);
 kryl_status kryl_mixed_scheme_from_name(const char *name, kryl_mixed_scheme *scheme);
 kryl_status kryl_format_from_name(const char *name, kryl_format *format);
 kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind);

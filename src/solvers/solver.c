@@ -60,6 +60,14 @@ static const kryl_method_ops *method_ops(const kryl_solver_options *o)
     return plain->needs_symmetric ? &kryl_method_fcg : &kryl_method_fgmres;
 }
 
+double kryl_mixed_default_inner_rtol(kryl_mixed_scheme scheme)
+{
+    /* reliable: a refresh at every 1e-2 drop stays above the gap single
+     * precision opens between its recurrence and the true residual; the
+     * others: about where single precision stops helping */
+    return scheme == KRYL_MIXED_RELIABLE ? 1e-2 : 1e-6;
+}
+
 /* Check the options and resolve their shorthands: precision KRYL_MIXED
  * (outer iteration in double; inner-outer unless options.mixed names a
  * scheme) and the 0 defaults of restart, inner_iterations, inner_rtol. */
@@ -89,7 +97,7 @@ static kryl_status check_options(kryl_solver_options *o)
         o->inner_iterations = o->max_iterations > INT_MAX ? INT_MAX
                               : o->max_iterations > 0     ? (int)o->max_iterations
                                                           : 1;
-    if (o->inner_rtol == 0.0) o->inner_rtol = o->mixed == KRYL_MIXED_RELIABLE ? 1e-2 : 1e-6;
+    if (o->inner_rtol == 0.0) o->inner_rtol = kryl_mixed_default_inner_rtol(o->mixed);
     if (o->restart < 1)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "restart %d: GMRES needs at least 1",
                           o->restart);

@@ -78,8 +78,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .droptol = 1e-3,
                       .maxfill = 20,
                       .sweeps = 1,
-                      .omega = 1.0,
-                      .inner_rtol = 1e-6};
+                      .omega = 1.0};
     const arg_spec specs[] = {
         {"--rhs", NULL, ARG_STRING, &a->rhs, NULL},
         {"--x0", NULL, ARG_STRING, &a->x0, NULL},
@@ -141,7 +140,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
     if (a->fill > INT_MAX || a->maxfill > INT_MAX || a->blocks > INT_MAX || a->sweeps > INT_MAX)
         return args_usage_error(cmd, "--fill, --maxfill, --blocks or --sweeps is too large");
-    if (!(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
+    if (a->inner_rtol_given && !(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
         return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
                                 a->inner_rtol);
     if (kryl_method_from_name(a->method, &opt->method) != KRYL_SUCCESS)
@@ -187,9 +186,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->inner_iterations = (int)a->inner_its;
     /* the scheme's own default: how far an inner solve goes, or (reliable)
      * the drop between refreshes of the one inner CG */
-    opt->inner_rtol = a->inner_rtol_given                 ? a->inner_rtol
-                      : opt->mixed == KRYL_MIXED_RELIABLE ? 1e-2
-                                                          : 1e-6;
+    opt->inner_rtol =
+        a->inner_rtol_given ? a->inner_rtol : kryl_mixed_default_inner_rtol(opt->mixed);
     opt->rtol = a->rtol;
     opt->atol = a->atol;
     opt->max_iterations = a->maxit;
