@@ -92,6 +92,53 @@ template <int LANES, typename V> __device__ inline V load_entry(const V *p)
         return *p;
 }
 
+/* A lane's share of a row: its first DEPTH entries, LANES apart from
+ * first, loaded at once (all loads issued before any use); rows past end
+ * are zero. */
+template <typename T, typename I, int LANES, int DEPTH> struct row_entries {
+    I first, end;
+    T a[DEPTH];
+    int32_t c[DEPTH];
+};
+
+/* The lane's entries of `row` (an empty share for row < 0). */
+template <typename T, typename I, int LANES, int DEPTH>
+__device__ inline row_entries<T, I, LANES, DEPTH>
+load_row_entries(int64_t row, int lane, const I *__restrict__ row_ptr,
+                 const int32_t *__restrict__ col_idx, const T *__restrict__ values)
+{
+    row_entries<T, I, LANES, DEPTH> e;
+    e.first = row < 0 ? I(0) : row_ptr[row] + lane;
+    e.end = row < 0 ? I(0) : row_ptr[row + 1];
+#pragma unroll
+    for (int j = 0; j < DEPTH; j++) {
+        const I k = e.first + j * LANES;
+        e.a[j] = k < e.end ? load_entry<LANES>(values + k) : T(0);
+        e.c[j] = k < e.end ? load_entry<LANES>(col_idx + k) : 0;
+    }
+    return e;
+}
+
+/* sum_k a_k x_col(k) over the row of e, by the LANES threads of its group
+ * (every lane gets the sum): the loaded entries, then any beyond them.
+ * FRESH: x was written by other blocks of this launch, which the read-only
+ * cache does not see, so it is read from L2. */
+template <bool FRESH, typename T, typename I, int LANES, int DEPTH>
+__device__ inline double row_entries_sum(const row_entries<T, I, LANES, DEPTH> &e,
+                                         const int32_t *__restrict__ col_idx,
+                                         const T *__restrict__ values, const T *__restrict__ x)
+{
+    auto load_x = [](const T *p) { return FRESH ? __ldcg(p) : __ldg(p); };
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < DEPTH; j++)
+        if (e.first + j * LANES < e.end) sum += (double)e.a[j] * (double)load_x(&x[e.c[j]]);
+    for (I k = e.first + DEPTH * LANES; k < e.end; k += LANES)
+        sum += (double)load_entry<LANES>(values + k) *
+               (double)load_x(&x[load_entry<LANES>(col_idx + k)]);
+    return group_sum(sum, LANES);
+}
+
 /* sum_k a_k x_col(k) over `row`, by the LANES threads of its group (every
  * lane gets the sum) */
 template <typename T, typename I, int LANES>
@@ -99,25 +146,8 @@ __device__ inline double row_sum(int64_t row, int lane, const I *__restrict__ ro
                                  const int32_t *__restrict__ col_idx, const T *__restrict__ values,
                                  const T *__restrict__ x)
 {
-    const I first = row_ptr[row] + lane, end = row_ptr[row + 1];
-    /* the lane's first VECTOR_DEPTH entries, all loads issued before any use */
-    T a[VECTOR_DEPTH];
-    int32_t c[VECTOR_DEPTH];
-#pragma unroll
-    for (int j = 0; j < VECTOR_DEPTH; j++) {
-        const I k = first + j * LANES;
-        a[j] = k < end ? load_entry<LANES>(values + k) : T(0);
-        c[j] = k < end ? load_entry<LANES>(col_idx + k) : 0;
-    }
-    /* sum = sum_k a_k x_col(k) over the row, LANES entries apart */
-    double sum = 0.0;
-#pragma unroll
-    for (int j = 0; j < VECTOR_DEPTH; j++)
-        if (first + j * LANES < end) sum += (double)a[j] * (double)__ldg(&x[c[j]]);
-    for (I k = first + VECTOR_DEPTH * LANES; k < end; k += LANES)
-        sum += (double)load_entry<LANES>(values + k) *
-               (double)__ldg(&x[load_entry<LANES>(col_idx + k)]);
-    return group_sum(sum, LANES);
+    const auto e = load_row_entries<T, I, LANES, VECTOR_DEPTH>(row, lane, row_ptr, col_idx, values);
+    return row_entries_sum<false>(e, col_idx, values, x);
 }
 
 #endif

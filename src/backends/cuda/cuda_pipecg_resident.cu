@@ -62,20 +62,9 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void pip
     const int lane = (int)(threadIdx.x % LANES);
     const int64_t row = ((int64_t)blockIdx.x * KRYL_CUDA_THREADS + threadIdx.x) / LANES;
     const bool owner = row < nrows && lane == 0;
-    /* the lane's first DEPTH entries of the row */
-    I first = 0, end = 0;
-    if (row < nrows) {
-        first = row_ptr[row] + lane;
-        end = row_ptr[row + 1];
-    }
-    T a[DEPTH];
-    int32_t col[DEPTH];
-#pragma unroll
-    for (int j = 0; j < DEPTH; j++) {
-        const I k = first + j * LANES;
-        a[j] = k < end ? values[k] : T(0);
-        col[j] = k < end ? col_idx[k] : 0;
-    }
+    /* the lane's first DEPTH entries of the row, kept for every step */
+    const auto entries = load_row_entries<T, I, LANES, DEPTH>(row < nrows ? row : -1, lane, row_ptr,
+                                                              col_idx, values);
     pipecg_state o{};
     if (owner) o = pipecg_load<T, JACOBI, JACOBI>(row, v);
     T *in = JACOBI ? v.m : v.w;
@@ -90,14 +79,8 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void pip
             coef[2 * local.iteration] = alpha;
             coef[2 * local.iteration + 1] = beta;
         }
-        /* n_row = (A in)_row: the kept entries, then any beyond them */
-        double sum = 0.0;
-#pragma unroll
-        for (int j = 0; j < DEPTH; j++)
-            if (first + j * LANES < end) sum += (double)a[j] * (double)__ldcg(&in[col[j]]);
-        for (I k = first + DEPTH * LANES; k < end; k += LANES)
-            sum += (double)values[k] * (double)__ldcg(&in[col_idx[k]]);
-        const double ni = group_sum(sum, LANES);
+        /* n_row = (A in)_row, in written by other blocks in the step before */
+        const double ni = row_entries_sum<true>(entries, col_idx, values, in);
         double sums[RESIDENT_SUMS] = {0.0, 0.0, 0.0};
         if (owner) {
             /* z q s p x r u w updates, m = dinv .* w, in registers; the SpMV's next input stored */
