@@ -1,7 +1,7 @@
 /* Distributed contexts: the communicator, rank and size, and the operation
  * table of a context over several ranks (the backend's own, with the SpMV
- * replaced by the distributed one and graph capture removed: MPI calls
- * cannot be recorded into a CUDA graph). */
+ * replaced by the distributed one, and graph capture kept only where every
+ * step stays on the device: MPI calls cannot be recorded into a CUDA graph). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,11 +95,8 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.spmv_dot = NULL;
     d->ops.pipecg_spmv_update = NULL;
     d->ops.pipecg_spmv_steps = NULL;
-    /* no graphs: the batches launch operation by operation */
-    d->ops.capture_begin = NULL;
-    d->ops.capture_end = NULL;
-    d->ops.graph_launch = NULL;
-    d->ops.graph_release = NULL;
+    /* graphs only where no step needs the host (dist_graph.c) */
+    kryl_dist_graph_ops(d);
 }
 
 kryl_status kryl_context_create_mpi(kryl_context *ctx, const kryl_context_options *options,

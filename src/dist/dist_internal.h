@@ -41,6 +41,7 @@ struct kryl_dist_context {
     kryl_backend_ops ops;              /* inner_ops with the distributed operations */
     struct kryl_context_s inner;       /* the backend alone: owns matrix parts */
     kryl_dist_stats stats;
+    int64_t spmvs_before_capture; /* stats.spmvs when a capture began */
     /* the reduction in flight */
     MPI_Request reduce_req;
     kryl_scalar reduce_first;
@@ -83,6 +84,11 @@ struct kryl_dist_matrix {
     MPI_Request *requests;       /* 2 nneigh */
     int64_t nnz_global;
 };
+
+/* ---- dist_graph.c ---- */
+/* d->ops' graph operations: the backend's, counting SpMVs per replay, with
+ * the NCCL transport; none otherwise. */
+void kryl_dist_graph_ops(struct kryl_dist_context *d);
 
 /* ---- dist_boundary.c ---- */
 /* d->nl_boundary, boundary_rows and y_boundary in `precision` when fewer
