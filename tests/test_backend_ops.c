@@ -298,6 +298,62 @@ static void compare_cg_updates(const problem *pb, double *const *vals)
     pair_free(&z);
 }
 
+/* cg1_terms and cg1_update (single-reduction CG) against ref, with and
+ * without dinv, and what they record in a monitor: q_i = p_i (1.5 + c_i)
+ * with |c_i| <= 0.5 keeps p'q > 0, so the update runs. */
+static void compare_cg1(const problem *pb, double *const *vals)
+{
+    double *qv = malloc((size_t)pb->n * sizeof *qv);
+    for (int64_t i = 0; i < pb->n; i++) qv[i] = vals[0][i] * (1.5 + 0.5 * vals[1][i]);
+    pair p = pair_new(pb, vals[0]), q = pair_new(pb, qv), x = pair_new(pb, vals[2]);
+    pair r = pair_new(pb, vals[3]), dinv = pair_new(pb, vals[4]);
+    const side *sides[2] = {&pb->ref, &pb->dut};
+    double tol = pb->precision == KRYL_DOUBLE ? 1e-11 : 1e-5;
+    for (int with_dinv = 0; with_dinv < 2; with_dinv++) {
+        const char *form = with_dinv ? "cg1 with dinv" : "cg1";
+        const int count = with_dinv ? KRYL_CG1_TERMS : KRYL_CG1_RDR;
+        double *t[2];
+        test_monitor m[2];
+        for (int s = 0; s < 2; s++) {
+            kryl_context ctx = sides[s]->ctx;
+            t[s] = scalars_new(ctx, KRYL_CG1_TERMS, NULL);
+            monitor_new(ctx, &m[s], 0.0, 4, KRYL_STOP_RUNNING);
+            kryl_vector d = with_dinv ? (s ? dinv.dut : dinv.ref) : NULL;
+            /* t = p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq] */
+            CHECK_OK(ctx->ops->cg1_terms(ctx, s ? p.dut : p.ref, s ? q.dut : q.ref,
+                                         s ? r.dut : r.ref, d, scalar_at(t[s], 0), m[s].dev));
+            /* x += alpha p;  r -= alpha q;  p = dinv.*r + beta p */
+            CHECK_OK(ctx->ops->cg1_update(ctx, scalar_at(t[s], 0), s ? p.dut : p.ref,
+                                          s ? q.dut : q.ref, s ? x.dut : x.ref, s ? r.dut : r.ref,
+                                          d, m[s].dev));
+            monitor_read(ctx, &m[s], NULL, 0);
+        }
+        for (int k = 0; k < count; k++) {
+            double a = scalar_get(pb->dut.ctx, t[1] + k), b = scalar_get(pb->ref.ctx, t[0] + k);
+            CHECK(test_close(a, b, tol), "%s: %s term %d = %.17g, ref %.17g", pb->label, form, k, a,
+                  b);
+        }
+        CHECK_PAIR(pb, x, form);
+        CHECK_PAIR(pb, r, form);
+        CHECK_PAIR(pb, p, form);
+        CHECK(m[1].host.stop == m[0].host.stop && m[1].host.iteration == m[0].host.iteration &&
+                  test_close(m[1].host.rr, m[0].host.rr, tol),
+              "%s: %s monitor: stop %d iteration %lld rr %.17g, ref %d %lld %.17g", pb->label, form,
+              (int)m[1].host.stop, (long long)m[1].host.iteration, m[1].host.rr,
+              (int)m[0].host.stop, (long long)m[0].host.iteration, m[0].host.rr);
+        for (int s = 0; s < 2; s++) {
+            sides[s]->ctx->ops->release(sides[s]->ctx, t[s]);
+            monitor_free(sides[s]->ctx, &m[s]);
+        }
+    }
+    free(qv);
+    pair_free(&p);
+    pair_free(&q);
+    pair_free(&x);
+    pair_free(&r);
+    pair_free(&dinv);
+}
+
 static void compare_all(kryl_context ref_ctx, kryl_context dut_ctx, const char *backend,
                         test_shape shape, int64_t n, kryl_precision precision, bool float_values)
 {
@@ -324,6 +380,7 @@ static void compare_all(kryl_context ref_ctx, kryl_context dut_ctx, const char *
     compare_spmv(&pb, vals[0], vals[1], vals[2]);
     compare_vector_ops(&pb, vals[0], vals[1], vals[4]);
     compare_cg_updates(&pb, vals);
+    if (dut_ctx->ops->cg1_terms) compare_cg1(&pb, vals);
     for (int k = 0; k < 6; k++) free(vals[k]);
 done:
     kryl_matrix_destroy(&pb.ref.A);
@@ -387,9 +444,13 @@ static void check_refused_steps(kryl_context ctx, const char *backend, kryl_prec
                  {1.0, 2.0, KRYL_STOP_CONVERGED, "stopped monitor"}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         bool guard = cases[c].stop == KRYL_STOP_CONVERGED;
-        for (int op = 0; op < 3; op++) {
+        for (int op = 0; op < 4; op++) {
             const double sentinel[4] = {cases[c].num, cases[c].den, 42.0, 43.0};
             double *sc = scalars_new(ctx, 4, sentinel);
+            /* cg1_update's terms without dinv: alpha = r'r/p'q = num/den */
+            const double terms[KRYL_CG1_RDR] = {cases[c].den, cases[c].num, 0.5, 1.0};
+            double *t =
+                op == 3 && ctx->ops->cg1_update ? scalars_new(ctx, KRYL_CG1_RDR, terms) : NULL;
             test_monitor m;
             monitor_new(ctx, &m, 0.0, 4, guard ? KRYL_STOP_CONVERGED : KRYL_STOP_RUNNING);
             if (op == 0)
@@ -399,15 +460,19 @@ static void check_refused_steps(kryl_context ctx, const char *backend, kryl_prec
             else if (op == 1)
                 CHECK_OK(ctx->ops->cg_update_p(ctx, scalar_at(sc, 0), scalar_at(sc, 1), v[5], v[0],
                                                m.dev));
-            else if (guard)
+            else if (op == 2 && guard)
                 CHECK_OK(ctx->ops->spmv(ctx, A, 1.0, v[0], 0.5, v[3], v[1], m.dev));
+            else if (t != NULL)
+                CHECK_OK(ctx->ops->cg1_update(ctx, scalar_at(t, 0), v[0], v[1], v[2], v[3], NULL,
+                                              m.dev));
             else {
                 ctx->ops->release(ctx, sc);
                 monitor_free(ctx, &m);
                 continue;
             }
             monitor_read(ctx, &m, NULL, 0);
-            const char *opname = op == 0 ? "cg_update_xr" : op == 1 ? "cg_update_p" : "spmv";
+            const char *names[] = {"cg_update_xr", "cg_update_p", "spmv", "cg1_update"};
+            const char *opname = names[op];
             CHECK(m.host.stop == cases[c].stop, "%s %s %s %s: stop = %d, expected %d", backend,
                   kryl_precision_name(precision), opname, cases[c].what, (int)m.host.stop,
                   (int)cases[c].stop);
@@ -420,6 +485,7 @@ static void check_refused_steps(kryl_context ctx, const char *backend, kryl_prec
             CHECK(scalar_get(ctx, sc + 2) == 42.0 && scalar_get(ctx, sc + 3) == 43.0,
                   "%s %s %s: rz or rr written", backend, opname, cases[c].what);
             ctx->ops->release(ctx, sc);
+            if (t) ctx->ops->release(ctx, t);
             monitor_free(ctx, &m);
         }
     }

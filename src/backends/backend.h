@@ -77,6 +77,18 @@ enum {
     KRYL_PIPECG_SCALARS = 5
 };
 
+/* Consecutive scalars of a single-reduction CG step (cg1_terms, cg1_update). */
+enum {
+    KRYL_CG1_PQ = 0,  /* (p, q) */
+    KRYL_CG1_RR = 1,  /* (r, r) */
+    KRYL_CG1_RQ = 2,  /* (r, q) */
+    KRYL_CG1_QQ = 3,  /* (q, q) */
+    KRYL_CG1_RDR = 4, /* (r, D r), with dinv only */
+    KRYL_CG1_RDQ = 5, /* (r, D q) */
+    KRYL_CG1_QDQ = 6, /* (q, D q) */
+    KRYL_CG1_TERMS = 7
+};
+
 /* Consecutive scalars of BiCGSTAB (bicgstab_* operations). */
 enum {
     KRYL_BICG_RHO = 0, /* (r^, r) */
@@ -176,6 +188,9 @@ typedef struct kryl_backend_ops {
      * where the backend fuses them (optional: NULL means spmv, then dot) */
     kryl_status (*spmv_dot)(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
                             kryl_scalar out, const kryl_monitor *monitor);
+    /* Whether spmv_dot is one pass for A (optional: NULL means never); CG
+     * then keeps its two-reduction step on one rank, one launch shorter. */
+    bool (*spmv_dot_fuses)(kryl_context ctx, kryl_matrix A);
 
     /* ---- fused conjugate-gradient steps ---- */
     /* alpha = num/den;  x += alpha p;  r -= alpha q;
@@ -190,6 +205,30 @@ typedef struct kryl_backend_ops {
     /* p = z + (num/den) p;  den <= 0 sets stop = BREAKDOWN (NaN/Inf: NAN). */
     kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                kryl_vector p, kryl_monitor *monitor);
+
+    /* ---- conjugate gradients with one reduction a step (optional) ----
+     * Every inner product of a step comes from one pass after the SpMV, and
+     * the next r'z is expanded as (r - alpha q)'D(r - alpha q) from them
+     * (D'Azevedo, Eijkhout & Romine, "Conjugate gradient algorithms with
+     * reduced synchronization overhead", 1993): r'q and q'q are computed,
+     * not assumed, so the expansion loses only about eps r'z / r'z_new.
+     * t: KRYL_CG1_TERMS consecutive scalars (KRYL_CG1_*). */
+    /* t = {p'q, r'r, r'q, q'q} and with dinv also {r'Dr, r'Dq, q'Dq}
+     * (D = diag(dinv)), rank-local.  Guarded. */
+    kryl_status (*cg1_terms)(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
+                             kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
+    /* With t summed over the ranks: first monitor_update(monitor, r'r, 0),
+     * the exact ||r|| replacing the expanded one the previous step recorded
+     * (a non-finite r'r, or r'r <= tol2, stops here and changes nothing).
+     * Then rz = r'Dr (dinv) or r'r;  alpha = rz/p'q;  x += alpha p;
+     * r -= alpha q;  rr' = r'r - 2 alpha r'q + alpha^2 q'q;  rz' = rz -
+     * 2 alpha r'Dq + alpha^2 q'Dq (dinv) or rr', both clamped at 0;
+     * beta = rz'/rz;  p = dinv .* r + beta p (r + beta p);  then
+     * monitor_update(monitor, rr', 1).  p'q <= 0 or rz <= 0 sets stop =
+     * BREAKDOWN (NaN/Inf: NAN) and changes nothing. */
+    kryl_status (*cg1_update)(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
+                              kryl_vector x, kryl_vector r, kryl_vector dinv,
+                              kryl_monitor *monitor);
 
     /* ---- convergence ---- */
     /* Unless stopped: iteration += advance; history[iteration] = sqrt(rr);

@@ -1,8 +1,8 @@
 /* The scalar logic of the host backends' iteration operations: a guarded
  * step's coefficient, the convergence monitor, and the scalar part of a
- * pipelined CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari & Vadhiyar),
- * the specification of backend.h's ratios, monitor_update and
- * pipecg_update. */
+ * pipelined CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari & Vadhiyar)
+ * and of a single-reduction CG step, the specification of backend.h's
+ * ratios, monitor_update, pipecg_update and cg1_update. */
 #include "backends/host_step.h"
 
 bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio)
@@ -36,6 +36,27 @@ void kryl_host_monitor_record(kryl_monitor *monitor, double rr, int advance)
         monitor->stop = KRYL_STOP_NAN;
     else if (rr <= monitor->tol2)
         monitor->stop = KRYL_STOP_CONVERGED;
+}
+
+bool kryl_host_cg1_begin(const double *t, bool jacobi, kryl_monitor *monitor, double *alpha,
+                         double *beta, double *rr_new)
+{
+    if (kryl_host_halted(monitor)) return false;
+    /* the exact ||r||, in place of the expansion recorded by the previous step */
+    if (monitor != NULL) {
+        kryl_host_monitor_record(monitor, t[KRYL_CG1_RR], 0);
+        if (kryl_host_halted(monitor)) return false;
+    }
+    double rz = jacobi ? t[KRYL_CG1_RDR] : t[KRYL_CG1_RR];
+    /* alpha = rz/p'q */
+    if (!kryl_host_ratio(rz, t[KRYL_CG1_PQ], monitor, alpha)) return false;
+    const double a = *alpha;
+    /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
+    double rr = t[KRYL_CG1_RR] - 2.0 * a * t[KRYL_CG1_RQ] + a * a * t[KRYL_CG1_QQ];
+    double rz_new = jacobi ? rz - 2.0 * a * t[KRYL_CG1_RDQ] + a * a * t[KRYL_CG1_QDQ] : rr;
+    *rr_new = fmax(rr, 0.0);
+    /* beta = rz'/rz */
+    return kryl_host_ratio(fmax(rz_new, 0.0), rz, monitor, beta);
 }
 
 int kryl_host_pipecg_begin(const double *c, int restart, double *coef, const kryl_monitor *monitor,

@@ -41,6 +41,12 @@ bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *rati
  * history recorded, stop on a non-finite rr or on rr <= tol2. */
 void kryl_host_monitor_record(kryl_monitor *monitor, double rr, int advance);
 
+/* The scalar part of cg1_update (backend.h) from the summed terms t: the
+ * exact ||r|| recorded (advance 0), then alpha, beta and the expanded rr'.
+ * Returns false where the step must change nothing (the monitor says why). */
+bool kryl_host_cg1_begin(const double *t, bool jacobi, kryl_monitor *monitor, double *alpha,
+                         double *beta, double *rr_new);
+
 /* alpha and beta of a pipelined CG step from the scalars c (backend.h's
  * pipecg_update), *fresh set when the step runs as a restart; (alpha, beta)
  * recorded in coef[2 i], coef[2 i + 1] with i = monitor->iteration when

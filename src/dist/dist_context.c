@@ -93,6 +93,7 @@ static void wrap_ops(struct kryl_dist_context *d)
      * SpMV-and-dot falls back to the distributed SpMV, then a dot, and
      * pipelined CG's SpMV overlaps its reduction instead of fusing */
     d->ops.spmv_dot = NULL;
+    d->ops.spmv_dot_fuses = NULL;
     d->ops.pipecg_spmv_update = NULL;
     d->ops.pipecg_spmv_steps = NULL;
     /* graphs only where no step needs the host (dist_graph.c) */

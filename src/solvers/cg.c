@@ -5,9 +5,12 @@
  * fused updates divide rz/pq and rz_new/rz themselves (Buatois et al. 2009
  * keep the whole loop on the GPU the same way).
  *
- * Memory traffic per iteration, in vector entries of n: SpMV (A once, p
- * once, q once) + p'q 2n + x,r update 6n (8n with z = dinv.*r fused in) +
- * p update 3n: 11n + SpMV without a preconditioner, 13n + SpMV with Jacobi.
+ * Without a preconditioner or with a pointwise one (Jacobi), where the
+ * backend has the operations, a step takes one reduction
+ * (cg_step_one_reduction); otherwise two.  Memory traffic per iteration of
+ * the two-reduction step, in vector entries of n: SpMV (A once, p once, q
+ * once) + p'q 2n + x,r update 6n (8n with z = dinv.*r fused in) + p update
+ * 3n: 11n + SpMV without a preconditioner, 13n + SpMV with Jacobi.
  */
 #include <stdlib.h>
 
@@ -15,11 +18,12 @@
 
 typedef struct cg_work {
     kryl_vector r, z, p, q; /* z aliases r without a preconditioner */
-    double *scalars;        /* backend: two (rz, rr) pairs used in turn, then pq */
+    double *scalars;        /* backend: two (rz, rr) pairs used in turn, pq, then the
+                               terms of a one-reduction step */
     int current;            /* which pair holds this iteration's rz */
 } cg_work;
 
-enum { CG_PQ = 4, CG_SCALARS = 5 };
+enum { CG_PQ = 4, CG_TERMS = 5, CG_SCALARS = CG_TERMS + KRYL_CG1_TERMS };
 
 static kryl_scalar rz_of(cg_work *w, int pair) { return kryl_scalar_at(w->scalars, 2 * pair); }
 static kryl_scalar rr_of(cg_work *w, int pair) { return kryl_scalar_at(w->scalars, 2 * pair + 1); }
@@ -64,6 +68,50 @@ static kryl_status cg_start(kryl_solver s, kryl_vector r0)
     return s->ops->monitor_update(s->ctx, s->monitor, rr_of(w, 0), 0);
 }
 
+/* A step with one reduction (D'Azevedo, Eijkhout & Romine 1993): every inner
+ * product comes from one pass after the SpMV and the next r'z is expanded
+ * from them, so x, r and p are updated in one pass after one reduction.
+ * Traffic: SpMV + terms 3n (4n with Jacobi) + update 7n (8n): 10n + SpMV
+ * against 11n, and over ranks one reduction instead of two. */
+static kryl_status cg_step_one_reduction(kryl_solver s)
+{
+    cg_work *w = s->work;
+    kryl_context ctx = s->ctx;
+    const kryl_backend_ops *ops = s->ops;
+    kryl_vector dinv = s->pc ? s->pc->dinv : NULL;
+    kryl_scalar t = kryl_scalar_at(w->scalars, CG_TERMS);
+
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
+    /* q = A p */
+    KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, w->p, 0.0, NULL, w->q, s->monitor));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    /* t = p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq] */
+    KRYL_TRY(ops->cg1_terms(ctx, w->p, w->q, w->r, dinv, t, s->monitor));
+    KRYL_TRY(kryl_reduce_begin(ctx, t, dinv ? KRYL_CG1_TERMS : KRYL_CG1_RDR));
+    KRYL_TRY(kryl_reduce_end(ctx));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* record ||r||;  alpha = rz/pq;  x += alpha p;  r -= alpha q;  rz' expanded;
+     * beta = rz'/rz;  p = dinv.*r + beta p;  record ||r'|| */
+    return ops->cg1_update(ctx, t, w->p, w->q, s->x_work, w->r, dinv, s->monitor);
+}
+
+/* Whether steps take one reduction: in double precision with no
+ * preconditioner or a pointwise one, where the backend has the operations,
+ * unless on one rank its SpMV fuses p'q (a small matrix on cuda: there the
+ * launch saved counts more than the pass; 2-D 300^2 on an H100, 13.5
+ * against 14.3 us per iteration).  In single precision the expansion of
+ * r'z misses the rounding of the stored r by about eps_single, and beta
+ * taken from it slows CG's last phase (7-point 160^3, reliable updates on
+ * an H100: 530 single iterations against 494). */
+static bool one_reduction(kryl_solver s)
+{
+    const kryl_backend_ops *ops = s->ops;
+    cg_work *w = s->work;
+    if (!ops->cg1_terms || !ops->cg1_update || (s->pc && !s->pc->dinv)) return false;
+    if (w->r->precision != KRYL_DOUBLE) return false;
+    return !ops->spmv_dot_fuses || !ops->spmv_dot_fuses(s->ctx, s->Aw);
+}
+
 static kryl_status cg_step(kryl_solver s)
 {
     cg_work *w = s->work;
@@ -74,6 +122,8 @@ static kryl_status cg_step(kryl_solver s)
     kryl_vector z = pc ? w->z : w->r;
     int old = w->current, new = 1 - old;
     kryl_scalar pq = kryl_scalar_at(w->scalars, CG_PQ);
+
+    if (one_reduction(s)) return cg_step_one_reduction(s);
 
     /* with rank-local sums already global, the update records ||r|| itself */
     bool fused_record = kryl_reduce_is_local(ctx) && !(pc && !dinv);

@@ -1,7 +1,9 @@
 """kryl solve --format: every storage format on a generated Laplacian and on
 real SPD matrices, on every usable backend.  `kryl info --json` on the same
 backend says which formats are suitable: those must converge to the same
-iteration count as CSR (within one) and report the format; the others must
+iteration count as CSR (within 1%, at least one: a format that sorts rows
+sums in another order, and CG's count on an ill-conditioned matrix follows
+its rounding) and report the format; the others must
 be refused with exactly the reason info gives.  --format auto must pick
 info's choice; --tune must time the candidates."""
 
@@ -45,7 +47,7 @@ def solve_each_format(t, kryl, path, backend, what):
             if fmt == "csr":
                 csr_its = obj["iterations"]
             elif csr_its is not None:
-                t.check(abs(obj["iterations"] - csr_its) <= 1,
+                t.check(abs(obj["iterations"] - csr_its) <= max(1, csr_its // 100),
                         "%s: %d iterations, csr %d" % (label, obj["iterations"], csr_its))
         else:
             why = formats[fmt]["why"]

@@ -1,4 +1,5 @@
-/* Fused conjugate-gradient steps and the convergence monitor of the cuda
+/* Fused conjugate-gradient steps (two reductions a step, or one:
+ * cg1_terms and cg1_update) and the convergence monitor of the cuda
  * backend.  The whole iteration stays on the device: coefficients are
  * ratios of device scalars that each kernel divides itself, the two dot
  * products of the x/r update come out of the same pass and the same launch,
@@ -87,6 +88,83 @@ __global__ void cg_update_p_kernel(int64_t n, const double *num, const double *d
         p[i] = (T)((double)z[i] + beta * (double)p[i]);
 }
 
+/* t = {p'q, r'r, r'q, q'q} and with JACOBI also {r'Dr, r'Dq, q'Dq} */
+template <typename T, bool JACOBI>
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_terms_kernel(
+    int64_t n, const T *__restrict__ p, const T *__restrict__ q, const T *__restrict__ r,
+    const T *__restrict__ dinv, double *t, const kryl_monitor *monitor, double *partials,
+    unsigned int stride, unsigned int *counter)
+{
+    constexpr int N = JACOBI ? KRYL_CG1_TERMS : KRYL_CG1_RDR;
+    if (stopped(monitor)) return;
+    double sums[N] = {};
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
+        sums[KRYL_CG1_PQ] += pi * qi;
+        sums[KRYL_CG1_RR] += ri * ri;
+        sums[KRYL_CG1_RQ] += ri * qi;
+        sums[KRYL_CG1_QQ] += qi * qi;
+        if constexpr (JACOBI) {
+            const double di = (double)dinv[i];
+            sums[KRYL_CG1_RDR] += ri * di * ri;
+            sums[KRYL_CG1_RDQ] += ri * di * qi;
+            sums[KRYL_CG1_QDQ] += qi * di * qi;
+        }
+    }
+    if (kryl_grid_sum<N>(sums, partials, stride, counter))
+        for (int k = 0; k < N; k++) t[k] = sums[k];
+}
+
+/* The scalar part of a single-reduction CG step from the summed terms t
+ * (kryl_host_cg1_begin is the specification): the exact ||r|| recorded
+ * (advance 0), then alpha, beta and the expanded rr'.  False where the step
+ * changes nothing.  Every block decides alike from t; only block 0 writes
+ * the monitor. */
+template <bool JACOBI>
+__device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, double *alpha,
+                                        double *beta, double *rr_new)
+{
+    const double rr = t[KRYL_CG1_RR];
+    if (monitor) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) kryl_cuda_monitor_record(monitor, rr, 0);
+        if (!isfinite(rr) || rr <= monitor->tol2) return false;
+    }
+    const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
+    /* alpha = rz/p'q */
+    if (!ratio_or_stop(&rz, &t[KRYL_CG1_PQ], monitor, alpha)) return false;
+    const double a = *alpha;
+    /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
+    const double rr_next = rr - 2.0 * a * t[KRYL_CG1_RQ] + a * a * t[KRYL_CG1_QQ];
+    const double rz_next =
+        JACOBI ? rz - 2.0 * a * t[KRYL_CG1_RDQ] + a * a * t[KRYL_CG1_QDQ] : rr_next;
+    *rr_new = fmax(rr_next, 0.0);
+    /* beta = rz'/rz */
+    const double rz_clamped = fmax(rz_next, 0.0);
+    return ratio_or_stop(&rz_clamped, &rz, monitor, beta);
+}
+
+/* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p (JACOBI) or r + beta p;
+ * then the last block records rr' (once every block has passed its guard) */
+template <typename T, bool JACOBI>
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_update_kernel(
+    int64_t n, const double *t, T *__restrict__ p, const T *__restrict__ q, T *__restrict__ x,
+    T *__restrict__ r, const T *__restrict__ dinv, kryl_monitor *monitor, unsigned int *counter)
+{
+    double alpha, beta, rr_new;
+    if (stopped(monitor) || !cg1_coefficients<JACOBI>(t, monitor, &alpha, &beta, &rr_new)) return;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        x[i] = (T)((double)x[i] + alpha * (double)p[i]);
+        const T ri = (T)((double)r[i] - alpha * (double)q[i]);
+        r[i] = ri;
+        const double zi = JACOBI ? (double)dinv[i] * (double)ri : (double)ri;
+        p[i] = (T)(zi + beta * (double)p[i]);
+    }
+    if (monitor && kryl_last_block(counter) && threadIdx.x == 0)
+        kryl_cuda_monitor_record(monitor, rr_new, 1);
+}
+
 /* the monitor takes rr */
 __global__ void monitor_update_kernel(kryl_monitor *monitor, const double *rr, int advance)
 {
@@ -146,6 +224,52 @@ kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
             p->n, num.ptr, den.ptr, data_or_null<const T>(z), data_or_null<T>(p), monitor);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg_update_p_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
+                                kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("cg1_terms", r, p));
+    KRYL_TRY(kryl_cuda_check_vectors("cg1_terms", r, q));
+    if (dinv) KRYL_TRY(kryl_cuda_check_vectors("cg1_terms", r, dinv));
+    if (!t.ptr) return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg1_terms: t is NULL");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const unsigned int grid = kryl_cuda_reduce_grid(s, r->n);
+    kryl_cuda_with_type(r->precision, [&](auto tag) {
+        using T = decltype(tag);
+        auto kernel = dinv ? cg1_terms_kernel<T, true> : cg1_terms_kernel<T, false>;
+        /* t = {p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq]} */
+        kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            r->n, data_or_null<const T>(p), data_or_null<const T>(q), data_or_null<const T>(r),
+            data_or_null<const T>(dinv), t.ptr, monitor, s->partials, s->reduce_blocks, s->counter);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("cg1_terms_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
+                                 kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                 kryl_monitor *monitor)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("cg1_update", r, p));
+    KRYL_TRY(kryl_cuda_check_vectors("cg1_update", r, q));
+    KRYL_TRY(kryl_cuda_check_vectors("cg1_update", r, x));
+    if (dinv) KRYL_TRY(kryl_cuda_check_vectors("cg1_update", r, dinv));
+    if (!t.ptr) return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg1_update: t is NULL");
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const unsigned int grid = kryl_cuda_stream_grid(s, r->n); /* a block at least: the monitor */
+    kryl_cuda_with_type(r->precision, [&](auto tag) {
+        using T = decltype(tag);
+        auto kernel = dinv ? cg1_update_kernel<T, true> : cg1_update_kernel<T, false>;
+        /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p */
+        kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            r->n, t.ptr, data_or_null<T>(p), data_or_null<const T>(q), data_or_null<T>(x),
+            data_or_null<T>(r), data_or_null<const T>(dinv), monitor, s->counter);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("cg1_update_kernel");
     return KRYL_SUCCESS;
 }
 

@@ -243,7 +243,10 @@ static kryl_backend_ops make_ops()
     ops.dot = kryl_cuda_dot;
     ops.cg_update_xr = kryl_cuda_cg_update_xr;
     ops.spmv_dot = kryl_cuda_spmv_dot;
+    ops.spmv_dot_fuses = kryl_cuda_spmv_dot_fuses;
     ops.cg_update_p = kryl_cuda_cg_update_p;
+    ops.cg1_terms = kryl_cuda_cg1_terms;
+    ops.cg1_update = kryl_cuda_cg1_update;
     ops.monitor_update = kryl_cuda_monitor_update;
     ops.capture_begin = kryl_cuda_capture_begin;
     ops.capture_end = kryl_cuda_capture_end;

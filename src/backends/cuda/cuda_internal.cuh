@@ -98,6 +98,7 @@ kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A);
 void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
 kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
+bool kryl_cuda_spmv_dot_fuses(kryl_context ctx, kryl_matrix A);
 kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
                                kryl_scalar out, const kryl_monitor *monitor);
 kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
@@ -114,6 +115,11 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
                                    kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
                                    kryl_monitor *monitor, bool record);
+kryl_status kryl_cuda_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
+                                kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
+kryl_status kryl_cuda_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
+                                 kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                 kryl_monitor *monitor);
 kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                   kryl_vector p, kryl_monitor *monitor);
 kryl_status kryl_cuda_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,

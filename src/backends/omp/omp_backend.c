@@ -110,6 +110,8 @@ static const kryl_backend_ops omp_backend_ops = {
     .dot = kryl_omp_dot,
     .cg_update_xr = kryl_omp_cg_update_xr,
     .cg_update_p = kryl_omp_cg_update_p,
+    .cg1_terms = kryl_omp_cg1_terms,
+    .cg1_update = kryl_omp_cg1_update,
     .monitor_update = kryl_omp_monitor_update,
     /* operations of the other Krylov methods (omp_krylov.c, omp_basis.c); the
      * serial ones on a few host scalars are ref's host code */

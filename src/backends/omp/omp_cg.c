@@ -2,7 +2,8 @@
  * monitor, in both precisions from one template.  The steps follow the
  * preconditioned CG of Saad, "Iterative Methods for Sparse Linear
  * Systems", 2nd ed., Algorithm 9.1, with the updates of x and r, the
- * preconditioner and both inner products fused into one pass. */
+ * preconditioner and both inner products fused into one pass; and the
+ * two passes of a single-reduction CG step (cg1_terms, cg1_update). */
 #include <math.h>
 #include <omp.h>
 
@@ -64,6 +65,49 @@ kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar 
         cg_update_p_single(nt, p->n, beta, z->data, p->data);
     else
         cg_update_p_double(nt, p->n, beta, z->data, p->data);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_omp_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
+                               kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor)
+{
+    KRYL_REQUIRE_ARG(t.ptr);
+    KRYL_TRY(kryl_omp_check_pair("cg1_terms", p, r));
+    KRYL_TRY(kryl_omp_check_pair("cg1_terms", q, r));
+    if (dinv != NULL) KRYL_TRY(kryl_omp_check_pair("cg1_terms", dinv, r));
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
+    kryl_omp_state *s = kryl_omp_state_of(ctx);
+    const void *d = dinv != NULL ? dinv->data : NULL;
+    /* t = {p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq]} */
+    if (r->precision == KRYL_SINGLE)
+        cg1_terms_single(s, r->n, p->data, q->data, r->data, d, t.ptr);
+    else
+        cg1_terms_double(s, r->n, p->data, q->data, r->data, d, t.ptr);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_omp_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
+                                kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                kryl_monitor *monitor)
+{
+    KRYL_REQUIRE_ARG(t.ptr);
+    KRYL_TRY(kryl_omp_check_pair("cg1_update", p, r));
+    KRYL_TRY(kryl_omp_check_pair("cg1_update", q, r));
+    KRYL_TRY(kryl_omp_check_pair("cg1_update", x, r));
+    if (dinv != NULL) KRYL_TRY(kryl_omp_check_pair("cg1_update", dinv, r));
+    /* the written vectors p, x, r (positions 0, 2, 3) must not share storage */
+    const kryl_vector all[] = {p, q, x, r, dinv};
+    KRYL_TRY(kryl_omp_check_distinct("cg1_update", all, 5, (1u << 0) | (1u << 2) | (1u << 3)));
+    double alpha, beta, rr;
+    if (!kryl_host_cg1_begin(t.ptr, dinv != NULL, monitor, &alpha, &beta, &rr)) return KRYL_SUCCESS;
+    int nt = kryl_omp_state_of(ctx)->threads;
+    const void *d = dinv != NULL ? dinv->data : NULL;
+    /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p */
+    if (r->precision == KRYL_SINGLE)
+        cg1_update_single(nt, r->n, alpha, beta, p->data, q->data, x->data, r->data, d);
+    else
+        cg1_update_double(nt, r->n, alpha, beta, p->data, q->data, x->data, r->data, d);
+    if (monitor) kryl_host_monitor_record(monitor, rr, 1);
     return KRYL_SUCCESS;
 }
 

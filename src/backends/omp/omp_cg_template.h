@@ -58,3 +58,69 @@ static void OMP_FN(cg_update_p)(int nt, int64_t n, double beta, const REAL *rest
 #pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
     for (int64_t i = 0; i < n; i++) p[i] = z[i] + b * p[i];
 }
+
+/* t = {p'q, r'r, r'q, q'q} and with dinv also {r'Dr, r'Dq, q'Dq} (D =
+ * diag(dinv)), in double: one pass, per-thread partials summed in thread
+ * order. */
+static void OMP_FN(cg1_terms)(kryl_omp_state *s, int64_t n, const REAL *restrict p,
+                              const REAL *restrict q, const REAL *restrict r,
+                              const REAL *restrict dinv, double *t)
+{
+    int team = 1;
+#pragma omp parallel num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    {
+        int th = omp_get_thread_num(), nt = omp_get_num_threads();
+        if (th == 0) team = nt;
+        int64_t lo, hi;
+        kryl_omp_block(n, th, nt, &lo, &hi);
+        double pq = 0.0, rr = 0.0, rq = 0.0, qq = 0.0, rdr = 0.0, rdq = 0.0, qdq = 0.0;
+        if (dinv != NULL) {
+#pragma omp simd reduction(+ : pq, rr, rq, qq, rdr, rdq, qdq)
+            for (int64_t i = lo; i < hi; i++) {
+                double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
+                double di = (double)dinv[i];
+                pq += pi * qi;
+                rr += ri * ri;
+                rq += ri * qi;
+                qq += qi * qi;
+                rdr += ri * di * ri;
+                rdq += ri * di * qi;
+                qdq += qi * di * qi;
+            }
+        } else {
+#pragma omp simd reduction(+ : pq, rr, rq, qq)
+            for (int64_t i = lo; i < hi; i++) {
+                double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
+                pq += pi * qi;
+                rr += ri * ri;
+                rq += ri * qi;
+                qq += qi * qi;
+            }
+        }
+        double *mine = s->partials + th * KRYL_OMP_LINE_DOUBLES;
+        mine[KRYL_CG1_PQ] = pq;
+        mine[KRYL_CG1_RR] = rr;
+        mine[KRYL_CG1_RQ] = rq;
+        mine[KRYL_CG1_QQ] = qq;
+        mine[KRYL_CG1_RDR] = rdr;
+        mine[KRYL_CG1_RDQ] = rdq;
+        mine[KRYL_CG1_QDQ] = qdq;
+    }
+    for (int k = 0; k < (dinv != NULL ? KRYL_CG1_TERMS : KRYL_CG1_RDR); k++)
+        t[k] = kryl_omp_sum_partials(s, team, k);
+}
+
+/* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p (r + beta p without dinv) */
+static void OMP_FN(cg1_update)(int nt, int64_t n, double alpha, double beta, REAL *restrict p,
+                               const REAL *restrict q, REAL *restrict x, REAL *restrict r,
+                               const REAL *restrict dinv)
+{
+    const REAL a = (REAL)alpha, b = (REAL)beta;
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) {
+        x[i] += a * p[i];
+        REAL ri = r[i] - a * q[i];
+        r[i] = ri;
+        p[i] = (dinv != NULL ? dinv[i] * ri : ri) + b * p[i];
+    }
+}

@@ -229,6 +229,8 @@ static const kryl_backend_ops ref_ops = {
     .cg_update_p = ref_cg_update_p,
     .monitor_update = ref_monitor_update,
     /* operations of the other Krylov methods (ref_krylov.c) */
+    .cg1_terms = kryl_ref_cg1_terms,
+    .cg1_update = kryl_ref_cg1_update,
     .pipecg_update = kryl_ref_pipecg_update,
     .dot2 = kryl_ref_dot2,
     .bicgstab_update_s = kryl_ref_bicgstab_update_s,

@@ -1,5 +1,5 @@
-/* The ref backend's operations of pipelined CG, BiCGSTAB, GMRES and
- * flexible CG (semantics in backend.h).  Scalar logic, breakdown checks
+/* The ref backend's operations of single-reduction CG, pipelined CG,
+ * BiCGSTAB, GMRES and flexible CG (semantics in backend.h).  Scalar logic, breakdown checks
  * and the small GMRES least-squares problem live here; the vector loops in
  * ref_krylov_template.h, instantiated for double and float. */
 #include <math.h>
@@ -12,6 +12,39 @@
 #include "backends/ref/ref_instantiate.h"
 
 static bool is_double(kryl_vector v) { return v->precision == KRYL_DOUBLE; }
+
+kryl_status kryl_ref_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
+                               kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor)
+{
+    (void)ctx;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
+    double out[KRYL_CG1_TERMS];
+    /* t = {p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq]} */
+    if (is_double(r))
+        cg1_terms_loop_d(r->n, p->data, q->data, r->data, dinv ? dinv->data : NULL, out);
+    else
+        cg1_terms_loop_s(r->n, p->data, q->data, r->data, dinv ? dinv->data : NULL, out);
+    for (int k = 0; k < (dinv ? KRYL_CG1_TERMS : KRYL_CG1_RDR); k++) t.ptr[k] = out[k];
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_ref_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
+                                kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                kryl_monitor *monitor)
+{
+    (void)ctx;
+    double alpha, beta, rr;
+    if (!kryl_host_cg1_begin(t.ptr, dinv != NULL, monitor, &alpha, &beta, &rr)) return KRYL_SUCCESS;
+    /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p */
+    if (is_double(r))
+        cg1_update_loop_d(r->n, alpha, beta, p->data, q->data, x->data, r->data,
+                          dinv ? dinv->data : NULL);
+    else
+        cg1_update_loop_s(r->n, alpha, beta, p->data, q->data, x->data, r->data,
+                          dinv ? dinv->data : NULL);
+    if (monitor) kryl_host_monitor_record(monitor, rr, 1);
+    return KRYL_SUCCESS;
+}
 
 kryl_status kryl_ref_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,

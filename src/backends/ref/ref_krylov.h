@@ -1,11 +1,16 @@
-/* The ref backend's operations of the Krylov methods beyond CG (pipelined
- * CG, BiCGSTAB, GMRES, flexible CG, inner-solve monitors): the
- * specification the other backends follow (see backend.h). */
+/* The ref backend's operations of the Krylov methods beyond CG's fused
+ * updates (single-reduction CG, pipelined CG, BiCGSTAB, GMRES, flexible CG, inner-solve monitors):
+ * the specification the other backends follow (see backend.h). */
 #ifndef KRYL_REF_KRYLOV_H
 #define KRYL_REF_KRYLOV_H
 
 #include "backends/backend.h"
 
+kryl_status kryl_ref_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
+                               kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
+kryl_status kryl_ref_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
+                                kryl_vector x, kryl_vector r, kryl_vector dinv,
+                                kryl_monitor *monitor);
 kryl_status kryl_ref_pipecg_update(kryl_context ctx, kryl_scalar sc, int restart,
                                    const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,
                                    kryl_monitor *monitor, bool record);

@@ -1,5 +1,5 @@
-/* Vector loops of the pipelined CG, BiCGSTAB, GMRES and flexible CG
- * operations, for REAL = double (S = d) and float (S = s); included twice by
+/* Vector loops of the single-reduction CG, pipelined CG, BiCGSTAB, GMRES
+ * and flexible CG operations, for REAL = double (S = d) and float (S = s); included twice by
  * ref_krylov.c, so no include guard.  Plain serial loops: the oracle.  Every
  * value is computed in double, rounded once when stored, and dot products
  * use the stored (rounded) values. */
@@ -133,6 +133,38 @@ static void REFK_NAME(scale_loop, S)(int64_t n, double norm, REAL *v)
 static void REFK_NAME(fcg_p_loop, S)(int64_t n, double c, const REAL *z, REAL *p)
 {
     for (int64_t i = 0; i < n; i++) p[i] = (REAL)(RD(z[i]) - c * RD(p[i]));
+}
+
+/* t = {p'q, r'r, r'q, q'q} and with dinv {r'Dr, r'Dq, q'Dq} (D = diag(dinv)) */
+static void REFK_NAME(cg1_terms_loop, S)(int64_t n, const REAL *p, const REAL *q, const REAL *r,
+                                         const REAL *dinv, double t[KRYL_CG1_TERMS])
+{
+    for (int k = 0; k < KRYL_CG1_TERMS; k++) t[k] = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double pi = RD(p[i]), qi = RD(q[i]), ri = RD(r[i]);
+        t[KRYL_CG1_PQ] += pi * qi;
+        t[KRYL_CG1_RR] += ri * ri;
+        t[KRYL_CG1_RQ] += ri * qi;
+        t[KRYL_CG1_QQ] += qi * qi;
+        if (dinv) {
+            double di = RD(dinv[i]);
+            t[KRYL_CG1_RDR] += ri * di * ri;
+            t[KRYL_CG1_RDQ] += ri * di * qi;
+            t[KRYL_CG1_QDQ] += qi * di * qi;
+        }
+    }
+}
+
+/* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p (r + beta p without dinv) */
+static void REFK_NAME(cg1_update_loop, S)(int64_t n, double alpha, double beta, REAL *p,
+                                          const REAL *q, REAL *x, REAL *r, const REAL *dinv)
+{
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (REAL)(RD(x[i]) + alpha * RD(p[i]));
+        r[i] = (REAL)(RD(r[i]) - alpha * RD(q[i]));
+        double zi = dinv ? RD(dinv[i]) * RD(r[i]) : RD(r[i]);
+        p[i] = (REAL)(zi + beta * RD(p[i]));
+    }
 }
 
 #undef RD
