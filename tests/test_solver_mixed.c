@@ -63,8 +63,12 @@ static void test_generated(void)
                 }
                 kt_check_converged(&s, label);
                 if (ref_its[m] < 0) ref_its[m] = s.r.iterations;
-                CHECK(llabs(s.r.iterations - ref_its[m]) <= 1, "%s: %lld iterations, ref %lld",
-                      label, (long long)s.r.iterations, (long long)ref_its[m]);
+                /* reliable updates refresh at the first batch boundary after the
+                 * drop, and batches differ between backends (on cuda they grow
+                 * with measured times): their count of refreshes is not compared */
+                if (m != KRYL_MIXED_RELIABLE)
+                    CHECK(llabs(s.r.iterations - ref_its[m]) <= 1, "%s: %lld iterations, ref %lld",
+                          label, (long long)s.r.iterations, (long long)ref_its[m]);
             }
             free(b);
             kryl_matrix_destroy(&A);
