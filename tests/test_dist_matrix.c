@@ -336,27 +336,25 @@ static void check_refusals(kryl_context dctx)
     kryl_matrix_destroy(&dA);
 }
 
+static void check_backend(kryl_context dctx, kryl_context sctx, const char *backend)
+{
+    (void)backend;
+    check_uneven(dctx, sctx);
+    check_block_diagonal(dctx, sctx);
+    check_read_generated(dctx, sctx);
+    const char *nos4 = test_matrix_path("nos4.mtx");
+    if (nos4 != NULL && access(nos4, R_OK) == 0) check_read(dctx, sctx, nos4, 1e-6);
+    check_assembly(dctx, sctx);
+    check_distribute(dctx, sctx);
+    check_convert_chain(dctx);
+    check_refusals(dctx);
+    check_refusal_on_one_rank(dctx);
+}
+
 int main(int argc, char **argv)
 {
     rank = test_dist_init(&argc, &argv, &size);
     if (test_dist_too_many_ranks("test_dist_matrix", 4)) return TEST_SKIP_CODE;
-    const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        if (!kryl_backend_available(kinds[k])) continue;
-        kryl_context dctx = test_dist_context(kinds[k]);
-        kryl_context sctx = test_context(kinds[k]);
-        check_uneven(dctx, sctx);
-        check_block_diagonal(dctx, sctx);
-        check_read_generated(dctx, sctx);
-        const char *nos4 = test_matrix_path("nos4.mtx");
-        if (nos4 != NULL && access(nos4, R_OK) == 0) check_read(dctx, sctx, nos4, 1e-6);
-        check_assembly(dctx, sctx);
-        check_distribute(dctx, sctx);
-        check_convert_chain(dctx);
-        check_refusals(dctx);
-        check_refusal_on_one_rank(dctx);
-        kryl_context_destroy(&sctx);
-        kryl_context_destroy(&dctx);
-    }
+    test_dist_each_backend(check_backend);
     return test_dist_finish("test_dist_matrix");
 }

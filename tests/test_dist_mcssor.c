@@ -443,24 +443,20 @@ static void check_zero_diagonal(kryl_context dctx)
     kryl_matrix_destroy(&A);
 }
 
+static void check_backend(kryl_context dctx, kryl_context sctx, const char *name)
+{
+    check_generated(dctx, name);
+    check_nonsymmetric_pattern(dctx, name);
+    check_real(dctx, name);
+    check_solves(dctx, sctx, name);
+    check_partitions_modes(dctx, sctx, name);
+    check_zero_diagonal(dctx);
+}
+
 int main(int argc, char **argv)
 {
     rank = test_dist_init(&argc, &argv, &size);
     if (test_dist_too_many_ranks("test_dist_mcssor", 4)) return TEST_SKIP_CODE;
-    const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        if (!kryl_backend_available(kinds[k])) continue;
-        kryl_context dctx = test_dist_context(kinds[k]);
-        kryl_context sctx = test_context(kinds[k]);
-        const char *name = kryl_backend_name(kinds[k]);
-        check_generated(dctx, name);
-        check_nonsymmetric_pattern(dctx, name);
-        check_real(dctx, name);
-        check_solves(dctx, sctx, name);
-        check_partitions_modes(dctx, sctx, name);
-        check_zero_diagonal(dctx);
-        kryl_context_destroy(&sctx);
-        kryl_context_destroy(&dctx);
-    }
+    test_dist_each_backend(check_backend);
     return test_dist_finish("test_dist_mcssor");
 }

@@ -96,20 +96,16 @@ static void check_modes_formats(kryl_context dctx, kryl_context sctx, const char
     kryl_matrix_destroy(&sA);
 }
 
+static void check_backend(kryl_context dctx, kryl_context sctx, const char *name)
+{
+    check_methods(dctx, sctx, name);
+    check_modes_formats(dctx, sctx, name);
+}
+
 int main(int argc, char **argv)
 {
     int size = 1;
     test_dist_init(&argc, &argv, &size);
-    const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        if (!kryl_backend_available(kinds[k])) continue;
-        kryl_context dctx = test_dist_context(kinds[k]);
-        kryl_context sctx = test_context(kinds[k]);
-        const char *name = kryl_backend_name(kinds[k]);
-        check_methods(dctx, sctx, name);
-        check_modes_formats(dctx, sctx, name);
-        kryl_context_destroy(&sctx);
-        kryl_context_destroy(&dctx);
-    }
+    test_dist_each_backend(check_backend);
     return test_dist_finish("test_dist_solve");
 }

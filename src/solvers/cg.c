@@ -21,6 +21,7 @@ typedef struct cg_work {
     double *scalars;        /* backend: two (rz, rr) pairs used in turn, pq, then the
                                terms of a one-reduction step */
     int current;            /* which pair holds this iteration's rz */
+    bool one_reduction;     /* steps by cg_step_one_reduction */
 } cg_work;
 
 enum { CG_PQ = 4, CG_TERMS = 5, CG_SCALARS = CG_TERMS + KRYL_CG1_TERMS };
@@ -28,11 +29,28 @@ enum { CG_PQ = 4, CG_TERMS = 5, CG_SCALARS = CG_TERMS + KRYL_CG1_TERMS };
 static kryl_scalar rz_of(cg_work *w, int pair) { return kryl_scalar_at(w->scalars, 2 * pair); }
 static kryl_scalar rr_of(cg_work *w, int pair) { return kryl_scalar_at(w->scalars, 2 * pair + 1); }
 
+/* Whether steps take one reduction: in double precision with no
+ * preconditioner or a pointwise one, where the backend has the operations,
+ * unless on one rank its SpMV fuses p'q (a small matrix on cuda: there the
+ * launch saved counts more than the pass; 2-D 300^2 on an H100, 13.5
+ * against 14.3 us per iteration).  In single precision the expansion of
+ * r'z misses the rounding of the stored r by about eps_single, and beta
+ * taken from it slows CG's last phase (7-point 160^3, reliable updates on
+ * an H100: 530 single iterations against 494). */
+static bool one_reduction(kryl_solver s)
+{
+    const kryl_backend_ops *ops = s->ops;
+    if (!ops->cg1_terms || !ops->cg1_update || (s->pc && !s->pc->dinv)) return false;
+    if (s->Aw->precision != KRYL_DOUBLE) return false;
+    return !ops->spmv_dot_fuses || !ops->spmv_dot_fuses(s->ctx, s->Aw);
+}
+
 static kryl_status cg_setup(kryl_solver s)
 {
     cg_work *w = calloc(1, sizeof *w);
     if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cg: cannot allocate workspace");
     s->work = w;
+    w->one_reduction = one_reduction(s);
     KRYL_TRY(kryl_solver_work_vector(s, &w->r));
     KRYL_TRY(kryl_solver_work_vector(s, &w->p));
     KRYL_TRY(kryl_solver_work_vector(s, &w->q));
@@ -95,24 +113,8 @@ static kryl_status cg_step_one_reduction(kryl_solver s)
     return ops->cg1_update(ctx, t, w->p, w->q, s->x_work, w->r, dinv, s->monitor);
 }
 
-/* Whether steps take one reduction: in double precision with no
- * preconditioner or a pointwise one, where the backend has the operations,
- * unless on one rank its SpMV fuses p'q (a small matrix on cuda: there the
- * launch saved counts more than the pass; 2-D 300^2 on an H100, 13.5
- * against 14.3 us per iteration).  In single precision the expansion of
- * r'z misses the rounding of the stored r by about eps_single, and beta
- * taken from it slows CG's last phase (7-point 160^3, reliable updates on
- * an H100: 530 single iterations against 494). */
-static bool one_reduction(kryl_solver s)
-{
-    const kryl_backend_ops *ops = s->ops;
-    cg_work *w = s->work;
-    if (!ops->cg1_terms || !ops->cg1_update || (s->pc && !s->pc->dinv)) return false;
-    if (w->r->precision != KRYL_DOUBLE) return false;
-    return !ops->spmv_dot_fuses || !ops->spmv_dot_fuses(s->ctx, s->Aw);
-}
-
-static kryl_status cg_step(kryl_solver s)
+/* A step with two reductions: p'q, then r'z and r'r. */
+static kryl_status cg_step_two_reductions(kryl_solver s)
 {
     cg_work *w = s->work;
     kryl_context ctx = s->ctx;
@@ -122,8 +124,6 @@ static kryl_status cg_step(kryl_solver s)
     kryl_vector z = pc ? w->z : w->r;
     int old = w->current, new = 1 - old;
     kryl_scalar pq = kryl_scalar_at(w->scalars, CG_PQ);
-
-    if (one_reduction(s)) return cg_step_one_reduction(s);
 
     /* with rank-local sums already global, the update records ||r|| itself */
     bool fused_record = kryl_reduce_is_local(ctx) && !(pc && !dinv);
@@ -164,6 +164,12 @@ static kryl_status cg_step(kryl_solver s)
     KRYL_TRY(ops->cg_update_p(ctx, rz_of(w, new), rz_of(w, old), z, w->p, s->monitor));
     w->current = new;
     return KRYL_SUCCESS;
+}
+
+static kryl_status cg_step(kryl_solver s)
+{
+    const cg_work *w = s->work;
+    return w->one_reduction ? cg_step_one_reduction(s) : cg_step_two_reductions(s);
 }
 
 static void cg_destroy(kryl_solver s)

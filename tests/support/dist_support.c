@@ -45,6 +45,19 @@ kryl_context test_dist_context(kryl_backend_kind kind)
     return ctx;
 }
 
+void test_dist_each_backend(test_dist_body body)
+{
+    const kryl_backend_kind kinds[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (!kryl_backend_available(kinds[k])) continue;
+        kryl_context dctx = test_dist_context(kinds[k]);
+        kryl_context sctx = test_context(kinds[k]);
+        body(dctx, sctx, kryl_backend_name(kinds[k]));
+        kryl_context_destroy(&sctx);
+        kryl_context_destroy(&dctx);
+    }
+}
+
 double *test_dist_rhs(int64_t n)
 {
     double *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);

@@ -24,6 +24,12 @@ int test_dist_finish(const char *name);
 /* A context over MPI_COMM_WORLD on `kind`. */
 kryl_context test_dist_context(kryl_backend_kind kind);
 
+/* body(dctx, sctx, name) for each available backend (ref, omp, cuda):
+ * dctx over MPI_COMM_WORLD, sctx on this process alone, both destroyed
+ * after. */
+typedef void (*test_dist_body)(kryl_context dctx, kryl_context sctx, const char *backend);
+void test_dist_each_backend(test_dist_body body);
+
 /* The global right-hand side b_i = 1 + (i mod 7) / 7 of n entries (malloc'ed). */
 double *test_dist_rhs(int64_t n);
 
