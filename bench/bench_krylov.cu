@@ -321,7 +321,8 @@ static void bench_ops(kryl_context ctx, bool quick)
         kryl_pipecg_vectors plain = {v[0], v[1], nullptr, v[3],    nullptr,
                                      v[5], v[6], v[7],    nullptr, v[9]};
         auto pipecg = [&](const kryl_pipecg_vectors *vs, kryl_vector dinv) {
-            kryl_status st = ops->permute_copy(ctx, &scalars, &fresh, nullptr, KRYL_GATHER);
+            kryl_status st =
+                ops->permute_copy(ctx, &scalars, &fresh, nullptr, KRYL_GATHER, nullptr);
             return st != KRYL_SUCCESS
                        ? st
                        : ops->pipecg_update(ctx, {sc}, 0, vs, dinv, nullptr, nullptr, false);

@@ -227,11 +227,14 @@ static void check_errors(kryl_context ctx)
     CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, small, NULL, NULL, rz, rr, NULL, false),
                  KRYL_ERR_DIMENSION_MISMATCH);
     CHECK_STATUS(ops->cg_update_p(ctx, num, den, x, x, NULL), KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->permute_copy(ctx, y, small, NULL, KRYL_GATHER), KRYL_ERR_DIMENSION_MISMATCH);
+    CHECK_STATUS(ops->permute_copy(ctx, y, small, NULL, KRYL_GATHER, NULL),
+                 KRYL_ERR_DIMENSION_MISMATCH);
     int32_t *perm = NULL;
     CHECK_OK(ops->alloc(ctx, (void **)&perm, 100 * sizeof *perm));
-    CHECK_STATUS(ops->permute_copy(ctx, y, y, perm, KRYL_GATHER), KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->permute_copy(ctx, y, x, perm, (kryl_permute_dir)7),
+    CHECK_STATUS(ops->permute_copy(ctx, y, y, perm, KRYL_GATHER, NULL), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ops->permute_copy(ctx, y, y, NULL, KRYL_SCATTER_ADD, NULL),
+                 KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ops->permute_copy(ctx, y, x, perm, (kryl_permute_dir)7, NULL),
                  KRYL_ERR_INVALID_ARGUMENT);
     ops->release(ctx, perm);
 

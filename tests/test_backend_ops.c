@@ -561,7 +561,8 @@ static void check_monitor(kryl_context ctx, const char *backend)
     ctx->ops->release(ctx, rr);
 }
 
-/* permute_copy between and within precisions, plain, gather and scatter. */
+/* permute_copy between and within precisions, plain, gather, scatter and
+ * scatter-add, and guarded by a stopped monitor. */
 static void check_permute(kryl_context ctx, const char *backend, int64_t n)
 {
     kryl_layout layout = {1, n, n, 0, NULL, NULL};
@@ -592,16 +593,21 @@ static void check_permute(kryl_context ctx, const char *backend, int64_t n)
             write_vector(x, x0);
             double *xs = malloc((size_t)n * sizeof *xs);
             read_vector(x, xs); /* x as stored */
-            for (int mode = 0; mode < 3; mode++) {
+            static const kryl_permute_dir dirs[] = {KRYL_GATHER, KRYL_GATHER, KRYL_SCATTER,
+                                                    KRYL_SCATTER_ADD};
+            for (int mode = 0; mode < 4; mode++) {
                 const int32_t *pp = mode == 0 ? NULL : perm_dev;
-                kryl_permute_dir dir = mode == 2 ? KRYL_SCATTER : KRYL_GATHER;
-                CHECK_OK(ctx->ops->permute_copy(ctx, y, x, pp, dir));
+                read_vector(y, expect); /* what scatter-add adds to */
+                CHECK_OK(ctx->ops->permute_copy(ctx, y, x, pp, dirs[mode], NULL));
                 for (int64_t i = 0; i < n; i++) {
-                    double v = mode == 0 ? xs[i] : mode == 1 ? xs[perm[i]] : 0.0;
-                    if (mode == 2)
-                        expect[perm[i]] = xs[i];
+                    /* x_i in y's precision, then the sum rounded to it */
+                    double xi = yp == KRYL_SINGLE ? (float)xs[i] : xs[i];
+                    if (mode == 3)
+                        expect[perm[i]] += xi;
+                    else if (mode == 2)
+                        expect[perm[i]] = xi;
                     else
-                        expect[i] = v;
+                        expect[i] = mode == 0 ? xs[i] : xs[perm[i]];
                 }
                 if (yp == KRYL_SINGLE)
                     for (int64_t i = 0; i < n; i++) expect[i] = (float)expect[i];
@@ -611,9 +617,19 @@ static void check_permute(kryl_context ctx, const char *backend, int64_t n)
                       kryl_precision_name((kryl_precision)xp),
                       mode == 0   ? "copy"
                       : mode == 1 ? "gather"
-                                  : "scatter",
+                      : mode == 2 ? "scatter"
+                                  : "scatter-add",
                       (long long)n);
             }
+            /* a stopped monitor guards the copy: y stays */
+            test_monitor m;
+            monitor_new(ctx, &m, 0.0, 4, KRYL_STOP_CONVERGED);
+            read_vector(y, expect);
+            CHECK_OK(ctx->ops->permute_copy(ctx, y, x, perm_dev, KRYL_SCATTER_ADD, m.dev));
+            read_vector(y, out);
+            CHECK(same_bits(out, expect, n), "%s permute_copy with a stopped monitor wrote y",
+                  backend);
+            monitor_free(ctx, &m);
             free(xs);
             kryl_vector_destroy(&x);
             kryl_vector_destroy(&y);

@@ -362,7 +362,7 @@ static void test_vectors(kryl_precision p, int64_t n)
                 CHECK_OK(sides[b].ops->upload(sides[b].ctx, bperm, perm, (size_t)n * sizeof *perm));
             }
             CHECK_OK(sides[b].ops->permute_copy(sides[b].ctx, &w.v[b], &x.v[b], bperm,
-                                                dir > 0 ? KRYL_SCATTER : KRYL_GATHER));
+                                                dir > 0 ? KRYL_SCATTER : KRYL_GATHER, NULL));
             CHECK_OK(sides[b].ops->synchronize(sides[b].ctx));
             sides[b].ops->release(sides[b].ctx, bperm);
         }

@@ -55,8 +55,9 @@ typedef struct kryl_monitor {
 
 /* Direction of a permuted copy. */
 typedef enum kryl_permute_dir {
-    KRYL_GATHER = 0, /* y[i] = x[perm[i]]: original order -> backend order */
-    KRYL_SCATTER = 1 /* y[perm[i]] = x[i]: backend order -> original order */
+    KRYL_GATHER = 0,     /* y[i] = x[perm[i]]: original order -> backend order */
+    KRYL_SCATTER = 1,    /* y[perm[i]] = x[i]: backend order -> original order */
+    KRYL_SCATTER_ADD = 2 /* y[perm[i]] += x[i] (y += x without perm): adds a part's rows */
 } kryl_permute_dir;
 
 /* The vectors of one pipelined CG step (pipecg_update), all of one length
@@ -174,10 +175,12 @@ typedef struct kryl_backend_ops {
     /* ---- vectors ---- */
     /* y_i = value */
     kryl_status (*fill)(kryl_context ctx, kryl_vector y, double value);
-    /* y = x, or its permutation (perm in backend memory, NULL = plain copy);
-     * converts between precisions when y and x differ. */
+    /* y = x, or its permutation (perm in backend memory, NULL = plain copy),
+     * or y[perm] += x (KRYL_SCATTER_ADD, perm distinct); converts between
+     * precisions when y and x differ.  Guarded by monitor (may be NULL):
+     * no copy once it has stopped. */
     kryl_status (*permute_copy)(kryl_context ctx, kryl_vector y, kryl_vector x, const int32_t *perm,
-                                kryl_permute_dir dir);
+                                kryl_permute_dir dir, const kryl_monitor *monitor);
     /* y = alpha*x + beta*y (host constants) */
     kryl_status (*axpby)(kryl_context ctx, double alpha, kryl_vector x, double beta, kryl_vector y);
     /* y = d .* x (elementwise) */

@@ -78,7 +78,7 @@ kryl_status kryl_vector_set(kryl_vector v, const double *values, int64_t length)
     kryl_vector staging;
     KRYL_TRY(kryl_vector_create_like(&staging, ctx, v->layout, KRYL_DOUBLE));
     kryl_status st = ctx->ops->upload(ctx, staging->data, values, (size_t)length * sizeof(double));
-    if (st == KRYL_SUCCESS) st = ctx->ops->permute_copy(ctx, v, staging, perm, KRYL_GATHER);
+    if (st == KRYL_SUCCESS) st = ctx->ops->permute_copy(ctx, v, staging, perm, KRYL_GATHER, NULL);
     if (st == KRYL_SUCCESS) st = ctx->ops->synchronize(ctx);
     kryl_vector_destroy(&staging);
     return st;
@@ -95,7 +95,7 @@ kryl_status kryl_vector_get(kryl_vector v, double *values, int64_t length)
         return ctx->ops->download(ctx, values, v->data, (size_t)length * sizeof(double));
     kryl_vector staging;
     KRYL_TRY(kryl_vector_create_like(&staging, ctx, v->layout, KRYL_DOUBLE));
-    kryl_status st = ctx->ops->permute_copy(ctx, staging, v, perm, KRYL_SCATTER);
+    kryl_status st = ctx->ops->permute_copy(ctx, staging, v, perm, KRYL_SCATTER, NULL);
     if (st == KRYL_SUCCESS)
         st = ctx->ops->download(ctx, values, staging->data, (size_t)length * sizeof(double));
     kryl_vector_destroy(&staging);

@@ -107,7 +107,7 @@ static kryl_status dist_mcssor_apply(kryl_precond *pc, kryl_vector r, kryl_vecto
     for (int64_t step = 0; step < 2 * (int64_t)m->ncolors * m->sweeps; step++)
         KRYL_TRY(relax(pc->ctx, m, step));
     /* z = the color order scattered back to A's */
-    return ops->permute_copy(in, z, m->z, m->order, KRYL_SCATTER);
+    return ops->permute_copy(in, z, m->z, m->order, KRYL_SCATTER, NULL);
 }
 
 static void dist_mcssor_destroy(kryl_precond *pc)

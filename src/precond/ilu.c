@@ -33,10 +33,10 @@ static kryl_status ilu_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
         return ops->trsv(pc->ctx, d->U, d->w, z);
     }
     /* x = r in the factor's order;  w = L^{-1} x;  x = U^{-1} w;  z = x in the iteration order */
-    KRYL_TRY(ops->permute_copy(pc->ctx, d->x, r, d->order, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(pc->ctx, d->x, r, d->order, KRYL_GATHER, NULL));
     KRYL_TRY(ops->trsv(pc->ctx, d->L, d->x, d->w));
     KRYL_TRY(ops->trsv(pc->ctx, d->U, d->w, d->x));
-    return ops->permute_copy(pc->ctx, z, d->x, d->order, KRYL_SCATTER);
+    return ops->permute_copy(pc->ctx, z, d->x, d->order, KRYL_SCATTER, NULL);
 }
 
 static void ilu_destroy(kryl_precond *pc)

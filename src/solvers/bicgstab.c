@@ -61,9 +61,9 @@ static kryl_status bicgstab_start(kryl_solver s, kryl_vector r0)
     bicgstab_work *w = s->work;
     kryl_context ctx = s->ctx;
     /* r = r0;  r^ = r0;  p = r0;  p_hat = M^-1 p */
-    KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER));
-    KRYL_TRY(s->ops->permute_copy(ctx, w->r_hat, w->r, NULL, KRYL_GATHER));
-    KRYL_TRY(s->ops->permute_copy(ctx, w->p, w->r, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER, NULL));
+    KRYL_TRY(s->ops->permute_copy(ctx, w->r_hat, w->r, NULL, KRYL_GATHER, NULL));
+    KRYL_TRY(s->ops->permute_copy(ctx, w->p, w->r, NULL, KRYL_GATHER, NULL));
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, w->p, w->p_hat));
     /* rho = r^'r;  rr = r'r */
     KRYL_TRY(reduced_dot(s, w->r_hat, w->r, at(w, KRYL_BICG_RHO)));

@@ -67,7 +67,7 @@ static kryl_status cg_replace_residual(kryl_solver s, kryl_vector r0)
     kryl_context ctx = s->ctx;
     kryl_vector z = s->pc ? w->z : w->r;
     const int current = w->current = 0;
-    KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER, NULL));
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, w->r, z));
     /* rz = r'z;  rr = r'r */
     KRYL_TRY(s->ops->dot(ctx, w->r, z, rz_of(w, current)));
@@ -82,7 +82,7 @@ static kryl_status cg_start(kryl_solver s, kryl_vector r0)
     /* r = r0;  z = M^{-1} r;  rz, rr */
     KRYL_TRY(cg_replace_residual(s, r0));
     /* p = z */
-    KRYL_TRY(s->ops->permute_copy(s->ctx, w->p, s->pc ? w->z : w->r, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(s->ctx, w->p, s->pc ? w->z : w->r, NULL, KRYL_GATHER, NULL));
     return s->ops->monitor_update(s->ctx, s->monitor, rr_of(w, 0), 0);
 }
 

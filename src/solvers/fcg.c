@@ -60,7 +60,7 @@ static kryl_status fcg_start(kryl_solver s, kryl_vector r0)
     fcg_work *w = s->work;
     kryl_context ctx = s->ctx;
     /* r = r0;  rr = r'r */
-    KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(ctx, w->r, r0, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(s->ops->dot(ctx, w->r, w->r, at(w, FCG_RR)));
     KRYL_TRY(kryl_reduce_begin(ctx, at(w, FCG_RR), 1));
     KRYL_TRY(kryl_reduce_end(ctx));
@@ -68,7 +68,7 @@ static kryl_status fcg_start(kryl_solver s, kryl_vector r0)
     /* z = B(r);  rz = r'z (q'z is not used yet);  p = z */
     KRYL_TRY(s->ops->fill(ctx, w->q, 0.0));
     KRYL_TRY(precondition(s, w));
-    return s->ops->permute_copy(ctx, w->p, w->z, NULL, KRYL_GATHER);
+    return s->ops->permute_copy(ctx, w->p, w->z, NULL, KRYL_GATHER, NULL);
 }
 
 static kryl_status fcg_step(kryl_solver s)

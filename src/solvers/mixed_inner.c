@@ -71,7 +71,7 @@ kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, doubl
     KRYL_TRY(s->ops->monitor_restart(ctx, in->monitor, s->monitor, rr, factor));
     /* b_in = r;  x_in = 0;  then the inner method on A x_in = b_in (its restarts
      * and residual replacements recompute b_in - A x_in) */
-    KRYL_TRY(s->ops->permute_copy(ctx, in->b_work, r, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(ctx, in->b_work, r, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(s->ops->fill(ctx, in->x_work, 0.0));
     KRYL_TRY(in->method->start(in, r));
     kryl_monitor m;
@@ -80,7 +80,7 @@ kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, doubl
     KRYL_TRY(kryl_solver_iterate_to(in, &m, m.iteration + s->options.inner_iterations));
     if (in->method->finish) KRYL_TRY(in->method->finish(in));
     /* z = x_in, in double */
-    return s->ops->permute_copy(ctx, z, in->x_work, NULL, KRYL_GATHER);
+    return s->ops->permute_copy(ctx, z, in->x_work, NULL, KRYL_GATHER, NULL);
 }
 
 kryl_status kryl_inner_report(kryl_solver s, const char *scheme)

@@ -62,7 +62,7 @@ static kryl_status ir_start(kryl_solver s, kryl_vector r0)
 {
     ir_work *w = s->work;
     /* r = r0;  rr = r'r */
-    KRYL_TRY(s->ops->permute_copy(s->ctx, w->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(s->ctx, w->r, r0, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(residual_norm(s, w));
     return s->ops->monitor_update(s->ctx, s->monitor, at(w, IR_RR), 0);
 }

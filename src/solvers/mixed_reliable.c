@@ -81,7 +81,7 @@ static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
     reliable_work *w = s->work;
     kryl_solver in = s->inner;
     /* r = r0;  rr = r'r */
-    KRYL_TRY(s->ops->permute_copy(s->ctx, w->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(s->ops->permute_copy(s->ctx, w->r, r0, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(residual_norm(s, w));
     /* the CG from d = 0 on A d = r */
     KRYL_TRY(aim_inner(s, w));
@@ -137,7 +137,7 @@ static kryl_status reliable_step(kryl_solver s)
     if (broke && m.iteration == first) return pass_stop(s, m.stop);
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* x += d in double;  d = 0 */
-    KRYL_TRY(ops->permute_copy(ctx, w->d, in->x_work, NULL, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, w->d, in->x_work, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(ops->axpby(ctx, 1.0, w->d, 1.0, s->x_work));
     KRYL_TRY(ops->fill(ctx, in->x_work, 0.0));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));

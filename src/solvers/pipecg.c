@@ -139,7 +139,7 @@ static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
     /* every start from the same buffers, as the steps of a recorded graph expect */
     if (w->swapped) swap_input(s, w);
     /* r = r0;  u, w, m and gamma, delta, rr from it;  n = A m (a fused step makes its own) */
-    KRYL_TRY(ops->permute_copy(ctx, v->r, r0, NULL, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, v->r, r0, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(rebuild_from_r(s, w));
     if (!w->fused)
         KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, s->pc ? v->m : v->w, 0.0, NULL, v->n, s->monitor));

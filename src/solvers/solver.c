@@ -442,10 +442,10 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
 
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
     /* b, x -> the backend's order, double and working precision */
-    KRYL_TRY(ops->permute_copy(ctx, s->b_true, b, perm, KRYL_GATHER));
-    KRYL_TRY(ops->permute_copy(ctx, s->x_true, x, perm, KRYL_GATHER));
-    KRYL_TRY(ops->permute_copy(ctx, s->b_work, s->b_true, perm_w, KRYL_GATHER));
-    KRYL_TRY(ops->permute_copy(ctx, s->x_work, s->x_true, perm_w, KRYL_GATHER));
+    KRYL_TRY(ops->permute_copy(ctx, s->b_true, b, perm, KRYL_GATHER, NULL));
+    KRYL_TRY(ops->permute_copy(ctx, s->x_true, x, perm, KRYL_GATHER, NULL));
+    KRYL_TRY(ops->permute_copy(ctx, s->b_work, s->b_true, perm_w, KRYL_GATHER, NULL));
+    KRYL_TRY(ops->permute_copy(ctx, s->x_work, s->x_true, perm_w, KRYL_GATHER, NULL));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     /* bb = b'b */
     kryl_scalar bb = kryl_scalar_at(s->scalars, 0);
@@ -476,14 +476,14 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
             kryl_vector r0 = s->r_true;
             if (s->r_start) {
                 /* r0 in the iteration's order */
-                KRYL_TRY(ops->permute_copy(ctx, s->r_start, s->r_true, perm_w, KRYL_GATHER));
+                KRYL_TRY(ops->permute_copy(ctx, s->r_start, s->r_true, perm_w, KRYL_GATHER, NULL));
                 r0 = s->r_start;
             }
             KRYL_TRY(s->method->start(s, r0));
             KRYL_TRY(kryl_solver_iterate(s, &m));
             if (s->method->finish) KRYL_TRY(s->method->finish(s));
             /* x in double, then the true residual with A's own values */
-            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER));
+            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER, NULL));
             KRYL_TRY(true_residual(s, &rr_true));
             bool met = sqrt(rr_true) <= tol;
             if (met || m.stop != KRYL_STOP_CONVERGED || m.iteration >= s->options.max_iterations)
@@ -502,7 +502,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     result->format = s->format;
     if (bnorm == 0.0) result->reason = KRYL_CONVERGED_ZERO_RHS;
     /* x (caller's order and precision) = x_true */
-    KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER));
+    KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER, NULL));
     if (s->history)
         KRYL_TRY(ops->download(ctx, s->history_host, s->history,
                                (size_t)s->history_length * sizeof(double)));

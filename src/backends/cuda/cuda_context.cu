@@ -217,6 +217,12 @@ extern "C" void *kryl_cuda_stream(kryl_context ctx)
     return static_cast<void *>(static_cast<kryl_cuda_state *>(ctx->backend)->stream);
 }
 
+extern "C" void kryl_cuda_set_stream(kryl_context ctx, void *stream)
+{
+    if (ctx == nullptr || ctx->kind != KRYL_BACKEND_CUDA || ctx->backend == nullptr) return;
+    static_cast<kryl_cuda_state *>(ctx->backend)->stream = static_cast<cudaStream_t>(stream);
+}
+
 static kryl_backend_ops make_ops()
 {
     kryl_backend_ops ops = {};

@@ -42,6 +42,12 @@ void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size);
 /* The context's cudaStream_t (as void *), NULL for a context of another backend. */
 void *kryl_cuda_stream(kryl_context ctx);
 
+/* Queue the context's operations on `stream` (a cudaStream_t of its device)
+ * from now on; kryl_cuda_stream tells the one to go back to.  For work on a
+ * second stream between two events, as the distributed SpMV's exchange and
+ * ghost product (operations that use the reduction workspace excepted). */
+void kryl_cuda_set_stream(kryl_context ctx, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,7 +105,8 @@ kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
 
 kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value);
 kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                   const int32_t *perm, kryl_permute_dir dir);
+                                   const int32_t *perm, kryl_permute_dir dir,
+                                   const kryl_monitor *monitor);
 kryl_status kryl_cuda_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
                             kryl_vector y);
 kryl_status kryl_cuda_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);

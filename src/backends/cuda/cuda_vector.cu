@@ -18,12 +18,16 @@ template <typename T> __global__ void fill_kernel(int64_t n, T *y, double value)
 /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i;  perm NULL: y_i = x_i (types may differ) */
 template <typename TY, typename TX>
 __global__ void permute_copy_kernel(int64_t n, TY *__restrict__ y, const TX *__restrict__ x,
-                                    const int32_t *__restrict__ perm, bool scatter)
+                                    const int32_t *__restrict__ perm, kryl_permute_dir dir,
+                                    const int32_t *stop)
 {
+    if (stop && *stop) return; /* guarded: the monitor has stopped */
     KRYL_CUDA_FOR_EACH(i, n)
     {
         const int64_t j = perm ? perm[i] : i;
-        if (scatter)
+        if (dir == KRYL_SCATTER_ADD)
+            y[j] += (TY)x[i];
+        else if (dir == KRYL_SCATTER)
             y[j] = (TY)x[i];
         else
             y[i] = (TY)x[j];
@@ -72,7 +76,8 @@ kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
 }
 
 kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                   const int32_t *perm, kryl_permute_dir dir)
+                                   const int32_t *perm, kryl_permute_dir dir,
+                                   const kryl_monitor *monitor)
 {
     KRYL_REQUIRE_ARG(y);
     KRYL_REQUIRE_ARG(x);
@@ -81,13 +86,15 @@ kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector 
                           "cuda permute_copy: y has %lld entries, x %lld", (long long)y->n,
                           (long long)x->n);
     const bool same_type = x->precision == y->precision;
-    if (x->data == y->data && x->n > 0 && (perm != nullptr || !same_type))
+    const bool add = dir == KRYL_SCATTER_ADD;
+    if (x->data == y->data && x->n > 0 && (perm != nullptr || !same_type || add))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "cuda permute_copy: a permuted or converting copy needs two vectors");
+                          "cuda permute_copy: a permuted, converting or adding copy needs two "
+                          "vectors");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     if (x->n == 0 || (x->data == y->data)) return KRYL_SUCCESS;
-    if (perm == nullptr && same_type) {
+    if (perm == nullptr && same_type && !add && monitor == nullptr) {
         /* y = x */
         KRYL_CUDA_CHECK(cudaMemcpyAsync(y->data, x->data,
                                         (size_t)x->n * kryl_precision_size(x->precision),
@@ -100,8 +107,8 @@ kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector 
             using TY = decltype(ty);
             using TX = decltype(tx);
             permute_copy_kernel<TY, TX><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-                x->n, static_cast<TY *>(y->data), static_cast<const TX *>(x->data), perm,
-                dir == KRYL_SCATTER);
+                x->n, static_cast<TY *>(y->data), static_cast<const TX *>(x->data), perm, dir,
+                kryl_cuda_stop_flag(monitor));
         });
     });
     KRYL_CUDA_CHECK_LAUNCH("permute_copy_kernel");

@@ -112,7 +112,8 @@ kryl_status kryl_omp_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_sc
 
 /* omp_permute.c */
 kryl_status kryl_omp_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                  const int32_t *perm, kryl_permute_dir dir);
+                                  const int32_t *perm, kryl_permute_dir dir,
+                                  const kryl_monitor *monitor);
 
 /* omp_cg.c */
 kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,

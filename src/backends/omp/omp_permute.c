@@ -1,5 +1,6 @@
 /* The omp backend's permuted copy between vectors, converting between
  * precisions: four variants (y, x in double or single) from one template. */
+#include "backends/host_step.h"
 #include "backends/omp/omp_backend.h"
 #include "backends/omp/omp_real.h"
 
@@ -36,7 +37,8 @@
 #undef SUFFIX
 
 kryl_status kryl_omp_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                  const int32_t *perm, kryl_permute_dir dir)
+                                  const int32_t *perm, kryl_permute_dir dir,
+                                  const kryl_monitor *monitor)
 {
     KRYL_REQUIRE_ARG(y);
     KRYL_REQUIRE_ARG(x);
@@ -45,13 +47,15 @@ kryl_status kryl_omp_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x
                           "omp permute_copy: vectors of %lld and %lld entries, expected equal "
                           "lengths",
                           (long long)y->n, (long long)x->n);
-    if (dir != KRYL_GATHER && dir != KRYL_SCATTER)
+    if (dir != KRYL_GATHER && dir != KRYL_SCATTER && dir != KRYL_SCATTER_ADD)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "omp permute_copy: direction %d, expected gather (0) or scatter (1)",
+                          "omp permute_copy: direction %d, expected gather (0), scatter (1) or "
+                          "scatter-add (2)",
                           (int)dir);
-    if (perm != NULL && x->data == y->data && x->n > 0)
+    if ((perm != NULL || dir == KRYL_SCATTER_ADD) && x->data == y->data && x->n > 0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "omp permute_copy: a permuted copy cannot be done in place");
+                          "omp permute_copy: a permuted copy or sum cannot be done in place");
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     if (perm == NULL && x->data == y->data && x->precision == y->precision) return KRYL_SUCCESS;
     int nt = kryl_omp_state_of(ctx)->threads;
     int64_t n = y->n;

@@ -5,7 +5,11 @@
 static void OMP_FN(permute)(int nt, int64_t n, REAL *y, const XREAL *x, const int32_t *perm,
                             kryl_permute_dir dir)
 {
-    if (perm == NULL) {
+    if (dir == KRYL_SCATTER_ADD) {
+        /* y_perm(i) += x_i */
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+        for (int64_t i = 0; i < n; i++) y[perm ? perm[i] : i] += (REAL)x[i];
+    } else if (perm == NULL) {
         /* y_i = x_i */
 #pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
         for (int64_t i = 0; i < n; i++) y[i] = (REAL)x[i];

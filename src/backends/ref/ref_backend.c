@@ -120,16 +120,22 @@ static void set_value(kryl_vector v, int64_t i, double value)
 }
 
 static kryl_status ref_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                    const int32_t *perm, kryl_permute_dir dir)
+                                    const int32_t *perm, kryl_permute_dir dir,
+                                    const kryl_monitor *monitor)
 {
     (void)ctx;
+    if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
     for (int64_t i = 0; i < y->n; i++) {
         int64_t j = perm ? perm[i] : i;
-        /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i */
+        /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i;  add: y_perm(i) += x_i */
         if (dir == KRYL_GATHER)
             set_value(y, i, get_value(x, j));
-        else
+        else if (dir == KRYL_SCATTER)
             set_value(y, j, get_value(x, i));
+        else /* x_i in y's precision first, as the other backends add it */
+            set_value(y, j,
+                      get_value(y, j) +
+                          (is_double(y) ? get_value(x, i) : (double)(float)get_value(x, i)));
     }
     return KRYL_SUCCESS;
 }
