@@ -3,9 +3,10 @@
  * other ranks; multiplying it as stored reads its n + 1 row offsets and
  * reads and writes all of y a second time (the 8/N_nzr bytes per flop of
  * Kreutzer et al. 2012, section 3.1).  When under half of the rows hold
- * entries, the product instead gathers those rows of y, adds A_nl's
- * compacted rows times the ghosts to them, and scatters them back:
- *   y_b = y[rows];  y_b += alpha A_c ghosts;  y[rows] = y_b. */
+ * entries, the product instead multiplies A_nl's compacted rows by the
+ * ghosts, which needs no y and so may run beside the local product (on
+ * the NCCL transport's communication stream), and then adds them in:
+ *   y_b = alpha A_c ghosts;  y[rows] += y_b. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,21 +66,25 @@ void kryl_dist_boundary_release(struct kryl_dist_context *dc, struct kryl_dist_m
     d->boundary_rows = NULL;
 }
 
-kryl_status kryl_dist_nonlocal_product(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                                       double alpha, kryl_vector y, const kryl_monitor *monitor)
+kryl_status kryl_dist_boundary_product(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                       double alpha, const kryl_monitor *monitor)
+{
+    if (d->nl_boundary == NULL) return KRYL_SUCCESS;
+    /* y_b = alpha A_c ghosts */
+    return dc->inner_ops->spmv(&dc->inner, d->nl_boundary, alpha, d->ghost, 0.0, NULL,
+                               d->y_boundary, monitor);
+}
+
+kryl_status kryl_dist_boundary_add(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                   double alpha, kryl_vector y, const kryl_monitor *monitor)
 {
     kryl_context in = &dc->inner;
     const kryl_backend_ops *ops = dc->inner_ops;
     /* y += alpha A_nl ghosts, over every row */
     if (d->nl_boundary == NULL) return ops->spmv(in, d->nl, alpha, d->ghost, 1.0, y, y, monitor);
-    /* y seen with the boundary's length: the gather and scatter touch y[rows[k]] only */
+    /* y seen with the boundary's length: the sum touches y[rows[k]] only */
     struct kryl_vector_s view = *y;
     view.n = d->y_boundary->n;
-    /* y_b = y[rows] */
-    KRYL_TRY(ops->permute_copy(in, d->y_boundary, &view, d->boundary_rows, KRYL_GATHER));
-    /* y_b += alpha A_c ghosts */
-    KRYL_TRY(
-        ops->spmv(in, d->nl_boundary, alpha, d->ghost, 1.0, d->y_boundary, d->y_boundary, monitor));
-    /* y[rows] = y_b */
-    return ops->permute_copy(in, &view, d->y_boundary, d->boundary_rows, KRYL_SCATTER);
+    /* y[rows] += y_b */
+    return ops->permute_copy(in, &view, d->y_boundary, d->boundary_rows, KRYL_SCATTER_ADD, monitor);
 }

@@ -96,9 +96,13 @@ void kryl_dist_graph_ops(struct kryl_dist_context *d);
 kryl_status kryl_dist_boundary_setup(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
                                      kryl_precision precision);
 void kryl_dist_boundary_release(struct kryl_dist_context *dc, struct kryl_dist_matrix *d);
-/* y += alpha A_nl ghosts (through the boundary rows when they are set up). */
-kryl_status kryl_dist_nonlocal_product(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                                       double alpha, kryl_vector y, const kryl_monitor *monitor);
+/* y_boundary = alpha A_c ghosts, which reads no y (nothing without boundary rows) ... */
+kryl_status kryl_dist_boundary_product(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                       double alpha, const kryl_monitor *monitor);
+/* ... then y += alpha A_nl ghosts: y[rows] += y_boundary, or the product
+ * over every row without boundary rows. */
+kryl_status kryl_dist_boundary_add(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                   double alpha, kryl_vector y, const kryl_monitor *monitor);
 
 /* ---- halo.c ---- */
 /* Build the halo of csr's rows (global columns) and split them into the
@@ -183,11 +187,16 @@ void kryl_comm_thread_stop(struct kryl_comm_thread *t);
 /* ---- dist_nccl.c (builds with NCCL) ---- */
 kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, struct kryl_nccl **n);
 void kryl_nccl_free(struct kryl_nccl *n);
-/* Exchange d's halo on the communication stream after the pack. */
-kryl_status kryl_nccl_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                           kryl_precision precision);
-/* Make the context's stream wait for the exchange. */
+/* Fork the communication stream from the context's stream: the inner
+ * context's operations run on it until kryl_nccl_fork_end, which marks
+ * where kryl_nccl_wait makes the context's stream join it. */
+kryl_status kryl_nccl_fork(struct kryl_dist_context *dc);
+kryl_status kryl_nccl_fork_end(struct kryl_dist_context *dc);
 kryl_status kryl_nccl_wait(struct kryl_dist_context *dc);
+/* Exchange d's halo (its send buffer into its ghosts) on the communication
+ * stream, between kryl_nccl_fork and kryl_nccl_fork_end. */
+kryl_status kryl_nccl_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                               kryl_precision precision);
 kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count);
 
 /* The first failing status of any rank of comm (kryl_context_agree). */

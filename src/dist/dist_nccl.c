@@ -1,8 +1,9 @@
 /* The NCCL transport of a distributed cuda context: the halo exchange as
  * ncclSend/ncclRecv per neighbour inside one group, on a communication
- * stream that waits for the pack on the context's stream (an event) and
- * that the context's stream waits for before the non-local product, so
- * the exchange overlaps the local product with no host involvement; and
+ * stream forked from the context's stream (an event) that also runs the
+ * pack before it and the ghosts' product after it, and that the context's
+ * stream joins (waits for) before adding that product, so all of it
+ * overlaps the local product with no host involvement; and
  * the reductions as ncclAllReduce of the scalars in device memory on the
  * context's stream.  The communicator is bootstrapped by broadcasting an
  * ncclUniqueId over MPI.  One communicator serves both streams safely
@@ -23,7 +24,7 @@ struct kryl_nccl {
     ncclComm_t comm;
     cudaStream_t stream;      /* the context's */
     cudaStream_t comm_stream; /* the exchange's */
-    cudaEvent_t packed, received;
+    cudaEvent_t forked, received;
 };
 
 static kryl_status nccl_status(ncclResult_t r, const char *what)
@@ -43,7 +44,7 @@ void kryl_nccl_free(struct kryl_nccl *n)
     if (n == NULL) return;
     if (n->comm) ncclCommDestroy(n->comm);
     if (n->comm_stream) cudaStreamDestroy(n->comm_stream);
-    if (n->packed) cudaEventDestroy(n->packed);
+    if (n->forked) cudaEventDestroy(n->forked);
     if (n->received) cudaEventDestroy(n->received);
     free(n);
 }
@@ -96,11 +97,18 @@ kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, stru
         setenv("NCCL_NVLS_ENABLE", "0", 0);
         st = nccl_status(ncclCommInitRank(&n->comm, dc->size, id, dc->rank), "ncclCommInitRank");
     }
+    /* the highest priority: the exchange's blocks are scheduled as soon as
+     * the local product's leave room, not after all of them */
+    int least = 0, greatest = 0;
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaStreamCreateWithFlags(&n->comm_stream, cudaStreamNonBlocking),
-                         "cudaStreamCreateWithFlags");
+        st = cuda_status(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+                         "cudaDeviceGetStreamPriorityRange");
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaEventCreateWithFlags(&n->packed, cudaEventDisableTiming),
+        st = cuda_status(
+            cudaStreamCreateWithPriority(&n->comm_stream, cudaStreamNonBlocking, greatest),
+            "cudaStreamCreateWithPriority");
+    if (st == KRYL_SUCCESS)
+        st = cuda_status(cudaEventCreateWithFlags(&n->forked, cudaEventDisableTiming),
                          "cudaEventCreateWithFlags");
     if (st == KRYL_SUCCESS)
         st = cuda_status(cudaEventCreateWithFlags(&n->received, cudaEventDisableTiming),
@@ -123,17 +131,24 @@ kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, stru
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_nccl_post(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                           kryl_precision precision)
+kryl_status kryl_nccl_fork(struct kryl_dist_context *dc)
+{
+    struct kryl_nccl *n = dc->nccl;
+    /* the communication stream continues from everything queued so far */
+    KRYL_TRY(cuda_status(cudaEventRecord(n->forked, n->stream), "cudaEventRecord"));
+    KRYL_TRY(cuda_status(cudaStreamWaitEvent(n->comm_stream, n->forked, 0), "cudaStreamWaitEvent"));
+    kryl_cuda_set_stream(&dc->inner, n->comm_stream);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_nccl_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                               kryl_precision precision)
 {
     struct kryl_nccl *n = dc->nccl;
     const kryl_halo *h = d->halo;
     size_t es = kryl_precision_size(precision);
     ncclDataType_t type = precision == KRYL_SINGLE ? ncclFloat : ncclDouble;
     char *recv = d->ghost->data, *send = d->sendbuf->data;
-    /* the exchange starts once the pack on the context's stream is done */
-    KRYL_TRY(cuda_status(cudaEventRecord(n->packed, n->stream), "cudaEventRecord"));
-    KRYL_TRY(cuda_status(cudaStreamWaitEvent(n->comm_stream, n->packed, 0), "cudaStreamWaitEvent"));
     KRYL_TRY(nccl_status(ncclGroupStart(), "ncclGroupStart"));
     for (int q = 0; q < h->nneigh; q++) {
         /* ghosts[recv_offset ..] <- rank neigh[q];  rank neigh[q] <- send[send_offset ..] */
@@ -144,13 +159,19 @@ kryl_status kryl_nccl_post(struct kryl_dist_context *dc, struct kryl_dist_matrix
             ncclSend(send + (size_t)h->send_offset[q] * es, (size_t)h->send_count[q], type,
                      h->neigh[q], n->comm, n->comm_stream);
     }
-    KRYL_TRY(nccl_status(ncclGroupEnd(), "ncclGroupEnd (halo exchange)"));
+    return nccl_status(ncclGroupEnd(), "ncclGroupEnd (halo exchange)");
+}
+
+kryl_status kryl_nccl_fork_end(struct kryl_dist_context *dc)
+{
+    struct kryl_nccl *n = dc->nccl;
+    kryl_cuda_set_stream(&dc->inner, n->stream);
     return cuda_status(cudaEventRecord(n->received, n->comm_stream), "cudaEventRecord");
 }
 
 kryl_status kryl_nccl_wait(struct kryl_dist_context *dc)
 {
-    /* the context's stream continues once the ghosts have arrived */
+    /* the context's stream continues once the communication stream's work is done */
     return cuda_status(cudaStreamWaitEvent(dc->nccl->stream, dc->nccl->received, 0),
                        "cudaStreamWaitEvent");
 }

@@ -10,8 +10,10 @@
  *           the calling thread runs the local product.
  * Time is split into compute (products), comm (pack, post, unpack) and
  * wait (blocked on messages).  On cuda the exchange runs through NCCL on a
- * second stream (the local product overlaps it in every mode but vector;
- * host times then count launches only), or through CUDA-aware MPI on
+ * second stream, between the pack and the ghosts' product that run there
+ * too (the local product overlaps all three in every mode but vector, and
+ * only adding the ghosts' product to y follows it; host times then count
+ * launches only), or through CUDA-aware MPI on
  * device memory, or staged in host memory (download/upload).  The exchange
  * alone (kryl_dist_halo_begin/end) also serves the multicolor sweeps of
  * dist_mcssor.c, which overlap it with a color's local product alike. */
@@ -82,7 +84,7 @@ static kryl_status pack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d
     struct kryl_vector_s view = *x;
     view.n = d->halo->nsend;
     /* sendbuf[k] = x[send_perm[k]] */
-    KRYL_TRY(dc->inner_ops->permute_copy(in, d->sendbuf, &view, d->send_perm, KRYL_GATHER));
+    KRYL_TRY(dc->inner_ops->permute_copy(in, d->sendbuf, &view, d->send_perm, KRYL_GATHER, NULL));
     /* MPI reads device memory once the gather is done; staging copies it out */
     if (dc->transport == KRYL_TRANSPORT_DEVICE_MPI) return dc->inner_ops->synchronize(in);
     if (dc->transport != KRYL_TRANSPORT_STAGED) return KRYL_SUCCESS;
@@ -99,14 +101,31 @@ static kryl_status unpack(struct kryl_dist_context *dc, struct kryl_dist_matrix 
                                      kryl_precision_size(d->ghost->precision));
 }
 
-/* Start the exchange on this thread: NCCL on the device, or MPI. */
-static kryl_status start_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
-                                  kryl_precision precision)
+/* The ghosts' product a distributed SpMV may start with the exchange. */
+typedef struct ghost_product {
+    double alpha;
+    const kryl_monitor *monitor;
+} ghost_product;
+
+/* Pack and exchange on the NCCL communication stream, followed there by
+ * the ghosts' product (gp non-NULL): the context's stream meanwhile runs
+ * the local product, and joins them in kryl_nccl_wait. */
+static kryl_status start_on_comm_stream(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                        kryl_vector x, const ghost_product *gp)
 {
 #ifdef KRYL_HAVE_NCCL
-    if (dc->transport == KRYL_TRANSPORT_NCCL) return kryl_nccl_post(dc, d, precision);
+    KRYL_TRY(kryl_nccl_fork(dc));
+    kryl_status st = pack(dc, d, x);
+    if (st == KRYL_SUCCESS) st = kryl_nccl_exchange(dc, d, x->precision);
+    /* y_b = alpha A_c ghosts */
+    if (st == KRYL_SUCCESS && gp) st = kryl_dist_boundary_product(dc, d, gp->alpha, gp->monitor);
+    kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure: back to one stream */
+    return st != KRYL_SUCCESS ? st : ended;
+#else
+    (void)d, (void)x, (void)gp;
+    return KRYL_ERROR(KRYL_ERR_INTERNAL, "the NCCL transport in a build without NCCL (%d)",
+                      (int)dc->transport);
 #endif
-    return kryl_dist_exchange_post(dc, d, precision);
 }
 
 /* Finish the exchange started by start_exchange. */
@@ -119,7 +138,8 @@ static kryl_status finish_exchange(struct kryl_dist_context *dc, struct kryl_dis
     return kryl_dist_exchange_wait(d);
 }
 
-/* Wait for the exchange started in `mode` and move the ghosts to backend memory. */
+/* Wait for the exchange started in `mode` (on NCCL, for all the
+ * communication stream's work) and move the ghosts to backend memory. */
 static kryl_status complete_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
                                      kryl_overlap mode)
 {
@@ -133,20 +153,31 @@ static kryl_status complete_exchange(struct kryl_dist_context *dc, struct kryl_d
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_dist_halo_begin(kryl_context ctx, struct kryl_dist_matrix *d, kryl_vector x,
-                                 kryl_overlap *mode)
+/* kryl_dist_halo_begin, and on the NCCL transport the ghosts' product gp. */
+static kryl_status halo_start(kryl_context ctx, struct kryl_dist_matrix *d, kryl_vector x,
+                              kryl_overlap *mode, const ghost_product *gp)
 {
     struct kryl_dist_context *dc = ctx->dist;
     *mode = usable_mode(ctx);
     double t0 = kryl_wtime();
-    KRYL_TRY(pack(dc, d, x));
-    if (*mode == KRYL_OVERLAP_TASK)
-        kryl_comm_thread_run(dc->thread, dc, d, x->precision);
-    else
-        KRYL_TRY(start_exchange(dc, d, x->precision));
+    if (dc->transport == KRYL_TRANSPORT_NCCL) {
+        KRYL_TRY(start_on_comm_stream(dc, d, x, gp));
+    } else {
+        KRYL_TRY(pack(dc, d, x));
+        if (*mode == KRYL_OVERLAP_TASK)
+            kryl_comm_thread_run(dc->thread, dc, d, x->precision);
+        else
+            KRYL_TRY(kryl_dist_exchange_post(dc, d, x->precision));
+    }
     dc->stats.comm_s += kryl_wtime() - t0;
     /* vector mode: the ghosts are complete before any product */
     return *mode == KRYL_OVERLAP_VECTOR ? complete_exchange(dc, d, *mode) : KRYL_SUCCESS;
+}
+
+kryl_status kryl_dist_halo_begin(kryl_context ctx, struct kryl_dist_matrix *d, kryl_vector x,
+                                 kryl_overlap *mode)
+{
+    return halo_start(ctx, d, x, mode, NULL);
 }
 
 kryl_status kryl_dist_halo_end(kryl_context ctx, struct kryl_dist_matrix *d, kryl_overlap mode)
@@ -162,8 +193,11 @@ kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_v
     struct kryl_dist_matrix *d = A->dist;
     kryl_dist_stats *s = &dc->stats;
     bool rows = A->layout->n > 0, ghosts = d->halo->nghost > 0;
+    /* on NCCL the ghosts' product follows the exchange on its stream */
+    ghost_product gp = {alpha, monitor};
+    bool early = rows && ghosts && dc->transport == KRYL_TRANSPORT_NCCL;
     kryl_overlap mode;
-    KRYL_TRY(kryl_dist_halo_begin(ctx, d, x, &mode));
+    KRYL_TRY(halo_start(ctx, d, x, &mode, early ? &gp : NULL));
     double t0 = kryl_wtime();
     /* y = alpha A_loc x + beta z */
     if (rows) KRYL_TRY(dc->inner_ops->spmv(&dc->inner, d->loc, alpha, x, beta, z, y, monitor));
@@ -171,7 +205,8 @@ kryl_status kryl_dist_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_v
     KRYL_TRY(kryl_dist_halo_end(ctx, d, mode));
     double t1 = kryl_wtime();
     /* y += alpha A_nl ghosts */
-    if (rows && ghosts) KRYL_TRY(kryl_dist_nonlocal_product(dc, d, alpha, y, monitor));
+    if (rows && ghosts && !early) KRYL_TRY(kryl_dist_boundary_product(dc, d, alpha, monitor));
+    if (rows && ghosts) KRYL_TRY(kryl_dist_boundary_add(dc, d, alpha, y, monitor));
     s->compute_s += kryl_wtime() - t1;
     s->spmvs++;
     return KRYL_SUCCESS;
