@@ -476,6 +476,137 @@ static void test_pipecg_spmv_steps(kryl_precision p, kryl_generator_kind kind, i
     for (int b = 0; b < 2; b++) kryl_matrix_destroy(&A[b]);
 }
 
+/* ---- CG with one reduction, many steps in one launch ---- */
+
+/* A CG start on both sides: x = 0, r random, p = dinv .* r (jacobi) or r. */
+static void cg1_start(vpair *x, vpair *r, vpair *p, vpair *dinv, bool jacobi)
+{
+    const int64_t n = x->total;
+    double *v = malloc((size_t)(n + 1) * sizeof *v), *d = malloc((size_t)(n + 1) * sizeof *d);
+    test_random_values(d, n, 600);
+    for (int64_t i = 0; i < n; i++) d[i] = jacobi ? 1.0 + 0.5 * d[i] : 1.0;
+    vp_set(dinv, d);
+    for (int64_t i = 0; i < n; i++) v[i] = 0.0;
+    vp_set(x, v);
+    test_random_values(v, n, 601);
+    vp_set(r, v);
+    for (int64_t i = 0; i < n; i++) v[i] *= d[i];
+    vp_set(p, v);
+    free(v);
+    free(d);
+}
+
+/* `count` steps of cg1_steps (cuda, one launch) against ref's SpMV,
+ * cg1_terms and cg1_update `count` times from a CG start on an SPD matrix:
+ * x, r, p and the monitor alike; with a tolerance that the first step's
+ * expanded ||r|| meets, both stop after it; a stopped monitor changes
+ * nothing. */
+static void test_cg1_steps(kryl_generator_kind kind, int64_t size, bool jacobi, int count)
+{
+    kryl_matrix A[2];
+    for (int b = 0; b < 2; b++) A[b] = kt_generate(sides[b].ctx, kind, size);
+    const int64_t n = kt_rows(A[REF]);
+    char what[112];
+    snprintf(what, sizeof what, "cg1_steps %s n=%lld %s x%d", kryl_generator_name(kind),
+             (long long)n, jacobi ? "jacobi" : "none", count);
+    vpair x = vp_new(KRYL_DOUBLE, n, 1), r = vp_new(KRYL_DOUBLE, n, 2);
+    vpair p = vp_new(KRYL_DOUBLE, n, 3), q = vp_new(KRYL_DOUBLE, n, 4);
+    vpair dinv = vp_new(KRYL_DOUBLE, n, 5);
+    spair t = sp_new(KRYL_CG1_TERMS, NULL);
+    mpair mon = mp_new(KRYL_STOP_RUNNING);
+    void *scratch = dev_alloc(GPU, 6 * (size_t)n * sizeof(double));
+    kryl_vector d[2] = {jacobi ? &dinv.v[REF] : NULL, jacobi ? &dinv.v[GPU] : NULL};
+    double tol_one = -1.0; /* the first step's expanded r'r, from ref */
+    bool resident = true;
+    for (int stop_early = 0; stop_early < 2 && resident; stop_early++) {
+        cg1_start(&x, &r, &p, &dinv, jacobi);
+        /* (a margin over rounding: the sums differ in order, and n = 1
+         * leaves only rounding, about eps r0'r0, after one step) */
+        double *r0 = vp_values(&r, REF), rr0 = 0.0;
+        for (int64_t i = 0; i < n; i++) rr0 += r0[i] * r0[i];
+        free(r0);
+        double tol2 = tol_one * (1.0 + 1e-8) + 1e-10 * rr0;
+        mp_set(&mon, KRYL_STOP_RUNNING, 0, stop_early ? tol2 : -1.0);
+        for (int k = 0; k < count; k++) {
+            /* ref: q = A p;  t;  the update */
+            CHECK_OK(sides[REF].ops->spmv(sides[REF].ctx, A[REF], 1.0, &p.v[REF], 0.0, NULL,
+                                          &q.v[REF], mon.mon[REF]));
+            CHECK_OK(sides[REF].ops->cg1_terms(sides[REF].ctx, &p.v[REF], &q.v[REF], &r.v[REF],
+                                               d[REF], sp_at(&t, REF, 0), mon.mon[REF]));
+            CHECK_OK(sides[REF].ops->cg1_update(sides[REF].ctx, sp_at(&t, REF, 0), &p.v[REF],
+                                                &q.v[REF], &x.v[REF], &r.v[REF], d[REF],
+                                                mon.mon[REF]));
+            if (k == 0 && !stop_early) tol_one = mp_get(&mon, REF).rr;
+        }
+        bool queued = false;
+        CHECK_OK(sides[GPU].ops->cg1_steps(sides[GPU].ctx, A[GPU], &p.v[GPU], &x.v[GPU], &r.v[GPU],
+                                           d[GPU], scratch, mon.mon[GPU], count, &queued));
+        if (!queued && size >= 300) {
+            printf("%s: not resident here, skipped\n", what);
+            resident = false;
+            break;
+        }
+        CHECK(queued, "%s: not queued", what);
+        const int done = stop_early ? 1 : count;
+        double diff = fmax(vp_diff(&x), fmax(vp_diff(&r), vp_diff(&p)));
+        CHECK(diff <= 1e3 * done * tolerance(KRYL_DOUBLE),
+              "%s stop_early %d: x, r, p differ by %.3g", what, stop_early, diff);
+        for (int b = 0; b < 2; b++)
+            CHECK(mp_get(&mon, b).iteration == done, "%s on %s: %lld steps recorded, expected %d",
+                  what, sides[b].ops->name, (long long)mp_get(&mon, b).iteration, done);
+        double rr[2] = {mp_get(&mon, REF).rr, mp_get(&mon, GPU).rr};
+        CHECK(test_close(rr[GPU], rr[REF], 1e3 * done * sum_tolerance(KRYL_DOUBLE, n)),
+              "%s: recorded r'r cuda %.17g ref %.17g", what, rr[GPU], rr[REF]);
+        mp_check_stop(&mon, stop_early ? KRYL_STOP_CONVERGED : KRYL_STOP_RUNNING, what);
+    }
+    /* the guard: a stopped monitor, nothing changes */
+    double *x_before = vp_values(&x, GPU);
+    bool queued = false;
+    if (resident) {
+        mp_set(&mon, KRYL_STOP_CONVERGED, 0, -1.0);
+        CHECK_OK(sides[GPU].ops->cg1_steps(sides[GPU].ctx, A[GPU], &p.v[GPU], &x.v[GPU], &r.v[GPU],
+                                           d[GPU], scratch, mon.mon[GPU], count, &queued));
+    }
+    CHECK(!resident || (queued && vp_same(&x, GPU, x_before)),
+          "%s: a stopped monitor must change nothing", what);
+    free(x_before);
+    sides[GPU].ops->release(sides[GPU].ctx, scratch);
+    mp_free(&mon);
+    sp_free(&t);
+    vpair *all[] = {&x, &r, &p, &q, &dinv};
+    for (int i = 0; i < 5; i++) vp_free(all[i]);
+    for (int b = 0; b < 2; b++) kryl_matrix_destroy(&A[b]);
+}
+
+/* Matrices cg1_steps cannot take (a dense row: the stream kernel; single
+ * precision) are refused with nothing queued. */
+static void test_cg1_steps_refused(void)
+{
+    const int64_t n = 257;
+    for (int single = 0; single < 2; single++) {
+        kryl_precision prec = single ? KRYL_SINGLE : KRYL_DOUBLE;
+        kryl_matrix A = test_random_matrix(
+            sides[GPU].ctx, single ? TEST_SHAPE_RANDOM : TEST_SHAPE_DENSE_ROW, n, 5, prec, false);
+        vpair x = vp_new(prec, n, 1), r = vp_new(prec, n, 2), p = vp_new(prec, n, 3);
+        mpair mon = mp_new(KRYL_STOP_RUNNING);
+        void *scratch = dev_alloc(GPU, 6 * (size_t)n * sizeof(double));
+        double *x_before = vp_values(&x, GPU);
+        bool queued = true;
+        CHECK_OK(sides[GPU].ops->cg1_steps(sides[GPU].ctx, A, &p.v[GPU], &x.v[GPU], &r.v[GPU], NULL,
+                                           scratch, mon.mon[GPU], 3, &queued));
+        CHECK(!queued && vp_same(&x, GPU, x_before) && mp_get(&mon, GPU).iteration == 0,
+              "cg1_steps on %s: must be refused with nothing queued",
+              single ? "a single-precision matrix" : "a dense row");
+        free(x_before);
+        sides[GPU].ops->release(sides[GPU].ctx, scratch);
+        mp_free(&mon);
+        vp_free(&x);
+        vp_free(&r);
+        vp_free(&p);
+        kryl_matrix_destroy(&A);
+    }
+}
+
 /* A dense row takes the stream kernel, which the fused steps cannot use:
  * refused, nothing queued. */
 static void test_pipecg_spmv_steps_refused(void)
@@ -1190,6 +1321,14 @@ int main(void)
         test_multi(p, 300001);
     }
     test_pipecg_spmv_steps_refused();
+    const int64_t cg1_sizes[] = {1, 33, 4099};
+    for (int jacobi = 0; jacobi < 2; jacobi++) {
+        for (int k = 0; k < 3; k++)
+            test_cg1_steps(KRYL_GEN_RANDOM_SPD, cg1_sizes[k], jacobi, k ? 5 : 1);
+        /* hundreds of blocks; an even count */
+        test_cg1_steps(KRYL_GEN_POISSON2D5, 300, jacobi, 6);
+    }
+    test_cg1_steps_refused();
     const int ms[] = {1, 2, 5, 40, 150}; /* 150: rotations staged in two chunks */
     for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) test_least_squares(ms[k]);
     test_monitor_restart();

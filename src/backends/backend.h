@@ -161,7 +161,7 @@ typedef struct kryl_backend_ops {
 
     /* ---- matrices ----
      * Every operation that takes a kryl_matrix (these, spmv_dot,
-     * pipecg_spmv_update, pipecg_spmv_steps) must see a distributed matrix's parts: the
+     * pipecg_spmv_update, pipecg_spmv_steps, cg1_steps) must see a distributed matrix's parts: the
      * distributed table (src/dist/dist_context.c) replaces the first three
      * and drops the optional fused ones, so a new one needs a line there. */
     /* Build A->storage from A->host->csr (permuted by A->layout) in A->precision. */
@@ -232,6 +232,16 @@ typedef struct kryl_backend_ops {
     kryl_status (*cg1_update)(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
                               kryl_vector x, kryl_vector r, kryl_vector dinv,
                               kryl_monitor *monitor);
+    /* Optional (one rank, double precision, dinv or no preconditioner):
+     * `steps` times q = A p, cg1_terms, cg1_update in one launch, with
+     * their monitor records, ending after the step that stops the monitor;
+     * q is not stored.  scratch: 6n doubles of backend memory.  *queued =
+     * false, and nothing queued, where this backend cannot take A or the
+     * device: the caller then queues steps singly.  steps = 0 queues
+     * nothing and only answers whether it could. */
+    kryl_status (*cg1_steps)(kryl_context ctx, kryl_matrix A, kryl_vector p, kryl_vector x,
+                             kryl_vector r, kryl_vector dinv, void *scratch, kryl_monitor *monitor,
+                             int64_t steps, bool *queued);
 
     /* ---- convergence ---- */
     /* Unless stopped: iteration += advance; history[iteration] = sqrt(rr);

@@ -96,6 +96,7 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.spmv_dot_fuses = NULL;
     d->ops.pipecg_spmv_update = NULL;
     d->ops.pipecg_spmv_steps = NULL;
+    d->ops.cg1_steps = NULL;
     /* graphs only where no step needs the host (dist_graph.c) */
     kryl_dist_graph_ops(d);
 }

@@ -22,6 +22,8 @@ typedef struct cg_work {
                                terms of a one-reduction step */
     int current;            /* which pair holds this iteration's rz */
     bool one_reduction;     /* steps by cg_step_one_reduction */
+    bool resident;          /* and batches of them through cg1_steps */
+    void *scratch;          /* cg1_steps' (backend memory) */
 } cg_work;
 
 enum { CG_PQ = 4, CG_TERMS = 5, CG_SCALARS = CG_TERMS + KRYL_CG1_TERMS };
@@ -29,20 +31,34 @@ enum { CG_PQ = 4, CG_TERMS = 5, CG_SCALARS = CG_TERMS + KRYL_CG1_TERMS };
 static kryl_scalar rz_of(cg_work *w, int pair) { return kryl_scalar_at(w->scalars, 2 * pair); }
 static kryl_scalar rr_of(cg_work *w, int pair) { return kryl_scalar_at(w->scalars, 2 * pair + 1); }
 
-/* Whether steps take one reduction: in double precision with no
- * preconditioner or a pointwise one, where the backend has the operations,
- * unless on one rank its SpMV fuses p'q (a small matrix on cuda: there the
- * launch saved counts more than the pass; 2-D 300^2 on an H100, 13.5
- * against 14.3 us per iteration).  In single precision the expansion of
- * r'z misses the rounding of the stored r by about eps_single, and beta
- * taken from it slows CG's last phase (7-point 160^3, reliable updates on
- * an H100: 530 single iterations against 494). */
-static bool one_reduction(kryl_solver s)
+/* Whether steps can take one reduction: in double precision with no
+ * preconditioner or a pointwise one, where the backend has the operations.
+ * In single precision the expansion of r'z misses the rounding of the
+ * stored r by about eps_single, and beta taken from it slows CG's last
+ * phase (7-point 160^3, reliable updates on an H100: 530 single iterations
+ * against 494). */
+static bool one_reduction_possible(kryl_solver s)
 {
     const kryl_backend_ops *ops = s->ops;
     if (!ops->cg1_terms || !ops->cg1_update || (s->pc && !s->pc->dinv)) return false;
-    if (s->Aw->precision != KRYL_DOUBLE) return false;
-    return !ops->spmv_dot_fuses || !ops->spmv_dot_fuses(s->ctx, s->Aw);
+    return s->Aw->precision == KRYL_DOUBLE;
+}
+
+/* Whether the backend runs batches of one-reduction steps in one launch
+ * (cg1_steps: small matrices on cuda, 2-D 300^2 on an H100); its scratch
+ * is kept where it does. */
+static kryl_status resident_steps(kryl_solver s, cg_work *w)
+{
+    const kryl_backend_ops *ops = s->ops;
+    if (!ops->cg1_steps || !kryl_reduce_is_local(s->ctx)) return KRYL_SUCCESS;
+    size_t bytes = 6 * (size_t)s->x_work->n * sizeof(double);
+    KRYL_TRY(ops->alloc(s->ctx, &w->scratch, bytes > 0 ? bytes : sizeof(double)));
+    KRYL_TRY(ops->cg1_steps(s->ctx, s->Aw, w->p, s->x_work, w->r, s->pc ? s->pc->dinv : NULL,
+                            w->scratch, s->monitor, 0, &w->resident));
+    if (w->resident) return KRYL_SUCCESS;
+    ops->release(s->ctx, w->scratch);
+    w->scratch = NULL;
+    return KRYL_SUCCESS;
 }
 
 static kryl_status cg_setup(kryl_solver s)
@@ -50,12 +66,19 @@ static kryl_status cg_setup(kryl_solver s)
     cg_work *w = calloc(1, sizeof *w);
     if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cg: cannot allocate workspace");
     s->work = w;
-    w->one_reduction = one_reduction(s);
     KRYL_TRY(kryl_solver_work_vector(s, &w->r));
     KRYL_TRY(kryl_solver_work_vector(s, &w->p));
     KRYL_TRY(kryl_solver_work_vector(s, &w->q));
     if (s->pc) KRYL_TRY(kryl_solver_work_vector(s, &w->z));
-    return s->ops->alloc(s->ctx, (void **)&w->scalars, CG_SCALARS * sizeof(double));
+    KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->scalars, CG_SCALARS * sizeof(double)));
+    if (one_reduction_possible(s)) KRYL_TRY(resident_steps(s, w));
+    /* launched singly, a small matrix's SpMV with p'q fused (cuda) saves more
+     * than the pass one reduction saves (2-D 300^2 on an H100: 13.5 against
+     * 14.3 us per iteration) */
+    const kryl_backend_ops *ops = s->ops;
+    bool fuses = ops->spmv_dot_fuses && ops->spmv_dot_fuses(s->ctx, s->Aw);
+    w->one_reduction = w->resident || (one_reduction_possible(s) && !fuses);
+    return KRYL_SUCCESS;
 }
 
 /* r = r0 (in the working precision);  z = M^{-1} r;  this iteration's rz and
@@ -166,6 +189,22 @@ static kryl_status cg_step_two_reductions(kryl_solver s)
     return KRYL_SUCCESS;
 }
 
+/* `count` one-reduction steps in one launch (cg1_steps) where the backend
+ * takes them. */
+static kryl_status cg_steps(kryl_solver s, int64_t count, bool *queued)
+{
+    cg_work *w = s->work;
+    *queued = w->resident;
+    if (!w->resident || count == 0) return KRYL_SUCCESS;
+    bool launched = false;
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* count times: q = A p;  t;  alpha, beta;  x, r, p updated;  ||r|| recorded */
+    KRYL_TRY(s->ops->cg1_steps(s->ctx, s->Aw, w->p, s->x_work, w->r, s->pc ? s->pc->dinv : NULL,
+                               w->scratch, s->monitor, count, &launched));
+    if (!launched) return KRYL_ERROR(KRYL_ERR_INTERNAL, "cg: the backend stopped taking batches");
+    return KRYL_SUCCESS;
+}
+
 static kryl_status cg_step(kryl_solver s)
 {
     const cg_work *w = s->work;
@@ -181,6 +220,7 @@ static void cg_destroy(kryl_solver s)
     kryl_vector_destroy(&w->p);
     kryl_vector_destroy(&w->q);
     if (w->scalars) s->ops->release(s->ctx, w->scalars);
+    if (w->scratch) s->ops->release(s->ctx, w->scratch);
     free(w);
     s->work = NULL;
 }
@@ -192,6 +232,7 @@ const kryl_method_ops kryl_method_cg = {
     .setup = cg_setup,
     .start = cg_start,
     .step = cg_step,
+    .steps = cg_steps,
     .replace_residual = cg_replace_residual,
     .destroy = cg_destroy,
 };

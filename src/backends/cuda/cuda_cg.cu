@@ -8,37 +8,9 @@
  * scalar per iteration; here one per check). */
 #include <math.h>
 
+#include "backends/cuda/cuda_cg.cuh"
 #include "backends/cuda/cuda_monitor.cuh"
 #include "backends/cuda/cuda_reduce.cuh"
-
-/* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
- * a non-finite operand or ratio stops with NAN, den <= 0 with BREAKDOWN (as
- * kryl_host_ratio). */
-__device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_monitor *monitor,
-                                     double *ratio)
-{
-    const double a = *num, b = *den;
-    int32_t why = KRYL_STOP_RUNNING;
-    if (!isfinite(a) || !isfinite(b))
-        why = KRYL_STOP_NAN;
-    else if (!(b > 0.0))
-        why = KRYL_STOP_BREAKDOWN;
-    else if (!isfinite(a / b))
-        why = KRYL_STOP_NAN;
-    if (why == KRYL_STOP_RUNNING) {
-        *ratio = a / b;
-        return true;
-    }
-    if (monitor && blockIdx.x == 0 && threadIdx.x == 0) monitor->stop = why;
-    return false;
-}
-
-/* Whether a guarded kernel must do nothing.  Within one launch only
- * ratio_or_stop writes the flag, and then every block returns anyway. */
-__device__ inline bool stopped(const kryl_monitor *monitor)
-{
-    return monitor && *(volatile const int32_t *)&monitor->stop != KRYL_STOP_RUNNING;
-}
 
 /* alpha = num/den;  x += alpha p;  r -= alpha q;  z = dinv .* r (JACOBI);
  * rz = r'z (r'r without JACOBI);  rr = r'r;  record: the monitor takes rr */
@@ -116,34 +88,6 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_terms_kernel(
         for (int k = 0; k < N; k++) t[k] = sums[k];
 }
 
-/* The scalar part of a single-reduction CG step from the summed terms t
- * (kryl_host_cg1_begin is the specification): the exact ||r|| recorded
- * (advance 0), then alpha, beta and the expanded rr'.  False where the step
- * changes nothing.  Every block decides alike from t; only block 0 writes
- * the monitor. */
-template <bool JACOBI>
-__device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, double *alpha,
-                                        double *beta, double *rr_new)
-{
-    const double rr = t[KRYL_CG1_RR];
-    if (monitor) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) kryl_cuda_monitor_record(monitor, rr, 0);
-        if (!isfinite(rr) || rr <= monitor->tol2) return false;
-    }
-    const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
-    /* alpha = rz/p'q */
-    if (!ratio_or_stop(&rz, &t[KRYL_CG1_PQ], monitor, alpha)) return false;
-    const double a = *alpha;
-    /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
-    const double rr_next = rr - 2.0 * a * t[KRYL_CG1_RQ] + a * a * t[KRYL_CG1_QQ];
-    const double rz_next =
-        JACOBI ? rz - 2.0 * a * t[KRYL_CG1_RDQ] + a * a * t[KRYL_CG1_QDQ] : rr_next;
-    *rr_new = fmax(rr_next, 0.0);
-    /* beta = rz'/rz */
-    const double rz_clamped = fmax(rz_next, 0.0);
-    return ratio_or_stop(&rz_clamped, &rz, monitor, beta);
-}
-
 /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p (JACOBI) or r + beta p;
  * then the last block records rr' (once every block has passed its guard) */
 template <typename T, bool JACOBI>
@@ -156,10 +100,10 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_update_kernel(
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         x[i] = (T)((double)x[i] + alpha * (double)p[i]);
-        const T ri = (T)((double)r[i] - alpha * (double)q[i]);
+        const T ri = (T)cg1_next_r((double)r[i], (double)q[i], alpha);
         r[i] = ri;
-        const double zi = JACOBI ? (double)dinv[i] * (double)ri : (double)ri;
-        p[i] = (T)(zi + beta * (double)p[i]);
+        const double di = JACOBI ? (double)dinv[i] : 1.0;
+        p[i] = (T)cg1_next_p<JACOBI>((double)ri, (double)p[i], di, beta);
     }
     if (monitor && kryl_last_block(counter) && threadIdx.x == 0)
         kryl_cuda_monitor_record(monitor, rr_new, 1);

@@ -119,24 +119,34 @@ load_row_entries(int64_t row, int lane, const I *__restrict__ row_ptr,
     return e;
 }
 
-/* sum_k a_k x_col(k) over the row of e, by the LANES threads of its group
- * (every lane gets the sum): the loaded entries, then any beyond them.
- * FRESH: x was written by other blocks of this launch, which the read-only
- * cache does not see, so it is read from L2. */
+/* sum_k a_k load(col(k)) over the row of e, by the LANES threads of its
+ * group (every lane gets the sum): the loaded entries, then any beyond
+ * them.  load(j) gives x_j as a double. */
+template <typename T, typename I, int LANES, int DEPTH, typename Load>
+__device__ inline double row_entries_dot(const row_entries<T, I, LANES, DEPTH> &e,
+                                         const int32_t *__restrict__ col_idx,
+                                         const T *__restrict__ values, Load load)
+{
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < DEPTH; j++)
+        if (e.first + j * LANES < e.end) sum += (double)e.a[j] * load(e.c[j]);
+    for (I k = e.first + DEPTH * LANES; k < e.end; k += LANES)
+        sum += (double)load_entry<LANES>(values + k) * load(load_entry<LANES>(col_idx + k));
+    return group_sum(sum, LANES);
+}
+
+/* sum_k a_k x_col(k) over the row of e (row_entries_dot).  FRESH: x was
+ * written by other blocks of this launch, which the read-only cache does
+ * not see, so it is read from L2. */
 template <bool FRESH, typename T, typename I, int LANES, int DEPTH>
 __device__ inline double row_entries_sum(const row_entries<T, I, LANES, DEPTH> &e,
                                          const int32_t *__restrict__ col_idx,
                                          const T *__restrict__ values, const T *__restrict__ x)
 {
-    auto load_x = [](const T *p) { return FRESH ? __ldcg(p) : __ldg(p); };
-    double sum = 0.0;
-#pragma unroll
-    for (int j = 0; j < DEPTH; j++)
-        if (e.first + j * LANES < e.end) sum += (double)e.a[j] * (double)load_x(&x[e.c[j]]);
-    for (I k = e.first + DEPTH * LANES; k < e.end; k += LANES)
-        sum += (double)load_entry<LANES>(values + k) *
-               (double)load_x(&x[load_entry<LANES>(col_idx + k)]);
-    return group_sum(sum, LANES);
+    return row_entries_dot(e, col_idx, values, [x](int32_t j) {
+        return (double)(FRESH ? __ldcg(&x[j]) : __ldg(&x[j]));
+    });
 }
 
 /* sum_k a_k x_col(k) over `row`, by the LANES threads of its group (every

@@ -17,18 +17,9 @@
  * steps are launched one by one (replayed from a graph). */
 #include <math.h>
 
-#include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_monitor.cuh"
 #include "backends/cuda/cuda_pipecg.cuh"
-
-/* Entries of its row each lane keeps in registers: a whole row of up to 8
- * where a thread takes a row (the short rows of 5- and 7-point stencils),
- * the SpMV's first round where a group does. */
-template <int LANES> constexpr int RESIDENT_DEPTH = LANES == 1 ? 2 * VECTOR_DEPTH : VECTOR_DEPTH;
-
-/* Blocks per multiprocessor the kernel is compiled to fit (registers):
- * three give an H100 a thread for every row of a 300 x 300 grid. */
-constexpr int RESIDENT_BLOCKS_PER_SM = 3;
+#include "backends/cuda/cuda_resident.cuh"
 
 /* Sums of one step: gamma, delta, rr. */
 constexpr int RESIDENT_SUMS = 3;
@@ -115,47 +106,18 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void pip
     }
 }
 
-/* Blocks of `kernel` that can be resident at once, at most `cap`; 0 where
- * the device cannot launch cooperatively. */
-template <typename K> static unsigned int resident_blocks(kryl_cuda_state *s, K kernel, int64_t cap)
-{
-    int device = 0, cooperative = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, KRYL_CUDA_THREADS, 0) !=
-            cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (!cooperative) return 0;
-    int64_t blocks = (int64_t)per_sm * s->sm_count;
-    if (blocks > s->reduce_blocks) blocks = s->reduce_blocks;
-    if (blocks > cap) blocks = cap;
-    return (unsigned int)blocks;
-}
-
 template <typename T, typename I, int LANES, bool JACOBI>
 static kryl_status launch_resident(kryl_cuda_state *s, const cuda_csr *m, kryl_scalar sc,
                                    const pipecg_args<T> &a, double *coef, kryl_monitor *monitor,
                                    int64_t steps, bool *queued)
 {
     auto kernel = pipecg_resident_kernel<T, I, LANES, JACOBI>;
-    const int64_t wanted = (m->nrows * LANES + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS;
-    const unsigned int grid = resident_blocks(s, kernel, wanted);
-    *queued = grid > 0 && wanted <= (int64_t)grid; /* a group for every row */
+    const unsigned int grid = kryl_resident_grid<LANES>(s, kernel, m->nrows);
+    *queued = grid > 0; /* a group for every row */
     if (!*queued || steps == 0) return KRYL_SUCCESS;
-    cudaLaunchAttribute cooperative;
-    cooperative.id = cudaLaunchAttributeCooperative;
-    cooperative.val.cooperative = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(KRYL_CUDA_THREADS);
-    config.stream = s->stream;
-    config.attrs = &cooperative;
-    config.numAttrs = 1;
     /* `steps` times: n = A in;  alpha, beta;  the updates;  gamma, delta, rr */
-    KRYL_CUDA_CHECK(cudaLaunchKernelEx(
-        &config, kernel, m->nrows, static_cast<const I *>(m->row_ptr), (const int32_t *)m->col_idx,
+    KRYL_CUDA_CHECK(kryl_resident_launch(
+        s, kernel, grid, m->nrows, static_cast<const I *>(m->row_ptr), (const int32_t *)m->col_idx,
         static_cast<const T *>(m->values), sc.ptr, a, coef, monitor, steps, s->partials,
         s->reduce_blocks, s->counter, s->generation));
     return KRYL_SUCCESS;

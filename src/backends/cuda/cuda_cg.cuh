@@ -1,0 +1,80 @@
+/* The device functions of the cuda backend's CG steps: a guarded ratio,
+ * the guard, and the coefficients of a step with one reduction.  Shared by
+ * the one-step kernels (cuda_cg.cu) and the kernel that runs many steps
+ * in one launch (cuda_cg_resident.cu). */
+#ifndef KRYL_BACKENDS_CUDA_CG_CUH
+#define KRYL_BACKENDS_CUDA_CG_CUH
+
+#include <math.h>
+
+#include "backends/cuda/cuda_monitor.cuh"
+
+/* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
+ * a non-finite operand or ratio stops with NAN, den <= 0 with BREAKDOWN (as
+ * kryl_host_ratio). */
+__device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_monitor *monitor,
+                                     double *ratio)
+{
+    const double a = *num, b = *den;
+    int32_t why = KRYL_STOP_RUNNING;
+    if (!isfinite(a) || !isfinite(b))
+        why = KRYL_STOP_NAN;
+    else if (!(b > 0.0))
+        why = KRYL_STOP_BREAKDOWN;
+    else if (!isfinite(a / b))
+        why = KRYL_STOP_NAN;
+    if (why == KRYL_STOP_RUNNING) {
+        *ratio = a / b;
+        return true;
+    }
+    if (monitor && blockIdx.x == 0 && threadIdx.x == 0) monitor->stop = why;
+    return false;
+}
+
+/* Whether a guarded kernel must do nothing.  Within one launch only
+ * ratio_or_stop writes the flag, and then every block returns anyway. */
+__device__ inline bool stopped(const kryl_monitor *monitor)
+{
+    return monitor && *(volatile const int32_t *)&monitor->stop != KRYL_STOP_RUNNING;
+}
+
+/* r - alpha q: a row's residual after a step */
+__device__ inline double cg1_next_r(double r, double q, double alpha) { return r - alpha * q; }
+
+/* dinv r + beta p (JACOBI) or r + beta p: a row's direction after a step,
+ * from its new residual r */
+template <bool JACOBI>
+__device__ inline double cg1_next_p(double r, double p, double dinv, double beta)
+{
+    return (JACOBI ? dinv * r : r) + beta * p;
+}
+
+/* The scalar part of a single-reduction CG step from the summed terms t
+ * (kryl_host_cg1_begin is the specification): the exact ||r|| recorded
+ * (advance 0), then alpha, beta and the expanded rr'.  False where the step
+ * changes nothing.  Every block decides alike from t; only block 0 writes
+ * the monitor. */
+template <bool JACOBI>
+__device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, double *alpha,
+                                        double *beta, double *rr_new)
+{
+    const double rr = t[KRYL_CG1_RR];
+    if (monitor) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) kryl_cuda_monitor_record(monitor, rr, 0);
+        if (!isfinite(rr) || rr <= monitor->tol2) return false;
+    }
+    const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
+    /* alpha = rz/p'q */
+    if (!ratio_or_stop(&rz, &t[KRYL_CG1_PQ], monitor, alpha)) return false;
+    const double a = *alpha;
+    /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
+    const double rr_next = rr - 2.0 * a * t[KRYL_CG1_RQ] + a * a * t[KRYL_CG1_QQ];
+    const double rz_next =
+        JACOBI ? rz - 2.0 * a * t[KRYL_CG1_RDQ] + a * a * t[KRYL_CG1_QDQ] : rr_next;
+    *rr_new = fmax(rr_next, 0.0);
+    /* beta = rz'/rz */
+    const double rz_clamped = fmax(rz_next, 0.0);
+    return ratio_or_stop(&rz_clamped, &rz, monitor, beta);
+}
+
+#endif
