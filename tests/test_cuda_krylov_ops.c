@@ -378,6 +378,18 @@ static void pipe_start(pipe_set *ps, kryl_matrix A[2], int mode, spair *sc)
     free(w);
 }
 
+/* Whether a batch of steps in one launch was queued (checked), or skipped
+ * on a large grid that does not fit this device with a group for every row. */
+static bool resident_queued(bool queued, int64_t size, const char *what)
+{
+    if (!queued && size >= 300) {
+        printf("%s: not resident here, skipped\n", what);
+        return false;
+    }
+    CHECK(queued, "%s: not queued", what);
+    return queued;
+}
+
 /* `count` fused steps in one launch (cuda) against ref's SpMV and step
  * `count` times, from a consistent start on an SPD matrix: every vector,
  * scalar and recorded coefficient alike, the updated input in `next` after
@@ -425,13 +437,8 @@ static void test_pipecg_spmv_steps(kryl_precision p, kryl_generator_kind kind, i
         CHECK_OK(sides[GPU].ops->pipecg_spmv_steps(sides[GPU].ctx, A[GPU], sp_at(&sc, GPU, 0),
                                                    &ps.v[GPU], dinv[GPU], &next.v[GPU],
                                                    coef.ptr[GPU], mon.mon[GPU], count, &queued));
-        if (!queued && size >= 300) {
-            /* a grid with a group for every row does not fit this device */
-            printf("%s: not resident here, skipped\n", what);
-            resident = false;
-            break;
-        }
-        CHECK(queued, "%s: not queued", what);
+        resident = resident_queued(queued, size, what);
+        if (!resident) break;
         const int done = stop_early ? 1 : count;
         const vpair *same[] = {&ps.x, &ps.r, &ps.u, &ps.w, &ps.p, &ps.s, &ps.q, &ps.z};
         double d = 0.0;
@@ -541,12 +548,8 @@ static void test_cg1_steps(kryl_generator_kind kind, int64_t size, bool jacobi, 
         bool queued = false;
         CHECK_OK(sides[GPU].ops->cg1_steps(sides[GPU].ctx, A[GPU], &p.v[GPU], &x.v[GPU], &r.v[GPU],
                                            d[GPU], scratch, mon.mon[GPU], count, &queued));
-        if (!queued && size >= 300) {
-            printf("%s: not resident here, skipped\n", what);
-            resident = false;
-            break;
-        }
-        CHECK(queued, "%s: not queued", what);
+        resident = resident_queued(queued, size, what);
+        if (!resident) break;
         const int done = stop_early ? 1 : count;
         double diff = fmax(vp_diff(&x), fmax(vp_diff(&r), vp_diff(&p)));
         CHECK(diff <= 1e3 * done * tolerance(KRYL_DOUBLE),
