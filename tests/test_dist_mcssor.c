@@ -455,8 +455,5 @@ static void check_backend(kryl_context dctx, kryl_context sctx, const char *name
 
 int main(int argc, char **argv)
 {
-    rank = test_dist_init(&argc, &argv, &size);
-    if (test_dist_too_many_ranks("test_dist_mcssor", 4)) return TEST_SKIP_CODE;
-    test_dist_each_backend(check_backend);
-    return test_dist_finish("test_dist_mcssor");
+    return test_dist_run(&argc, &argv, "test_dist_mcssor", 4, &rank, &size, check_backend);
 }

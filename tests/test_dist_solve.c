@@ -104,8 +104,5 @@ static void check_backend(kryl_context dctx, kryl_context sctx, const char *name
 
 int main(int argc, char **argv)
 {
-    int size = 1;
-    test_dist_init(&argc, &argv, &size);
-    test_dist_each_backend(check_backend);
-    return test_dist_finish("test_dist_solve");
+    return test_dist_run(&argc, &argv, "test_dist_solve", 0, NULL, NULL, check_backend);
 }

@@ -58,6 +58,18 @@ void test_dist_each_backend(test_dist_body body)
     }
 }
 
+int test_dist_run(int *argc, char ***argv, const char *name, int max_ranks, int *rank, int *size,
+                  test_dist_body body)
+{
+    int ranks = 1;
+    int me = test_dist_init(argc, argv, &ranks);
+    if (rank) *rank = me;
+    if (size) *size = ranks;
+    if (max_ranks > 0 && test_dist_too_many_ranks(name, max_ranks)) return TEST_SKIP_CODE;
+    test_dist_each_backend(body);
+    return test_dist_finish(name);
+}
+
 double *test_dist_rhs(int64_t n)
 {
     double *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);

@@ -30,6 +30,12 @@ kryl_context test_dist_context(kryl_backend_kind kind);
 typedef void (*test_dist_body)(kryl_context dctx, kryl_context sctx, const char *backend);
 void test_dist_each_backend(test_dist_body body);
 
+/* A distributed test's main: MPI started (*rank, *size set, either may be
+ * NULL), skipped above max_ranks ranks (0: any number), body on each
+ * backend, then the summary over all ranks; the exit status. */
+int test_dist_run(int *argc, char ***argv, const char *name, int max_ranks, int *rank, int *size,
+                  test_dist_body body);
+
 /* The global right-hand side b_i = 1 + (i mod 7) / 7 of n entries (malloc'ed). */
 double *test_dist_rhs(int64_t n);
 
