@@ -235,10 +235,10 @@ typedef struct kryl_backend_ops {
     /* Optional (one rank, double precision, dinv or no preconditioner):
      * `steps` times q = A p, cg1_terms, cg1_update in one launch, with
      * their monitor records, ending after the step that stops the monitor;
-     * q is not stored.  scratch: 6n doubles of backend memory.  *queued =
-     * false, and nothing queued, where this backend cannot take A or the
-     * device: the caller then queues steps singly.  steps = 0 queues
-     * nothing and only answers whether it could. */
+     * q is not stored.  scratch: 6n doubles of backend memory (may be NULL
+     * when steps = 0).  *queued = false, and nothing queued, where this
+     * backend cannot take A or the device: the caller then queues steps
+     * singly.  steps = 0 queues nothing and only answers whether it could. */
     kryl_status (*cg1_steps)(kryl_context ctx, kryl_matrix A, kryl_vector p, kryl_vector x,
                              kryl_vector r, kryl_vector dinv, void *scratch, kryl_monitor *monitor,
                              int64_t steps, bool *queued);

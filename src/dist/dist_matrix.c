@@ -73,8 +73,11 @@ kryl_status kryl_dist_exchange_buffers(struct kryl_dist_context *dc, struct kryl
      * H200s): one exchange now keeps that out of the first solve */
     if (st == KRYL_SUCCESS && dc->transport == KRYL_TRANSPORT_NCCL) {
         st = kryl_nccl_fork(dc);
-        if (st == KRYL_SUCCESS) st = kryl_nccl_exchange(dc, d, precision);
-        if (st == KRYL_SUCCESS) st = kryl_nccl_fork_end(dc);
+        if (st == KRYL_SUCCESS) {
+            st = kryl_nccl_exchange(dc, d, precision);
+            kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure */
+            if (st == KRYL_SUCCESS) st = ended;
+        }
         if (st == KRYL_SUCCESS) st = kryl_nccl_wait(dc);
         if (st == KRYL_SUCCESS) st = dc->inner_ops->synchronize(in);
     }

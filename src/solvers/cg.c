@@ -51,14 +51,12 @@ static kryl_status resident_steps(kryl_solver s, cg_work *w)
 {
     const kryl_backend_ops *ops = s->ops;
     if (!ops->cg1_steps || !kryl_reduce_is_local(s->ctx)) return KRYL_SUCCESS;
+    /* steps = 0: only whether it would */
+    KRYL_TRY(ops->cg1_steps(s->ctx, s->Aw, w->p, s->x_work, w->r, s->pc ? s->pc->dinv : NULL, NULL,
+                            s->monitor, 0, &w->resident));
+    if (!w->resident) return KRYL_SUCCESS;
     size_t bytes = 6 * (size_t)s->x_work->n * sizeof(double);
-    KRYL_TRY(ops->alloc(s->ctx, &w->scratch, bytes > 0 ? bytes : sizeof(double)));
-    KRYL_TRY(ops->cg1_steps(s->ctx, s->Aw, w->p, s->x_work, w->r, s->pc ? s->pc->dinv : NULL,
-                            w->scratch, s->monitor, 0, &w->resident));
-    if (w->resident) return KRYL_SUCCESS;
-    ops->release(s->ctx, w->scratch);
-    w->scratch = NULL;
-    return KRYL_SUCCESS;
+    return ops->alloc(s->ctx, &w->scratch, bytes > 0 ? bytes : sizeof(double));
 }
 
 static kryl_status cg_setup(kryl_solver s)
@@ -71,13 +69,14 @@ static kryl_status cg_setup(kryl_solver s)
     KRYL_TRY(kryl_solver_work_vector(s, &w->q));
     if (s->pc) KRYL_TRY(kryl_solver_work_vector(s, &w->z));
     KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->scalars, CG_SCALARS * sizeof(double)));
-    if (one_reduction_possible(s)) KRYL_TRY(resident_steps(s, w));
+    if (!one_reduction_possible(s)) return KRYL_SUCCESS;
+    KRYL_TRY(resident_steps(s, w));
     /* launched singly, a small matrix's SpMV with p'q fused (cuda) saves more
      * than the pass one reduction saves (2-D 300^2 on an H100: 13.5 against
      * 14.3 us per iteration) */
     const kryl_backend_ops *ops = s->ops;
     bool fuses = ops->spmv_dot_fuses && ops->spmv_dot_fuses(s->ctx, s->Aw);
-    w->one_reduction = w->resident || (one_reduction_possible(s) && !fuses);
+    w->one_reduction = w->resident || !fuses;
     return KRYL_SUCCESS;
 }
 

@@ -24,7 +24,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     double alpha;
     /* num may be the rz this kernel writes: every block reads it before taking
      * its ticket, and the last block writes only after all tickets are taken */
-    if (stopped(monitor) || !ratio_or_stop(num, den, monitor, &alpha)) return;
+    if (kryl_cuda_halted(monitor) || !ratio_or_stop(num, den, monitor, &alpha)) return;
     double sums[2] = {0.0, 0.0}; /* r'z, r'r */
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -54,7 +54,7 @@ __global__ void cg_update_p_kernel(int64_t n, const double *num, const double *d
                                    kryl_monitor *monitor)
 {
     double beta;
-    if (stopped(monitor) || !ratio_or_stop(num, den, monitor, &beta)) return;
+    if (kryl_cuda_halted(monitor) || !ratio_or_stop(num, den, monitor, &beta)) return;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
         p[i] = (T)((double)z[i] + beta * (double)p[i]);
@@ -68,7 +68,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_terms_kernel(
     unsigned int stride, unsigned int *counter)
 {
     constexpr int N = JACOBI ? KRYL_CG1_TERMS : KRYL_CG1_RDR;
-    if (stopped(monitor)) return;
+    if (kryl_cuda_halted(monitor)) return;
     double sums[N] = {};
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -96,7 +96,8 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_update_kernel(
     T *__restrict__ r, const T *__restrict__ dinv, kryl_monitor *monitor, unsigned int *counter)
 {
     double alpha, beta, rr_new;
-    if (stopped(monitor) || !cg1_coefficients<JACOBI>(t, monitor, &alpha, &beta, &rr_new)) return;
+    if (kryl_cuda_halted(monitor) || !cg1_coefficients<JACOBI>(t, monitor, &alpha, &beta, &rr_new))
+        return;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         x[i] = (T)((double)x[i] + alpha * (double)p[i]);

@@ -1,5 +1,5 @@
-/* The device functions of the cuda backend's CG steps: a guarded ratio,
- * the guard, and the coefficients of a step with one reduction.  Shared by
+/* The device functions of the cuda backend's CG steps: a guarded ratio
+ * and the coefficients of a step with one reduction.  Shared by
  * the one-step kernels (cuda_cg.cu) and the kernel that runs many steps
  * in one launch (cuda_cg_resident.cu). */
 #ifndef KRYL_BACKENDS_CUDA_CG_CUH
@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "backends/cuda/cuda_krylov.cuh"
 #include "backends/cuda/cuda_monitor.cuh"
 
 /* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
@@ -27,15 +28,8 @@ __device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_
         *ratio = a / b;
         return true;
     }
-    if (monitor && blockIdx.x == 0 && threadIdx.x == 0) monitor->stop = why;
+    kryl_cuda_halt(monitor, why);
     return false;
-}
-
-/* Whether a guarded kernel must do nothing.  Within one launch only
- * ratio_or_stop writes the flag, and then every block returns anyway. */
-__device__ inline bool stopped(const kryl_monitor *monitor)
-{
-    return monitor && *(volatile const int32_t *)&monitor->stop != KRYL_STOP_RUNNING;
 }
 
 /* r - alpha q: a row's residual after a step */
