@@ -392,12 +392,8 @@ static void check_partitions_modes(kryl_context dctx, kryl_context sctx, const c
     char label[160];
     const kryl_partition_kind parts[] = {KRYL_PARTITION_CONTIGUOUS, KRYL_PARTITION_METIS};
     for (int k = 0; k < 2; k++) {
-        CHECK_OK(kryl_context_set_partition(dctx, parts[k]));
-        kryl_matrix dA = NULL;
-        kryl_status st = kryl_matrix_distribute(&dA, dctx, rank == 0 ? sA : NULL);
-        if (st == KRYL_ERR_UNSUPPORTED) continue; /* a build without METIS */
-        CHECK(st == KRYL_SUCCESS, "distribute (%s): %s", kryl_partition_name(parts[k]),
-              kryl_last_error());
+        kryl_matrix dA = test_dist_distribute(dctx, rank == 0 ? sA : NULL, parts[k]);
+        if (dA == NULL) continue;
         snprintf(label, sizeof label, "%s poisson2d partition %s", backend,
                  kryl_partition_name(parts[k]));
         if (dA) check_applies(dA, label);

@@ -70,6 +70,16 @@ int test_dist_run(int *argc, char ***argv, const char *name, int max_ranks, int 
     return test_dist_finish(name);
 }
 
+kryl_matrix test_dist_distribute(kryl_context dctx, kryl_matrix sA, kryl_partition_kind part)
+{
+    CHECK_OK(kryl_context_set_partition(dctx, part));
+    kryl_matrix dA = NULL;
+    kryl_status st = kryl_matrix_distribute(&dA, dctx, sA);
+    if (st == KRYL_ERR_UNSUPPORTED) return NULL; /* a build without METIS */
+    CHECK(st == KRYL_SUCCESS, "distribute (%s): %s", kryl_partition_name(part), kryl_last_error());
+    return dA;
+}
+
 double *test_dist_rhs(int64_t n)
 {
     double *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);

@@ -36,6 +36,10 @@ void test_dist_each_backend(test_dist_body body);
 int test_dist_run(int *argc, char ***argv, const char *name, int max_ranks, int *rank, int *size,
                   test_dist_body body);
 
+/* sA (whole on rank 0, NULL elsewhere) distributed by dctx with `part`
+ * (set on dctx), checked; NULL where the build lacks that partitioner. */
+kryl_matrix test_dist_distribute(kryl_context dctx, kryl_matrix sA, kryl_partition_kind part);
+
 /* The global right-hand side b_i = 1 + (i mod 7) / 7 of n entries (malloc'ed). */
 double *test_dist_rhs(int64_t n);
 
