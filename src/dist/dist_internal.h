@@ -12,6 +12,7 @@ extern "C" {
 
 struct kryl_comm_thread; /* dist_thread.c */
 struct kryl_nccl;        /* dist_nccl.c */
+struct kryl_peer;        /* dist_peer.c */
 
 /* How halo values and reduced scalars travel between ranks. */
 typedef enum kryl_dist_transport {
@@ -198,6 +199,17 @@ kryl_status kryl_nccl_wait(struct kryl_dist_context *dc);
 kryl_status kryl_nccl_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
                                kryl_precision precision);
 kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count);
+
+/* ---- dist_peer.c (builds with NCCL) ---- */
+/* Boxes for sums by peer-to-peer stores where every rank of dc runs on one
+ * host and can map the others' memory; *p = NULL where not, or where
+ * setting them up failed on some rank (NCCL sums then).  Collective. */
+kryl_status kryl_peer_start(struct kryl_dist_context *dc, struct kryl_peer **p);
+void kryl_peer_free(struct kryl_peer *p);
+/* Whether p sums `count` scalars (else NCCL does). */
+bool kryl_peer_sums(const struct kryl_peer *p, int count);
+/* scalars (device, count of them) = the sum over ranks, on `stream`. */
+kryl_status kryl_peer_sum(struct kryl_peer *p, void *stream, double *scalars, int count);
 
 /* The first failing status of any rank of comm (kryl_context_agree). */
 kryl_status kryl_dist_agree_comm(MPI_Comm comm, kryl_status st);

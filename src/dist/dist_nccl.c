@@ -25,6 +25,7 @@ struct kryl_nccl {
     cudaStream_t stream;      /* the context's */
     cudaStream_t comm_stream; /* the exchange's */
     cudaEvent_t forked, received;
+    struct kryl_peer *peer; /* sums by peer-to-peer stores, or NULL: ncclAllReduce */
 };
 
 static kryl_status nccl_status(ncclResult_t r, const char *what)
@@ -42,6 +43,7 @@ static kryl_status cuda_status(cudaError_t e, const char *what)
 void kryl_nccl_free(struct kryl_nccl *n)
 {
     if (n == NULL) return;
+    kryl_peer_free(n->peer);
     if (n->comm) ncclCommDestroy(n->comm);
     if (n->comm_stream) cudaStreamDestroy(n->comm_stream);
     if (n->forked) cudaEventDestroy(n->forked);
@@ -113,6 +115,8 @@ kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, stru
     if (st == KRYL_SUCCESS)
         st = cuda_status(cudaEventCreateWithFlags(&n->received, cudaEventDisableTiming),
                          "cudaEventCreateWithFlags");
+    /* small sums by peer-to-peer stores where the ranks share a host */
+    if (st == KRYL_SUCCESS) st = kryl_peer_start(dc, &n->peer);
     /* a first reduction sets up the collective's channels here, not in a solve */
     double *one = NULL;
     if (st == KRYL_SUCCESS) st = cuda_status(cudaMalloc((void **)&one, sizeof *one), "cudaMalloc");
@@ -178,6 +182,8 @@ kryl_status kryl_nccl_wait(struct kryl_dist_context *dc)
 
 kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count)
 {
+    struct kryl_nccl *n = dc->nccl;
+    if (kryl_peer_sums(n->peer, count)) return kryl_peer_sum(n->peer, n->stream, scalars, count);
     /* scalars = sum over ranks, on the context's stream */
     return nccl_status(ncclAllReduce(scalars, scalars, (size_t)count, ncclDouble, ncclSum,
                                      dc->nccl->comm, dc->nccl->stream),

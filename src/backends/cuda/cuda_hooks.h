@@ -48,6 +48,23 @@ void *kryl_cuda_stream(kryl_context ctx);
  * ghost product (operations that use the reduction workspace excepted). */
 void kryl_cuda_set_stream(kryl_context ctx, void *stream);
 
+/* What one rank of a host receives from the others for kryl_cuda_peer_sum
+ * (device memory, every rank's mapped into every other's): each rank's
+ * flag (the number of its last sum) and values, two sets used in turn. */
+enum { KRYL_PEER_MAX_RANKS = 8, KRYL_PEER_MAX_SUMS = 32 };
+typedef struct kryl_peer_box {
+    unsigned long long flags[KRYL_PEER_MAX_RANKS];
+    double values[2][KRYL_PEER_MAX_RANKS][KRYL_PEER_MAX_SUMS];
+    unsigned long long sequence; /* sums this box's rank has completed */
+} kryl_peer_box;
+
+/* scalars[0..count) (device) = the sum over the `size` ranks, queued on
+ * `stream` (a cudaStream_t): boxes is a device array of every rank's box
+ * as this rank maps it, zeroed before the first call; every rank makes the
+ * same calls in the same order. */
+kryl_status kryl_cuda_peer_sum(void *stream, double *scalars, int count, int rank, int size,
+                               kryl_peer_box *const *boxes);
+
 #ifdef __cplusplus
 }
 #endif
