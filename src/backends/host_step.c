@@ -7,13 +7,7 @@
 
 bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio)
 {
-    int stop = KRYL_STOP_RUNNING;
-    if (!isfinite(num) || !isfinite(den))
-        stop = KRYL_STOP_NAN;
-    else if (!(den > 0.0))
-        stop = KRYL_STOP_BREAKDOWN;
-    else if (!isfinite(num / den))
-        stop = KRYL_STOP_NAN;
+    const int stop = kryl_ratio_stop(num, den);
     if (stop != KRYL_STOP_RUNNING) {
         kryl_host_halt(monitor, stop);
         return false;
@@ -50,10 +44,9 @@ bool kryl_host_cg1_begin(const double *t, bool jacobi, kryl_monitor *monitor, do
     double rz = jacobi ? t[KRYL_CG1_RDR] : t[KRYL_CG1_RR];
     /* alpha = rz/p'q */
     if (!kryl_host_ratio(rz, t[KRYL_CG1_PQ], monitor, alpha)) return false;
-    const double a = *alpha;
     /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
-    double rr = t[KRYL_CG1_RR] - 2.0 * a * t[KRYL_CG1_RQ] + a * a * t[KRYL_CG1_QQ];
-    double rz_new = jacobi ? rz - 2.0 * a * t[KRYL_CG1_RDQ] + a * a * t[KRYL_CG1_QDQ] : rr;
+    double rr, rz_new;
+    kryl_cg1_expand(t, jacobi, *alpha, &rr, &rz_new);
     *rr_new = fmax(rr, 0.0);
     /* beta = rz'/rz */
     return kryl_host_ratio(fmax(rz_new, 0.0), rz, monitor, beta);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "backends/backend.h"
+#include "backends/step_rules.h"
 
 /* monitor->stop is set: the operation does nothing */
 static inline bool kryl_host_halted(const kryl_monitor *monitor)

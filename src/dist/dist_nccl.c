@@ -185,9 +185,9 @@ kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, i
     struct kryl_nccl *n = dc->nccl;
     if (kryl_peer_sums(n->peer, count)) return kryl_peer_sum(n->peer, n->stream, scalars, count);
     /* scalars = sum over ranks, on the context's stream */
-    return nccl_status(ncclAllReduce(scalars, scalars, (size_t)count, ncclDouble, ncclSum,
-                                     dc->nccl->comm, dc->nccl->stream),
-                       "ncclAllReduce");
+    return nccl_status(
+        ncclAllReduce(scalars, scalars, (size_t)count, ncclDouble, ncclSum, n->comm, n->stream),
+        "ncclAllReduce");
 }
 #else
 typedef int kryl_dist_nccl_empty; /* ISO C: a translation unit is never empty */

@@ -9,23 +9,16 @@
 
 #include "backends/cuda/cuda_krylov.cuh"
 #include "backends/cuda/cuda_monitor.cuh"
+#include "backends/step_rules.h"
 
 /* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
- * a non-finite operand or ratio stops with NAN, den <= 0 with BREAKDOWN (as
- * kryl_host_ratio). */
+ * the monitor stops for what kryl_ratio_stop says (as kryl_host_ratio). */
 __device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_monitor *monitor,
                                      double *ratio)
 {
-    const double a = *num, b = *den;
-    int32_t why = KRYL_STOP_RUNNING;
-    if (!isfinite(a) || !isfinite(b))
-        why = KRYL_STOP_NAN;
-    else if (!(b > 0.0))
-        why = KRYL_STOP_BREAKDOWN;
-    else if (!isfinite(a / b))
-        why = KRYL_STOP_NAN;
+    const int why = kryl_ratio_stop(*num, *den);
     if (why == KRYL_STOP_RUNNING) {
-        *ratio = a / b;
+        *ratio = *num / *den;
         return true;
     }
     kryl_cuda_halt(monitor, why);
@@ -60,11 +53,9 @@ __device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, 
     const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
     /* alpha = rz/p'q */
     if (!ratio_or_stop(&rz, &t[KRYL_CG1_PQ], monitor, alpha)) return false;
-    const double a = *alpha;
     /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
-    const double rr_next = rr - 2.0 * a * t[KRYL_CG1_RQ] + a * a * t[KRYL_CG1_QQ];
-    const double rz_next =
-        JACOBI ? rz - 2.0 * a * t[KRYL_CG1_RDQ] + a * a * t[KRYL_CG1_QDQ] : rr_next;
+    double rr_next, rz_next;
+    kryl_cg1_expand(t, JACOBI, *alpha, &rr_next, &rz_next);
     *rr_new = fmax(rr_next, 0.0);
     /* beta = rz'/rz */
     const double rz_clamped = fmax(rz_next, 0.0);

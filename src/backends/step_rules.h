@@ -1,0 +1,44 @@
+/* The scalar rules of a guarded step that every backend applies, host and
+ * device alike (C, and CUDA where __CUDACC__ makes them device functions
+ * too): when a coefficient num/den cannot be taken, and the one-reduction
+ * CG step's expansion of the next r'r and r'z (D'Azevedo, Eijkhout &
+ * Romine 1993).  One definition keeps the backends' decisions and
+ * numbers alike. */
+#ifndef KRYL_BACKENDS_STEP_RULES_H
+#define KRYL_BACKENDS_STEP_RULES_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include "backends/backend.h"
+
+#ifdef __CUDACC__
+#define KRYL_STEP_RULE static inline __host__ __device__
+#else
+#define KRYL_STEP_RULE static inline
+#endif
+
+/* Why num/den cannot be a guarded step's coefficient: KRYL_STOP_NAN for a
+ * non-finite operand or ratio, KRYL_STOP_BREAKDOWN for den <= 0, else
+ * KRYL_STOP_RUNNING (it can). */
+KRYL_STEP_RULE int kryl_ratio_stop(double num, double den)
+{
+    if (!isfinite(num) || !isfinite(den)) return KRYL_STOP_NAN;
+    if (!(den > 0.0)) return KRYL_STOP_BREAKDOWN;
+    if (!isfinite(num / den)) return KRYL_STOP_NAN;
+    return KRYL_STOP_RUNNING;
+}
+
+/* From the terms t of a one-reduction CG step (KRYL_CG1_*) and its alpha:
+ * *rr_next = ||r - alpha q||^2 and *rz_next = (r - alpha q)'D(r - alpha q)
+ * (= *rr_next without Jacobi), each expanded, not clamped. */
+KRYL_STEP_RULE void kryl_cg1_expand(const double *t, bool jacobi, double alpha, double *rr_next,
+                                    double *rz_next)
+{
+    *rr_next = t[KRYL_CG1_RR] - 2.0 * alpha * t[KRYL_CG1_RQ] + alpha * alpha * t[KRYL_CG1_QQ];
+    *rz_next =
+        jacobi ? t[KRYL_CG1_RDR] - 2.0 * alpha * t[KRYL_CG1_RDQ] + alpha * alpha * t[KRYL_CG1_QDQ]
+               : *rr_next;
+}
+
+#endif
