@@ -1,38 +1,82 @@
 /* Reductions over the ranks of one host by peer-to-peer stores
  * (kryl_cuda_peer_sum) instead of ncclAllReduce, where every rank runs on
  * the same host and each rank's GPU can map every other's memory: each
- * rank allocates a box, shares its CUDA IPC handle over MPI and maps the
- * others'.  Where any of that fails on any rank, all ranks keep NCCL. */
+ * rank allocates a box, sends its CUDA IPC export over MPI and maps the
+ * others'.  Where any of that fails on any rank, all ranks keep NCCL.
+ * The exports themselves (dist_peer.h) are here too. */
 #ifdef KRYL_HAVE_NCCL
-#include <cuda_runtime_api.h>
+#include <cuda.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/cuda/cuda_hooks.h"
-#include "dist/dist_internal.h"
+#include "dist/dist_peer.h"
 
 struct kryl_peer {
     int rank, size;
     kryl_peer_box *mine;    /* device */
     kryl_peer_box **mapped; /* host: every rank's box as this rank maps it */
-    kryl_peer_box **boxes;  /* device: the same pointers */
+    void **opened;          /* host: the other ranks' mapped blocks, to close */
+    kryl_peer_box **boxes;  /* device: the same pointers as mapped */
 };
 
-static kryl_status peer_cuda(cudaError_t e, const char *what)
+kryl_status kryl_peer_cuda_status(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return KRYL_SUCCESS;
     cudaGetLastError();
     return KRYL_ERROR(KRYL_ERR_DEVICE, "%s failed: %s", what, cudaGetErrorString(e));
 }
 
+/* The driver's cuMemGetAddressRange, found at run time: the library needs
+ * no link to the driver (it runs its CPU backends where none is installed). */
+typedef CUresult (*address_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr p);
+
+kryl_status kryl_peer_export_memory(void *p, kryl_peer_export *e)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000,
+                                                       cudaEnableDefault, &found);
+#else
+    cudaError_t err =
+        cudaGetDriverEntryPoint("cuMemGetAddressRange", &fn, cudaEnableDefault, &found);
+#endif
+    KRYL_TRY(kryl_peer_cuda_status(err, "cudaGetDriverEntryPoint(cuMemGetAddressRange)"));
+    if (found != cudaDriverEntryPointSuccess || fn == NULL)
+        return KRYL_ERROR(KRYL_ERR_DEVICE, "the CUDA driver has no cuMemGetAddressRange");
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    address_range_fn range; /* as POSIX dlsym does: object pointer to function pointer */
+    memcpy(&range, &fn, sizeof range);
+    CUresult r = range(&base, &size, (CUdeviceptr)p);
+    if (r != CUDA_SUCCESS)
+        return KRYL_ERROR(KRYL_ERR_DEVICE, "cuMemGetAddressRange failed (CUresult %d)", (int)r);
+    e->offset = (int64_t)((CUdeviceptr)p - base);
+    return kryl_peer_cuda_status(cudaIpcGetMemHandle(&e->block, (void *)base),
+                                 "cudaIpcGetMemHandle");
+}
+
+kryl_status kryl_peer_import_memory(const kryl_peer_export *e, void **block, void **p)
+{
+    *p = NULL;
+    KRYL_TRY(
+        kryl_peer_cuda_status(cudaIpcOpenMemHandle(block, e->block, cudaIpcMemLazyEnablePeerAccess),
+                              "cudaIpcOpenMemHandle"));
+    *p = (char *)*block + e->offset;
+    return KRYL_SUCCESS;
+}
+
 void kryl_peer_free(struct kryl_peer *p)
 {
     if (p == NULL) return;
-    for (int q = 0; p->mapped && q < p->size; q++)
-        if (q != p->rank && p->mapped[q]) cudaIpcCloseMemHandle(p->mapped[q]);
+    for (int q = 0; p->opened && q < p->size; q++)
+        if (p->opened[q]) cudaIpcCloseMemHandle(p->opened[q]);
     cudaFree(p->mine);
     cudaFree(p->boxes);
     cudaGetLastError(); /* teardown errors are not reported: clear them */
     free(p->mapped);
+    free(p->opened);
     free(p);
 }
 
@@ -48,33 +92,32 @@ static bool one_host(MPI_Comm comm, int size)
     return local_size == size;
 }
 
-/* This rank's box, zeroed, and its IPC handle. */
-static kryl_status open_box(struct kryl_peer *p, cudaIpcMemHandle_t *handle)
+/* This rank's box, zeroed, and its export. */
+static kryl_status open_box(struct kryl_peer *p, kryl_peer_export *e)
 {
-    KRYL_TRY(peer_cuda(cudaMalloc((void **)&p->mine, sizeof *p->mine), "cudaMalloc"));
-    KRYL_TRY(peer_cuda(cudaMemset(p->mine, 0, sizeof *p->mine), "cudaMemset"));
-    KRYL_TRY(peer_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-    return peer_cuda(cudaIpcGetMemHandle(handle, p->mine), "cudaIpcGetMemHandle");
+    KRYL_TRY(kryl_peer_cuda_status(cudaMalloc((void **)&p->mine, sizeof *p->mine), "cudaMalloc"));
+    KRYL_TRY(kryl_peer_cuda_status(cudaMemset(p->mine, 0, sizeof *p->mine), "cudaMemset"));
+    KRYL_TRY(kryl_peer_cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
+    return kryl_peer_export_memory(p->mine, e);
 }
 
-/* Every other rank's box mapped from its handle, then the device table. */
-static kryl_status map_boxes(struct kryl_peer *p, const cudaIpcMemHandle_t *handles)
+/* Every other rank's box mapped from its export, then the device table. */
+static kryl_status map_boxes(struct kryl_peer *p, const kryl_peer_export *exports)
 {
     p->mapped = calloc((size_t)p->size, sizeof *p->mapped);
-    if (p->mapped == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    p->opened = calloc((size_t)p->size, sizeof *p->opened);
+    if (p->mapped == NULL || p->opened == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
     for (int q = 0; q < p->size; q++) {
-        if (q == p->rank) {
+        if (q == p->rank)
             p->mapped[q] = p->mine;
-            continue;
-        }
-        void *box = NULL;
-        KRYL_TRY(peer_cuda(cudaIpcOpenMemHandle(&box, handles[q], cudaIpcMemLazyEnablePeerAccess),
-                           "cudaIpcOpenMemHandle"));
-        p->mapped[q] = box;
+        else
+            KRYL_TRY(kryl_peer_import_memory(&exports[q], &p->opened[q], (void **)&p->mapped[q]));
     }
     size_t bytes = (size_t)p->size * sizeof *p->boxes;
-    KRYL_TRY(peer_cuda(cudaMalloc((void **)&p->boxes, bytes), "cudaMalloc"));
-    return peer_cuda(cudaMemcpy(p->boxes, p->mapped, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    KRYL_TRY(kryl_peer_cuda_status(cudaMalloc((void **)&p->boxes, bytes), "cudaMalloc"));
+    return kryl_peer_cuda_status(cudaMemcpy(p->boxes, p->mapped, bytes, cudaMemcpyHostToDevice),
+                                 "cudaMemcpy");
 }
 
 kryl_status kryl_peer_start(struct kryl_dist_context *dc, struct kryl_peer **out)
@@ -82,24 +125,24 @@ kryl_status kryl_peer_start(struct kryl_dist_context *dc, struct kryl_peer **out
     *out = NULL;
     if (dc->size > KRYL_PEER_MAX_RANKS || !one_host(dc->comm, dc->size)) return KRYL_SUCCESS;
     struct kryl_peer *p = calloc(1, sizeof *p);
-    cudaIpcMemHandle_t *handles = calloc((size_t)dc->size, sizeof *handles);
-    cudaIpcMemHandle_t handle;
+    kryl_peer_export *exports = calloc((size_t)dc->size, sizeof *exports);
+    kryl_peer_export mine;
     kryl_status st =
-        p && handles ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+        p && exports ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
     if (st == KRYL_SUCCESS) {
         p->rank = dc->rank;
         p->size = dc->size;
-        st = open_box(p, &handle);
+        st = open_box(p, &mine);
     }
     st = kryl_dist_agree_comm(dc->comm, st);
     if (st == KRYL_SUCCESS) {
-        MPI_Allgather(&handle, (int)sizeof handle, MPI_BYTE, handles, (int)sizeof handle, MPI_BYTE,
+        MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, exports, (int)sizeof mine, MPI_BYTE,
                       dc->comm);
-        st = map_boxes(p, handles);
+        st = map_boxes(p, exports);
     }
     /* every box is zeroed and mapped everywhere before any rank writes */
     st = kryl_dist_agree_comm(dc->comm, st);
-    free(handles);
+    free(exports);
     if (st != KRYL_SUCCESS) {
         /* NCCL sums instead */
         kryl_peer_free(p);

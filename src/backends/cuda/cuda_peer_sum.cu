@@ -8,6 +8,7 @@
  * (docs/BENCHMARKS.md). */
 #include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
+#include "backends/cuda/cuda_peer.cuh"
 
 /* Threads of the one block: a thread per rank's flag, a value each. */
 constexpr int PEER_THREADS = 64;
@@ -33,10 +34,9 @@ __global__ void peer_sum_kernel(double *scalars, int count, int rank, int size,
     if (threadIdx.x < size) {
         /* then my flag in rank q's box: my values are there */
         const int q = threadIdx.x;
-        *(volatile unsigned long long *)&boxes[q]->flags[rank] = k;
+        peer_raise(&boxes[q]->flags[rank], k);
         /* and rank q's flag in mine: its values are here */
-        while (*(volatile unsigned long long *)&mine->flags[q] < k) {
-        }
+        peer_wait(&mine->flags[q], k);
     }
     __threadfence_system();
     __syncthreads();
