@@ -13,6 +13,7 @@ extern "C" {
 struct kryl_comm_thread; /* dist_thread.c */
 struct kryl_nccl;        /* dist_nccl.c */
 struct kryl_peer;        /* dist_peer.c */
+struct kryl_peer_halo;   /* dist_peer_halo.c */
 
 /* How halo values and reduced scalars travel between ranks. */
 typedef enum kryl_dist_transport {
@@ -82,7 +83,9 @@ struct kryl_dist_matrix {
     int32_t *send_perm;          /* backend memory: positions in x (loc's order) of send_rows */
     kryl_vector sendbuf, ghost;  /* inner vectors of nsend and nghost entries */
     void *send_host, *recv_host; /* staging in host memory (device backends) */
-    MPI_Request *requests;       /* 2 nneigh */
+    struct kryl_peer_halo
+        *peer_halo;        /* NCCL transport: the exchange by peer-to-peer stores, or NULL */
+    MPI_Request *requests; /* 2 nneigh */
     int64_t nnz_global;
 };
 
@@ -199,6 +202,11 @@ kryl_status kryl_nccl_wait(struct kryl_dist_context *dc);
 kryl_status kryl_nccl_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
                                kryl_precision precision);
 kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count);
+/* Ready d's halo exchange in `precision` (collective): by peer-to-peer
+ * stores where the sums go that way and every rank can map its
+ * neighbours' ghosts (d->peer_halo), else by NCCL, connected now. */
+kryl_status kryl_nccl_connect(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                              kryl_precision precision);
 
 /* ---- dist_peer.c (builds with NCCL) ---- */
 /* Boxes for sums by peer-to-peer stores where every rank of dc runs on one
@@ -210,6 +218,18 @@ void kryl_peer_free(struct kryl_peer *p);
 bool kryl_peer_sums(const struct kryl_peer *p, int count);
 /* scalars (device, count of them) = the sum over ranks, on `stream`. */
 kryl_status kryl_peer_sum(struct kryl_peer *p, void *stream, double *scalars, int count);
+
+/* ---- dist_peer_halo.c (builds with NCCL) ---- */
+/* *p = the exchange of d's halo in `precision` by peer-to-peer stores, or
+ * NULL where this rank has no neighbours or where some rank cannot map its
+ * neighbours' memory.  Collective; call only where the sums go by peer. */
+kryl_status kryl_peer_halo_start(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                 kryl_precision precision, struct kryl_peer_halo **p);
+void kryl_peer_halo_free(struct kryl_peer_halo *p);
+/* The neighbours' ghosts <- x at d's send positions, and the wait for
+ * theirs in d's ghosts, queued on the inner context's current stream. */
+kryl_status kryl_peer_halo_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                    kryl_vector x);
 
 /* The first failing status of any rank of comm (kryl_context_agree). */
 kryl_status kryl_dist_agree_comm(MPI_Comm comm, kryl_status st);

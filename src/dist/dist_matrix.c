@@ -69,18 +69,8 @@ kryl_status kryl_dist_exchange_buffers(struct kryl_dist_context *dc, struct kryl
     if (st == KRYL_SUCCESS && bytes > 0) st = dc->inner_ops->upload(in, d->send_perm, pos, bytes);
     free(pos);
 #ifdef KRYL_HAVE_NCCL
-    /* NCCL connects to a peer at its first send or receive (about 1 s on two
-     * H200s): one exchange now keeps that out of the first solve */
-    if (st == KRYL_SUCCESS && dc->transport == KRYL_TRANSPORT_NCCL) {
-        st = kryl_nccl_fork(dc);
-        if (st == KRYL_SUCCESS) {
-            st = kryl_nccl_exchange(dc, d, precision);
-            kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure */
-            if (st == KRYL_SUCCESS) st = ended;
-        }
-        if (st == KRYL_SUCCESS) st = kryl_nccl_wait(dc);
-        if (st == KRYL_SUCCESS) st = dc->inner_ops->synchronize(in);
-    }
+    if (st == KRYL_SUCCESS && dc->transport == KRYL_TRANSPORT_NCCL)
+        st = kryl_nccl_connect(dc, d, precision);
 #endif
     if (st != KRYL_SUCCESS || dc->transport != KRYL_TRANSPORT_STAGED) return st;
     d->send_host = malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * es);
@@ -97,6 +87,9 @@ void kryl_dist_parts_free(struct kryl_dist_context *dc, struct kryl_dist_matrix 
     kryl_matrix_destroy(&d->nl);
     kryl_dist_boundary_release(dc, d);
     kryl_vector_destroy(&d->sendbuf);
+#ifdef KRYL_HAVE_NCCL
+    kryl_peer_halo_free(d->peer_halo);
+#endif
     kryl_vector_destroy(&d->ghost);
     if (d->send_perm) dc->inner_ops->release(&dc->inner, d->send_perm);
     free(d->send_host);

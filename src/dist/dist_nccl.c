@@ -5,7 +5,9 @@
  * stream joins (waits for) before adding that product, so all of it
  * overlaps the local product with no host involvement; and
  * the reductions as ncclAllReduce of the scalars in device memory on the
- * context's stream.  The communicator is bootstrapped by broadcasting an
+ * context's stream.  Where the ranks share a host, sums and halo
+ * exchanges go by peer-to-peer stores instead (dist_peer.c,
+ * dist_peer_halo.c), on the same streams.  The communicator is bootstrapped by broadcasting an
  * ncclUniqueId over MPI.  One communicator serves both streams safely
  * because its operations never run concurrently on a GPU: an exchange
  * starts after everything queued before the pack (reductions included)
@@ -164,6 +166,25 @@ kryl_status kryl_nccl_exchange(struct kryl_dist_context *dc, struct kryl_dist_ma
                      h->neigh[q], n->comm, n->comm_stream);
     }
     return nccl_status(ncclGroupEnd(), "ncclGroupEnd (halo exchange)");
+}
+
+kryl_status kryl_nccl_connect(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                              kryl_precision precision)
+{
+    if (dc->nccl->peer) {
+        KRYL_TRY(kryl_peer_halo_start(dc, d, precision, &d->peer_halo));
+        if (d->peer_halo) return KRYL_SUCCESS;
+    }
+    /* NCCL connects to a peer at its first send or receive (about 1 s on two
+     * H200s): one exchange now keeps that out of the first solve */
+    KRYL_TRY(kryl_nccl_fork(dc));
+    kryl_status st = kryl_nccl_exchange(dc, d, precision);
+    kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure */
+    if (st == KRYL_SUCCESS) st = ended;
+    if (st == KRYL_SUCCESS) st = kryl_nccl_wait(dc);
+    return st == KRYL_SUCCESS
+               ? cuda_status(cudaStreamSynchronize(dc->nccl->stream), "cudaStreamSynchronize")
+               : st;
 }
 
 kryl_status kryl_nccl_fork_end(struct kryl_dist_context *dc)

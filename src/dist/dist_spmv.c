@@ -13,7 +13,9 @@
  * second stream, between the pack and the ghosts' product that run there
  * too (the local product overlaps all three in every mode but vector, and
  * only adding the ghosts' product to y follows it; host times then count
- * launches only), or through CUDA-aware MPI on
+ * launches only) -- where the ranks share a host, by peer-to-peer stores
+ * that gather straight into the neighbours' ghosts instead of the pack
+ * and NCCL (dist_peer_halo.c) -- or through CUDA-aware MPI on
  * device memory, or staged in host memory (download/upload).  The exchange
  * alone (kryl_dist_halo_begin/end) also serves the multicolor sweeps of
  * dist_mcssor.c, which overlap it with a color's local product alike. */
@@ -107,7 +109,8 @@ typedef struct ghost_product {
     const kryl_monitor *monitor;
 } ghost_product;
 
-/* Pack and exchange on the NCCL communication stream, followed there by
+/* Pack and exchange (or store into the neighbours' ghosts) on the NCCL
+ * communication stream, followed there by
  * the ghosts' product (gp non-NULL): the context's stream meanwhile runs
  * the local product, and joins them in kryl_nccl_wait. */
 static kryl_status start_on_comm_stream(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
@@ -115,8 +118,8 @@ static kryl_status start_on_comm_stream(struct kryl_dist_context *dc, struct kry
 {
 #ifdef KRYL_HAVE_NCCL
     KRYL_TRY(kryl_nccl_fork(dc));
-    kryl_status st = pack(dc, d, x);
-    if (st == KRYL_SUCCESS) st = kryl_nccl_exchange(dc, d, x->precision);
+    kryl_status st = d->peer_halo ? kryl_peer_halo_exchange(dc, d, x) : pack(dc, d, x);
+    if (st == KRYL_SUCCESS && !d->peer_halo) st = kryl_nccl_exchange(dc, d, x->precision);
     /* y_b = alpha A_c ghosts */
     if (st == KRYL_SUCCESS && gp) st = kryl_dist_boundary_product(dc, d, gp->alpha, gp->monitor);
     kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure: back to one stream */

@@ -65,6 +65,44 @@ typedef struct kryl_peer_box {
 kryl_status kryl_cuda_peer_sum(void *stream, double *scalars, int count, int rank, int size,
                                kryl_peer_box *const *boxes);
 
+/* What one rank receives from its halo neighbours for the exchange by
+ * peer-to-peer stores (device memory, mapped into every neighbour's):
+ * flags[q] counts the exchanges whose values rank q has stored into this
+ * rank's ghosts, acks[q] those rank q is ready to receive (it has read its
+ * ghosts of the one before). */
+typedef struct kryl_peer_halo_box {
+    unsigned long long flags[KRYL_PEER_MAX_RANKS];
+    unsigned long long acks[KRYL_PEER_MAX_RANKS];
+    unsigned long long sequence; /* exchanges this box's rank has completed */
+    unsigned int arrived;        /* blocks of the current store that are done */
+} kryl_peer_halo_box;
+
+/* One halo neighbour as this rank maps it. */
+typedef struct kryl_peer_link {
+    kryl_peer_halo_box *box; /* its box */
+    void *ghosts;            /* its ghost vector, where this rank's values start */
+    int64_t send_offset;     /* this rank's values for it: send positions [offset, +count) */
+    int64_t send_count;
+    int64_t recv_count; /* the ghosts it sends this rank */
+    int rank;
+} kryl_peer_link;
+
+/* The neighbours' ghosts <- x at the send positions send_perm, on `stream`:
+ * this rank's side of the exchange it counts in `mine` (zeroed before the
+ * first), once each neighbour is ready for it (has read its ghosts of the
+ * exchange before); links (device, nlinks of them) as this rank maps them,
+ * element_size 4 (float) or 8 (double), nsend the positions' count ... */
+kryl_status kryl_cuda_peer_halo_store(void *stream, const void *x, size_t element_size,
+                                      const int32_t *send_perm, int64_t nsend, int rank,
+                                      kryl_peer_halo_box *mine, const kryl_peer_link *links,
+                                      int nlinks);
+/* ... and the wait until every neighbour's stores of that exchange are
+ * here (its values in this rank's ghosts).  Every rank of a halo makes the
+ * same calls in order, and reads or writes its ghosts only before the
+ * store call or after the wait. */
+kryl_status kryl_cuda_peer_halo_wait(void *stream, kryl_peer_halo_box *mine,
+                                     const kryl_peer_link *links, int nlinks);
+
 #ifdef __cplusplus
 }
 #endif
