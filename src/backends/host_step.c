@@ -1,5 +1,5 @@
-/* The scalar logic of the host backends' iteration operations: a guarded
- * step's coefficient, the convergence monitor, and the scalar part of a
+/* The scalar logic of the host backends' iteration operations (beyond the
+ * rules of step_rules.h): a guarded step's coefficient, and the scalar part of a
  * pipelined CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari & Vadhiyar)
  * and of a single-reduction CG step, the specification of backend.h's
  * ratios, monitor_update, pipecg_update and cg1_update. */
@@ -16,29 +16,13 @@ bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *rati
     return true;
 }
 
-void kryl_host_monitor_record(kryl_monitor *monitor, double rr, int advance)
-{
-    if (monitor->stop != KRYL_STOP_RUNNING) return;
-    monitor->iteration += advance;
-    monitor->rr = rr;
-    /* history_k = ||r_k|| = sqrt(|r'r|) */
-    if (monitor->history != NULL && monitor->iteration >= 0 &&
-        monitor->iteration < monitor->history_capacity)
-        monitor->history[monitor->iteration] = sqrt(fabs(rr));
-    /* stop on NaN/Inf, or when ||r||^2 <= tol^2 */
-    if (!isfinite(rr))
-        monitor->stop = KRYL_STOP_NAN;
-    else if (rr <= monitor->tol2)
-        monitor->stop = KRYL_STOP_CONVERGED;
-}
-
 bool kryl_host_cg1_begin(const double *t, bool jacobi, kryl_monitor *monitor, double *alpha,
                          double *beta, double *rr_new)
 {
     if (kryl_host_halted(monitor)) return false;
     /* the exact ||r||, in place of the expansion recorded by the previous step */
     if (monitor != NULL) {
-        kryl_host_monitor_record(monitor, t[KRYL_CG1_RR], 0);
+        kryl_monitor_record(monitor, t[KRYL_CG1_RR], 0);
         if (kryl_host_halted(monitor)) return false;
     }
     double rz = jacobi ? t[KRYL_CG1_RDR] : t[KRYL_CG1_RR];

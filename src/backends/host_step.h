@@ -38,10 +38,6 @@ static inline bool kryl_host_all_finite(const double *v, int count)
  * den <= 0. */
 bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio);
 
-/* monitor_update (backend.h): unless stopped, iteration += advance, rr and
- * history recorded, stop on a non-finite rr or on rr <= tol2. */
-void kryl_host_monitor_record(kryl_monitor *monitor, double rr, int advance);
-
 /* The scalar part of cg1_update (backend.h) from the summed terms t: the
  * exact ||r|| recorded (advance 0), then alpha, beta and the expanded rr'.
  * Returns false where the step must change nothing (the monitor says why). */

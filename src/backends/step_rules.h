@@ -1,9 +1,9 @@
 /* The scalar rules of a guarded step that every backend applies, host and
  * device alike (C, and CUDA where __CUDACC__ makes them device functions
- * too): when a coefficient num/den cannot be taken, and the one-reduction
- * CG step's expansion of the next r'r and r'z (D'Azevedo, Eijkhout &
- * Romine 1993).  One definition keeps the backends' decisions and
- * numbers alike. */
+ * too): when a coefficient num/den cannot be taken, what recording an r'r
+ * in the convergence monitor does, and the one-reduction CG step's
+ * expansion of the next r'r and r'z (D'Azevedo, Eijkhout & Romine 1993).
+ * One definition keeps the backends' decisions and numbers alike. */
 #ifndef KRYL_BACKENDS_STEP_RULES_H
 #define KRYL_BACKENDS_STEP_RULES_H
 
@@ -27,6 +27,30 @@ KRYL_STEP_RULE int kryl_ratio_stop(double num, double den)
     if (!(den > 0.0)) return KRYL_STOP_BREAKDOWN;
     if (!isfinite(num / den)) return KRYL_STOP_NAN;
     return KRYL_STOP_RUNNING;
+}
+
+/* Why a recorded r'r ends the iteration: KRYL_STOP_NAN where it is not
+ * finite, KRYL_STOP_CONVERGED where it is at most tol2, else
+ * KRYL_STOP_RUNNING. */
+KRYL_STEP_RULE int kryl_record_stop(double rr, double tol2)
+{
+    if (!isfinite(rr)) return KRYL_STOP_NAN;
+    if (rr <= tol2) return KRYL_STOP_CONVERGED;
+    return KRYL_STOP_RUNNING;
+}
+
+/* backend.h's monitor_update, by one thread: unless stopped, iteration +=
+ * advance; rr recorded; history[iteration] = sqrt(|rr|); the stop that
+ * kryl_record_stop gives. */
+KRYL_STEP_RULE void kryl_monitor_record(kryl_monitor *monitor, double rr, int advance)
+{
+    if (monitor->stop != KRYL_STOP_RUNNING) return;
+    const int64_t k = monitor->iteration + advance;
+    monitor->iteration = k;
+    monitor->rr = rr;
+    if (monitor->history != NULL && k >= 0 && k < monitor->history_capacity)
+        monitor->history[k] = sqrt(fabs(rr));
+    monitor->stop = kryl_record_stop(rr, monitor->tol2);
 }
 
 /* From the terms t of a one-reduction CG step (KRYL_CG1_*) and its alpha:

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_hooks.h"
-#include "dist/dist_internal.h"
+#include "dist/dist_peer.h"
 
 struct kryl_nccl {
     ncclComm_t comm;
@@ -34,12 +34,6 @@ static kryl_status nccl_status(ncclResult_t r, const char *what)
 {
     if (r == ncclSuccess) return KRYL_SUCCESS;
     return KRYL_ERROR(KRYL_ERR_DEVICE, "%s failed: %s", what, ncclGetErrorString(r));
-}
-
-static kryl_status cuda_status(cudaError_t e, const char *what)
-{
-    if (e == cudaSuccess) return KRYL_SUCCESS;
-    return KRYL_ERROR(KRYL_ERR_DEVICE, "%s failed: %s", what, cudaGetErrorString(e));
 }
 
 void kryl_nccl_free(struct kryl_nccl *n)
@@ -62,9 +56,10 @@ static kryl_status one_rank_per_device(struct kryl_dist_context *dc)
     enum { ID = 32 };
     char mine[ID] = {0};
     int device = 0;
-    kryl_status st = cuda_status(cudaGetDevice(&device), "cudaGetDevice");
+    kryl_status st = kryl_dist_cuda_status(cudaGetDevice(&device), "cudaGetDevice");
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaDeviceGetPCIBusId(mine, ID, device), "cudaDeviceGetPCIBusId");
+        st =
+            kryl_dist_cuda_status(cudaDeviceGetPCIBusId(mine, ID, device), "cudaDeviceGetPCIBusId");
     char *all = calloc((size_t)dc->size, ID);
     if (all == NULL) st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
     st = kryl_dist_agree_comm(dc->comm, st);
@@ -105,28 +100,29 @@ kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, stru
      * the local product's leave room, not after all of them */
     int least = 0, greatest = 0;
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaDeviceGetStreamPriorityRange(&least, &greatest),
-                         "cudaDeviceGetStreamPriorityRange");
+        st = kryl_dist_cuda_status(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+                                   "cudaDeviceGetStreamPriorityRange");
     if (st == KRYL_SUCCESS)
-        st = cuda_status(
+        st = kryl_dist_cuda_status(
             cudaStreamCreateWithPriority(&n->comm_stream, cudaStreamNonBlocking, greatest),
             "cudaStreamCreateWithPriority");
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaEventCreateWithFlags(&n->forked, cudaEventDisableTiming),
-                         "cudaEventCreateWithFlags");
+        st = kryl_dist_cuda_status(cudaEventCreateWithFlags(&n->forked, cudaEventDisableTiming),
+                                   "cudaEventCreateWithFlags");
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaEventCreateWithFlags(&n->received, cudaEventDisableTiming),
-                         "cudaEventCreateWithFlags");
+        st = kryl_dist_cuda_status(cudaEventCreateWithFlags(&n->received, cudaEventDisableTiming),
+                                   "cudaEventCreateWithFlags");
     /* small sums by peer-to-peer stores where the ranks share a host */
     if (st == KRYL_SUCCESS) st = kryl_peer_start(dc, &n->peer);
     /* a first reduction sets up the collective's channels here, not in a solve */
     double *one = NULL;
-    if (st == KRYL_SUCCESS) st = cuda_status(cudaMalloc((void **)&one, sizeof *one), "cudaMalloc");
+    if (st == KRYL_SUCCESS)
+        st = kryl_dist_cuda_status(cudaMalloc((void **)&one, sizeof *one), "cudaMalloc");
     if (st == KRYL_SUCCESS)
         st = nccl_status(ncclAllReduce(one, one, 1, ncclDouble, ncclSum, n->comm, n->stream),
                          "ncclAllReduce");
     if (st == KRYL_SUCCESS)
-        st = cuda_status(cudaStreamSynchronize(n->stream), "cudaStreamSynchronize");
+        st = kryl_dist_cuda_status(cudaStreamSynchronize(n->stream), "cudaStreamSynchronize");
     cudaFree(one);
     st = kryl_dist_agree_comm(dc->comm, st);
     if (st != KRYL_SUCCESS) {
@@ -141,8 +137,9 @@ kryl_status kryl_nccl_fork(struct kryl_dist_context *dc)
 {
     struct kryl_nccl *n = dc->nccl;
     /* the communication stream continues from everything queued so far */
-    KRYL_TRY(cuda_status(cudaEventRecord(n->forked, n->stream), "cudaEventRecord"));
-    KRYL_TRY(cuda_status(cudaStreamWaitEvent(n->comm_stream, n->forked, 0), "cudaStreamWaitEvent"));
+    KRYL_TRY(kryl_dist_cuda_status(cudaEventRecord(n->forked, n->stream), "cudaEventRecord"));
+    KRYL_TRY(kryl_dist_cuda_status(cudaStreamWaitEvent(n->comm_stream, n->forked, 0),
+                                   "cudaStreamWaitEvent"));
     kryl_cuda_set_stream(&dc->inner, n->comm_stream);
     return KRYL_SUCCESS;
 }
@@ -182,23 +179,23 @@ kryl_status kryl_nccl_connect(struct kryl_dist_context *dc, struct kryl_dist_mat
     kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure */
     if (st == KRYL_SUCCESS) st = ended;
     if (st == KRYL_SUCCESS) st = kryl_nccl_wait(dc);
-    return st == KRYL_SUCCESS
-               ? cuda_status(cudaStreamSynchronize(dc->nccl->stream), "cudaStreamSynchronize")
-               : st;
+    return st == KRYL_SUCCESS ? kryl_dist_cuda_status(cudaStreamSynchronize(dc->nccl->stream),
+                                                      "cudaStreamSynchronize")
+                              : st;
 }
 
 kryl_status kryl_nccl_fork_end(struct kryl_dist_context *dc)
 {
     struct kryl_nccl *n = dc->nccl;
     kryl_cuda_set_stream(&dc->inner, n->stream);
-    return cuda_status(cudaEventRecord(n->received, n->comm_stream), "cudaEventRecord");
+    return kryl_dist_cuda_status(cudaEventRecord(n->received, n->comm_stream), "cudaEventRecord");
 }
 
 kryl_status kryl_nccl_wait(struct kryl_dist_context *dc)
 {
     /* the context's stream continues once the communication stream's work is done */
-    return cuda_status(cudaStreamWaitEvent(dc->nccl->stream, dc->nccl->received, 0),
-                       "cudaStreamWaitEvent");
+    return kryl_dist_cuda_status(cudaStreamWaitEvent(dc->nccl->stream, dc->nccl->received, 0),
+                                 "cudaStreamWaitEvent");
 }
 
 kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count)

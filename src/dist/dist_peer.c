@@ -20,7 +20,7 @@ struct kryl_peer {
     kryl_peer_box **boxes;  /* device: the same pointers as mapped */
 };
 
-kryl_status kryl_peer_cuda_status(cudaError_t e, const char *what)
+kryl_status kryl_dist_cuda_status(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return KRYL_SUCCESS;
     cudaGetLastError();
@@ -42,7 +42,7 @@ kryl_status kryl_peer_export_memory(void *p, kryl_peer_export *e)
     cudaError_t err =
         cudaGetDriverEntryPoint("cuMemGetAddressRange", &fn, cudaEnableDefault, &found);
 #endif
-    KRYL_TRY(kryl_peer_cuda_status(err, "cudaGetDriverEntryPoint(cuMemGetAddressRange)"));
+    KRYL_TRY(kryl_dist_cuda_status(err, "cudaGetDriverEntryPoint(cuMemGetAddressRange)"));
     if (found != cudaDriverEntryPointSuccess || fn == NULL)
         return KRYL_ERROR(KRYL_ERR_DEVICE, "the CUDA driver has no cuMemGetAddressRange");
     CUdeviceptr base = 0;
@@ -53,15 +53,23 @@ kryl_status kryl_peer_export_memory(void *p, kryl_peer_export *e)
     if (r != CUDA_SUCCESS)
         return KRYL_ERROR(KRYL_ERR_DEVICE, "cuMemGetAddressRange failed (CUresult %d)", (int)r);
     e->offset = (int64_t)((CUdeviceptr)p - base);
-    return kryl_peer_cuda_status(cudaIpcGetMemHandle(&e->block, (void *)base),
+    return kryl_dist_cuda_status(cudaIpcGetMemHandle(&e->block, (void *)base),
                                  "cudaIpcGetMemHandle");
+}
+
+kryl_status kryl_peer_new_box(size_t bytes, void **box, kryl_peer_export *e)
+{
+    KRYL_TRY(kryl_dist_cuda_status(cudaMalloc(box, bytes), "cudaMalloc"));
+    KRYL_TRY(kryl_dist_cuda_status(cudaMemset(*box, 0, bytes), "cudaMemset"));
+    KRYL_TRY(kryl_dist_cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
+    return kryl_peer_export_memory(*box, e);
 }
 
 kryl_status kryl_peer_import_memory(const kryl_peer_export *e, void **block, void **p)
 {
     *p = NULL;
     KRYL_TRY(
-        kryl_peer_cuda_status(cudaIpcOpenMemHandle(block, e->block, cudaIpcMemLazyEnablePeerAccess),
+        kryl_dist_cuda_status(cudaIpcOpenMemHandle(block, e->block, cudaIpcMemLazyEnablePeerAccess),
                               "cudaIpcOpenMemHandle"));
     *p = (char *)*block + e->offset;
     return KRYL_SUCCESS;
@@ -92,15 +100,6 @@ static bool one_host(MPI_Comm comm, int size)
     return local_size == size;
 }
 
-/* This rank's box, zeroed, and its export. */
-static kryl_status open_box(struct kryl_peer *p, kryl_peer_export *e)
-{
-    KRYL_TRY(kryl_peer_cuda_status(cudaMalloc((void **)&p->mine, sizeof *p->mine), "cudaMalloc"));
-    KRYL_TRY(kryl_peer_cuda_status(cudaMemset(p->mine, 0, sizeof *p->mine), "cudaMemset"));
-    KRYL_TRY(kryl_peer_cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-    return kryl_peer_export_memory(p->mine, e);
-}
-
 /* Every other rank's box mapped from its export, then the device table. */
 static kryl_status map_boxes(struct kryl_peer *p, const kryl_peer_export *exports)
 {
@@ -115,8 +114,8 @@ static kryl_status map_boxes(struct kryl_peer *p, const kryl_peer_export *export
             KRYL_TRY(kryl_peer_import_memory(&exports[q], &p->opened[q], (void **)&p->mapped[q]));
     }
     size_t bytes = (size_t)p->size * sizeof *p->boxes;
-    KRYL_TRY(kryl_peer_cuda_status(cudaMalloc((void **)&p->boxes, bytes), "cudaMalloc"));
-    return kryl_peer_cuda_status(cudaMemcpy(p->boxes, p->mapped, bytes, cudaMemcpyHostToDevice),
+    KRYL_TRY(kryl_dist_cuda_status(cudaMalloc((void **)&p->boxes, bytes), "cudaMalloc"));
+    return kryl_dist_cuda_status(cudaMemcpy(p->boxes, p->mapped, bytes, cudaMemcpyHostToDevice),
                                  "cudaMemcpy");
 }
 
@@ -132,7 +131,7 @@ kryl_status kryl_peer_start(struct kryl_dist_context *dc, struct kryl_peer **out
     if (st == KRYL_SUCCESS) {
         p->rank = dc->rank;
         p->size = dc->size;
-        st = open_box(p, &mine);
+        st = kryl_peer_new_box(sizeof *p->mine, (void **)&p->mine, &mine);
     }
     st = kryl_dist_agree_comm(dc->comm, st);
     if (st == KRYL_SUCCESS) {

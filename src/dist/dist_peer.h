@@ -1,5 +1,6 @@
 /* CUDA IPC of device memory for the peer-to-peer transport among the GPUs
- * of one host (dist_peer.c, dist_peer_halo.c; builds with NCCL).  cudaMalloc
+ * of one host (dist_peer.c, dist_peer_halo.c; builds with NCCL), and the
+ * CUDA status of src/dist's runtime calls.  cudaMalloc
  * may carve small allocations out of a larger block, and CUDA IPC maps
  * the whole block (CUDA C++ Programming Guide, "Interprocess
  * Communication"), so an export names the block and the offset in it. */
@@ -17,10 +18,13 @@ typedef struct kryl_peer_export {
 
 /* The export of device memory p (allocated with cudaMalloc). */
 kryl_status kryl_peer_export_memory(void *p, kryl_peer_export *e);
+/* *box = `bytes` of device memory, zeroed (done on return), and its export. */
+kryl_status kryl_peer_new_box(size_t bytes, void **box, kryl_peer_export *e);
 /* *p = the memory another process exported as e, mapped here; *block =
  * the mapping to close (cudaIpcCloseMemHandle). */
 kryl_status kryl_peer_import_memory(const kryl_peer_export *e, void **block, void **p);
-/* A CUDA error -> kryl status naming `what` (and the error cleared). */
-kryl_status kryl_peer_cuda_status(cudaError_t e, const char *what);
+/* A CUDA error -> kryl status naming `what` (and the error cleared); for
+ * every CUDA runtime call of src/dist. */
+kryl_status kryl_dist_cuda_status(cudaError_t e, const char *what);
 
 #endif

@@ -46,10 +46,7 @@ static kryl_status make_offers(struct kryl_peer_halo *p, const struct kryl_dist_
 {
     const kryl_halo *h = d->halo;
     kryl_peer_export box, ghosts = {0};
-    KRYL_TRY(kryl_peer_cuda_status(cudaMalloc((void **)&p->box, sizeof *p->box), "cudaMalloc"));
-    KRYL_TRY(kryl_peer_cuda_status(cudaMemset(p->box, 0, sizeof *p->box), "cudaMemset"));
-    KRYL_TRY(kryl_peer_cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"));
-    KRYL_TRY(kryl_peer_export_memory(p->box, &box));
+    KRYL_TRY(kryl_peer_new_box(sizeof *p->box, (void **)&p->box, &box));
     if (h->nghost > 0) KRYL_TRY(kryl_peer_export_memory(d->ghost->data, &ghosts));
     for (int q = 0; q < h->nneigh; q++)
         offers[q] = (peer_halo_offer){box, ghosts, h->recv_offset[q]};
@@ -96,9 +93,9 @@ static kryl_status map_links(struct kryl_peer_halo *p, const kryl_halo *h, size_
     }
     size_t bytes = (size_t)h->nneigh * sizeof *links;
     if (st == KRYL_SUCCESS)
-        st = kryl_peer_cuda_status(cudaMalloc((void **)&p->links, bytes), "cudaMalloc");
+        st = kryl_dist_cuda_status(cudaMalloc((void **)&p->links, bytes), "cudaMalloc");
     if (st == KRYL_SUCCESS)
-        st = kryl_peer_cuda_status(cudaMemcpy(p->links, links, bytes, cudaMemcpyHostToDevice),
+        st = kryl_dist_cuda_status(cudaMemcpy(p->links, links, bytes, cudaMemcpyHostToDevice),
                                    "cudaMemcpy");
     free(links);
     return st;

@@ -103,6 +103,16 @@ static kryl_status unpack(struct kryl_dist_context *dc, struct kryl_dist_matrix 
                                      kryl_precision_size(d->ghost->precision));
 }
 
+#ifdef KRYL_HAVE_NCCL
+/* The pack, then the exchange by NCCL. */
+static kryl_status pack_and_send(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
+                                 kryl_vector x)
+{
+    KRYL_TRY(pack(dc, d, x));
+    return kryl_nccl_exchange(dc, d, x->precision);
+}
+#endif
+
 /* The ghosts' product a distributed SpMV may start with the exchange. */
 typedef struct ghost_product {
     double alpha;
@@ -118,8 +128,8 @@ static kryl_status start_on_comm_stream(struct kryl_dist_context *dc, struct kry
 {
 #ifdef KRYL_HAVE_NCCL
     KRYL_TRY(kryl_nccl_fork(dc));
-    kryl_status st = d->peer_halo ? kryl_peer_halo_exchange(dc, d, x) : pack(dc, d, x);
-    if (st == KRYL_SUCCESS && !d->peer_halo) st = kryl_nccl_exchange(dc, d, x->precision);
+    /* the neighbours' ghosts <- x[send positions] */
+    kryl_status st = d->peer_halo ? kryl_peer_halo_exchange(dc, d, x) : pack_and_send(dc, d, x);
     /* y_b = alpha A_c ghosts */
     if (st == KRYL_SUCCESS && gp) st = kryl_dist_boundary_product(dc, d, gp->alpha, gp->monitor);
     kryl_status ended = kryl_nccl_fork_end(dc); /* also after a failure: back to one stream */
@@ -131,7 +141,8 @@ static kryl_status start_on_comm_stream(struct kryl_dist_context *dc, struct kry
 #endif
 }
 
-/* Finish the exchange started by start_exchange. */
+/* Finish an exchange in flight: on NCCL, the context's stream joins the
+ * communication stream; else MPI's wait. */
 static kryl_status finish_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d)
 {
 #ifdef KRYL_HAVE_NCCL

@@ -9,8 +9,8 @@
 #include <math.h>
 
 #include "backends/cuda/cuda_cg.cuh"
-#include "backends/cuda/cuda_monitor.cuh"
 #include "backends/cuda/cuda_reduce.cuh"
+#include "backends/step_rules.h"
 
 /* alpha = num/den;  x += alpha p;  r -= alpha q;  z = dinv .* r (JACOBI);
  * rz = r'z (r'r without JACOBI);  rr = r'r;  record: the monitor takes rr */
@@ -43,7 +43,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     if (kryl_grid_sum<2>(sums, partials, stride, counter)) {
         *rz = sums[0];
         *rr = sums[1];
-        if (record) kryl_cuda_monitor_record(monitor, sums[1], 1);
+        if (record) kryl_monitor_record(monitor, sums[1], 1);
     }
 }
 
@@ -71,19 +71,9 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_terms_kernel(
     if (kryl_cuda_halted(monitor)) return;
     double sums[N] = {};
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
-        sums[KRYL_CG1_PQ] += pi * qi;
-        sums[KRYL_CG1_RR] += ri * ri;
-        sums[KRYL_CG1_RQ] += ri * qi;
-        sums[KRYL_CG1_QQ] += qi * qi;
-        if constexpr (JACOBI) {
-            const double di = (double)dinv[i];
-            sums[KRYL_CG1_RDR] += ri * di * ri;
-            sums[KRYL_CG1_RDQ] += ri * di * qi;
-            sums[KRYL_CG1_QDQ] += qi * di * qi;
-        }
-    }
+         i += (int64_t)gridDim.x * blockDim.x)
+        cg1_add_terms<JACOBI>(sums, (double)p[i], (double)q[i], (double)r[i],
+                              JACOBI ? (double)dinv[i] : 1.0);
     if (kryl_grid_sum<N>(sums, partials, stride, counter))
         for (int k = 0; k < N; k++) t[k] = sums[k];
 }
@@ -107,13 +97,13 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_update_kernel(
         p[i] = (T)cg1_next_p<JACOBI>((double)ri, (double)p[i], di, beta);
     }
     if (monitor && kryl_last_block(counter) && threadIdx.x == 0)
-        kryl_cuda_monitor_record(monitor, rr_new, 1);
+        kryl_monitor_record(monitor, rr_new, 1);
 }
 
 /* the monitor takes rr */
 __global__ void monitor_update_kernel(kryl_monitor *monitor, const double *rr, int advance)
 {
-    kryl_cuda_monitor_record(monitor, *rr, advance);
+    kryl_monitor_record(monitor, *rr, advance);
 }
 
 /* The typed data of v, or NULL. */

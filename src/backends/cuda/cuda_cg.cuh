@@ -1,5 +1,5 @@
-/* The device functions of the cuda backend's CG steps: a guarded ratio
- * and the coefficients of a step with one reduction.  Shared by
+/* The device functions of the cuda backend's CG steps: a guarded ratio,
+ * and the terms, coefficients and row updates of a step with one reduction.  Shared by
  * the one-step kernels (cuda_cg.cu) and the kernel that runs many steps
  * in one launch (cuda_cg_resident.cu). */
 #ifndef KRYL_BACKENDS_CUDA_CG_CUH
@@ -8,7 +8,6 @@
 #include <math.h>
 
 #include "backends/cuda/cuda_krylov.cuh"
-#include "backends/cuda/cuda_monitor.cuh"
 #include "backends/step_rules.h"
 
 /* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
@@ -23,6 +22,22 @@ __device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_
     }
     kryl_cuda_halt(monitor, why);
     return false;
+}
+
+/* t += a row's terms of a single-reduction step (KRYL_CG1_*): p q, r r,
+ * r q, q q and with JACOBI also r d r, r d q, q d q (d = dinv) */
+template <bool JACOBI>
+__device__ inline void cg1_add_terms(double *t, double p, double q, double r, double d)
+{
+    t[KRYL_CG1_PQ] += p * q;
+    t[KRYL_CG1_RR] += r * r;
+    t[KRYL_CG1_RQ] += r * q;
+    t[KRYL_CG1_QQ] += q * q;
+    if constexpr (JACOBI) {
+        t[KRYL_CG1_RDR] += r * d * r;
+        t[KRYL_CG1_RDQ] += r * d * q;
+        t[KRYL_CG1_QDQ] += q * d * q;
+    }
 }
 
 /* r - alpha q: a row's residual after a step */
@@ -47,8 +62,8 @@ __device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, 
 {
     const double rr = t[KRYL_CG1_RR];
     if (monitor) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) kryl_cuda_monitor_record(monitor, rr, 0);
-        if (!isfinite(rr) || rr <= monitor->tol2) return false;
+        if (blockIdx.x == 0 && threadIdx.x == 0) kryl_monitor_record(monitor, rr, 0);
+        if (kryl_record_stop(rr, monitor->tol2) != KRYL_STOP_RUNNING) return false;
     }
     const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
     /* alpha = rz/p'q */

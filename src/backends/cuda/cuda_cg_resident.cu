@@ -15,8 +15,6 @@
  * registers and are stored once, at the end.  The rebuilt value and the
  * owner's are computed by the same device functions (cuda_cg.cuh), so they
  * agree to the bit. */
-#include <math.h>
-
 #include "backends/cuda/cuda_cg.cuh"
 #include "backends/cuda/cuda_krylov.cuh"
 #include "backends/cuda/cuda_resident.cuh"
@@ -78,15 +76,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void cg1
             pub[PUB_R * nrows + row] = ri;
             pub[PUB_P * nrows + row] = pi;
             pub[PUB_Q * nrows + row] = qi;
-            t[KRYL_CG1_PQ] = pi * qi;
-            t[KRYL_CG1_RR] = ri * ri;
-            t[KRYL_CG1_RQ] = ri * qi;
-            t[KRYL_CG1_QQ] = qi * qi;
-            if constexpr (JACOBI) {
-                t[KRYL_CG1_RDR] = ri * di * ri;
-                t[KRYL_CG1_RDQ] = ri * di * qi;
-                t[KRYL_CG1_QDQ] = qi * di * qi;
-            }
+            cg1_add_terms<JACOBI>(t, pi, qi, ri, di);
         }
         /* t = the grid's sums, in every block; the triples published */
         kryl_resident_sum<N>(t, partials, stride, counter, generation,
@@ -102,9 +92,9 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void cg1
             pi = cg1_next_p<JACOBI>(ri, pi, di, beta);
         }
         moved = true;
-        if (first_thread) kryl_cuda_monitor_record(&local, rr_new, 1);
-        /* as kryl_cuda_monitor_record decides in the first thread */
-        if (!isfinite(rr_new) || rr_new <= local.tol2) break;
+        if (first_thread) kryl_monitor_record(&local, rr_new, 1);
+        /* as the record decides in the first thread */
+        if (kryl_record_stop(rr_new, local.tol2) != KRYL_STOP_RUNNING) break;
     }
     if (owner && moved) {
         x[row] = xi;

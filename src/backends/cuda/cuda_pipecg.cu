@@ -9,8 +9,8 @@
 #include <math.h>
 
 #include "backends/cuda/cuda_csr.cuh"
-#include "backends/cuda/cuda_monitor.cuh"
 #include "backends/cuda/cuda_pipecg.cuh"
+#include "backends/step_rules.h"
 
 /* The step's reduction: (gamma, delta, rr) = the grid's sums, the old gamma
  * and alpha kept;  record: the monitor takes rr.  sc is read by every block
@@ -25,7 +25,7 @@ __device__ inline void pipecg_end(double (&sums)[3], double *sc, double alpha,
     sc[KRYL_PIPECG_GAMMA] = sums[0];
     sc[KRYL_PIPECG_DELTA] = sums[1];
     sc[KRYL_PIPECG_RR] = sums[2];
-    if (record) kryl_cuda_monitor_record(monitor, sums[2], 1);
+    if (record) kryl_monitor_record(monitor, sums[2], 1);
 }
 
 /* A step with n read from v.n (pipecg_row for every row). */

@@ -15,11 +15,9 @@
  * reads.  Used where the resident grid has a group of threads for every
  * row; on larger problems the launch is a small part of a step and the
  * steps are launched one by one (replayed from a graph). */
-#include <math.h>
-
-#include "backends/cuda/cuda_monitor.cuh"
 #include "backends/cuda/cuda_pipecg.cuh"
 #include "backends/cuda/cuda_resident.cuh"
+#include "backends/step_rules.h"
 
 /* Sums of one step: gamma, delta, rr. */
 constexpr int RESIDENT_SUMS = 3;
@@ -89,12 +87,12 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void pip
         c[KRYL_PIPECG_GAMMA] = sums[0];
         c[KRYL_PIPECG_DELTA] = sums[1];
         c[KRYL_PIPECG_RR] = sums[2];
-        if (first_thread) kryl_cuda_monitor_record(&local, sums[2], 1);
+        if (first_thread) kryl_monitor_record(&local, sums[2], 1);
         T *updated = v.next;
         v.next = in;
         in = updated;
-        /* as kryl_cuda_monitor_record decides in the first thread */
-        if (!isfinite(sums[2]) || sums[2] <= local.tol2) break;
+        /* as the record decides in the first thread */
+        if (kryl_record_stop(sums[2], local.tol2) != KRYL_STOP_RUNNING) break;
     }
     /* the row's other vectors (its SpMV input is stored: storing it again
      * to `in`, where it is, changes nothing) */

@@ -107,7 +107,7 @@ kryl_status kryl_omp_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, 
         cg1_update_single(nt, r->n, alpha, beta, p->data, q->data, x->data, r->data, d);
     else
         cg1_update_double(nt, r->n, alpha, beta, p->data, q->data, x->data, r->data, d);
-    if (monitor) kryl_host_monitor_record(monitor, rr, 1);
+    if (monitor) kryl_monitor_record(monitor, rr, 1);
     return KRYL_SUCCESS;
 }
 
@@ -116,6 +116,6 @@ kryl_status kryl_omp_monitor_update(kryl_context ctx, kryl_monitor *monitor, kry
 {
     KRYL_REQUIRE_ARG(monitor);
     KRYL_REQUIRE_ARG(rr.ptr);
-    kryl_host_monitor_record(monitor, *rr.ptr, advance);
+    kryl_monitor_record(monitor, *rr.ptr, advance);
     return KRYL_SUCCESS;
 }

@@ -74,27 +74,18 @@ static void OMP_FN(cg1_terms)(kryl_omp_state *s, int64_t n, const REAL *restrict
         int64_t lo, hi;
         kryl_omp_block(n, th, nt, &lo, &hi);
         double pq = 0.0, rr = 0.0, rq = 0.0, qq = 0.0, rdr = 0.0, rdq = 0.0, qdq = 0.0;
-        if (dinv != NULL) {
 #pragma omp simd reduction(+ : pq, rr, rq, qq, rdr, rdq, qdq)
-            for (int64_t i = lo; i < hi; i++) {
-                double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
+        for (int64_t i = lo; i < hi; i++) {
+            double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
+            pq += pi * qi;
+            rr += ri * ri;
+            rq += ri * qi;
+            qq += qi * qi;
+            if (dinv != NULL) {
                 double di = (double)dinv[i];
-                pq += pi * qi;
-                rr += ri * ri;
-                rq += ri * qi;
-                qq += qi * qi;
                 rdr += ri * di * ri;
                 rdq += ri * di * qi;
                 qdq += qi * di * qi;
-            }
-        } else {
-#pragma omp simd reduction(+ : pq, rr, rq, qq)
-            for (int64_t i = lo; i < hi; i++) {
-                double pi = (double)p[i], qi = (double)q[i], ri = (double)r[i];
-                pq += pi * qi;
-                rr += ri * ri;
-                rq += ri * qi;
-                qq += qi * qi;
             }
         }
         double *mine = s->partials + th * KRYL_OMP_LINE_DOUBLES;

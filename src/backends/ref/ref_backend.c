@@ -208,7 +208,7 @@ static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, k
                                       int advance)
 {
     (void)ctx;
-    kryl_host_monitor_record(monitor, *rr.ptr, advance);
+    kryl_monitor_record(monitor, *rr.ptr, advance);
     return KRYL_SUCCESS;
 }
 

@@ -42,7 +42,7 @@ kryl_status kryl_ref_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, 
     else
         cg1_update_loop_s(r->n, alpha, beta, p->data, q->data, x->data, r->data,
                           dinv ? dinv->data : NULL);
-    if (monitor) kryl_host_monitor_record(monitor, rr, 1);
+    if (monitor) kryl_monitor_record(monitor, rr, 1);
     return KRYL_SUCCESS;
 }
 
