@@ -109,8 +109,25 @@ static void check_products(kryl_matrix B[2], const char *label, uint64_t seed)
               d);
         products_checked++;
     }
-    /* a stopped monitor: the product does nothing */
+    /* the fused y = B x, x'y (spmv_dot) against ref's product and dot */
     const kryl_context g = B[1]->ctx;
+    if (B[0]->fmt.ncols == n && g->ops->spmv_dot) {
+        const kryl_context r = B[0]->ctx;
+        double *dots = NULL;
+        CHECK_OK(g->ops->alloc(g, (void **)&dots, sizeof *dots));
+        double ref_dot = 0.0, fused_dot = 0.0;
+        CHECK_OK(r->ops->spmv(r, B[0], 1.0, x[0], 0.0, NULL, y[0], NULL));
+        CHECK_OK(r->ops->dot(r, x[0], y[0], (kryl_scalar){&ref_dot}));
+        CHECK_OK(g->ops->spmv_dot(g, B[1], x[1], y[1], (kryl_scalar){dots}, NULL));
+        CHECK_OK(g->ops->download(g, &fused_dot, dots, sizeof fused_dot));
+        double d = compare(y, n);
+        CHECK(d <= tolerance(p) &&
+                  fabs(fused_dot - ref_dot) <= tolerance(p) * (fabs(ref_dot) + (double)n),
+              "%s: spmv_dot: y differs from ref by %g, x'y by %g", label, d, fused_dot - ref_dot);
+        g->ops->release(g, dots);
+        products_checked++;
+    }
+    /* a stopped monitor: the product does nothing */
     kryl_monitor host = {0};
     host.stop = KRYL_STOP_CONVERGED;
     kryl_monitor *mon = NULL;
