@@ -21,16 +21,17 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void dia_kernel(
     if (i0 >= nrows) return;
     double sum[ROWS] = {};
     for (int d0 = 0; d0 < ndiag; d0 += DIA_DEPTH) {
+        /* every load of the pass issued before any is used: the slots past
+         * the last diagonal load that diagonal again (a cache hit, not
+         * used), since loads behind a branch each wait for the one before
+         * (H100, 7-point 160^3 in single precision: 53 against 61 us) */
         T a[DIA_DEPTH][ROWS];
         int off[DIA_DEPTH];
 #pragma unroll
         for (int q = 0; q < DIA_DEPTH; q++) {
-            off[q] = 0;
-            for (int r = 0; r < ROWS; r++) a[q][r] = T(0);
-            if (d0 + q < ndiag) {
-                off[q] = __ldg(offset + d0 + q);
-                fmt_load<M::A>(val + (int64_t)(d0 + q) * stride + i0, a[q]);
-            }
+            const int d = min(d0 + q, ndiag - 1);
+            off[q] = __ldg(offset + d);
+            fmt_load<M::A>(val + (int64_t)d * stride + i0, a[q]);
         }
         /* the x loads (x_0 for j outside the matrix: no branch), then
          * sum_r += a(i0 + r, j) x_j, j = i0 + r + offset inside the matrix */
