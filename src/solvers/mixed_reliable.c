@@ -24,6 +24,11 @@
  * The CG is checked from the host between its batches of steps (as every
  * inner solve is), so it is refreshed at the first batch boundary after the
  * drop; its own monitor stops it only at the outer goal, NaN or breakdown.
+ * A batch is at most as long as the CG's last stint between refreshes:
+ * batches that had grown to hundreds of steps let the recurrence run far
+ * below the true residual before a refresh on ill-conditioned matrices, the
+ * kept direction was then tiny against the refreshed residual and the next
+ * step diverged (lund_a with Jacobi on an H100: 6e-9, then 1e+22).
  * After a NaN or breakdown (its last step undone) it starts afresh from the
  * refreshed residual; one right after such a start stops the outer
  * iteration with the same reason.
@@ -38,8 +43,9 @@
 #include "solvers/require_op.h"
 
 typedef struct reliable_work {
-    kryl_vector r, d; /* double */
-    double *rr;       /* backend: r'r */
+    kryl_vector r, d;   /* double */
+    double *rr;         /* backend: r'r */
+    int64_t last_stint; /* the CG's steps between the last two refreshes; 0 before one */
 } reliable_work;
 
 static kryl_status reliable_setup(kryl_solver s)
@@ -91,12 +97,15 @@ static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
 }
 
 /* The CG's steps, batch by batch (at least one), until its residual has
- * fallen to rr <= target, it has stopped, or it has run `budget` steps. */
-static kryl_status run_inner(kryl_solver in, kryl_monitor *m, double target, int64_t budget)
+ * fallen to rr <= target, it has stopped, or it has run `budget` steps; a
+ * batch no longer than `stint` where that is known (> 0). */
+static kryl_status run_inner(kryl_solver in, kryl_monitor *m, double target, int64_t stint,
+                             int64_t budget)
 {
     const int64_t limit = m->iteration + budget;
     do {
         int64_t batch = in->batch_interval > 0 ? in->batch_interval : in->ops->check_interval;
+        if (stint > 0 && batch > stint) batch = stint;
         if (batch > limit - m->iteration) batch = limit - m->iteration;
         KRYL_TRY(kryl_solver_iterate_to(in, m, m->iteration + batch));
     } while (m->stop == KRYL_STOP_RUNNING && m->rr > target && m->iteration < limit);
@@ -129,7 +138,8 @@ static kryl_status reliable_step(kryl_solver s)
     kryl_monitor m;
     KRYL_TRY(ops->download(ctx, &m, in->monitor, sizeof m));
     const int64_t first = m.iteration;
-    KRYL_TRY(run_inner(in, &m, drop * drop * rr, s->options.inner_iterations));
+    KRYL_TRY(run_inner(in, &m, drop * drop * rr, w->last_stint, s->options.inner_iterations));
+    w->last_stint = m.iteration - first;
     /* a CG that broke down (a NaN or p'Ap <= 0, its last step undone) is
      * started afresh from the refreshed residual; one that could not take
      * a single step stops the outer iteration for the same reason */
