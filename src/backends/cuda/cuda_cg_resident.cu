@@ -63,12 +63,14 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void cg1
             /* q = A p, p as stored before the launch */
             qi = row_entries_sum<false>(entries, col_idx, values, p);
         } else {
-            /* q = A p', p'_j rebuilt from the r, p, q row j published a step ago */
+            /* q = A p', p'_j rebuilt from the r, p, q row j published a step
+             * ago (plain loads: after the barrier's acquire, L1 serves a
+             * row's neighbours j - 1, j, j + 1 from one line) */
             qi = row_entries_dot(entries, col_idx, values, [&](int32_t j) {
                 const double dj = JACOBI ? __ldg(&dinv[j]) : 1.0;
-                const double rj = cg1_next_r(__ldcg(&prev[PUB_R * nrows + j]),
-                                             __ldcg(&prev[PUB_Q * nrows + j]), alpha);
-                return cg1_next_p<JACOBI>(rj, __ldcg(&prev[PUB_P * nrows + j]), dj, beta);
+                const double rj = cg1_next_r(__ldca(&prev[PUB_R * nrows + j]),
+                                             __ldca(&prev[PUB_Q * nrows + j]), alpha);
+                return cg1_next_p<JACOBI>(rj, __ldca(&prev[PUB_P * nrows + j]), dj, beta);
             });
         }
         double t[N] = {};

@@ -137,15 +137,16 @@ __device__ inline double row_entries_dot(const row_entries<T, I, LANES, DEPTH> &
 }
 
 /* sum_k a_k x_col(k) over the row of e (row_entries_dot).  FRESH: x was
- * written by other blocks of this launch, which the read-only cache does
- * not see, so it is read from L2. */
+ * written by other blocks of this launch before a grid barrier
+ * (kryl_resident_sum), which the read-only cache does not see: plain loads,
+ * which the barrier's acquire covers, L1 included. */
 template <bool FRESH, typename T, typename I, int LANES, int DEPTH>
 __device__ inline double row_entries_sum(const row_entries<T, I, LANES, DEPTH> &e,
                                          const int32_t *__restrict__ col_idx,
-                                         const T *__restrict__ values, const T *__restrict__ x)
+                                         const T *__restrict__ values, const T *x)
 {
     return row_entries_dot(e, col_idx, values, [x](int32_t j) {
-        return (double)(FRESH ? __ldcg(&x[j]) : __ldg(&x[j]));
+        return (double)(FRESH ? __ldca(&x[j]) : __ldg(&x[j]));
     });
 }
 

@@ -1,7 +1,7 @@
 /* Deterministic sums inside one kernel launch: a fixed-shape block tree,
  * then the "last block finishes" step of CUDA's threadFenceReduction sample
- * (each block stores its partial, fences, takes a ticket; the block with the
- * last ticket adds the partials in block order).  The order of every addition
+ * (each block stores its partial and takes a ticket that releases it; the
+ * block with the last ticket adds the partials in block order).  The order of every addition
  * depends only on the grid, which depends only on the vector length, so
  * repeated calls give bit-identical results. */
 #ifndef KRYL_BACKENDS_CUDA_REDUCE_CUH
@@ -29,18 +29,51 @@ template <int N> __device__ inline void kryl_block_sum(double (&v)[N])
     __syncthreads(); /* warp_sums may be reused by the next call */
 }
 
+/* The acquire and release operations of the PTX memory model at GPU scope,
+ * which the grid-wide steps below are built on (as CUTLASS's grid barrier):
+ * a release publishes what the thread wrote, and what its block wrote
+ * before a __syncthreads; an acquire that reads it makes all of that
+ * visible to the reading thread, and to its block after a __syncthreads,
+ * through L1 too (the hardware invalidates the SM's L1 on an acquire).
+ * They replace __threadfence(), a sequentially consistent fence, which
+ * these message-passing steps do not need: on an H100 the resident CG's
+ * steps on 2-D 300^2 took 7.5 against 8.4 us with it. */
+
+/* old = *p; *p = old >= limit ? 0 : old + 1; acquire and release */
+__device__ inline unsigned int kryl_inc_acq_rel(unsigned int *p, unsigned int limit)
+{
+    unsigned int old;
+    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(p), "r"(limit)
+                 : "memory");
+    return old;
+}
+
+/* *p = value; release */
+__device__ inline void kryl_store_release(unsigned int *p, unsigned int value)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
+}
+
+/* *p; acquire */
+__device__ inline unsigned int kryl_load_acquire(const unsigned int *p)
+{
+    unsigned int value;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
+    return value;
+}
+
 /* Whether this block is the last of the grid to get here, in every thread
- * of the block: each block's partials (written by thread 0 before the call)
- * are fenced, then thread 0 takes a ticket.  counter is 0 on entry and is
- * left 0. */
+ * of the block: thread 0 takes a ticket, which releases the block's
+ * partials (written before the call) and, in the last block, acquires
+ * everyone's.  counter is 0 on entry and is left 0. */
 __device__ inline bool kryl_last_block(unsigned int *counter)
 {
     __shared__ bool is_last;
-    if (threadIdx.x == 0) {
-        __threadfence();
-        /* atomicInc wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
-        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
-    }
+    if (threadIdx.x == 0)
+        /* the increment wraps to 0 after gridDim.x - 1: the last ticket resets the counter */
+        is_last = kryl_inc_acq_rel(counter, gridDim.x - 1) == gridDim.x - 1;
     __syncthreads();
     return is_last;
 }
@@ -78,7 +111,8 @@ __device__ inline bool kryl_grid_sum(double (&v)[N], double *partials, unsigned 
 
 /* In a grid whose blocks are all resident at once (a cooperative launch):
  * v[j] = the grid's sum of v[j] in every thread, and a grid barrier (what
- * any thread wrote before it, every thread can read after it through L2).
+ * any thread wrote before it, every thread can read after it, with plain
+ * loads: not through the read-only path, which the acquire does not cover).
  * Each block stores its partials and takes a ticket; only the last block
  * adds them (in block order, as kryl_grid_sum), stores the totals and
  * advances *generation to `target`, which the other blocks wait for (every
@@ -99,14 +133,12 @@ __device__ inline void kryl_resident_sum(double (&v)[N], double *partials, unsig
         kryl_partials_sum<N>(v, partials, stride);
         if (threadIdx.x == 0) {
             for (int j = 0; j < N; j++) totals[j] = v[j];
-            __threadfence();
-            atomicExch(generation, target);
+            kryl_store_release(generation, target);
         }
     } else if (threadIdx.x == 0) {
         /* wraps safely: the difference is what counts */
-        while ((int)(*(volatile unsigned int *)generation - target) < 0) {
+        while ((int)(kryl_load_acquire(generation) - target) < 0) {
         }
-        __threadfence();
     }
     if (threadIdx.x == 0)
         for (int j = 0; j < N; j++) block_totals[j] = __ldcg(&totals[j]);
