@@ -1,9 +1,9 @@
 /* Deterministic sums inside one kernel launch: a fixed-shape block tree,
  * then the "last block finishes" step of CUDA's threadFenceReduction sample
  * (each block stores its partial and takes a ticket that releases it; the
- * block with the last ticket adds the partials in block order).  The order of every addition
- * depends only on the grid, which depends only on the vector length, so
- * repeated calls give bit-identical results. */
+ * block with the last ticket adds the partials in block order).  The order
+ * of every addition depends only on the grid, which depends only on the
+ * vector length, so repeated calls give bit-identical results. */
 #ifndef KRYL_BACKENDS_CUDA_REDUCE_CUH
 #define KRYL_BACKENDS_CUDA_REDUCE_CUH
 
@@ -36,8 +36,8 @@ template <int N> __device__ inline void kryl_block_sum(double (&v)[N])
  * visible to the reading thread, and to its block after a __syncthreads,
  * through L1 too (the hardware invalidates the SM's L1 on an acquire).
  * They replace __threadfence(), a sequentially consistent fence, which
- * these message-passing steps do not need: on an H100 the resident CG's
- * steps on 2-D 300^2 took 7.5 against 8.4 us with it. */
+ * these message-passing steps do not need (H100, the resident CG's steps
+ * on 2-D 300^2: 7.5 against 8.0 us). */
 
 /* old = *p; *p = old >= limit ? 0 : old + 1; acquire and release */
 __device__ inline unsigned int kryl_inc_acq_rel(unsigned int *p, unsigned int limit)
