@@ -1,6 +1,6 @@
 /* The scalar logic of the host backends' iteration operations (beyond the
- * rules of step_rules.h): a guarded step's coefficient, and the scalar part of a
- * pipelined CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari & Vadhiyar)
+ * rules of step_rules.h): a guarded step's coefficient, and the scalar part
+ * of a pipelined CG step (Ghysels & Vanroose 2014; Alg. 2 of Tiwari & Vadhiyar)
  * and of a single-reduction CG step, the specification of backend.h's
  * ratios, monitor_update, pipecg_update and cg1_update. */
 #include "backends/host_step.h"

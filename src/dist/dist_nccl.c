@@ -7,12 +7,12 @@
  * the reductions as ncclAllReduce of the scalars in device memory on the
  * context's stream.  Where the ranks share a host, sums and halo
  * exchanges go by peer-to-peer stores instead (dist_peer.c,
- * dist_peer_halo.c), on the same streams.  The communicator is bootstrapped by broadcasting an
- * ncclUniqueId over MPI.  One communicator serves both streams safely
- * because its operations never run concurrently on a GPU: an exchange
- * starts after everything queued before the pack (reductions included)
- * and the context's stream waits for it before the non-local product,
- * with no reduction queued in between. */
+ * dist_peer_halo.c), on the same streams.  The communicator is
+ * bootstrapped by broadcasting an ncclUniqueId over MPI.  One communicator
+ * serves both streams safely because its operations never run
+ * concurrently on a GPU: an exchange starts after everything queued before
+ * the pack (reductions included) and the context's stream waits for it
+ * before the non-local product, with no reduction queued in between. */
 #ifdef KRYL_HAVE_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>

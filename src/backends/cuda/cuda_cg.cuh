@@ -1,7 +1,7 @@
 /* The device functions of the cuda backend's CG steps: a guarded ratio,
- * and the terms, coefficients and row updates of a step with one reduction.  Shared by
- * the one-step kernels (cuda_cg.cu) and the kernel that runs many steps
- * in one launch (cuda_cg_resident.cu). */
+ * and the terms, coefficients and row updates of a step with one
+ * reduction.  Shared by the one-step kernels (cuda_cg.cu) and the kernel
+ * that runs many steps in one launch (cuda_cg_resident.cu). */
 #ifndef KRYL_BACKENDS_CUDA_CG_CUH
 #define KRYL_BACKENDS_CUDA_CG_CUH
 
