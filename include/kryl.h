@@ -543,7 +543,8 @@ typedef struct kryl_solver_options {
     double atol;               /* absolute tolerance; default 0 */
     int64_t max_iterations;    /* default 10000 */
     bool record_history;       /* keep ||r_k|| for every k; default true */
-    int check_interval;        /* iterations between convergence checks; 0 = backend's choice */
+    int check_interval;        /* iterations between convergence checks (a mixed scheme's inner
+                                  ones too); 0 = backend's choice */
     bool profile;              /* time each phase, synchronising around it (costs time) */
     kryl_progress_fn progress; /* NULL: none */
     void *progress_user;       /* passed back to progress */

@@ -218,15 +218,15 @@ static void check_errors(kryl_context ctx)
     CHECK_STATUS(ops->pointwise_mult(ctx, y, small, x), KRYL_ERR_DIMENSION_MISMATCH);
     CHECK_STATUS(ops->dot(ctx, x, small, rz), KRYL_ERR_DIMENSION_MISMATCH);
     CHECK_STATUS(ops->fill(ctx, NULL, 1.0), KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, x, r, NULL, NULL, rz, rr, NULL, false),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, x, r, NULL, NULL, rz, rr, NULL),
                  KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, r, NULL, NULL, rz, rr, NULL, false),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, r, NULL, NULL, rz, rr, NULL),
                  KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, single, NULL, NULL, rz, rr, NULL, false),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, single, NULL, NULL, rz, rr, NULL),
                  KRYL_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, small, NULL, NULL, rz, rr, NULL, false),
+    CHECK_STATUS(ops->cg_update_xr(ctx, num, den, x, y, r, small, NULL, NULL, rz, rr, NULL),
                  KRYL_ERR_DIMENSION_MISMATCH);
-    CHECK_STATUS(ops->cg_update_p(ctx, num, den, x, x, NULL), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ops->cg_update_p(ctx, num, den, x, x, rr, NULL), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(ops->permute_copy(ctx, y, small, NULL, KRYL_GATHER, NULL),
                  KRYL_ERR_DIMENSION_MISMATCH);
     int32_t *perm = NULL;
@@ -243,7 +243,7 @@ static void check_errors(kryl_context ctx)
     CHECK_OK(ops->alloc(ctx, (void **)&m, sizeof *m));
     const double huge[2] = {1e300, 1e-300};
     CHECK_OK(ops->upload(ctx, s, huge, sizeof huge));
-    CHECK_OK(ops->cg_update_p(ctx, num, den, x, y, m));
+    CHECK_OK(ops->cg_update_p(ctx, num, den, x, y, rr, m));
     CHECK(m->stop == KRYL_STOP_NAN, "overflowing ratio: stop = %d, expected NAN", (int)m->stop);
     ops->release(ctx, m);
     ops->release(ctx, s);

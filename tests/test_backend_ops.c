@@ -270,7 +270,7 @@ static void compare_cg_updates(const problem *pb, double *const *vals)
                 ctx, scalar_at(sc[s], 0), scalar_at(sc[s], 1), s ? p.dut : p.ref, s ? q.dut : q.ref,
                 s ? x.dut : x.ref, s ? r.dut : r.ref, with_dinv ? (s ? dinv.dut : dinv.ref) : NULL,
                 with_dinv ? (s ? z.dut : z.ref) : NULL, scalar_at(sc[s], 2), scalar_at(sc[s], 3),
-                NULL, false));
+                NULL));
         }
         const char *form = with_dinv ? "cg_update_xr with dinv" : "cg_update_xr";
         CHECK_PAIR(pb, x, form);
@@ -282,12 +282,24 @@ static void compare_cg_updates(const problem *pb, double *const *vals)
                   k == 2 ? "rz" : "rr", a, b);
         }
     }
+    /* p = z + beta p, then the monitor records rr */
+    test_monitor mon[2];
     for (int s = 0; s < 2; s++) {
         kryl_context ctx = sides[s]->ctx;
+        monitor_new(ctx, &mon[s], 0.0, 4, KRYL_STOP_RUNNING);
         CHECK_OK(ctx->ops->cg_update_p(ctx, scalar_at(sc[s], 0), scalar_at(sc[s], 1),
-                                       s ? z.dut : z.ref, s ? p.dut : p.ref, NULL));
+                                       s ? z.dut : z.ref, s ? p.dut : p.ref, scalar_at(sc[s], 3),
+                                       mon[s].dev));
+        monitor_read(ctx, &mon[s], NULL, 0);
     }
     CHECK_PAIR(pb, p, "cg_update_p");
+    CHECK(mon[1].host.iteration == 1 && mon[0].host.iteration == 1,
+          "%s: cg_update_p recorded iteration %lld, ref %lld", pb->label,
+          (long long)mon[1].host.iteration, (long long)mon[0].host.iteration);
+    CHECK(test_close(mon[1].host.rr, mon[0].host.rr, tol),
+          "%s: cg_update_p recorded rr %.17g, ref %.17g", pb->label, mon[1].host.rr,
+          mon[0].host.rr);
+    for (int s = 0; s < 2; s++) monitor_free(sides[s]->ctx, &mon[s]);
     pb->ref.ctx->ops->release(pb->ref.ctx, sc[0]);
     pb->dut.ctx->ops->release(pb->dut.ctx, sc[1]);
     pair_free(&p);
@@ -456,10 +468,10 @@ static void check_refused_steps(kryl_context ctx, const char *backend, kryl_prec
             if (op == 0)
                 CHECK_OK(ctx->ops->cg_update_xr(ctx, scalar_at(sc, 0), scalar_at(sc, 1), v[0], v[1],
                                                 v[2], v[3], v[4], v[5], scalar_at(sc, 2),
-                                                scalar_at(sc, 3), m.dev, false));
+                                                scalar_at(sc, 3), m.dev));
             else if (op == 1)
                 CHECK_OK(ctx->ops->cg_update_p(ctx, scalar_at(sc, 0), scalar_at(sc, 1), v[5], v[0],
-                                               m.dev));
+                                               scalar_at(sc, 3), m.dev));
             else if (op == 2 && guard)
                 CHECK_OK(ctx->ops->spmv(ctx, A, 1.0, v[0], 0.5, v[3], v[1], m.dev));
             else if (t != NULL)

@@ -391,18 +391,18 @@ static void test_cg_steps(kryl_precision p, int64_t n)
             CHECK_OK(sides[b].ops->cg_update_xr(
                 sides[b].ctx, (kryl_scalar){num.ptr[b]}, (kryl_scalar){den.ptr[b]}, &pv.v[b],
                 &q.v[b], &x.v[b], &r.v[b], jacobi ? &dinv.v[b] : NULL, jacobi ? &z.v[b] : NULL,
-                (kryl_scalar){rz.ptr[b]}, (kryl_scalar){rr.ptr[b]}, mon.mon[b], jacobi == 1));
+                (kryl_scalar){rz.ptr[b]}, (kryl_scalar){rr.ptr[b]}, mon.mon[b]));
         CHECK(pair_diff(&x) <= tol && pair_diff(&r) <= tol, "cg_update_xr x/r n=%lld jacobi %d",
               (long long)n, jacobi);
         if (jacobi) CHECK(pair_diff(&z) <= tol, "cg_update_xr z n=%lld", (long long)n);
         CHECK_CLOSE(scalar_get(&rz, 1), scalar_get(&rz, 0), 1e-12 * (double)(n + 1));
         CHECK_CLOSE(scalar_get(&rr, 1), scalar_get(&rr, 0), 1e-12 * (double)(n + 1));
+        /* with jacobi the p update itself records rr */
         for (int b = 0; b < 2; b++)
-            CHECK_OK(sides[b].ops->cg_update_p(sides[b].ctx, (kryl_scalar){rr.ptr[b]},
-                                               (kryl_scalar){den.ptr[b]}, &r.v[b], &pv.v[b],
-                                               mon.mon[b]));
+            CHECK_OK(sides[b].ops->cg_update_p(
+                sides[b].ctx, (kryl_scalar){rr.ptr[b]}, (kryl_scalar){den.ptr[b]}, &r.v[b],
+                &pv.v[b], (kryl_scalar){jacobi ? rr.ptr[b] : NULL}, mon.mon[b]));
         CHECK(pair_diff(&pv) <= tol, "cg_update_p n=%lld", (long long)n);
-        /* with jacobi the update itself recorded rr (record = true) */
         for (int b = 0; b < 2 && !jacobi; b++)
             CHECK_OK(sides[b].ops->monitor_update(sides[b].ctx, mon.mon[b],
                                                   (kryl_scalar){rr.ptr[b]}, 0));
@@ -423,7 +423,7 @@ static void test_cg_steps(kryl_precision p, int64_t n)
         CHECK_OK(sides[1].ops->cg_update_xr(sides[1].ctx, (kryl_scalar){num.ptr[1]},
                                             (kryl_scalar){den.ptr[1]}, &pv.v[1], &q.v[1], &x.v[1],
                                             &r.v[1], NULL, NULL, (kryl_scalar){rz.ptr[1]},
-                                            (kryl_scalar){rr.ptr[1]}, mon.mon[1], false));
+                                            (kryl_scalar){rr.ptr[1]}, mon.mon[1]));
         double *after = values_of(1, &x.v[1]);
         CHECK(test_rel_diff(after, before, n) == 0.0, "a breakdown must leave x unchanged");
         CHECK(monitor_get(&mon, 1).stop == expect[t], "stop %d, expected %d",
@@ -431,7 +431,7 @@ static void test_cg_steps(kryl_precision p, int64_t n)
         monitor_set(&mon, 0.0, KRYL_STOP_RUNNING);
         CHECK_OK(sides[1].ops->cg_update_p(sides[1].ctx, (kryl_scalar){num.ptr[1]},
                                            (kryl_scalar){den.ptr[1]}, &r.v[1], &pv.v[1],
-                                           mon.mon[1]));
+                                           (kryl_scalar){rr.ptr[1]}, mon.mon[1]));
         CHECK(monitor_get(&mon, 1).stop == expect[t], "cg_update_p stop %d, expected %d",
               monitor_get(&mon, 1).stop, expect[t]);
         free(before);

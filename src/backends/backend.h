@@ -198,16 +198,18 @@ typedef struct kryl_backend_ops {
     /* ---- fused conjugate-gradient steps ---- */
     /* alpha = num/den;  x += alpha p;  r -= alpha q;
      * if dinv: z = dinv .* r and rz = r'z, else rz = r'r;  rr = r'r.
-     * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN) and changes nothing.
-     * record: then also monitor_update(monitor, rr, 1), in the same launch
-     * where the backend can (only where rr is already global: one rank). */
+     * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN) and changes nothing. */
     kryl_status (*cg_update_xr)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                 kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                 kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                kryl_monitor *monitor, bool record);
-    /* p = z + (num/den) p;  den <= 0 sets stop = BREAKDOWN (NaN/Inf: NAN). */
+                                kryl_monitor *monitor);
+    /* p = z + (num/den) p;  den <= 0 sets stop = BREAKDOWN (NaN/Inf: NAN).
+     * rr.ptr non-NULL: then also monitor_update(monitor, rr, 1) once p is
+     * updated, in the same launch where the backend can (only where rr is
+     * already global: one rank), so that a stop leaves x, r and p of one
+     * whole step. */
     kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                               kryl_vector p, kryl_monitor *monitor);
+                               kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
 
     /* ---- conjugate gradients with one reduction a step (optional) ----
      * Every inner product of a step comes from one pass after the SpMV, and

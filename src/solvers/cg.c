@@ -147,8 +147,8 @@ static kryl_status cg_step_two_reductions(kryl_solver s)
     int old = w->current, new = 1 - old;
     kryl_scalar pq = kryl_scalar_at(w->scalars, CG_PQ);
 
-    /* with rank-local sums already global, the update records ||r|| itself */
-    bool fused_record = kryl_reduce_is_local(ctx) && !(pc && !dinv);
+    /* with rank-local sums already global, the p update records ||r|| itself */
+    const bool fused_record = kryl_reduce_is_local(ctx);
 
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
     if (ops->spmv_dot) {
@@ -166,8 +166,7 @@ static kryl_status cg_step_two_reductions(kryl_solver s)
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* alpha = rz/pq;  x += alpha p;  r -= alpha q;  [z = dinv.*r];  rz' = r'z;  rr = r'r */
     KRYL_TRY(ops->cg_update_xr(ctx, rz_of(w, old), pq, w->p, w->q, s->x_work, w->r, dinv,
-                               dinv ? z : NULL, rz_of(w, new), rr_of(w, new), s->monitor,
-                               fused_record));
+                               dinv ? z : NULL, rz_of(w, new), rr_of(w, new), s->monitor));
     KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, new), 2));
     KRYL_TRY(kryl_reduce_end(ctx));
     if (pc && !dinv) {
@@ -178,14 +177,15 @@ static kryl_status cg_step_two_reductions(kryl_solver s)
         KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, new), 1));
         KRYL_TRY(kryl_reduce_end(ctx));
     }
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
+    /* beta = rz'/rz;  p = z + beta p;  [record ||r||]: a stop comes after a whole step */
+    const kryl_scalar record = fused_record ? rr_of(w, new) : (kryl_scalar){NULL};
+    KRYL_TRY(ops->cg_update_p(ctx, rz_of(w, new), rz_of(w, old), z, w->p, record, s->monitor));
+    w->current = new;
+    if (fused_record) return KRYL_SUCCESS;
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     /* record ||r||; stop when it meets the tolerance */
-    if (!fused_record) KRYL_TRY(ops->monitor_update(ctx, s->monitor, rr_of(w, new), 1));
-    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
-    /* beta = rz'/rz;  p = z + beta p */
-    KRYL_TRY(ops->cg_update_p(ctx, rz_of(w, new), rz_of(w, old), z, w->p, s->monitor));
-    w->current = new;
-    return KRYL_SUCCESS;
+    return ops->monitor_update(ctx, s->monitor, rr_of(w, new), 1);
 }
 
 /* `count` one-reduction steps in one launch (cg1_steps) where the backend

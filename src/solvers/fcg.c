@@ -88,7 +88,7 @@ static kryl_status fcg_step(kryl_solver s)
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* alpha = rz/pq;  x += alpha p;  r -= alpha q;  rr = r'r (twice) */
     KRYL_TRY(ops->cg_update_xr(ctx, at(w, FCG_RZ), at(w, FCG_PQ), w->p, w->q, s->x_work, w->r, NULL,
-                               NULL, at(w, FCG_RR_COPY), at(w, FCG_RR), s->monitor, false));
+                               NULL, at(w, FCG_RR_COPY), at(w, FCG_RR), s->monitor));
     KRYL_TRY(kryl_reduce_begin(ctx, at(w, FCG_RR), 2));
     KRYL_TRY(kryl_reduce_end(ctx));
     /* record ||r||; stop when it meets the tolerance */

@@ -35,7 +35,6 @@ kryl_status kryl_inner_create(kryl_solver s)
     io.mixed = KRYL_MIXED_NONE;
     io.record_history = false;
     io.max_iterations = s->options.inner_iterations;
-    io.check_interval = 0;
     io.profile = false;
     io.progress = NULL;
     io.progress_user = NULL;

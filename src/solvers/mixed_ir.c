@@ -89,7 +89,7 @@ static kryl_status ir_step(kryl_solver s)
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* omega = num/den;  x += omega d  (den <= 0: no usable d, BREAKDOWN) */
     KRYL_TRY(ops->cg_update_xr(ctx, at(w, IR_NUM), at(w, IR_DEN), w->d, w->t, s->x_work, w->r, NULL,
-                               NULL, at(w, IR_RR_COPY), at(w, IR_RR), s->monitor, false));
+                               NULL, at(w, IR_RR_COPY), at(w, IR_RR), s->monitor));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
     /* r = b - A x, in double with the double matrix */
     KRYL_TRY(ops->spmv(ctx, s->Aw, -1.0, s->x_work, 1.0, s->b_work, w->r, s->monitor));

@@ -8,7 +8,7 @@
  * Phys. Commun. 181, 2010).  ONE single-precision CG runs through the whole
  * solve on A d = r: its iterate d is a correction, its residual a
  * recurrence.  An outer step lets it run until that residual has fallen by
- * inner_rtol (default 1e-2) or to a quarter of the outer tolerance, then
+ * inner_rtol (default 1e-2) or to half the outer tolerance, then
  * folds the correction into the double x (x += d, d = 0), recomputes
  * r = b - A x in double and hands r to the CG as its residual, which keeps
  * its search direction.  Iterative refinement restarts the inner Krylov
@@ -21,15 +21,13 @@
  * times the condition number).  An iteration of the monitor is one
  * refresh.
  *
- * The CG is checked from the host between its batches of steps (as every
- * inner solve is), so it is refreshed at the first batch boundary after the
- * drop; its own monitor stops it only at the outer goal, NaN or breakdown.
- * A batch is at most as long as the CG's last stint between refreshes:
- * batches that had grown to hundreds of steps let the recurrence run far
- * below the true residual before a refresh on ill-conditioned matrices, the
- * kept direction was then tiny against the refreshed residual and the next
- * step diverged (lund_a with Jacobi on an H100: 6e-9, then 1e+22).
- * After a NaN or breakdown (its last step undone) it starts afresh from the
+ * The CG's own monitor stops it at the drop, after the whole step that
+ * reached it (x, r and p updated), so the refreshes fall on the same steps
+ * whatever the batches it is run in.  Refreshed at a batch boundary
+ * instead, a recurrence that ran far below the true residual in a long
+ * batch left a search direction that no longer fitted the refreshed
+ * residual, and the next steps diverged (lund_a with Jacobi: 6e-9, then
+ * 1e+22).  After a NaN or breakdown (its last step undone) it starts afresh from the
  * refreshed residual; one right after such a start stops the outer
  * iteration with the same reason.
  *
@@ -43,9 +41,8 @@
 #include "solvers/require_op.h"
 
 typedef struct reliable_work {
-    kryl_vector r, d;   /* double */
-    double *rr;         /* backend: r'r */
-    int64_t last_stint; /* the CG's steps between the last two refreshes; 0 before one */
+    kryl_vector r, d; /* double */
+    double *rr;       /* backend: r'r */
 } reliable_work;
 
 static kryl_status reliable_setup(kryl_solver s)
@@ -74,12 +71,14 @@ static kryl_status residual_norm(kryl_solver s, reliable_work *w)
     return kryl_reduce_end(s->ctx);
 }
 
-/* The inner CG's monitor aims at a quarter of the outer tolerance (or is
- * stopped with the outer iteration). */
+/* The inner CG's monitor stops it once its residual has fallen by
+ * inner_rtol below the refreshed r, or at half the outer tolerance (or at
+ * once with the outer iteration stopped). */
 static kryl_status aim_inner(kryl_solver s, reliable_work *w)
 {
+    const double drop = s->options.inner_rtol;
     return s->ops->monitor_restart(s->ctx, s->inner->monitor, s->monitor, kryl_scalar_at(w->rr, 0),
-                                   0.0);
+                                   drop * drop);
 }
 
 static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
@@ -94,22 +93,6 @@ static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
     KRYL_TRY(s->ops->fill(s->ctx, in->x_work, 0.0));
     KRYL_TRY(in->method->start(in, w->r));
     return s->ops->monitor_update(s->ctx, s->monitor, kryl_scalar_at(w->rr, 0), 0);
-}
-
-/* The CG's steps, batch by batch (at least one), until its residual has
- * fallen to rr <= target, it has stopped, or it has run `budget` steps; a
- * batch no longer than `stint` where that is known (> 0). */
-static kryl_status run_inner(kryl_solver in, kryl_monitor *m, double target, int64_t stint,
-                             int64_t budget)
-{
-    const int64_t limit = m->iteration + budget;
-    do {
-        int64_t batch = in->batch_interval > 0 ? in->batch_interval : in->ops->check_interval;
-        if (stint > 0 && batch > stint) batch = stint;
-        if (batch > limit - m->iteration) batch = limit - m->iteration;
-        KRYL_TRY(kryl_solver_iterate_to(in, m, m->iteration + batch));
-    } while (m->stop == KRYL_STOP_RUNNING && m->rr > target && m->iteration < limit);
-    return KRYL_SUCCESS;
 }
 
 /* A NaN or a breakdown of the CG stops the outer iteration for the same reason. */
@@ -128,18 +111,15 @@ static kryl_status reliable_step(kryl_solver s)
     kryl_solver in = s->inner;
     const kryl_backend_ops *ops = s->ops;
     kryl_context ctx = s->ctx;
-    const double drop = s->options.inner_rtol;
 
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
-    /* the CG until its residual has fallen by inner_rtol since the last refresh */
-    double rr = 0.0;
-    KRYL_TRY(ops->download(ctx, &rr, w->rr, sizeof rr));
+    /* the CG until its residual has fallen by inner_rtol since the last
+     * refresh (its monitor stops it after exactly that step) */
     KRYL_TRY(aim_inner(s, w));
     kryl_monitor m;
     KRYL_TRY(ops->download(ctx, &m, in->monitor, sizeof m));
     const int64_t first = m.iteration;
-    KRYL_TRY(run_inner(in, &m, drop * drop * rr, w->last_stint, s->options.inner_iterations));
-    w->last_stint = m.iteration - first;
+    KRYL_TRY(kryl_solver_iterate_to(in, &m, first + s->options.inner_iterations));
     /* a CG that broke down (a NaN or p'Ap <= 0, its last step undone) is
      * started afresh from the refreshed residual; one that could not take
      * a single step stops the outer iteration for the same reason */

@@ -50,7 +50,8 @@ static const command_help commands[] = {
      "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
      "  --atol A              or when ||b - Ax|| <= A (default 0)\n"
      "  --maxit N             iteration limit (default 10000)\n"
-     "  --check-interval K    iterations between convergence checks (default: the backend's)\n",
+     "  --check-interval K    iterations between convergence checks, of the inner solves too\n"
+     "                        (default: the backend's)\n",
      "Precision:\n"
      "  --precision double|single|mixed  arithmetic of the iteration (default double);\n"
      "                        mixed: double accuracy from single-precision inner solves\n"

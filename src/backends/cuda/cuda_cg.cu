@@ -13,12 +13,12 @@
 #include "backends/step_rules.h"
 
 /* alpha = num/den;  x += alpha p;  r -= alpha q;  z = dinv .* r (JACOBI);
- * rz = r'z (r'r without JACOBI);  rr = r'r;  record: the monitor takes rr */
+ * rz = r'z (r'r without JACOBI);  rr = r'r */
 template <typename T, bool JACOBI>
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     int64_t n, const double *num, const double *den, const T *__restrict__ p,
     const T *__restrict__ q, T *__restrict__ x, T *__restrict__ r, const T *__restrict__ dinv,
-    T *__restrict__ z, double *rz, double *rr, kryl_monitor *monitor, bool record, double *partials,
+    T *__restrict__ z, double *rz, double *rr, kryl_monitor *monitor, double *partials,
     unsigned int stride, unsigned int *counter)
 {
     double alpha;
@@ -43,21 +43,22 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     if (kryl_grid_sum<2>(sums, partials, stride, counter)) {
         *rz = sums[0];
         *rr = sums[1];
-        if (record) kryl_monitor_record(monitor, sums[1], 1);
     }
 }
 
-/* beta = num/den;  p = z + beta p */
+/* beta = num/den;  p = z + beta p;  then, with rr, the last block records rr
+ * (once every block has passed its guard) */
 template <typename T>
 __global__ void cg_update_p_kernel(int64_t n, const double *num, const double *den,
-                                   const T *__restrict__ z, T *__restrict__ p,
-                                   kryl_monitor *monitor)
+                                   const T *__restrict__ z, T *__restrict__ p, const double *rr,
+                                   kryl_monitor *monitor, unsigned int *counter)
 {
     double beta;
     if (kryl_cuda_halted(monitor) || !ratio_or_stop(num, den, monitor, &beta)) return;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
         p[i] = (T)((double)z[i] + beta * (double)p[i]);
+    if (rr && kryl_last_block(counter) && threadIdx.x == 0) kryl_monitor_record(monitor, *rr, 1);
 }
 
 /* t = {p'q, r'r, r'q, q'q} and with JACOBI also {r'Dr, r'Dq, q'Dq} */
@@ -115,7 +116,7 @@ template <typename T> static T *data_or_null(kryl_vector v)
 kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                    kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                   kryl_monitor *monitor, bool record)
+                                   kryl_monitor *monitor)
 {
     KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, p));
     KRYL_TRY(kryl_cuda_check_vectors("cg_update_xr", x, q));
@@ -126,8 +127,6 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
     }
     if (!num.ptr || !den.ptr || !rz.ptr || !rr.ptr)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_xr: a scalar is NULL");
-    if (record && monitor == nullptr)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_xr: record needs a monitor");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     const unsigned int grid = kryl_cuda_reduce_grid(s, x->n);
@@ -137,7 +136,7 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
         kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
             x->n, num.ptr, den.ptr, data_or_null<const T>(p), data_or_null<const T>(q),
             data_or_null<T>(x), data_or_null<T>(r), data_or_null<const T>(dinv),
-            dinv ? data_or_null<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, record, s->partials,
+            dinv ? data_or_null<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, s->partials,
             s->reduce_blocks, s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg_update_xr_kernel");
@@ -145,18 +144,21 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
 }
 
 kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                                  kryl_vector p, kryl_monitor *monitor)
+                                  kryl_vector p, kryl_scalar rr, kryl_monitor *monitor)
 {
     KRYL_TRY(kryl_cuda_check_vectors("cg_update_p", p, z));
     if (!num.ptr || !den.ptr)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_p: a scalar is NULL");
+    if (rr.ptr && monitor == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg_update_p: rr needs a monitor");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (p->n == 0) return KRYL_SUCCESS;
+    if (p->n == 0 && rr.ptr == nullptr) return KRYL_SUCCESS;
     kryl_cuda_with_type(p->precision, [&](auto t) {
         using T = decltype(t);
         cg_update_p_kernel<T><<<kryl_cuda_stream_grid(s, p->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            p->n, num.ptr, den.ptr, data_or_null<const T>(z), data_or_null<T>(p), monitor);
+            p->n, num.ptr, den.ptr, data_or_null<const T>(z), data_or_null<T>(p), rr.ptr, monitor,
+            s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg_update_p_kernel");
     return KRYL_SUCCESS;

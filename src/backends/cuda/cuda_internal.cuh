@@ -115,7 +115,7 @@ kryl_status kryl_cuda_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_s
 kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                    kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                   kryl_monitor *monitor, bool record);
+                                   kryl_monitor *monitor);
 kryl_status kryl_cuda_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
                                 kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
 kryl_status kryl_cuda_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
@@ -126,7 +126,7 @@ kryl_status kryl_cuda_cg1_steps(kryl_context ctx, kryl_matrix A, kryl_vector p, 
                                 kryl_vector r, kryl_vector dinv, void *scratch,
                                 kryl_monitor *monitor, int64_t steps, bool *queued);
 kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                                  kryl_vector p, kryl_monitor *monitor);
+                                  kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
 kryl_status kryl_cuda_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
                                      int advance);
 

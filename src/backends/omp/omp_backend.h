@@ -119,14 +119,14 @@ kryl_status kryl_omp_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x
 kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                   kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                   kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                  kryl_monitor *monitor, bool record);
+                                  kryl_monitor *monitor);
 kryl_status kryl_omp_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
                                kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
 kryl_status kryl_omp_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
                                 kryl_vector x, kryl_vector r, kryl_vector dinv,
                                 kryl_monitor *monitor);
 kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                                 kryl_vector p, kryl_monitor *monitor);
+                                 kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
 kryl_status kryl_omp_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
                                     int advance);
 

@@ -17,7 +17,7 @@
 kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                   kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                   kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                  kryl_monitor *monitor, bool record)
+                                  kryl_monitor *monitor)
 {
     KRYL_REQUIRE_ARG(num.ptr);
     KRYL_REQUIRE_ARG(den.ptr);
@@ -46,11 +46,11 @@ kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar
         cg_update_xr_double(s, r->n, alpha, p->data, q->data, x->data, r->data,
                             dinv != NULL ? dinv->data : NULL, dinv != NULL ? z->data : NULL, rz.ptr,
                             rr.ptr);
-    return record && monitor ? ctx->ops->monitor_update(ctx, monitor, rr, 1) : KRYL_SUCCESS;
+    return KRYL_SUCCESS;
 }
 
 kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                                 kryl_vector p, kryl_monitor *monitor)
+                                 kryl_vector p, kryl_scalar rr, kryl_monitor *monitor)
 {
     KRYL_REQUIRE_ARG(num.ptr);
     KRYL_REQUIRE_ARG(den.ptr);
@@ -65,6 +65,8 @@ kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar 
         cg_update_p_single(nt, p->n, beta, z->data, p->data);
     else
         cg_update_p_double(nt, p->n, beta, z->data, p->data);
+    /* record ||r|| */
+    if (rr.ptr && monitor) kryl_monitor_record(monitor, *rr.ptr, 1);
     return KRYL_SUCCESS;
 }
 

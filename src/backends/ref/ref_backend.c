@@ -174,8 +174,9 @@ static kryl_status ref_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_
 static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                     kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                     kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                    kryl_monitor *monitor, bool record)
+                                    kryl_monitor *monitor)
 {
+    (void)ctx;
     double alpha;
     if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
@@ -186,13 +187,13 @@ static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scal
     else
         ref_cg_update_xr_s(x->n, alpha, p->data, q->data, x->data, r->data,
                            dinv ? dinv->data : NULL, z ? z->data : NULL, rz.ptr, rr.ptr);
-    return record && monitor ? ctx->ops->monitor_update(ctx, monitor, rr, 1) : KRYL_SUCCESS;
+    return KRYL_SUCCESS;
 }
 
 static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den,
-                                   kryl_vector z, kryl_vector p, kryl_monitor *monitor)
+                                   kryl_vector z, kryl_vector p, kryl_scalar rr,
+                                   kryl_monitor *monitor)
 {
-    (void)ctx;
     double beta;
     if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
         return KRYL_SUCCESS;
@@ -201,7 +202,8 @@ static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scala
         ref_cg_update_p_d(p->n, beta, z->data, p->data);
     else
         ref_cg_update_p_s(p->n, beta, z->data, p->data);
-    return KRYL_SUCCESS;
+    /* record ||r|| */
+    return rr.ptr && monitor ? ctx->ops->monitor_update(ctx, monitor, rr, 1) : KRYL_SUCCESS;
 }
 
 static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
