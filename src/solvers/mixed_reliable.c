@@ -27,9 +27,9 @@
  * instead, a recurrence that ran far below the true residual in a long
  * batch left a search direction that no longer fitted the refreshed
  * residual, and the next steps diverged (lund_a with Jacobi: 6e-9, then
- * 1e+22).  After a NaN or breakdown (its last step undone) it starts afresh from the
- * refreshed residual; one right after such a start stops the outer
- * iteration with the same reason.
+ * 1e+22).  After a NaN or breakdown (its last step undone) it starts
+ * afresh from the refreshed residual; one right after such a start stops
+ * the outer iteration with the same reason.
  *
  * Memory traffic per refresh: d to double 3n, x += d 3n, d = 0 n,
  * r = b - A x (SpMV + 2n), r'r n, the CG's residual from r with its two
