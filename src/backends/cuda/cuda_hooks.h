@@ -74,7 +74,7 @@ typedef struct kryl_peer_halo_box {
     unsigned long long flags[KRYL_PEER_MAX_RANKS];
     unsigned long long acks[KRYL_PEER_MAX_RANKS];
     unsigned long long sequence; /* exchanges this box's rank has completed */
-    unsigned int arrived;        /* blocks of the current store that are done */
+    unsigned int arrived;        /* the store's block tickets (kryl_last_block): 0 between stores */
 } kryl_peer_halo_box;
 
 /* One halo neighbour as this rank maps it. */

@@ -19,6 +19,7 @@
 #include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
 #include "backends/cuda/cuda_peer.cuh"
+#include "backends/cuda/cuda_reduce.cuh"
 
 constexpr int HALO_THREADS = 256;
 /* Few blocks: they wait for the neighbours to be ready, beside the local product */
@@ -51,8 +52,7 @@ __global__ void peer_halo_store_kernel(const T *x, const int32_t *send_perm, int
     __threadfence_system();
     __syncthreads();
     /* the last block done raises my flag where my values went */
-    if (threadIdx.x == 0 && atomicAdd(&mine->arrived, 1u) == gridDim.x - 1) {
-        mine->arrived = 0;
+    if (kryl_last_block(&mine->arrived) && threadIdx.x == 0) {
         __threadfence_system();
         for (int q = 0; q < nlinks; q++)
             if (links[q].send_count > 0) peer_raise(&links[q].box->flags[rank], k);

@@ -194,6 +194,7 @@ static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scala
                                    kryl_vector z, kryl_vector p, kryl_scalar rr,
                                    kryl_monitor *monitor)
 {
+    (void)ctx;
     double beta;
     if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
         return KRYL_SUCCESS;
@@ -203,7 +204,8 @@ static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scala
     else
         ref_cg_update_p_s(p->n, beta, z->data, p->data);
     /* record ||r|| */
-    return rr.ptr && monitor ? ctx->ops->monitor_update(ctx, monitor, rr, 1) : KRYL_SUCCESS;
+    if (rr.ptr && monitor) kryl_monitor_record(monitor, *rr.ptr, 1);
+    return KRYL_SUCCESS;
 }
 
 static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
