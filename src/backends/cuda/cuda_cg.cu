@@ -154,9 +154,11 @@ kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     if (p->n == 0 && rr.ptr == nullptr) return KRYL_SUCCESS;
+    const unsigned int grid =
+        rr.ptr ? kryl_cuda_ticket_grid(s, p->n) : kryl_cuda_stream_grid(s, p->n);
     kryl_cuda_with_type(p->precision, [&](auto t) {
         using T = decltype(t);
-        cg_update_p_kernel<T><<<kryl_cuda_stream_grid(s, p->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        cg_update_p_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
             p->n, num.ptr, den.ptr, data_or_null<const T>(z), data_or_null<T>(p), rr.ptr, monitor,
             s->counter);
     });
@@ -197,7 +199,9 @@ kryl_status kryl_cuda_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p,
     if (!t.ptr) return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda cg1_update: t is NULL");
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    const unsigned int grid = kryl_cuda_stream_grid(s, r->n); /* a block at least: the monitor */
+    /* a block at least: the monitor */
+    const unsigned int grid =
+        monitor ? kryl_cuda_ticket_grid(s, r->n) : kryl_cuda_stream_grid(s, r->n);
     kryl_cuda_with_type(r->precision, [&](auto tag) {
         using T = decltype(tag);
         auto kernel = dinv ? cg1_update_kernel<T, true> : cg1_update_kernel<T, false>;
