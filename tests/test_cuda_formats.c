@@ -4,7 +4,7 @@
  * distinct and equal to y, the stop guard), the same shapes with the
  * refusal limits lifted (so every kernel meets dense rows and empty rows),
  * SELL with other slice heights, generated matrices (one large enough for
- * the evict-first loads of the matrix) and real ones; then PCG in
+ * the evict-first loads of the matrix), band matrices in DIA and real ones; then PCG in
  * each format on the GPU (true residual, iterations within one of CSR) and
  * the device model.  Skipped (77) without a usable CUDA device. */
 #include <math.h>
@@ -272,6 +272,52 @@ static void block_grid(kryl_csr *A, int64_t m, int64_t b)
     }
 }
 
+/* A band matrix: a(i, i + offset[d]) = d + 1 + i % 7 inside the matrix. */
+static void band(kryl_csr *A, int64_t n, const int64_t *offset, int count)
+{
+    CHECK_OK(kryl_csr_alloc(A, n, n, n * count));
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        for (int d = 0; d < count; d++) {
+            const int64_t j = i + offset[d];
+            if (j < 0 || j >= n) continue;
+            A->col_idx[k] = (int32_t)j;
+            A->values[k++] = (double)(d + 1 + i % 7);
+        }
+        A->row_ptr[i + 1] = k;
+    }
+}
+
+/* DIA kernels with the diagonal count as a constant (3, 5, 7) and with it
+ * loaded (4, 8, 9: one pass and two), at awkward sizes: a band wider than
+ * the matrix keeps fewer diagonals. */
+static void test_bands(void)
+{
+    static const int64_t offsets[][9] = {
+        {-1, 0, 1},    {-40, -1, 0, 1, 40},          {-1000, -33, -1, 0, 1, 33, 1000},
+        {-2, 0, 1, 3}, {-9, -4, -3, -1, 0, 2, 5, 9}, {-64, -32, -2, -1, 0, 1, 2, 32, 64}};
+    static const int counts[] = {3, 5, 7, 4, 8, 9};
+    static const int64_t sizes[] = {1, 2, 31, 33, 1001, 40000};
+    kryl_fmt_params lifted;
+    permissive(&lifted);
+    for (int b = 0; b < 6; b++) {
+        for (int k = 0; k < 6; k++) {
+            kryl_csr csr;
+            band(&csr, sizes[k], offsets[b], counts[b]);
+            kryl_matrix A[2];
+            matrices_from(&csr, A);
+            char what[64];
+            snprintf(what, sizeof what, "band of %d diagonals n=%lld", counts[b],
+                     (long long)sizes[k]);
+            for (int pi = 0; pi < 2; pi++)
+                check_format(A, KRYL_FORMAT_DIA, pi ? KRYL_SINGLE : KRYL_DOUBLE, &lifted, what,
+                             8000 + 10 * (uint64_t)b + (uint64_t)k);
+            kryl_matrix_destroy(&A[0]);
+            kryl_matrix_destroy(&A[1]);
+        }
+    }
+}
+
 static void test_generated(void)
 {
     const struct {
@@ -465,6 +511,7 @@ int main(void)
     test_hook_errors();
     test_random_shapes();
     test_generated();
+    test_bands();
     test_real();
     test_pcg();
     printf("%d products compared, %d conversions refused alike\n", products_checked,

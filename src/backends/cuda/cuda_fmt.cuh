@@ -43,17 +43,18 @@ struct __align__(16) slab_heavy { int32_t group, first_slot, count, pad; };
 struct cuda_fmt {
     kryl_format kind;
     int64_t nrows, ncols, nnz, stored;
-    void *val;        /* stored values (padding included), float or double */
-    int32_t *col;     /* ELL/JDS/SELL: column of each slot; BCSR: block columns */
-    int32_t *row_len; /* ELLR, JDS, SELL, pJDS: entries per (permuted) row */
-    int64_t *ptr;     /* JDS: diag_ptr; SELL/pJDS: slice_ptr; BCSR: brow_ptr */
-    int32_t *offset;  /* DIA: diagonal offsets */
-    int64_t width;    /* ELL: longest row */
-    int64_t stride;   /* ELL/DIA: slots per stored column / diagonal */
-    int64_t ndiag;    /* JDS, DIA */
-    int32_t C;        /* SELL/pJDS slice height */
-    int32_t b;        /* BCSR block size */
-    int64_t nbrows;   /* BCSR block rows */
+    void *val;                  /* stored values (padding included), float or double */
+    int32_t *col;               /* ELL/JDS/SELL: column of each slot; BCSR: block columns */
+    int32_t *row_len;           /* ELLR, JDS, SELL, pJDS: entries per (permuted) row */
+    int64_t *ptr;               /* JDS: diag_ptr; SELL/pJDS: slice_ptr; BCSR: brow_ptr */
+    int32_t *offset;            /* DIA: diagonal offsets */
+    const int64_t *offset_host; /* DIA: A->fmt's offsets (host) */
+    int64_t width;              /* ELL: longest row */
+    int64_t stride;             /* ELL/DIA: slots per stored column / diagonal */
+    int64_t ndiag;              /* JDS, DIA */
+    int32_t C;                  /* SELL/pJDS slice height */
+    int32_t b;                  /* BCSR block size */
+    int64_t nbrows;             /* BCSR block rows */
     /* column-major formats: the work units, the split groups and their sums */
     slab_unit *units;
     int64_t unit_count;

@@ -396,6 +396,7 @@ static kryl_status upload_fmt(kryl_cuda_state *s, const kryl_fmt *f, kryl_precis
     case KRYL_FORMAT_DIA: {
         m->ndiag = f->u.dia.ndiag;
         m->stride = f->u.dia.stride;
+        m->offset_host = f->u.dia.offset;
         /* two rows per thread past 8 diagonals (H100, double: 2% faster on
          * 27 and 45 diagonals, 0-1% slower on 7), and in single precision,
          * where two rows load 8 bytes of a diagonal at once (7-point 160^3:
