@@ -88,6 +88,7 @@ static void monitor_new(kryl_context ctx, test_monitor *m, double tol2, int64_t 
     m->host.history = m->history;
     m->host.history_capacity = capacity;
     m->host.stop = stop;
+    m->host.step_ran = stop == KRYL_STOP_RUNNING; /* as cg_update_xr leaves it */
     CHECK_OK(ctx->ops->alloc(ctx, (void **)&m->dev, sizeof(kryl_monitor)));
     CHECK_OK(ctx->ops->upload(ctx, m->dev, &m->host, sizeof(kryl_monitor)));
 }

@@ -147,6 +147,7 @@ static void monitor_set(monitor_pair *m, double tol2, int32_t stop)
         host.history = m->history[b];
         host.history_capacity = m->capacity;
         host.stop = stop;
+        host.step_ran = stop == KRYL_STOP_RUNNING; /* as cg_update_xr leaves it */
         CHECK_OK(sides[b].ops->upload(sides[b].ctx, m->mon[b], &host, sizeof host));
     }
 }
@@ -450,6 +451,38 @@ static void test_cg_steps(kryl_precision p, int64_t n)
         CHECK_OK(
             sides[b].ops->download(sides[b].ctx, &hist[b], mon.history[b] + 3, sizeof(double)));
     CHECK_CLOSE(hist[1], hist[0], 1e-12);
+
+    /* a p update whose record stops the monitor updates every row, those of
+     * blocks that start after the record too; the next step does nothing */
+    const double den_value = 1.25;
+    upload_as(1, den.ptr[1], &den_value, 1, KRYL_DOUBLE);
+    monitor_set(&mon, 1e300, KRYL_STOP_RUNNING);
+    for (int b = 0; b < 2; b++)
+        CHECK_OK(sides[b].ops->cg_update_p(sides[b].ctx, (kryl_scalar){num.ptr[b]},
+                                           (kryl_scalar){den.ptr[b]}, &r.v[b], &pv.v[b],
+                                           (kryl_scalar){rr.ptr[b]}, mon.mon[b]));
+    CHECK(pair_diff(&pv) <= tol, "cg_update_p that stops the monitor n=%lld", (long long)n);
+    for (int b = 0; b < 2; b++)
+        CHECK(monitor_get(&mon, b).stop == KRYL_STOP_CONVERGED,
+              "cg_update_p's record: stop %d on side %d", monitor_get(&mon, b).stop, b);
+    double *p_stopped = values_of(1, &pv.v[1]), *x_stopped = values_of(1, &x.v[1]);
+    CHECK_OK(sides[1].ops->cg_update_xr(sides[1].ctx, (kryl_scalar){num.ptr[1]},
+                                        (kryl_scalar){den.ptr[1]}, &pv.v[1], &q.v[1], &x.v[1],
+                                        &r.v[1], NULL, NULL, (kryl_scalar){rz.ptr[1]},
+                                        (kryl_scalar){rr.ptr[1]}, mon.mon[1]));
+    CHECK_OK(sides[1].ops->cg_update_p(sides[1].ctx, (kryl_scalar){num.ptr[1]},
+                                       (kryl_scalar){den.ptr[1]}, &r.v[1], &pv.v[1],
+                                       (kryl_scalar){rr.ptr[1]}, mon.mon[1]));
+    double *p_after = values_of(1, &pv.v[1]), *x_after = values_of(1, &x.v[1]);
+    CHECK(test_rel_diff(p_after, p_stopped, n) == 0.0 &&
+              test_rel_diff(x_after, x_stopped, n) == 0.0,
+          "a step after the stop changed x or p (n=%lld)", (long long)n);
+    CHECK(monitor_get(&mon, 1).iteration == 1, "a step after the stop advanced the monitor to %lld",
+          (long long)monitor_get(&mon, 1).iteration);
+    free(p_stopped);
+    free(x_stopped);
+    free(p_after);
+    free(x_after);
 
     monitor_free(&mon);
     scalar_free(&num);

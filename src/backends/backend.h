@@ -44,13 +44,13 @@ enum {
 /* Convergence state of one solve, in backend memory.  The host writes it
  * (upload) before the loop and reads it (download) at each check. */
 typedef struct kryl_monitor {
-    double tol2;                /* stop when rr <= tol2 */
-    double rr;                  /* last squared residual norm recorded */
-    double *history;            /* backend buffer of ||r_k||, or NULL */
-    int64_t history_capacity;   /* entries in history */
-    int64_t iteration;          /* iterations completed */
-    int32_t stop;               /* KRYL_STOP_* */
-    int32_t stop_iteration_pad; /* keeps the struct 8-byte aligned */
+    double tol2;              /* stop when rr <= tol2 */
+    double rr;                /* last squared residual norm recorded */
+    double *history;          /* backend buffer of ||r_k||, or NULL */
+    int64_t history_capacity; /* entries in history */
+    int64_t iteration;        /* iterations completed */
+    int32_t stop;             /* KRYL_STOP_* */
+    int32_t step_ran;         /* cuda: this CG step's x, r update ran (cg_update_p) */
 } kryl_monitor;
 
 /* Direction of a permuted copy. */
@@ -207,7 +207,10 @@ typedef struct kryl_backend_ops {
      * rr.ptr non-NULL: then also monitor_update(monitor, rr, 1) once p is
      * updated, in the same launch where the backend can (only where rr is
      * already global: one rank), so that a stop leaves x, r and p of one
-     * whole step. */
+     * whole step.  Called only after the step's cg_update_xr, whose guard
+     * it follows: cuda reads monitor->step_ran, which cg_update_xr sets,
+     * rather than the stop that its own record may set while some of its
+     * blocks have yet to start. */
     kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
 

@@ -78,15 +78,6 @@ static inline unsigned int kryl_cuda_reduce_grid(const kryl_cuda_state *s, int64
     return kryl_cuda_blocks(n, s->reduce_blocks);
 }
 
-/* Grid of an elementwise kernel whose blocks each take a ticket
- * (kryl_last_block): as small as a reduction's, since every block waits for
- * its ticket before it leaves (H100, 7-point 160^3 in single precision: the
- * p update with its record took 24 us on the stream grid, 21 on this one). */
-static inline unsigned int kryl_cuda_ticket_grid(const kryl_cuda_state *s, int64_t n)
-{
-    return kryl_cuda_reduce_grid(s, n);
-}
-
 /* Run f(T{}) with T the C++ type of precision p. */
 template <typename F> static inline void kryl_cuda_with_type(kryl_precision p, F &&f)
 {
