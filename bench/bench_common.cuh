@@ -68,16 +68,12 @@ template <typename F> static double time_ms(cudaStream_t stream, F &&launch, int
     return times[times.size() / 2];
 }
 
-/* A context on the cuda backend; log, when given, receives lines up to INFO. */
-static kryl_context cuda_context(kryl_log_fn log = nullptr)
+/* A context on the cuda backend. */
+static kryl_context cuda_context()
 {
     kryl_context_options copt;
     kryl_context_options_init(&copt);
     copt.backend = KRYL_BACKEND_CUDA;
-    if (log != nullptr) {
-        copt.log = log;
-        copt.log_level = KRYL_LOG_INFO;
-    }
     kryl_context ctx;
     KRYL_OK(kryl_context_create(&ctx, &copt));
     return ctx;

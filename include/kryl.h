@@ -605,6 +605,7 @@ typedef struct kryl_result {
     double resnorm_recursive;      /* ||r|| carried by the method */
     double bnorm;                  /* ||b|| */
     int64_t residual_replacements; /* times r was replaced by b - Ax and the method continued */
+    int64_t inner_iterations;      /* mixed: single-precision inner iterations of this solve */
     kryl_format format;            /* the storage format the iteration used (AUTO resolved) */
     double setup_s;                /* solver creation: preconditioner, workspace, conversions */
     double solve_s;                /* kryl_solver_solve, wall clock */

@@ -135,6 +135,11 @@ static void test_inner_iterations(void)
             kt_check_converged(&s, label);
             CHECK(s.r.iterations >= previous, "%s: %lld outer iterations, %lld with more inner",
                   label, (long long)s.r.iterations, (long long)previous);
+            /* one inner solve an outer step, each of at most inner[i] steps */
+            CHECK(s.r.inner_iterations >= s.r.iterations - 1 &&
+                      s.r.inner_iterations <= (int64_t)inner[i] * s.r.iterations,
+                  "%s: %lld inner iterations for %lld outer", label,
+                  (long long)s.r.inner_iterations, (long long)s.r.iterations);
             previous = s.r.iterations;
         }
     }

@@ -20,6 +20,9 @@ kryl_status kryl_inner_create(kryl_solver s);
 kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, double factor,
                              kryl_vector z);
 
+/* *count = the inner iterations run since the solver was created; one fetch. */
+kryl_status kryl_inner_count(kryl_solver s, int64_t *count);
+
 /* Log (INFO) the inner iterations run since the solver was created; one fetch. */
 kryl_status kryl_inner_report(kryl_solver s, const char *scheme);
 

@@ -82,12 +82,20 @@ kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, doubl
     return s->ops->permute_copy(ctx, z, in->x_work, NULL, KRYL_GATHER, NULL);
 }
 
-kryl_status kryl_inner_report(kryl_solver s, const char *scheme)
+kryl_status kryl_inner_count(kryl_solver s, int64_t *count)
 {
     kryl_monitor m;
     KRYL_TRY(s->ops->download(s->ctx, &m, s->inner->monitor, sizeof m));
+    *count = m.iteration;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_inner_report(kryl_solver s, const char *scheme)
+{
+    int64_t count = 0;
+    KRYL_TRY(kryl_inner_count(s, &count));
     kryl_log(s->ctx, KRYL_LOG_INFO,
              "kryl: %s: %lld single-precision %s iterations since the solver was created", scheme,
-             (long long)m.iteration, s->inner->method->name);
+             (long long)count, s->inner->method->name);
     return KRYL_SUCCESS;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/mixed.h"
 #include "solvers/solver_impl.h"
 
 void kryl_solver_options_init(kryl_solver_options *options)
@@ -439,6 +440,9 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     s->profiling = s->options.profile;
     memset(s->phase_time, 0, sizeof s->phase_time);
     s->history_length = 0;
+    /* the inner solver's count before this solve */
+    int64_t inner_before = 0;
+    if (s->inner) KRYL_TRY(kryl_inner_count(s, &inner_before));
 
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
     /* b, x -> the backend's order, double and working precision */
@@ -501,6 +505,10 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     finish_result(s, result, &m, bnorm, tol, rr_true);
     result->format = s->format;
     if (bnorm == 0.0) result->reason = KRYL_CONVERGED_ZERO_RHS;
+    if (s->inner) {
+        KRYL_TRY(kryl_inner_count(s, &result->inner_iterations));
+        result->inner_iterations -= inner_before;
+    }
     /* x (caller's order and precision) = x_true */
     KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER, NULL));
     if (s->history)

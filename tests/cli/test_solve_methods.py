@@ -117,8 +117,14 @@ def test_mixed(t, kryl, tmp, usable):
                         "%s: reported as %s %s" % (what, obj["precision"], obj["mixed"]))
                 t.check(obj["iterations"] <= 20, "%s: %d outer iterations" %
                         (what, obj["iterations"]))
+                t.check(obj["inner_iterations"] >= obj["iterations"] - 1,
+                        "%s: %d inner iterations for %d outer" %
+                        (what, obj["inner_iterations"], obj["iterations"]))
                 if "--inner-its" in args:
-                    t.check(obj["inner_iterations"] == 20, "%s: inner its reported" % what)
+                    t.check(obj["inner_its"] == 20, "%s: inner its reported" % what)
+                    t.check(obj["inner_iterations"] <= 20 * obj["iterations"],
+                            "%s: %d inner iterations, at most 20 per outer" %
+                            (what, obj["inner_iterations"]))
                 if "--inner-rtol" in args:
                     t.check(obj["inner_rtol"] == 1e-3, "%s: inner rtol reported" % what)
     rc, out, err = kryl.run("solve", spd, "--backend", "ref", "--mixed", "ir")

@@ -119,7 +119,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_string(&w, "device", kryl_context_device_name(job->ctx));
     json_string(&w, "precision", kryl_precision_name(o->precision));
     json_string(&w, "mixed", kryl_mixed_scheme_name(o->mixed));
-    json_int(&w, "inner_iterations", o->inner_iterations);
+    json_int(&w, "inner_its", o->inner_iterations);
     json_double(&w, "inner_rtol", o->inner_rtol);
     json_string(&w, "format", kryl_format_name(format));
     json_string(&w, "format_requested", kryl_format_name(o->format));
@@ -135,6 +135,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "resnorm", r->resnorm);
     json_double(&w, "bnorm", r->bnorm);
     json_int(&w, "residual_replacements", r->residual_replacements);
+    json_int(&w, "inner_iterations", r->inner_iterations);
     json_string(&w, "reason", kryl_reason_name(r->reason));
     json_bool(&w, "converged", r->converged);
     json_double(&w, "time_s", total_seconds(job, read_s));
@@ -222,7 +223,10 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
         printf("precond     %s\n", precond_info);
     printf("backend     %s: %s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
            kryl_context_device_name(job->ctx));
-    printf("iterations  %" PRId64 "\n", r->iterations);
+    printf("iterations  %" PRId64, r->iterations);
+    if (o->mixed != KRYL_MIXED_NONE)
+        printf(" (%" PRId64 " single-precision inner iterations)", r->inner_iterations);
+    printf("\n");
     printf("relres      %.3e true ||b - Ax||/||b||, %.3e recursive\n", r->relres,
            r->relres_recursive);
     printf("result      %s (%s)\n", r->converged ? "converged" : "NOT converged",
