@@ -241,6 +241,7 @@ static void check_errors(kryl_context ctx)
     /* a finite num/den whose ratio overflows stops with NAN, changing nothing */
     kryl_monitor *m = NULL;
     CHECK_OK(ops->alloc(ctx, (void **)&m, sizeof *m));
+    m->step_ran = 1; /* as cg_update_xr leaves it */
     const double huge[2] = {1e300, 1e-300};
     CHECK_OK(ops->upload(ctx, s, huge, sizeof huge));
     CHECK_OK(ops->cg_update_p(ctx, num, den, x, y, rr, m));

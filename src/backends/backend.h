@@ -50,7 +50,7 @@ typedef struct kryl_monitor {
     int64_t history_capacity; /* entries in history */
     int64_t iteration;        /* iterations completed */
     int32_t stop;             /* KRYL_STOP_* */
-    int32_t step_ran;         /* cuda: this CG step's x, r update ran (cg_update_p) */
+    int32_t step_ran;         /* this CG step's x, r update ran (cg_update_p's guard) */
 } kryl_monitor;
 
 /* Direction of a permuted copy. */
@@ -207,10 +207,11 @@ typedef struct kryl_backend_ops {
      * rr.ptr non-NULL: then also monitor_update(monitor, rr, 1) once p is
      * updated, in the same launch where the backend can (only where rr is
      * already global: one rank), so that a stop leaves x, r and p of one
-     * whole step.  Called only after the step's cg_update_xr, whose guard
-     * it follows: cuda reads monitor->step_ran, which cg_update_xr sets,
-     * rather than the stop that its own record may set while some of its
-     * blocks have yet to start. */
+     * whole step.  Called only after the step's cg_update_xr, and guarded
+     * by it rather than by the stop flag: cg_update_xr clears
+     * monitor->step_ran on entry and sets it once x and r are updated, and
+     * cg_update_p does nothing unless it is set (on cuda its own record may
+     * stop the monitor while some of its blocks have yet to start). */
     kryl_status (*cg_update_p)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
                                kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
 

@@ -18,6 +18,19 @@ static inline bool kryl_host_halted(const kryl_monitor *monitor)
     return monitor != NULL && monitor->stop != KRYL_STOP_RUNNING;
 }
 
+/* cg_update_xr's mark for its step's cg_update_p (backend.h): cleared on
+ * entry, set once x and r are updated */
+static inline void kryl_host_mark_step(kryl_monitor *monitor, bool ran)
+{
+    if (monitor) monitor->step_ran = ran;
+}
+
+/* cg_update_p's guard: its step's cg_update_xr did not run */
+static inline bool kryl_host_step_skipped(const kryl_monitor *monitor)
+{
+    return monitor != NULL && !monitor->step_ran;
+}
+
 /* Stop the iteration for `why`; the calling operation then changes nothing. */
 static inline kryl_status kryl_host_halt(kryl_monitor *monitor, int why)
 {

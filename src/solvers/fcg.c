@@ -100,8 +100,6 @@ static kryl_status fcg_step(kryl_solver s)
     return ops->fcg_update_p(ctx, at(w, FCG_QZ), at(w, FCG_PQ), w->z, w->p, s->monitor);
 }
 
-static kryl_status fcg_finish(kryl_solver s) { return kryl_inner_report(s, "inner-outer"); }
-
 static void fcg_destroy(kryl_solver s)
 {
     fcg_work *w = s->work;
@@ -121,6 +119,5 @@ const kryl_method_ops kryl_method_fcg = {
     .setup = fcg_setup,
     .start = fcg_start,
     .step = fcg_step,
-    .finish = fcg_finish,
     .destroy = fcg_destroy,
 };

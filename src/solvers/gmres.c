@@ -331,11 +331,7 @@ static kryl_status gmres_step(kryl_solver s)
     return KRYL_SUCCESS;
 }
 
-static kryl_status gmres_finish(kryl_solver s)
-{
-    KRYL_TRY(form_x(s, s->work));
-    return s->inner ? kryl_inner_report(s, "inner-outer") : KRYL_SUCCESS;
-}
+static kryl_status gmres_finish(kryl_solver s) { return form_x(s, s->work); }
 
 static void gmres_destroy(kryl_solver s)
 {

@@ -23,7 +23,4 @@ kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, doubl
 /* *count = the inner iterations run since the solver was created; one fetch. */
 kryl_status kryl_inner_count(kryl_solver s, int64_t *count);
 
-/* Log (INFO) the inner iterations run since the solver was created; one fetch. */
-kryl_status kryl_inner_report(kryl_solver s, const char *scheme);
-
 #endif

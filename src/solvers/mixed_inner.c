@@ -89,13 +89,3 @@ kryl_status kryl_inner_count(kryl_solver s, int64_t *count)
     *count = m.iteration;
     return KRYL_SUCCESS;
 }
-
-kryl_status kryl_inner_report(kryl_solver s, const char *scheme)
-{
-    int64_t count = 0;
-    KRYL_TRY(kryl_inner_count(s, &count));
-    kryl_log(s->ctx, KRYL_LOG_INFO,
-             "kryl: %s: %lld single-precision %s iterations since the solver was created", scheme,
-             (long long)count, s->inner->method->name);
-    return KRYL_SUCCESS;
-}

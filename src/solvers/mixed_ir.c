@@ -99,8 +99,6 @@ static kryl_status ir_step(kryl_solver s)
     return ops->monitor_update(ctx, s->monitor, at(w, IR_RR), 1);
 }
 
-static kryl_status ir_finish(kryl_solver s) { return kryl_inner_report(s, "ir"); }
-
 static void ir_destroy(kryl_solver s)
 {
     ir_work *w = s->work;
@@ -121,6 +119,5 @@ const kryl_method_ops kryl_method_mixed_ir = {
     .setup = ir_setup,
     .start = ir_start,
     .step = ir_step,
-    .finish = ir_finish,
     .destroy = ir_destroy,
 };

@@ -141,8 +141,6 @@ static kryl_status reliable_step(kryl_solver s)
     return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->rr, 0), 1);
 }
 
-static kryl_status reliable_finish(kryl_solver s) { return kryl_inner_report(s, "reliable"); }
-
 static void reliable_destroy(kryl_solver s)
 {
     reliable_work *w = s->work;
@@ -162,6 +160,5 @@ const kryl_method_ops kryl_method_mixed_reliable = {
     .setup = reliable_setup,
     .start = reliable_start,
     .step = reliable_step,
-    .finish = reliable_finish,
     .destroy = reliable_destroy,
 };

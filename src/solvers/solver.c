@@ -508,6 +508,8 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     if (s->inner) {
         KRYL_TRY(kryl_inner_count(s, &result->inner_iterations));
         result->inner_iterations -= inner_before;
+        kryl_log(ctx, KRYL_LOG_INFO, "kryl: %lld single-precision %s iterations inside",
+                 (long long)result->inner_iterations, s->inner->method->name);
     }
     /* x (caller's order and precision) = x_true */
     KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER, NULL));

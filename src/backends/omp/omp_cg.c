@@ -35,6 +35,7 @@ kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar
     const kryl_vector all[] = {p, q, x, r, dinv, dinv != NULL ? z : NULL};
     KRYL_TRY(kryl_omp_check_distinct("cg_update_xr", all, 6, (1u << 2) | (1u << 3) | (1u << 5)));
     double alpha;
+    kryl_host_mark_step(monitor, false);
     if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
     kryl_omp_state *s = kryl_omp_state_of(ctx);
@@ -46,6 +47,7 @@ kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar
         cg_update_xr_double(s, r->n, alpha, p->data, q->data, x->data, r->data,
                             dinv != NULL ? dinv->data : NULL, dinv != NULL ? z->data : NULL, rz.ptr,
                             rr.ptr);
+    kryl_host_mark_step(monitor, true);
     return KRYL_SUCCESS;
 }
 
@@ -58,7 +60,7 @@ kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar 
     const kryl_vector zp[] = {z, p};
     KRYL_TRY(kryl_omp_check_distinct("cg_update_p", zp, 2, 2u));
     double beta;
-    if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
+    if (kryl_host_step_skipped(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
         return KRYL_SUCCESS;
     int nt = kryl_omp_state_of(ctx)->threads;
     if (p->precision == KRYL_SINGLE)

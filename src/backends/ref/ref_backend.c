@@ -178,6 +178,7 @@ static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scal
 {
     (void)ctx;
     double alpha;
+    kryl_host_mark_step(monitor, false);
     if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
     /* x += alpha p;  r -= alpha q;  z = dinv .* r;  rz = r'z;  rr = r'r */
@@ -187,6 +188,7 @@ static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scal
     else
         ref_cg_update_xr_s(x->n, alpha, p->data, q->data, x->data, r->data,
                            dinv ? dinv->data : NULL, z ? z->data : NULL, rz.ptr, rr.ptr);
+    kryl_host_mark_step(monitor, true);
     return KRYL_SUCCESS;
 }
 
@@ -196,7 +198,7 @@ static kryl_status ref_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scala
 {
     (void)ctx;
     double beta;
-    if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
+    if (kryl_host_step_skipped(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &beta))
         return KRYL_SUCCESS;
     /* p = z + beta p */
     if (is_double(p))
