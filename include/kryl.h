@@ -337,7 +337,10 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
 kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
 
 /* Write A as a Matrix Market coordinate real general file; values are
- * written with 17 significant digits, so reading them back is exact. */
+ * written with 17 significant digits, so reading them back is exact.
+ * Whole or not at all (see kryl_write_history_csv): a failed write leaves
+ * what was at path unchanged; device nodes, FIFOs and directories are
+ * refused with KRYL_ERR_IO. */
 kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path);
 
 kryl_status kryl_matrix_destroy(kryl_matrix *A);
@@ -523,7 +526,8 @@ kryl_status kryl_vector_fill(kryl_vector v, double value);
  * free it with free(). */
 kryl_status kryl_read_mtx_vector(const char *path, int64_t *length, double **values);
 
-/* Write a dense vector as a Matrix Market array real general n x 1 file. */
+/* Write a dense vector as a Matrix Market array real general n x 1 file,
+ * whole or not at all (see kryl_write_history_csv). */
 kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double *values);
 
 /* ------------------------------------------------------------------ */
@@ -630,6 +634,17 @@ kryl_status kryl_solver_solve(kryl_solver solver, kryl_vector b, kryl_vector x,
  * residual the method carried, k = 0..*length-1.  Valid until the next
  * solve or the solver's destruction. */
 kryl_status kryl_solver_history(kryl_solver solver, const double **history, int64_t *length);
+
+/* Write a residual history as CSV: a header line
+ * "iteration,residual_norm,relative_residual", then k, history[k] and
+ * history[k] / bnorm (history[k] itself when bnorm is 0) for each k.  The
+ * file is written whole or not at all, like every file kryl writes: the
+ * data goes to a temporary file in the same directory that replaces path
+ * only once it is complete, so a failure (a full disk) leaves what was
+ * there unchanged; a path that exists must be a regular file (or a
+ * symbolic link to one).  KRYL_ERR_IO names the file and the reason. */
+kryl_status kryl_write_history_csv(const char *path, const double *history, int64_t length,
+                                   double bnorm);
 
 /* The storage format the solver uses and why it was chosen (for AUTO:
  * the model's or the timing's verdict; otherwise "requested").  The

@@ -1,13 +1,10 @@
 /* Writing then reading Matrix Market files gives back the same bits:
  * CSR rows (whole and a range of rows) with awkward values, dense
  * vectors, the public matrix and vector calls; and the write errors
- * (non-finite values, unwritable paths, a full disk). */
+ * (non-finite values, unwritable paths; a full disk: test_file_out.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 
 #include "test_mtx_util.h"
 
@@ -175,30 +172,6 @@ static void test_vector_files(void)
                  KRYL_ERR_INVALID_VALUE);
 }
 
-/* A write that fails midway (files limited to 64 KiB) is an I/O error and
- * leaves no partial file. */
-static void test_file_size_limit(void)
-{
-    struct rlimit saved, limit;
-    if (getrlimit(RLIMIT_FSIZE, &saved) != 0) return;
-    limit = saved;
-    limit.rlim_cur = 64 * 1024;
-    signal(SIGXFSZ, SIG_IGN);
-    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return;
-    char path[512];
-    scratch_path(path, sizeof path, "too_large.mtx");
-    kryl_csr A;
-    test_random_csr(&A, TEST_SHAPE_LONG_ROWS, 1000, 1000, 5);
-    CHECK_STATUS(kryl_mtx_write_csr(path, &A), KRYL_ERR_IO);
-    CHECK(strstr(kryl_last_error(), "too_large.mtx: cannot write") != NULL, "%s",
-          kryl_last_error());
-    setrlimit(RLIMIT_FSIZE, &saved);
-    FILE *f = fopen(path, "r");
-    CHECK(f == NULL, "a partial file was left at %s", path);
-    if (f != NULL) fclose(f);
-    kryl_csr_free(&A);
-}
-
 static void test_write_errors(void)
 {
     char path[512];
@@ -216,16 +189,9 @@ static void test_write_errors(void)
     A.values[2] = 1.0;
     scratch_path(path, sizeof path, "no_such_dir/a.mtx");
     CHECK_STATUS(kryl_mtx_write_csr(path, &A), KRYL_ERR_IO);
-    CHECK(strstr(kryl_last_error(), "no_such_dir/a.mtx: cannot open for writing") != NULL, "%s",
-          kryl_last_error());
-    /* /dev/full, where it is the device, accepts the open and fails the writes */
-    struct stat st;
-    if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
-        CHECK_STATUS(kryl_mtx_write_csr("/dev/full", &A), KRYL_ERR_IO);
-        CHECK(strstr(kryl_last_error(), "/dev/full: cannot write") != NULL, "%s",
-              kryl_last_error());
-    }
-    test_file_size_limit();
+    CHECK(strstr(kryl_last_error(), "no_such_dir/a.mtx: cannot create a file in its directory: "
+                                    "No such file or directory") != NULL,
+          "%s", kryl_last_error());
     CHECK_STATUS(kryl_mtx_write_csr(NULL, &A), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(kryl_mtx_write_csr(path, NULL), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(kryl_mtx_write_dense(path, -1, v), KRYL_ERR_INVALID_ARGUMENT);

@@ -45,7 +45,8 @@ kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *c
 
 /* Write rows of a CSR matrix as coordinate real general, values with %.17g
  * (row indices A->row_begin + i + 1).  Values must be finite
- * (KRYL_ERR_INVALID_VALUE); a file that cannot be written whole is removed. */
+ * (KRYL_ERR_INVALID_VALUE).  The file is written whole or not at all: a
+ * failed write leaves what was at path unchanged (io/file_out.h). */
 kryl_status kryl_mtx_write_csr(const char *path, const kryl_csr *A);
 
 /* Write a dense n x 1 array real general file (finite values only). */

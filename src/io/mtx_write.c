@@ -1,46 +1,41 @@
 /* Writing Matrix Market files: CSR rows as coordinate real general, dense
  * vectors as array real general.  Lines are formatted into a large buffer
  * (integers by hand, values with "%.17g", which reads back exactly) and
- * written in blocks. */
-#include <errno.h>
+ * written in blocks to a file that replaces the target only once it is
+ * complete (io/file_out.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "io/file_out.h"
 #include "io/mtx.h"
 
 #define WRITE_BUFFER   ((size_t)1 << 20)
 #define LINE_MAX_BYTES 96 /* two 20-digit indices and a 24-character value */
 
 typedef struct writer {
-    const char *path;
-    FILE *file;
+    kryl_file_out out;
     char *buf;
     size_t used;
-    int error; /* errno of the first failed write, 0 while none failed */
 } writer;
 
 static kryl_status writer_open(writer *w, const char *path)
 {
     memset(w, 0, sizeof *w);
-    w->path = path;
     w->buf = malloc(WRITE_BUFFER);
     if (w->buf == NULL)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a write buffer", path);
-    w->file = fopen(path, "wb");
-    if (w->file == NULL) {
-        free(w->buf);
-        return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
-    }
-    return KRYL_SUCCESS;
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a write buffer of %zu bytes",
+                          path, WRITE_BUFFER);
+    kryl_status st = kryl_file_out_open(&w->out, path);
+    if (st != KRYL_SUCCESS) free(w->buf);
+    return st;
 }
 
 static void writer_flush(writer *w)
 {
-    if (w->error == 0 && w->used > 0 && fwrite(w->buf, 1, w->used, w->file) != w->used)
-        w->error = errno != 0 ? errno : EIO;
+    kryl_file_out_write(&w->out, w->buf, w->used);
     w->used = 0;
 }
 
@@ -51,15 +46,12 @@ static inline char *writer_line(writer *w)
     return w->buf + w->used;
 }
 
-/* Flush and close; a file that could not be written whole is removed. */
+/* Flush and commit: the file is replaced whole or left as it was. */
 static kryl_status writer_close(writer *w)
 {
     writer_flush(w);
-    if (fclose(w->file) != 0 && w->error == 0) w->error = errno != 0 ? errno : EIO;
     free(w->buf);
-    if (w->error == 0) return KRYL_SUCCESS;
-    remove(w->path);
-    return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot write: %s", w->path, strerror(w->error));
+    return kryl_file_out_commit(&w->out);
 }
 
 /* Decimal digits of v at p; returns the end. */

@@ -51,6 +51,18 @@ const char *cli_format_seconds(char *text, size_t size, double seconds);
  * into text[size]; returns text. */
 const char *cli_format_bytes(char *text, size_t size, double bytes);
 
+/* A file named on the command line: the option that named it ("--out",
+ * "the matrix") and its path (NULL: not given). */
+typedef struct cli_path {
+    const char *option, *path;
+} cli_path;
+
+/* Whether no output names an input or another output (the same device
+ * and inode, or the same resolved name for files not yet there); prints
+ * the error when one does. */
+bool cli_outputs_distinct(const cli_path *inputs, int ninputs, const cli_path *outputs,
+                          int noutputs);
+
 /* The last path component of `path`. */
 const char *cli_basename(const char *path);
 

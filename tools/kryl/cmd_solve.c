@@ -170,6 +170,9 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                                 "--tune times the candidates of --format auto; "
                                 "--format %s names one",
                                 a->format);
+    const cli_path inputs[] = {{"the matrix", a->matrix}, {"--rhs", a->rhs}, {"--x0", a->x0}};
+    const cli_path outputs[] = {{"--out", a->out}, {"--history", a->history}};
+    if (!cli_outputs_distinct(inputs, 3, outputs, 2)) return ARGS_ERROR;
     if (kryl_backend_from_name(a->backend, backend) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--backend: %s", kryl_last_error());
     r = resolve_mixed(a, opt);
@@ -222,28 +225,14 @@ static kryl_status write_history(const solve_job *job, const char *path)
 {
     const double *h;
     int64_t length;
-    kryl_status st = kryl_solver_history(job->solver, &h, &length);
-    if (st != KRYL_SUCCESS) {
-        cli_error(st);
-        return st;
-    }
     int rank = 0;
+    kryl_status st = kryl_solver_history(job->solver, &h, &length);
     kryl_context_rank(job->ctx, &rank, NULL);
-    if (rank != 0) return KRYL_SUCCESS; /* every rank holds the same history: rank 0 writes it */
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        cli_error_message("cannot open %s for writing", path);
-        return KRYL_ERR_IO;
-    }
-    double bnorm = job->result.bnorm;
-    fprintf(f, "iteration,residual_norm,relative_residual\n");
-    for (int64_t k = 0; k < length; k++)
-        fprintf(f, "%" PRId64 ",%.17g,%.17g\n", k, h[k], bnorm > 0.0 ? h[k] / bnorm : h[k]);
-    if (fclose(f) != 0) {
-        cli_error_message("cannot write %s", path);
-        return KRYL_ERR_IO;
-    }
-    return KRYL_SUCCESS;
+    /* every rank holds the same history: rank 0 writes it */
+    if (st == KRYL_SUCCESS && rank == 0)
+        st = kryl_write_history_csv(path, h, length, job->result.bnorm);
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
 }
 
 /* Fetch x (gathered on rank 0) and write it as an n x 1 Matrix Market file. */
