@@ -458,8 +458,20 @@ typedef enum kryl_generator_kind {
     KRYL_GEN_POWERLAW = 9,      /* power-law row lengths, a few very long rows */
     KRYL_GEN_RGG = 10,          /* random geometric graph in the unit cube, SPD, rows in a
                                    scrambled order (no locality in the numbering) */
-    KRYL_GEN_RGG_SPATIAL = 11   /* the same graph numbered cell by cell: P A P^T, contiguous
+    KRYL_GEN_RGG_SPATIAL = 11,  /* the same graph numbered cell by cell: P A P^T, contiguous
                                    rows are slabs of the cube */
+    /* Finite-element stiffness matrices, assembled element by element in a
+     * shuffled order on a mesh of nx x ny (x nz) cells with jittered interior
+     * vertices, Dirichlet nodes eliminated: symmetric positive definite up to
+     * rounding (a_ij and a_ji may differ in the last bit).  Assembled whole:
+     * a row range (or a rank) costs the whole matrix's assembly. */
+    KRYL_GEN_FEM_P1_2D = 12,   /* -lap u, linear triangles on the unit square: (nx-1)(ny-1) rows */
+    KRYL_GEN_FEM_P2_2D = 13,   /* -lap u, quadratic triangles: (2nx-1)(2ny-1) rows */
+    KRYL_GEN_FEM_P1_3D = 14,   /* -lap u, linear tetrahedra on the unit cube: (nx-1)(ny-1)(nz-1) */
+    KRYL_GEN_ELASTICITY3D = 15 /* linear elasticity, linear tetrahedra, a cantilever beam of
+                                  nx x ny x nz cubes of side 1/ny clamped at x = 0 (defaults
+                                  nx = 4n, ny = nz = n): 3 nx (ny+1)(nz+1) rows, node k's
+                                  displacements at rows 3k, 3k+1, 3k+2 */
 } kryl_generator_kind;
 
 typedef struct kryl_generator_options {
@@ -482,6 +494,13 @@ const char *kryl_generator_name(kryl_generator_kind kind);
 /* Global size of the generated matrix. */
 kryl_status kryl_generator_size(const kryl_generator_options *options, int64_t *nrows,
                                 int64_t *nnz_estimate);
+
+/* The coordinates of the nodes whose unknowns a finite-element kind's rows
+ * are, in row order (elasticity3d: node k holds rows 3k..3k+2): *dim
+ * (2 or 3) values per node, node k at (*xyz)[*dim * k + d], malloc'ed
+ * (free with free()).  KRYL_ERR_UNSUPPORTED for the other kinds. */
+kryl_status kryl_generator_coordinates(const kryl_generator_options *options, int64_t *nodes,
+                                       int *dim, double **xyz);
 
 /* Generate rows [row_begin, row_end) of the matrix (the whole matrix with
  * 0 and nrows) without building any other row.  On a distributed context
@@ -529,6 +548,11 @@ kryl_status kryl_read_mtx_vector(const char *path, int64_t *length, double **val
 /* Write a dense vector as a Matrix Market array real general n x 1 file,
  * whole or not at all (see kryl_write_history_csv). */
 kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double *values);
+
+/* Write a dense rows x cols array as a Matrix Market array real general
+ * file, values column by column (values[i + rows * j]). */
+kryl_status kryl_write_mtx_array(const char *path, int64_t rows, int64_t cols,
+                                 const double *values);
 
 /* ------------------------------------------------------------------ */
 /* Solvers                                                             */

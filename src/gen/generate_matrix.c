@@ -1,10 +1,12 @@
 /* kryl_matrix_generate: rows [row_begin, row_end) of a generated matrix in
  * two passes over the rows (count, then fill), both in parallel under
- * OpenMP, into a host CSR that becomes the matrix. */
+ * OpenMP, into a host CSR that becomes the matrix; the finite-element kinds
+ * are assembled (fem_assemble.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/objects.h"
+#include "gen/fem.h"
 #include "gen/generator.h"
 #ifdef KRYL_HAVE_MPI
 #include "dist/dist.h"
@@ -123,6 +125,12 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
     if (kryl_dist_active(ctx) && row_begin == 0 && row_end == g.nrows)
         kryl_dist_block_rows(ctx, g.nrows, &row_begin, &row_end);
 #endif
+    if (kryl_gen_fem_kind(g.options.kind)) {
+        /* assembled whole, element by element: every rank assembles all and keeps its rows */
+        kryl_csr fem;
+        KRYL_TRY(kryl_gen_fem_assemble(&g, row_begin, row_end, &fem));
+        return kryl_matrix_from_csr(A, ctx, &fem);
+    }
     const int64_t nrows = row_end - row_begin;
     const int threads = thread_count(ctx);
     int64_t *row_ptr = calloc((size_t)nrows + 1, sizeof *row_ptr);

@@ -1,5 +1,6 @@
 /* Generator kinds: names, default options, validation, sizes and the
- * dispatch of a row to its family (stencil, random-spd, powerlaw, rgg). */
+ * dispatch of a row to its family (stencil, random-spd, powerlaw, rgg);
+ * the finite-element kinds are assembled whole (fem.h). */
 #include "gen/generator.h"
 
 #include <math.h>
@@ -7,12 +8,14 @@
 
 #include "core/error.h"
 #include "gen/families.h"
+#include "gen/fem.h"
 
-#define KIND_COUNT 12
+#define KIND_COUNT 16
 
 static const char *const kind_names[KIND_COUNT] = {
     "poisson2d",  "poisson3d",  "poisson3d27", "poisson3d125", "aniso2d", "aniso3d",
-    "convdiff2d", "convdiff3d", "random-spd",  "powerlaw",     "rgg",     "rgg-spatial"};
+    "convdiff2d", "convdiff3d", "random-spd",  "powerlaw",     "rgg",     "rgg-spatial",
+    "fem-p1-2d",  "fem-p2-2d",  "fem-p1-3d",   "elasticity3d"};
 
 /* Grid directions of a kind: 2 or 3 for the stencils, 1 (rows) for random kinds. */
 static int kind_dims(kryl_generator_kind kind)
@@ -20,7 +23,9 @@ static int kind_dims(kryl_generator_kind kind)
     switch (kind) {
     case KRYL_GEN_POISSON2D5:
     case KRYL_GEN_ANISOTROPIC2D:
-    case KRYL_GEN_CONVDIFF2D: return 2;
+    case KRYL_GEN_CONVDIFF2D:
+    case KRYL_GEN_FEM_P1_2D:
+    case KRYL_GEN_FEM_P2_2D: return 2;
     case KRYL_GEN_RANDOM_SPD:
     case KRYL_GEN_POWERLAW:
     case KRYL_GEN_RGG:
@@ -51,7 +56,7 @@ kryl_status kryl_generator_from_name(const char *name, kryl_generator_kind *kind
     return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                       "unknown generator '%s': expected one of poisson2d, poisson3d, poisson3d27, "
                       "poisson3d125, aniso2d, aniso3d, convdiff2d, convdiff3d, random-spd, "
-                      "powerlaw, rgg, rgg-spatial",
+                      "powerlaw, rgg, rgg-spatial, fem-p1-2d, fem-p2-2d, fem-p1-3d, elasticity3d",
                       name);
 }
 
@@ -61,7 +66,8 @@ void kryl_generator_options_init(kryl_generator_options *options, kryl_generator
     if (!options) return;
     const int dims = kind_dims(kind);
     options->kind = kind;
-    options->nx = n;
+    /* the elasticity beam is four times longer than wide */
+    options->nx = kind == KRYL_GEN_ELASTICITY3D ? 4 * n : n;
     options->ny = dims >= 2 ? n : 1;
     options->nz = dims >= 3 ? n : 1;
     options->epsilon = 1e-3;
@@ -138,6 +144,7 @@ kryl_status kryl_generator_init(kryl_generator *g, const kryl_generator_options 
     KRYL_REQUIRE_ARG(options);
     memset(g, 0, sizeof *g);
     KRYL_TRY(validate(g, options));
+    if (kryl_gen_fem_kind(g->options.kind)) return kryl_gen_fem_init(g);
     switch (g->options.kind) {
     case KRYL_GEN_RANDOM_SPD: return kryl_gen_random_spd_init(g);
     case KRYL_GEN_POWERLAW: return kryl_gen_powerlaw_init(g);

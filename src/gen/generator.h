@@ -1,6 +1,6 @@
 /* Matrix generators, one row at a time: any contiguous range of rows can be
  * built without building any other row (a distributed run builds only its
- * own rows). */
+ * own rows).  The finite-element kinds are the exception (gen/fem.h). */
 #ifndef KRYL_GEN_GENERATOR_H
 #define KRYL_GEN_GENERATOR_H
 
@@ -45,10 +45,10 @@ typedef struct kryl_generator {
  * 64-bit indices. */
 kryl_status kryl_generator_init(kryl_generator *g, const kryl_generator_options *options);
 
-/* Row i (0 <= i < g->nrows): writes its entries (columns ascending, unique)
- * to cols/values, which have room for the row (at most g->max_row_length),
- * and returns how many.  With cols and values both NULL it only returns the
- * count, cheaply. */
+/* Row i (0 <= i < g->nrows) of a row kind (not the finite-element kinds,
+ * which kryl_matrix_generate assembles whole, gen/fem.h): writes its entries (columns ascending,
+ * unique) to cols/values, which have room for the row (at most g->max_row_length), and returns how
+ * many.  With cols and values both NULL it only returns the count, cheaply. */
 int64_t kryl_generator_row(const kryl_generator *g, int64_t i, int64_t *cols, double *values);
 
 #ifdef __cplusplus

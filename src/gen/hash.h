@@ -14,7 +14,9 @@ enum {
     KRYL_GEN_STREAM_COLUMN = 4,   /* powerlaw: column draws */
     KRYL_GEN_STREAM_POSITION = 5, /* rgg: a point's place in its cell */
     KRYL_GEN_STREAM_SCRAMBLE = 6, /* rgg: the round functions of the scrambled numbering */
-    KRYL_GEN_STREAM_SHIFT = 7     /* rgg: a point's diagonal shift */
+    KRYL_GEN_STREAM_SHIFT = 7,    /* rgg: a point's diagonal shift */
+    KRYL_GEN_STREAM_JITTER = 8,   /* finite-element kinds: a vertex's move */
+    KRYL_GEN_STREAM_SHUFFLE = 9   /* finite-element kinds: the element order */
 };
 
 /* The splitmix64 finaliser (G. Steele, D. Lea, C. Flood, "Fast splittable

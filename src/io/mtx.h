@@ -52,6 +52,11 @@ kryl_status kryl_mtx_write_csr(const char *path, const kryl_csr *A);
 /* Write a dense n x 1 array real general file (finite values only). */
 kryl_status kryl_mtx_write_dense(const char *path, int64_t n, const double *values);
 
+/* Write a dense rows x cols array real general file, values column by
+ * column (values[i + rows j]; finite values only). */
+kryl_status kryl_mtx_write_array(const char *path, int64_t rows, int64_t cols,
+                                 const double *values);
+
 #ifdef __cplusplus
 }
 #endif

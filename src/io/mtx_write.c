@@ -137,12 +137,14 @@ kryl_status kryl_mtx_write_csr(const char *path, const kryl_csr *A)
     return writer_close(&w);
 }
 
-kryl_status kryl_mtx_write_dense(const char *path, int64_t n, const double *values)
+kryl_status kryl_mtx_write_array(const char *path, int64_t rows, int64_t cols, const double *values)
 {
     KRYL_REQUIRE_ARG(path);
-    if (n < 0 || (n > 0 && values == NULL))
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s: cannot write %lld values from %p", path,
-                          (long long)n, (const void *)values);
+    if (rows < 0 || cols < 0 || (cols > 0 && rows > INT64_MAX / cols) ||
+        (rows * cols > 0 && values == NULL))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s: cannot write %lld x %lld values from %p",
+                          path, (long long)rows, (long long)cols, (const void *)values);
+    const int64_t n = rows * cols;
     int64_t bad = first_nonfinite(values, n);
     if (bad >= 0)
         return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
@@ -151,8 +153,8 @@ kryl_status kryl_mtx_write_dense(const char *path, int64_t n, const double *valu
     writer w;
     KRYL_TRY(writer_open(&w, path));
     writer_text(&w, "%%MatrixMarket matrix array real general\n");
-    writer_size(&w, n, 1, -1);
-    /* one value per line */
+    writer_size(&w, rows, cols, -1);
+    /* one value per line, column by column */
     for (int64_t k = 0; k < n; k++) {
         char *p = writer_line(&w);
         char *q = put_value(p, values[k]);
@@ -160,4 +162,9 @@ kryl_status kryl_mtx_write_dense(const char *path, int64_t n, const double *valu
         w.used += (size_t)(q - p);
     }
     return writer_close(&w);
+}
+
+kryl_status kryl_mtx_write_dense(const char *path, int64_t n, const double *values)
+{
+    return kryl_mtx_write_array(path, n, 1, values);
 }

@@ -50,3 +50,8 @@ kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double
 {
     return kryl_mtx_write_dense(path, length, values);
 }
+
+kryl_status kryl_write_mtx_array(const char *path, int64_t rows, int64_t cols, const double *values)
+{
+    return kryl_mtx_write_array(path, rows, cols, values);
+}

@@ -1,11 +1,12 @@
 /* kryl gen: generate a test matrix and write it as Matrix Market. */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "args.h"
 #include "cli.h"
 
 typedef struct gen_args {
-    const char *kind, *out;
+    const char *kind, *out, *coordinates;
     int64_t n, nx, ny, nz, row_length, seed;
     double epsilon, peclet, exponent;
     bool n_given, nx_given, ny_given, nz_given, epsilon_given, peclet_given;
@@ -13,13 +14,15 @@ typedef struct gen_args {
 } gen_args;
 
 /* Parse the command line into the generator options and the output path. */
-static args_result parse(int argc, char **argv, kryl_generator_options *g, const char **out)
+static args_result parse(int argc, char **argv, kryl_generator_options *g, const char **out,
+                         const char **coordinates)
 {
     static const char *cmd = "gen";
     gen_args a = {0};
     const arg_spec specs[] = {
         {"--n", NULL, ARG_POSITIVE, &a.n, &a.n_given},
         {"--out", "-o", ARG_STRING, &a.out, NULL},
+        {"--coordinates", NULL, ARG_STRING, &a.coordinates, NULL},
         {"--nx", NULL, ARG_POSITIVE, &a.nx, &a.nx_given},
         {"--ny", NULL, ARG_POSITIVE, &a.ny, &a.ny_given},
         {"--nz", NULL, ARG_POSITIVE, &a.nz, &a.nz_given},
@@ -50,7 +53,35 @@ static args_result parse(int argc, char **argv, kryl_generator_options *g, const
     if (a.exponent_given) g->exponent = a.exponent;
     if (a.seed_given) g->seed = (uint64_t)a.seed;
     *out = a.out;
+    *coordinates = a.coordinates;
     return ARGS_OK;
+}
+
+/* Write the node coordinates of a finite-element kind as a Matrix Market
+ * array, one row per node, one column per direction. */
+static kryl_status write_coordinates(const kryl_generator_options *g, const char *path)
+{
+    int64_t nodes = 0;
+    int dim = 0;
+    double *xyz = NULL, *columns = NULL;
+    kryl_status st = kryl_generator_coordinates(g, &nodes, &dim, &xyz);
+    if (st == KRYL_SUCCESS) {
+        columns = malloc((size_t)(nodes > 0 ? nodes * dim : 1) * sizeof *columns);
+        if (columns == NULL) st = KRYL_ERR_OUT_OF_MEMORY;
+    }
+    if (st == KRYL_SUCCESS) {
+        /* columns[k + nodes d] = xyz[dim k + d]: node k's coordinate d, column by column */
+        for (int64_t k = 0; k < nodes; k++)
+            for (int d = 0; d < dim; d++) columns[k + nodes * d] = xyz[(int64_t)dim * k + d];
+        st = kryl_write_mtx_array(path, nodes, dim, columns);
+    }
+    if (st == KRYL_SUCCESS)
+        fprintf(stderr, "wrote %s: %" PRId64 " nodes x %d coordinates\n", path, nodes, dim);
+    else
+        cli_error(st);
+    free(columns);
+    free(xyz);
+    return st;
 }
 
 /* Generate the matrix on the ref backend (host only) and write it. */
@@ -79,8 +110,11 @@ static kryl_status generate(const kryl_generator_options *g, const char *out)
 int cmd_gen(int argc, char **argv)
 {
     kryl_generator_options g;
-    const char *out = NULL;
-    args_result r = parse(argc, argv, &g, &out);
+    const char *out = NULL, *coordinates = NULL;
+    args_result r = parse(argc, argv, &g, &out, &coordinates);
     if (r != ARGS_OK) return r == ARGS_HELP ? CLI_EXIT_OK : CLI_EXIT_ERROR;
-    return generate(&g, out) == KRYL_SUCCESS ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+    if (generate(&g, out) != KRYL_SUCCESS) return CLI_EXIT_ERROR;
+    if (coordinates != NULL && write_coordinates(&g, coordinates) != KRYL_SUCCESS)
+        return CLI_EXIT_ERROR;
+    return CLI_EXIT_OK;
 }

@@ -95,7 +95,7 @@ static const command_help commands[] = {
      "Exit status: 0 converged, 2 not converged (the summary is still printed), 1 error.\n"},
     {"gen",
      "kryl gen KIND --n N -o A.mtx [--nx X --ny Y --nz Z] [--epsilon E] [--peclet P]\n"
-     "                [--row-length L] [--exponent X] [--seed S]",
+     "                [--row-length L] [--exponent X] [--seed S] [--coordinates XYZ.mtx]",
      "Generate a test matrix and write it as a Matrix Market coordinate file.\n"
      "\n"
      "  --n N                 grid points per direction (random kinds: rows)\n"
@@ -105,13 +105,25 @@ static const command_help commands[] = {
      "  --peclet P            convection strength, the cell Peclet number (default 10)\n"
      "  --row-length L        random kinds: mean entries per row (default 8)\n"
      "  --exponent X          powerlaw: P(length) ~ length^-X (default 2.1)\n"
-     "  --seed S              random kinds: the seed (default 1)\n"
+     "  --seed S              random kinds and finite-element meshes: the seed (default 1)\n"
+     "  --coordinates FILE    finite-element kinds: also write the unknowns' node\n"
+     "                        coordinates (Matrix Market array, a row per node)\n"
      "\n"
      "Random kinds (--n N rows): random-spd (symmetric, diagonally dominant, entries near\n"
      "the diagonal), powerlaw (nonsymmetric, a few very long rows), rgg (SPD random\n"
      "geometric graph: N points in the unit cube coupled within a radius, rows numbered\n"
      "in a scrambled order, no locality), rgg-spatial (the same graph numbered cell by\n"
      "cell: contiguous rows are slabs of the cube).\n"
+     "\n"
+     "Finite-element kinds (--n N elements a direction): stiffness matrices assembled\n"
+     "element by element in a shuffled order on a mesh with jittered interior vertices,\n"
+     "boundary conditions eliminated, so symmetric positive definite up to rounding:\n"
+     "fem-p1-2d and fem-p2-2d (-lap u, linear or quadratic triangles on the unit square:\n"
+     "(N-1)^2 or (2N-1)^2 rows), fem-p1-3d (linear tetrahedra on the unit cube: (N-1)^3\n"
+     "rows), elasticity3d (linear elasticity, E = 1, nu = 0.3, linear tetrahedra on a\n"
+     "cantilever beam of 4N x N x N cubes clamped at x = 0: 12 N (N+1)^2 rows, node k's\n"
+     "x, y, z displacements at rows 3k..3k+2; --n 12 gives 24336 rows).  They are\n"
+     "assembled whole: with --gen under MPI every rank assembles all and keeps its rows.\n"
      "\n"
      "KIND is one of:",
      NULL},
@@ -190,7 +202,7 @@ bool help_print(const char *command, FILE *out)
     fprintf(out, "usage: %s\n\n%s%s", c->usage, c->text, c->more != NULL ? c->more : "");
     if (strcmp(command, "gen") == 0) {
         /* the generator kinds, as kryl_generator_from_name accepts them */
-        for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_RGG_SPATIAL; k++)
+        for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_ELASTICITY3D; k++)
             fprintf(out, " %s", kryl_generator_name((kryl_generator_kind)k));
         fputc('\n', out);
     }
