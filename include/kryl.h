@@ -354,8 +354,19 @@ kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int6
 kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const int32_t **col_idx,
                                  const double **values);
 
-/* Whether A equals its transpose, with |a_ij - a_ji| <= tol * max|a|. */
+/* A counts as symmetric when max |a_ij - a_ji| <= tol * max |a_ij| (an
+ * absent a_ji counts as 0): a matrix assembled in floating point is
+ * symmetric only up to rounding.  The default tol of the solvers and of
+ * `kryl`; CG and the symmetric preconditioners then run on A as stored. */
+#define KRYL_SYMMETRY_TOL 1e-12
+
+/* Whether max |a_ij - a_ji| <= tol * max |a_ij| (tol 0: exactly symmetric). */
 kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric);
+
+/* The relative asymmetry max |a_ij - a_ji| / max |a_ij| (an absent a_ji
+ * counts as 0; 0 for a symmetric matrix, INFINITY for a rectangular one),
+ * measured once per matrix; collective on a distributed matrix. */
+kryl_status kryl_matrix_asymmetry(kryl_matrix A, double *asymmetry);
 
 /* Structure and numbers of a matrix, for `kryl info` and format choice. */
 typedef struct kryl_matrix_stats {
@@ -377,6 +388,7 @@ typedef struct kryl_matrix_stats {
      * indices (4), row offsets (4 or 8) once, x once and y once (8 each). */
     int64_t spmv_bytes_double;
     int64_t spmv_bytes_single; /* the same with 4-byte values and vectors */
+    double asymmetry;          /* max |a_ij - a_ji| / max |a_ij|, an absent a_ji counting as 0 */
 } kryl_matrix_stats;
 
 /* Compute the statistics of A's owned rows (host work, O(nnz log)). */
@@ -608,6 +620,10 @@ typedef struct kryl_solver_options {
      * IC(0), shifted where needed, for a symmetric matrix with a CG method,
      * else ILU(0) */
     kryl_precond_kind block_factor;
+    /* CG methods and the symmetric preconditioners (ic0, mic0, lspoly) take
+     * A as symmetric when max |a_ij - a_ji| <= symmetry_tol * max |a_ij|;
+     * default KRYL_SYMMETRY_TOL (1e-12), 0: exactly symmetric */
+    double symmetry_tol;
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);

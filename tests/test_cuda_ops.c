@@ -192,7 +192,7 @@ typedef struct matrix_pair {
 static int matrix_setup(matrix_pair *A, kryl_precision p)
 {
     A->host.refs = 1;
-    A->host.symmetric = -1;
+    A->host.asymmetry = -1.0;
     memset(&A->layout, 0, sizeof A->layout);
     A->layout.refs = 1;
     A->layout.n = A->layout.n_global = A->host.csr.nrows;

@@ -71,7 +71,7 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     }
     host->refs = 1;
     host->csr = *csr;
-    host->symmetric = -1;
+    host->asymmetry = -1.0;
     csr->row_ptr = NULL;
     csr->col_idx = NULL;
     csr->values = NULL;
@@ -208,7 +208,8 @@ kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const i
     return KRYL_SUCCESS;
 }
 
-/* max |a_ij - a_ji| over stored pairs, INFINITY if the pattern is not symmetric */
+/* max |a_ij - a_ji| over the stored entries, an absent partner counting
+ * as 0; INFINITY when A is not a square matrix of all its rows */
 static double asymmetry(const kryl_csr *A)
 {
     if (A->nrows != A->nrows_global || A->nrows != A->ncols) return INFINITY;
@@ -217,7 +218,6 @@ static double asymmetry(const kryl_csr *A)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             int64_t t = kryl_csr_find(A, A->col_idx[k], i);
             double aji = t < 0 ? 0.0 : A->values[t];
-            if (t < 0 && A->values[k] != 0.0) return INFINITY;
             double d = fabs(A->values[k] - aji);
             if (d > worst) worst = d;
         }
@@ -225,8 +225,7 @@ static double asymmetry(const kryl_csr *A)
     return worst;
 }
 
-/* max |a_ij - a_ji| (INFINITY for different patterns) and max |a_ij|,
- * over all ranks of a distributed matrix. */
+/* max |a_ij - a_ji| and max |a_ij|, over all ranks of a distributed matrix. */
 static kryl_status global_asymmetry(kryl_host_matrix *h, double *worst, double *max_abs)
 {
 #ifdef KRYL_HAVE_MPI
@@ -240,25 +239,35 @@ static kryl_status global_asymmetry(kryl_host_matrix *h, double *worst, double *
     return KRYL_SUCCESS;
 }
 
-bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h)
+double kryl_host_matrix_asymmetry(kryl_host_matrix *h)
 {
-    double worst = INFINITY, max_abs;
-    if (h->symmetric < 0)
-        h->symmetric = global_asymmetry(h, &worst, &max_abs) == KRYL_SUCCESS && worst == 0.0;
-    return h->symmetric == 1;
+    if (h->asymmetry < 0.0) {
+        double worst = INFINITY, max_abs = 0.0;
+        if (global_asymmetry(h, &worst, &max_abs) != KRYL_SUCCESS) worst = INFINITY;
+        /* relative to the largest entry; a zero matrix is symmetric */
+        h->asymmetry = worst == 0.0 ? 0.0 : worst / max_abs;
+    }
+    return h->asymmetry;
+}
+
+bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h, double tol)
+{
+    return kryl_host_matrix_asymmetry(h) <= tol;
 }
 
 kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric)
 {
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(symmetric);
-    if (tol <= 0.0) {
-        *symmetric = kryl_host_matrix_is_symmetric(A->host);
-        return KRYL_SUCCESS;
-    }
-    double worst, max_abs;
-    KRYL_TRY(global_asymmetry(A->host, &worst, &max_abs));
-    *symmetric = worst <= tol * max_abs;
+    *symmetric = kryl_host_matrix_is_symmetric(A->host, tol > 0.0 ? tol : 0.0);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_asymmetry(kryl_matrix A, double *asymmetry)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(asymmetry);
+    *asymmetry = kryl_host_matrix_asymmetry(A->host);
     return KRYL_SUCCESS;
 }
 

@@ -25,11 +25,12 @@ static bool row_find(const kryl_csr *A, int64_t begin, int64_t end, int64_t col,
 
 /* Symmetry of the stored pattern and of the values: every a_ij whose
  * mirror row j is owned is compared with a_ji (an absent a_ji counts as 0
- * for the values). */
-static void symmetry(const kryl_csr *A, bool *pattern, bool *values)
+ * for the values); *worst = the largest |a_ij - a_ji|. */
+static void symmetry(const kryl_csr *A, bool *pattern, bool *values, double *worst)
 {
     *pattern = *values = A->nrows_global == A->ncols;
-    for (int64_t i = 0; i < A->nrows && (*pattern || *values); i++) {
+    *worst = *pattern ? 0.0 : INFINITY;
+    for (int64_t i = 0; i < A->nrows && *worst < INFINITY; i++) {
         int64_t gi = A->row_begin + i;
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             int64_t j = (int64_t)A->col_idx[k] - A->row_begin;
@@ -38,6 +39,7 @@ static void symmetry(const kryl_csr *A, bool *pattern, bool *values)
             bool found = row_find(A, A->row_ptr[j], A->row_ptr[j + 1], gi, &mirror);
             if (!found) *pattern = false;
             if (mirror != A->values[k]) *values = false;
+            *worst = fmax(*worst, fabs(mirror - A->values[k]));
         }
     }
 }
@@ -132,7 +134,9 @@ kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats)
     s.nnz = kryl_csr_nnz(csr);
     row_stats(csr, &s);
     row_moments(csr, &s);
-    symmetry(csr, &s.symmetric_pattern, &s.symmetric);
+    double worst;
+    symmetry(csr, &s.symmetric_pattern, &s.symmetric, &worst);
+    s.asymmetry = worst == 0.0 ? 0.0 : worst / s.max_abs;
     spmv_bytes(&s);
     *stats = s;
     return KRYL_SUCCESS;

@@ -33,8 +33,8 @@ struct kryl_context_s {
 /* The host copy of a matrix, shared by the matrices converted from it. */
 typedef struct kryl_host_matrix {
     int refs;
-    kryl_csr csr;  /* owned rows, natural order, double, as given */
-    int symmetric; /* -1 not checked yet, 0 no, 1 yes (exactly) */
+    kryl_csr csr;     /* owned rows, natural order, double, as given */
+    double asymmetry; /* max |a_ij - a_ji| / max |a_ij| (absent = 0); < 0: not measured yet */
     /* rows of a distributed matrix: its checks are collective */
     struct kryl_dist_context *dist;
 } kryl_host_matrix;
@@ -92,8 +92,14 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
                                 kryl_format format, const kryl_fmt_params *params,
                                 kryl_order_kind order);
 
-/* Symmetry of the host copy, computed once and cached. */
-bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h);
+/* The relative asymmetry max |a_ij - a_ji| / max |a_ij| of the host copy
+ * (an absent a_ji counts as 0; INFINITY for a matrix that is not square or
+ * could not be checked), measured once and cached; collective on a
+ * distributed matrix. */
+double kryl_host_matrix_asymmetry(kryl_host_matrix *h);
+
+/* Whether A counts as symmetric: kryl_host_matrix_asymmetry(h) <= tol. */
+bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h, double tol);
 
 /* A vector of n entries in A's layout (for the solver's workspace). */
 kryl_status kryl_vector_create_like(kryl_vector *v, kryl_context ctx, kryl_layout *layout,

@@ -199,7 +199,7 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
                           name, (long long)csr->row_begin, (long long)(csr->row_begin + csr->nrows),
                           (long long)csr->nrows_global, (long long)csr->ncols);
     bool ic = factor == KRYL_PRECOND_IC0 || factor == KRYL_PRECOND_MIC0;
-    if (ic && !kryl_host_matrix_is_symmetric(A->host))
+    if (ic && !kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "%s: the matrix is not symmetric; incomplete Cholesky needs a "
                           "symmetric positive definite matrix (use --precond ilu0 for a "

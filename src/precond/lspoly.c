@@ -140,7 +140,8 @@ static kryl_status spectrum_bounds(kryl_matrix A, kryl_lspoly *poly)
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree)
+kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree,
+                                       double symmetry_tol)
 {
     if (degree == 0) degree = KRYL_LSPOLY_DEFAULT_DEGREE;
     if (degree < 1 || degree > KRYL_LSPOLY_MAX_DEGREE)
@@ -150,7 +151,7 @@ kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degr
     if (csr->nrows_global != csr->ncols)
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE, "lspoly: the matrix is %lld x %lld, not square",
                           (long long)csr->nrows_global, (long long)csr->ncols);
-    if (!kryl_host_matrix_is_symmetric(A->host))
+    if (!kryl_host_matrix_is_symmetric(A->host, symmetry_tol))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "the matrix is not symmetric: the least-squares polynomial "
                           "preconditioner needs a symmetric positive definite matrix; use "

@@ -27,7 +27,7 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
 {
     bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
               opts->method == KRYL_METHOD_PIPECG;
-    bool ic = cg && kryl_host_matrix_is_symmetric(A->host);
+    bool ic = cg && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol);
     kryl_mcolor mc;
     KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &mc));
     kryl_precond_filter filter = {kryl_mcolor_filter, &mc};

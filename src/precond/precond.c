@@ -18,7 +18,9 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
     kryl_status st;
     switch (kind) {
     case KRYL_PRECOND_JACOBI: st = kryl_precond_jacobi_create(p, A); break;
-    case KRYL_PRECOND_LSPOLY: st = kryl_precond_lspoly_create(p, A, opts->degree); break;
+    case KRYL_PRECOND_LSPOLY:
+        st = kryl_precond_lspoly_create(p, A, opts->degree, opts->symmetry_tol);
+        break;
     case KRYL_PRECOND_IC0:
     case KRYL_PRECOND_MIC0:
     case KRYL_PRECOND_ILU0:

@@ -33,7 +33,8 @@ void kryl_precond_destroy(kryl_precond **pc);
 
 /* Constructors of each kind (one file each). */
 kryl_status kryl_precond_jacobi_create(kryl_precond *pc, kryl_matrix A);
-kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree);
+kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree,
+                                       double symmetry_tol);
 /* IC(0), MIC(0), ILU(0), ILU(k), ILUT (pc->kind), applied by triangular solves. */
 kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
                                     const kryl_solver_options *opts);

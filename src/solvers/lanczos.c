@@ -181,7 +181,7 @@ kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int s
     if (csr->nrows_global != csr->ncols)
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE, "kryl_matrix_spectrum: the matrix is %lld x %lld",
                           (long long)csr->nrows_global, (long long)csr->ncols);
-    if (!kryl_host_matrix_is_symmetric(A->host))
+    if (!kryl_host_matrix_is_symmetric(A->host, KRYL_SYMMETRY_TOL))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "kryl_matrix_spectrum: Lanczos needs a symmetric matrix");
     if (precond != KRYL_PRECOND_NONE && precond != KRYL_PRECOND_JACOBI)

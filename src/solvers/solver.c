@@ -35,6 +35,7 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->maxfill = 20;
     options->sweeps = 1;
     options->omega = 1.0;
+    options->symmetry_tol = KRYL_SYMMETRY_TOL;
 }
 
 static const kryl_method_ops *plain_method_ops(kryl_method method)
@@ -138,22 +139,27 @@ static kryl_status check_options(kryl_solver_options *o)
     if (o->check_interval < 0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "check_interval %d is negative",
                           o->check_interval);
+    if (!(o->symmetry_tol >= 0.0 && o->symmetry_tol < 1.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "symmetry_tol %g: expected a relative tolerance in [0, 1)",
+                          o->symmetry_tol);
     return KRYL_SUCCESS;
 }
 
-/* What the method needs of A: square, and symmetric for CG. */
-static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method)
+/* What the method needs of A: square, and symmetric (up to symmetry_tol) for CG. */
+static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method, double symmetry_tol)
 {
     const kryl_csr *csr = &A->host->csr;
     if (csr->nrows_global != csr->ncols)
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                           "the matrix is %lld x %lld; %s needs a square matrix",
                           (long long)csr->nrows_global, (long long)csr->ncols, method->name);
-    if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host))
+    if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host, symmetry_tol))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
-                          "the matrix is not symmetric; %s needs a symmetric positive definite "
-                          "matrix (gmres or bicgstab solve nonsymmetric systems)",
-                          method->name);
+                          "the matrix is not symmetric (max |a_ij - a_ji| = %.3g max |a_ij|, "
+                          "above the symmetry tolerance %g); %s needs a symmetric positive "
+                          "definite matrix (gmres or bicgstab solve nonsymmetric systems)",
+                          kryl_host_matrix_asymmetry(A->host), symmetry_tol, method->name);
     return KRYL_SUCCESS;
 }
 
@@ -281,7 +287,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
         opts.precond = KRYL_PRECOND_JACOBI;
     KRYL_TRY(check_options(&opts));
     const kryl_method_ops *method = method_ops(&opts);
-    KRYL_TRY(check_matrix(A, method));
+    KRYL_TRY(check_matrix(A, method, opts.symmetry_tol));
     if (A->precision != KRYL_DOUBLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "give the solver the double-precision matrix: the true residual is "

@@ -54,6 +54,8 @@ static void print_json(const info_args *a, const kryl_matrix_stats *s, double re
     json_bool(&w, "square", s->nrows == s->ncols);
     json_bool(&w, "symmetric", s->symmetric);
     json_bool(&w, "symmetric_pattern", s->symmetric_pattern);
+    json_double(&w, "asymmetry", s->asymmetry);
+    json_bool(&w, "symmetric_within_tol", s->asymmetry <= KRYL_SYMMETRY_TOL);
     json_int(&w, "row_min", s->row_min);
     json_double(&w, "row_mean", s->row_mean);
     json_int(&w, "row_max", s->row_max);
@@ -90,8 +92,14 @@ static void print_summary(const char *path, const kryl_matrix_stats *s)
     printf("matrix      %s\n", cli_basename(path));
     printf("size        %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros (%.3g%% dense)\n", s->nrows,
            s->ncols, s->nnz, cells > 0.0 ? 100.0 * (double)s->nnz / cells : 0.0);
-    printf("symmetry    values: %s, pattern: %s\n", s->symmetric ? "symmetric" : "nonsymmetric",
-           s->symmetric_pattern ? "symmetric" : "nonsymmetric");
+    printf("symmetry    values: %s, pattern: %s; max |a_ij - a_ji| = %.3g max |a_ij|%s\n",
+           s->symmetric                        ? "symmetric"
+           : s->asymmetry <= KRYL_SYMMETRY_TOL ? "symmetric up to rounding"
+                                               : "nonsymmetric",
+           s->symmetric_pattern ? "symmetric" : "nonsymmetric", s->asymmetry,
+           !s->symmetric && s->asymmetry <= KRYL_SYMMETRY_TOL
+               ? " (within the default tolerance 1e-12)"
+               : "");
     printf("row length  min %" PRId64 ", mean %.2f, max %" PRId64 ", stddev %.2f; %" PRId64
            " empty rows\n",
            s->row_min, s->row_mean, s->row_max, s->row_stddev, s->empty_rows);
@@ -155,9 +163,9 @@ static args_result parse(int argc, char **argv, info_args *a)
 static kryl_status estimate_spectrum(kryl_matrix A, const info_args *a, const kryl_matrix_stats *s,
                                      info_spectrum *sp)
 {
-    if (s->nrows != s->ncols || !s->symmetric) {
+    if (s->nrows != s->ncols || !(s->asymmetry <= KRYL_SYMMETRY_TOL)) {
         cli_error_message("--spectrum: the matrix is %s; the Lanczos estimate needs a "
-                          "symmetric matrix (a_ij = a_ji exactly)",
+                          "symmetric matrix (max |a_ij - a_ji| <= 1e-12 max |a_ij|)",
                           s->nrows != s->ncols ? "not square" : "not symmetric");
         return KRYL_ERR_NOT_SYMMETRIC;
     }

@@ -17,7 +17,7 @@ typedef struct solve_args {
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
     int64_t gen_n;
     bool partition_given;
-    double rtol, atol, inner_rtol, droptol, omega;
+    double rtol, atol, inner_rtol, droptol, omega, symmetry_tol;
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
         blocks, sweeps;
     bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune;
@@ -78,7 +78,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .droptol = 1e-3,
                       .maxfill = 20,
                       .sweeps = 1,
-                      .omega = 1.0};
+                      .omega = 1.0,
+                      .symmetry_tol = opt->symmetry_tol};
     const arg_spec specs[] = {
         {"--rhs", NULL, ARG_STRING, &a->rhs, NULL},
         {"--x0", NULL, ARG_STRING, &a->x0, NULL},
@@ -107,6 +108,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--inner-its", NULL, ARG_POSITIVE, &a->inner_its, NULL},
         {"--inner-rtol", NULL, ARG_DOUBLE, &a->inner_rtol, &a->inner_rtol_given},
         {"--rtol", NULL, ARG_DOUBLE, &a->rtol, NULL},
+        {"--symmetry-tol", NULL, ARG_DOUBLE, &a->symmetry_tol, NULL},
         {"--atol", NULL, ARG_DOUBLE, &a->atol, NULL},
         {"--maxit", NULL, ARG_COUNT, &a->maxit, NULL},
         {"--threads", NULL, ARG_COUNT, &a->threads, NULL},
@@ -143,6 +145,9 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     if (a->inner_rtol_given && !(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
         return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
                                 a->inner_rtol);
+    if (!(a->symmetry_tol < 1.0))
+        return args_usage_error(cmd, "--symmetry-tol %g: expected a relative tolerance in [0, 1)",
+                                a->symmetry_tol);
     if (kryl_method_from_name(a->method, &opt->method) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--method: %s", kryl_last_error());
     if (!a->precond_given && opt->method == KRYL_METHOD_PCG) a->precond = "jacobi";
@@ -193,6 +198,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         a->inner_rtol_given ? a->inner_rtol : kryl_mixed_default_inner_rtol(opt->mixed);
     opt->rtol = a->rtol;
     opt->atol = a->atol;
+    opt->symmetry_tol = a->symmetry_tol;
     opt->max_iterations = a->maxit;
     opt->check_interval = (int)a->check_interval;
     opt->profile = a->profile;

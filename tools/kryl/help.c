@@ -50,6 +50,9 @@ static const command_help commands[] = {
      "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
      "  --atol A              or when ||b - Ax|| <= A (default 0)\n"
      "  --maxit N             iteration limit (default 10000)\n"
+     "  --symmetry-tol T      A counts as symmetric (for cg, pcg, pipecg, ic0, mic0, lspoly)\n"
+     "                        when max |a_ij - a_ji| <= T max |a_ij| (default 1e-12: a\n"
+     "                        matrix assembled in floating point; 0: exactly)\n"
      "  --check-interval K    iterations between convergence checks, of the inner solves too\n"
      "                        (default: the backend's)\n",
      "Precision:\n"

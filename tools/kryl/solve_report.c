@@ -3,6 +3,7 @@
 #include "solve_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,10 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_int(&w, "n", nrows);
     json_int(&w, "ncols", ncols);
     json_int(&w, "nnz", nnz);
+    double asymmetry = INFINITY;
+    kryl_matrix_asymmetry(job->A, &asymmetry);
+    json_double(&w, "asymmetry", asymmetry);
+    json_double(&w, "symmetry_tol", o->symmetry_tol);
     json_string(&w, "method", kryl_method_name(o->method));
     json_string(&w, "precond", kryl_precond_name(o->precond));
     char precond_info[192] = "";
@@ -167,6 +172,21 @@ static void print_phase(const char *lead, const char *name, double seconds, doub
            loop > 0.0 ? 100.0 * seconds / loop : 0.0);
 }
 
+/* "symmetry    ..." : the measured max |a_ij - a_ji| / max |a_ij| against the tolerance. */
+static void print_symmetry(const solve_job *job)
+{
+    double asymmetry = INFINITY;
+    kryl_matrix_asymmetry(job->A, &asymmetry);
+    const double tol = job->options.symmetry_tol;
+    if (asymmetry == 0.0)
+        printf("symmetry    symmetric\n");
+    else if (isinf(asymmetry))
+        printf("symmetry    not square\n");
+    else
+        printf("symmetry    %s: max |a_ij - a_ji| = %.2g max |a_ij| (--symmetry-tol %g)\n",
+               asymmetry <= tol ? "symmetric up to rounding" : "nonsymmetric", asymmetry, tol);
+}
+
 /* "method      gmres(40), precond jacobi, mixed precision (ir: ...) (rtol ...)" */
 static void print_method(const kryl_solver_options *o)
 {
@@ -211,6 +231,7 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     char t[5][32];
     printf("matrix      %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros\n",
            cli_basename(matrix), nrows, ncols, nnz);
+    print_symmetry(job);
     print_method(o);
     printf("format      %s", kryl_format_name(format));
     if (o->format == KRYL_FORMAT_AUTO)
