@@ -345,6 +345,15 @@ kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path);
 
 kryl_status kryl_matrix_destroy(kryl_matrix *A);
 
+/* Give A new values on the same pattern: values[k] is the value of entry
+ * k of the CSR arrays A was created from (kryl_matrix_create_csr's order,
+ * repeated columns summed again), or, for a matrix read, generated or
+ * assembled, of kryl_matrix_csr_view's arrays.  Values must be finite.
+ * A's backend storage is refreshed; every solver of A picks the new values
+ * up with kryl_solver_update, or at its next solve (a single-rank matrix;
+ * KRYL_ERR_UNSUPPORTED on a distributed one). */
+kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values);
+
 /* Global rows, columns and stored entries (after expansion of symmetry
  * and summing of duplicates). */
 kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int64_t *nnz);
@@ -639,6 +648,27 @@ typedef struct kryl_profile {
     double iteration; /* everything inside the iteration loop */
 } kryl_profile;
 
+/* The phases of kryl_solver_create, each timed on its own (the backend is
+ * synchronised at each phase change, so device work counts where it ran);
+ * their sum is setup_s. */
+typedef enum kryl_setup_phase {
+    KRYL_SETUP_CHECKS = 0,    /* options, square, symmetric, positive diagonal */
+    KRYL_SETUP_MODEL,         /* format auto: the bandwidth model, or the timing with tune */
+    KRYL_SETUP_ORDERING,      /* the RCM, AMD or color order of the iteration matrix */
+    KRYL_SETUP_CONVERSION,    /* the storage format's arrays built from CSR */
+    KRYL_SETUP_UPLOAD,        /* host -> backend copies of matrices, orders, diagonals */
+    KRYL_SETUP_COLORING,      /* the multicolor preconditioners' colors */
+    KRYL_SETUP_FACTORIZATION, /* incomplete factorization, symbolic and numeric */
+    KRYL_SETUP_LEVELS,        /* level schedules and the backend's triangular-solve setup */
+    KRYL_SETUP_PRECOND,       /* the rest of a preconditioner (diagonals, polynomial) */
+    KRYL_SETUP_WORKSPACE,     /* vectors, monitor, history, the method's setup, batching */
+    KRYL_SETUP_PHASES
+} kryl_setup_phase;
+
+/* "checks", "model", "ordering", "conversion", "upload", "coloring",
+ * "factorization", "levels", "precond", "workspace". */
+const char *kryl_setup_phase_name(kryl_setup_phase phase);
+
 typedef struct kryl_result {
     int64_t iterations; /* iterations executed */
     kryl_reason reason;
@@ -654,6 +684,7 @@ typedef struct kryl_result {
     double setup_s;                /* solver creation: preconditioner, workspace, conversions */
     double solve_s;                /* kryl_solver_solve, wall clock */
     kryl_profile profile;          /* filled when options.profile is set */
+    double setup_phases[KRYL_SETUP_PHASES]; /* setup_s by phase (kryl_setup_phase) */
 } kryl_result;
 
 /* Set up a solver for A: checks A fits the method (square; symmetric for
@@ -701,6 +732,10 @@ kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len);
 /* Seconds of setup (same as the next result's setup_s). */
 double kryl_solver_setup_time(kryl_solver solver);
 
+/* Seconds of each setup phase into seconds[KRYL_SETUP_PHASES] (the same
+ * as the next result's setup_phases). */
+kryl_status kryl_solver_setup_phases(kryl_solver solver, double *seconds);
+
 /* Extreme eigenvalues estimated by Lanczos on the context's backend.  The
  * Ritz values lie inside the spectrum, so lambda_max/lambda_min (the
  * condition estimate) is a lower bound on the condition number;
@@ -723,6 +758,19 @@ kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int s
  *   lambda_min  out
  *   lambda_max  out */
 kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double *lambda_max);
+
+/* Bring the solver up to date with new values of its matrix (after
+ * kryl_matrix_update_values), keeping everything that depends on the
+ * pattern alone: the storage format's layout and the row permutation, the
+ * ordering, the multicolor preconditioners' coloring, the level schedules
+ * of the triangular factors and the workspace.  It redoes the values: the
+ * iteration matrix's value arrays, the factorization (IC(0), MIC(0),
+ * ILU(0), ILU(k) on the same pattern; ILUT and block Jacobi are rebuilt),
+ * the Jacobi diagonal and the lspoly polynomial.  The solver then runs as
+ * one freshly set up for the new values, except that a multicolor
+ * coloring sparsified by weights (mcolor) keeps the old weights' colors.
+ * kryl_solver_solve calls it itself when the values changed since. */
+kryl_status kryl_solver_update(kryl_solver solver);
 
 kryl_status kryl_solver_destroy(kryl_solver *solver);
 

@@ -252,3 +252,24 @@ int64_t kryl_csr_find(const kryl_csr *A, int64_t i, int64_t j)
     }
     return -1;
 }
+
+kryl_status kryl_csr_entry_map(const kryl_csr *A, const int64_t *row_ptr, const int64_t *col_idx,
+                               int64_t **entry_of)
+{
+    *entry_of = NULL;
+    const int64_t entries = row_ptr[A->nrows];
+    bool ascending = true; /* every row's columns strictly ascending: nothing moved */
+    for (int64_t i = 0; i < A->nrows && ascending; i++)
+        for (int64_t k = row_ptr[i] + 1; k < row_ptr[i + 1] && ascending; k++)
+            ascending = col_idx[k - 1] < col_idx[k];
+    if (ascending) return KRYL_SUCCESS;
+    int64_t *map = malloc((size_t)(entries > 0 ? entries : 1) * sizeof *map);
+    if (map == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate the places of %lld entries",
+                          (long long)entries);
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+            map[k] = kryl_csr_find(A, i, col_idx[k]);
+    *entry_of = map;
+    return KRYL_SUCCESS;
+}

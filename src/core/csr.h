@@ -62,6 +62,14 @@ void kryl_coo_free(kryl_coo *coo);
 /* The diagonal a_ii of the owned rows (0 where absent) into diag[nrows]. */
 void kryl_csr_diagonal(const kryl_csr *A, double *diag);
 
+/* The entry of A (built from the caller's arrays row_ptr, col_idx by
+ * kryl_csr_from_arrays: columns sorted, repeats summed) that each of the
+ * caller's entries went into: *entry_of = NULL when the caller's columns
+ * were already sorted without repeats (entry k is entry k), else a
+ * malloc'ed array of the caller's row_ptr[nrows] entries. */
+kryl_status kryl_csr_entry_map(const kryl_csr *A, const int64_t *row_ptr, const int64_t *col_idx,
+                               int64_t **entry_of);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "core/setup_clock.h"
 #include "order/order.h"
 #ifdef KRYL_HAVE_MPI
 #include "dist/dist.h"
@@ -25,6 +26,7 @@ static void host_release(kryl_host_matrix *h)
 {
     if (h == NULL || --h->refs > 0) return;
     kryl_csr_free(&h->csr);
+    free(h->entry_of);
     free(h);
 }
 
@@ -95,7 +97,20 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
     kryl_csr csr;
     KRYL_TRY(
         kryl_csr_from_arrays(&csr, nrows, ncols, row_begin, row_end, row_ptr, col_idx, values));
-    return kryl_matrix_from_csr(A, ctx, &csr);
+    int64_t *entry_of = NULL;
+    kryl_status st = kryl_csr_entry_map(&csr, row_ptr, col_idx, &entry_of);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(&csr);
+        return st;
+    }
+    st = kryl_matrix_from_csr(A, ctx, &csr);
+    if (st != KRYL_SUCCESS) {
+        free(entry_of);
+        return st;
+    }
+    (*A)->host->entry_of = entry_of;
+    (*A)->host->entries = row_ptr[row_end - row_begin];
+    return KRYL_SUCCESS;
 }
 
 /* The layout of a format: the natural one, or the format's permutation
@@ -146,11 +161,13 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
                           (int)order);
     int32_t *perm = NULL; /* the ordering, which the format's own sort composes with */
     kryl_status st = KRYL_SUCCESS;
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_ORDERING);
     if (order != KRYL_ORDER_NONE) {
         perm = malloc((size_t)(csr->nrows > 0 ? csr->nrows : 1) * sizeof *perm);
         st = perm ? kryl_order_compute(csr, order, perm)
                   : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate an ordering");
     }
+    kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
     kryl_fmt fmt;
     memset(&fmt, 0, sizeof fmt);
     if (st == KRYL_SUCCESS && format == KRYL_FORMAT_CSR && perm == NULL)
@@ -158,15 +175,14 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     else if (st == KRYL_SUCCESS)
         st = kryl_fmt_build(csr, format, perm, params ? params : &defaults, &fmt);
     free(perm);
-    if (st != KRYL_SUCCESS) return st;
+    kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     kryl_layout *layout = NULL;
-    st = format_layout(ctx, csr, &fmt, &layout);
-    if (st != KRYL_SUCCESS) {
-        kryl_fmt_free(&fmt);
-        return st;
-    }
-    st = matrix_new(B, ctx, A->host, layout, precision, &fmt);
+    if (st == KRYL_SUCCESS) st = format_layout(ctx, csr, &fmt, &layout);
+    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt);
+    if (st == KRYL_SUCCESS) (*B)->params = params ? *params : defaults;
+    kryl_fmt_free(&fmt);              /* emptied by matrix_new */
     kryl_layout_release(ctx, layout); /* B holds its own reference */
+    kryl_setup_leave(ctx, phase);
     return st;
 }
 
@@ -177,6 +193,7 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A)
     kryl_context ctx = m->ctx;
     ctx->ops->matrix_release(ctx, m);
     kryl_fmt_free(&m->fmt);
+    free(m->value_source);
     host_release(m->host);
     kryl_layout_release(ctx, m->layout);
     ctx->live_objects--;

@@ -47,6 +47,16 @@ static const name_entry reason_names[] = {{"none", KRYL_REASON_NONE},
                                           {"max_iterations", KRYL_DIVERGED_MAX_ITERATIONS},
                                           {"breakdown", KRYL_DIVERGED_BREAKDOWN},
                                           {"nan", KRYL_DIVERGED_NAN}};
+static const name_entry setup_phase_names[] = {{"checks", KRYL_SETUP_CHECKS},
+                                               {"model", KRYL_SETUP_MODEL},
+                                               {"ordering", KRYL_SETUP_ORDERING},
+                                               {"conversion", KRYL_SETUP_CONVERSION},
+                                               {"upload", KRYL_SETUP_UPLOAD},
+                                               {"coloring", KRYL_SETUP_COLORING},
+                                               {"factorization", KRYL_SETUP_FACTORIZATION},
+                                               {"levels", KRYL_SETUP_LEVELS},
+                                               {"precond", KRYL_SETUP_PRECOND},
+                                               {"workspace", KRYL_SETUP_WORKSPACE}};
 
 #define COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
@@ -105,4 +115,9 @@ NAME_FUNCTIONS(kryl_overlap, overlap_names, "overlap mode", kryl_overlap_name,
 const char *kryl_reason_name(kryl_reason reason)
 {
     return lookup_name(reason_names, COUNT(reason_names), (int)reason);
+}
+
+const char *kryl_setup_phase_name(kryl_setup_phase phase)
+{
+    return lookup_name(setup_phase_names, COUNT(setup_phase_names), (int)phase);
 }

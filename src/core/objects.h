@@ -15,6 +15,15 @@ struct kryl_backend_ops;
 struct kryl_dist_context; /* src/dist: the ranks of a distributed context */
 struct kryl_dist_matrix;  /* src/dist: a matrix's local and non-local parts, its halo */
 
+/* Seconds of each phase of the solver setup running on a context
+ * (src/core/setup_clock.c). */
+typedef struct kryl_setup_clock {
+    int depth; /* solver setups running (a mixed scheme's inner one inside the outer) */
+    int phase; /* the kryl_setup_phase running */
+    double mark;
+    double seconds[KRYL_SETUP_PHASES];
+} kryl_setup_clock;
+
 struct kryl_context_s {
     kryl_backend_kind kind; /* resolved, never AUTO */
     const struct kryl_backend_ops *ops;
@@ -28,6 +37,7 @@ struct kryl_context_s {
     int live_objects; /* matrices, vectors and solvers not yet destroyed */
     /* the ranks of a context made by kryl_context_create_mpi, else NULL */
     struct kryl_dist_context *dist;
+    kryl_setup_clock setup_clock;
 };
 
 /* The host copy of a matrix, shared by the matrices converted from it. */
@@ -35,6 +45,12 @@ typedef struct kryl_host_matrix {
     int refs;
     kryl_csr csr;     /* owned rows, natural order, double, as given */
     double asymmetry; /* max |a_ij - a_ji| / max |a_ij| (absent = 0); < 0: not measured yet */
+    /* entry of csr each entry of the caller's CSR arrays was summed into
+     * (kryl_matrix_create_csr with unsorted or repeated columns); NULL: the
+     * caller's entry k is entry k of csr */
+    int64_t *entry_of;
+    int64_t entries;      /* the caller's entries (the length of entry_of) */
+    uint64_t values_seen; /* kryl_matrix_update_values calls so far */
     /* rows of a distributed matrix: its checks are collective */
     struct kryl_dist_context *dist;
 } kryl_host_matrix;
@@ -56,7 +72,11 @@ struct kryl_matrix_s {
     kryl_layout *layout;
     kryl_precision precision; /* of the backend storage and its SpMV */
     kryl_fmt fmt;             /* the storage format on the host, in the layout's order */
-    void *storage;            /* the backend's SpMV storage built from fmt, owned */
+    kryl_fmt_params params;   /* the format's parameters, to rebuild its layout */
+    /* 1 + the host entry each value slot of fmt holds (0: padding), built
+     * at the first update of values; NULL when fmt borrows the host CSR */
+    int64_t *value_source;
+    void *storage; /* the backend's SpMV storage built from fmt, owned */
     /* over several ranks: the storage is in its parts (storage NULL), else NULL */
     struct kryl_dist_matrix *dist;
 };
@@ -91,6 +111,12 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
 kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
                                 kryl_format format, const kryl_fmt_params *params,
                                 kryl_order_kind order);
+
+/* B's host values have changed (kryl_matrix_update_values on a matrix
+ * sharing its host copy): gather them into B's format through its value
+ * slots' sources and refresh its backend storage; the layout, the
+ * permutation and every index array stay. */
+kryl_status kryl_matrix_refresh_values(kryl_matrix B);
 
 /* The relative asymmetry max |a_ij - a_ji| / max |a_ij| of the host copy
  * (an absent a_ji counts as 0; INFINITY for a matrix that is not square or

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/setup_clock.h"
 #include "factor/factor.h"
 #include "order/order.h"
 #include "precond/precond.h"
@@ -21,6 +22,13 @@ typedef struct ilu_data {
     kryl_vector w;  /* w = L^{-1} r */
     int32_t *order; /* backend: iteration row at each factor position; NULL: same order */
     kryl_vector x;  /* with order: r gathered, then z before its scatter */
+    /* what a refactorization for new values repeats (kryl_precond_factor_update) */
+    kryl_matrix A; /* the iteration matrix (not owned) */
+    kryl_solver_options opts;
+    kryl_precond_kind factor;
+    kryl_precond_filter filter;     /* apply NULL: none */
+    kryl_precond_ordering ordering; /* order and build NULL: none */
+    kryl_levels levels_L, levels_U; /* the triangles' schedules (pattern only) */
 } ilu_data;
 
 static kryl_status ilu_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
@@ -48,6 +56,8 @@ static void ilu_destroy(kryl_precond *pc)
     kryl_vector_destroy(&d->w);
     kryl_vector_destroy(&d->x);
     if (d->order) pc->ctx->ops->release(pc->ctx, d->order);
+    kryl_levels_free(&d->levels_L);
+    kryl_levels_free(&d->levels_U);
     free(d);
     pc->data = NULL;
 }
@@ -92,19 +102,18 @@ static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
     }
 }
 
-/* Level schedule of one triangle, then its backend copy and the path its
- * solves take ("" when the backend does not say). */
+/* Level schedule of one triangle (kept in *lv; one already there is
+ * reused: the pattern has not changed), then its backend copy and the
+ * path its solves take ("" when the backend does not say). */
 static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
-                                  bool lower, bool unit, void **handle, int32_t *nlevels,
+                                  bool lower, bool unit, void **handle, kryl_levels *lv,
                                   const char **path)
 {
-    kryl_levels lv = {0};
-    kryl_status st = kryl_order_levels(T, NULL, lower ? KRYL_LOWER : KRYL_UPPER, &lv);
+    kryl_status st = KRYL_SUCCESS;
+    if (lv->order == NULL) st = kryl_order_levels(T, NULL, lower ? KRYL_LOWER : KRYL_UPPER, lv);
     if (st == KRYL_SUCCESS)
-        st = ctx->ops->trsv_setup(ctx, T, precision, lower, unit, lv.order, lv.level_ptr,
-                                  lv.nlevels, handle);
-    *nlevels = lv.nlevels;
-    kryl_levels_free(&lv);
+        st = ctx->ops->trsv_setup(ctx, T, precision, lower, unit, lv->order, lv->level_ptr,
+                                  lv->nlevels, handle);
     *path = st == KRYL_SUCCESS && ctx->ops->trsv_path ? ctx->ops->trsv_path(ctx, *handle) : "";
     return st;
 }
@@ -114,6 +123,7 @@ static kryl_status upload_order(kryl_context ctx, const kryl_layout *layout, con
                                 ilu_data *d)
 {
     int64_t n = layout->n;
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     int32_t *q = malloc((size_t)(n > 0 ? n : 1) * sizeof *q);
     int32_t *inv = malloc((size_t)(n > 0 ? n : 1) * sizeof *inv);
     kryl_status st = KRYL_SUCCESS;
@@ -129,34 +139,39 @@ static kryl_status upload_order(kryl_context ctx, const kryl_layout *layout, con
     if (st == KRYL_SUCCESS && n > 0) st = ctx->ops->upload(ctx, d->order, q, bytes);
     free(q);
     free(inv);
+    kryl_setup_leave(ctx, phase);
     return st;
 }
 
 /* Factor the host CSR (in the layout's order or the ordering's, filtered)
  * and keep L and U on the backend. */
-static kryl_status ilu_build(kryl_precond *pc, kryl_matrix A, const kryl_solver_options *opts,
-                             kryl_precond_kind factor, const kryl_precond_filter *filter,
-                             const kryl_precond_ordering *ordering, ilu_data *d)
+static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
 {
+    kryl_matrix A = d->A;
     const kryl_csr *csr = &A->host->csr;
-    const int32_t *perm = ordering && ordering->order ? ordering->order : A->layout->perm;
+    const kryl_precond_filter *filter = d->filter.apply ? &d->filter : NULL;
+    const int32_t *perm = d->ordering.order ? d->ordering.order : A->layout->perm;
+    int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_FACTORIZATION);
     kryl_csr copy = {0};
     if (perm || filter) KRYL_TRY(permuted_copy(csr, perm, &copy));
     kryl_status st = filter ? filter->apply(pc, &copy, filter->user) : KRYL_SUCCESS;
     const kryl_csr *B = copy.row_ptr ? &copy : csr;
     kryl_factor F = {0};
-    if (st == KRYL_SUCCESS && ordering && ordering->build)
-        st = ordering->build(pc, B, &F, ordering->user);
+    if (st == KRYL_SUCCESS && d->ordering.build)
+        st = d->ordering.build(pc, B, &F, d->ordering.user);
     else if (st == KRYL_SUCCESS)
-        st = factorize(factor, B, opts, &F);
+        st = factorize(d->factor, B, &d->opts, &F);
     kryl_csr_free(&copy);
-    int32_t levels_L = 0, levels_U = 0;
+    kryl_setup_enter(pc->ctx, KRYL_SETUP_LEVELS);
     const char *path_L = "", *path_U = "";
     if (st == KRYL_SUCCESS)
-        st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &levels_L,
+        st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &d->levels_L,
                             &path_L);
     if (st == KRYL_SUCCESS)
-        st = setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &levels_U, &path_U);
+        st =
+            setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &d->levels_U, &path_U);
+    kryl_setup_leave(pc->ctx, phase);
+    int32_t levels_L = d->levels_L.nlevels, levels_U = d->levels_U.nlevels;
     if (st == KRYL_SUCCESS)
         snprintf(pc->info, sizeof pc->info, "%s: L %d levels (%s), U %d levels (%s)",
                  kryl_precond_name(pc->kind), (int)levels_L, path_L[0] ? path_L : "?",
@@ -215,7 +230,27 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
         KRYL_TRY(kryl_vector_create_like(&d->x, pc->ctx, A->layout, A->precision));
         KRYL_TRY(upload_order(pc->ctx, A->layout, ordering->order, d));
     }
-    return ilu_build(pc, A, opts, factor, filter, ordering, d);
+    d->A = A;
+    d->opts = *opts;
+    d->factor = factor;
+    if (filter) d->filter = *filter;
+    if (ordering) d->ordering = *ordering;
+    return ilu_build(pc, d);
+}
+
+kryl_status kryl_precond_factor_update(kryl_precond *pc)
+{
+    ilu_data *d = pc->data;
+    const kryl_backend_ops *ops = pc->ctx->ops;
+    ops->trsv_release(pc->ctx, d->L);
+    ops->trsv_release(pc->ctx, d->U);
+    d->L = d->U = NULL;
+    /* ILUT's pattern follows the values: its levels are computed again */
+    if (d->factor == KRYL_PRECOND_ILUT) {
+        kryl_levels_free(&d->levels_L);
+        kryl_levels_free(&d->levels_U);
+    }
+    return ilu_build(pc, d);
 }
 
 kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
@@ -228,5 +263,6 @@ kryl_status kryl_precond_factor_create(kryl_precond *pc, kryl_matrix A,
 kryl_status kryl_precond_ilu_create(kryl_precond *pc, kryl_matrix A,
                                     const kryl_solver_options *opts)
 {
+    pc->update = kryl_precond_factor_update;
     return kryl_precond_factor_create(pc, A, opts, pc->kind, NULL);
 }

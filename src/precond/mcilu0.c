@@ -19,8 +19,38 @@
  * so M stays symmetric positive definite.  Nonsymmetric A is for gmres and
  * bicgstab (CG refuses it before any preconditioner is built). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "precond/mcolor.h"
+
+typedef struct mcilu0_data {
+    kryl_precond factor; /* the factorization in the color order */
+    kryl_mcolor mc;      /* the coloring, kept for refactoring with new values */
+} mcilu0_data;
+
+static kryl_status mcilu0_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    mcilu0_data *d = pc->data;
+    /* z = U^{-1} L^{-1} r in the color order */
+    return d->factor.apply(&d->factor, r, z);
+}
+
+/* New values: the same colors, L and U factored again. */
+static kryl_status mcilu0_update(kryl_precond *pc)
+{
+    mcilu0_data *d = pc->data;
+    return kryl_precond_factor_update(&d->factor);
+}
+
+static void mcilu0_destroy(kryl_precond *pc)
+{
+    mcilu0_data *d = pc->data;
+    if (d == NULL) return;
+    if (d->factor.destroy) d->factor.destroy(&d->factor);
+    kryl_mcolor_free(&d->mc);
+    free(d);
+    pc->data = NULL;
+}
 
 kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts)
@@ -28,22 +58,30 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
     bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
               opts->method == KRYL_METHOD_PIPECG;
     bool ic = cg && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol);
-    kryl_mcolor mc;
-    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &mc));
-    kryl_precond_filter filter = {kryl_mcolor_filter, &mc};
-    kryl_precond_ordering ordering = {.order = mc.c.perm};
+    mcilu0_data *d = calloc(1, sizeof *d);
+    if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "mcilu0: out of memory");
+    pc->data = d;
+    pc->apply = mcilu0_apply;
+    pc->update = mcilu0_update;
+    pc->destroy = mcilu0_destroy;
+    d->factor.kind = pc->kind;
+    d->factor.ctx = pc->ctx;
+    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &d->mc));
+    kryl_precond_filter filter = {kryl_mcolor_filter, &d->mc};
+    kryl_precond_ordering ordering = {.order = d->mc.c.perm};
     kryl_status st = kryl_precond_factor_create_ordered(
-        pc, A, opts, ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0, &filter, &ordering);
+        &d->factor, A, opts, ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0, &filter, &ordering);
     if (st == KRYL_ERR_ZERO_DIAGONAL || st == KRYL_ERR_NOT_POSITIVE_DEFINITE) {
         /* every a_ii is nonzero (mcolor.c): the pivot vanished in the elimination */
         char why[512];
         snprintf(why, sizeof why, "%s", kryl_last_error());
         st = KRYL_ERROR(st, "%s (rows counted in the color order); use mcssor or ilut", why);
     }
-    if (st == KRYL_SUCCESS)
+    if (st == KRYL_SUCCESS) {
+        snprintf(pc->info, sizeof pc->info, "%s", d->factor.info);
         kryl_log(pc->ctx, KRYL_LOG_INFO,
                  "mcilu0: %s in the color order, %d colors (= levels of L and U)",
-                 ic ? "IC(0) (symmetric A, CG method)" : "ILU(0)", (int)mc.c.ncolors);
-    kryl_mcolor_free(&mc);
+                 ic ? "IC(0) (symmetric A, CG method)" : "ILU(0)", (int)d->mc.c.ncolors);
+    }
     return st;
 }

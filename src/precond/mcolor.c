@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/setup_clock.h"
 #include "precond/mcolor.h"
 
 /* S = the weighted graph of A: entries (i, j) and (j, i) of weight
@@ -153,7 +154,9 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor 
         kryl_csr_diagonal(A, diag);
         st = check_diagonal(pc, A, diag);
     }
+    int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_COLORING);
     if (st == KRYL_SUCCESS) st = color(A, diag, heavy, mc);
+    kryl_setup_leave(pc->ctx, phase);
     free(diag);
     free(heavy);
     if (st != KRYL_SUCCESS) {

@@ -58,6 +58,7 @@ typedef struct mcssor_data {
     int sweeps;          /* k */
     double omega;        /* relaxation factor */
     kryl_vector res, dz; /* r - A z and M^{-1} of it (k > 1) */
+    kryl_mcolor mc;      /* the coloring, kept for refactoring with new values */
 } mcssor_data;
 
 static kryl_status mcssor_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
@@ -82,8 +83,16 @@ static void mcssor_destroy(kryl_precond *pc)
     if (d->sweep.destroy) d->sweep.destroy(&d->sweep);
     kryl_vector_destroy(&d->res);
     kryl_vector_destroy(&d->dz);
+    kryl_mcolor_free(&d->mc);
     free(d);
     pc->data = NULL;
+}
+
+/* New values: the same colors, M's triangles computed again. */
+static kryl_status mcssor_update(kryl_precond *pc)
+{
+    mcssor_data *d = pc->data;
+    return kryl_precond_factor_update(&d->sweep);
 }
 
 /* M = L' U' of B (color order, rows sorted, every diagonal nonzero):
@@ -146,16 +155,15 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
         KRYL_TRY(kryl_vector_create_like(&d->res, pc->ctx, A->layout, A->precision));
         KRYL_TRY(kryl_vector_create_like(&d->dz, pc->ctx, A->layout, A->precision));
     }
-    kryl_mcolor mc;
-    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &mc));
-    kryl_precond_filter filter = {kryl_mcolor_filter, &mc};
-    kryl_precond_ordering ordering = {.order = mc.c.perm, .build = ssor_factors, .user = d};
+    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, &d->mc));
+    kryl_precond_filter filter = {kryl_mcolor_filter, &d->mc};
+    kryl_precond_ordering ordering = {.order = d->mc.c.perm, .build = ssor_factors, .user = d};
     kryl_status st =
         kryl_precond_factor_create_ordered(&d->sweep, A, opts, pc->kind, &filter, &ordering);
     if (st == KRYL_SUCCESS)
         kryl_log(pc->ctx, KRYL_LOG_INFO,
                  "mcssor: %d sweep(s) of SSOR(omega = %g) per apply, %d colors (= levels)",
-                 d->sweeps, d->omega, (int)mc.c.ncolors);
-    kryl_mcolor_free(&mc);
+                 d->sweeps, d->omega, (int)d->mc.c.ncolors);
+    pc->update = mcssor_update;
     return st;
 }

@@ -15,6 +15,9 @@ struct kryl_precond {
     /* z = M^{-1} r */
     kryl_status (*apply)(kryl_precond *pc, kryl_vector r, kryl_vector z);
     void (*destroy)(kryl_precond *pc);
+    /* Optional: recompute from the matrix's new values (same pattern),
+     * keeping what depends on the pattern alone; NULL: built again. */
+    kryl_status (*update)(kryl_precond *pc);
     void *data;
     /* One line on how it was built (the incomplete factorizations: each
      * triangle's levels and solve path); "" when its name says it all. */
@@ -82,6 +85,12 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
                                                kryl_precond_kind factor,
                                                const kryl_precond_filter *filter,
                                                const kryl_precond_ordering *ordering);
+
+/* Factor again for the matrix's new values, keeping the order, the
+ * filter and ordering given at creation (their user data must live as
+ * long as pc) and the level schedules (the pattern is the same; ILUT's
+ * are computed again).  pc->update of the factorization preconditioners. */
+kryl_status kryl_precond_factor_update(kryl_precond *pc);
 
 /* Multicolor SSOR: opts->sweeps SSOR(opts->omega) sweeps in a greedy color
  * order (mcssor.c). */

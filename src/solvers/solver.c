@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/setup_clock.h"
 #include "solvers/mixed.h"
 #include "solvers/solver_impl.h"
 
@@ -303,10 +304,13 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     s->precision = opts.precision;
     s->mark_phase = KRYL_PHASE_NONE;
     s->ctx->live_objects++;
+    kryl_setup_clock_start(s->ctx, t0);
     kryl_status st = KRYL_SUCCESS;
     s->format = opts.format;
     snprintf(s->format_reason, sizeof s->format_reason, "requested");
+    kryl_setup_enter(s->ctx, KRYL_SETUP_MODEL);
     if (s->format == KRYL_FORMAT_AUTO) st = kryl_solver_choose_format(s);
+    kryl_setup_enter(s->ctx, KRYL_SETUP_CONVERSION);
     if (st == KRYL_SUCCESS && s->precision == KRYL_DOUBLE && s->format == KRYL_FORMAT_CSR &&
         opts.order == KRYL_ORDER_NONE)
         s->Aw = A;
@@ -314,11 +318,14 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
         st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL, opts.order);
     kryl_matrix M = NULL;
     if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
+    kryl_setup_enter(s->ctx, KRYL_SETUP_PRECOND);
     if (st == KRYL_SUCCESS && !method->inner_solver)
         st = precond_create(&s->pc, opts.precond, &opts, M, s->Aw);
+    kryl_setup_enter(s->ctx, KRYL_SETUP_CHECKS);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
     /* a check or a preconditioner that failed on one rank fails on all */
     st = kryl_context_agree(s->ctx, st);
+    kryl_setup_enter(s->ctx, KRYL_SETUP_WORKSPACE);
     if (st == KRYL_SUCCESS) st = allocate_workspace(s, inner);
     s->period = method->period;
     if (st == KRYL_SUCCESS) st = method->setup(s);
@@ -326,11 +333,13 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     if (st == KRYL_SUCCESS) st = s->ops->synchronize(s->ctx);
     /* what failed on one rank (workspace, the method's setup) fails on all */
     st = kryl_context_agree(s->ctx, st);
+    kryl_setup_clock_stop(s->ctx, s->setup_phases);
     if (st != KRYL_SUCCESS) {
         kryl_solver_destroy(&s);
         return st;
     }
     s->setup_s = kryl_wtime() - t0;
+    s->values_seen = A->host->values_seen;
     *solver = s;
     return KRYL_SUCCESS;
 }
@@ -345,6 +354,32 @@ kryl_status kryl_solver_create_inner(kryl_solver *solver, kryl_matrix A,
                                      const kryl_solver_options *options)
 {
     return solver_create(solver, A, options, true);
+}
+
+kryl_status kryl_solver_update(kryl_solver s)
+{
+    KRYL_REQUIRE_ARG(s);
+    kryl_matrix A = s->A;
+    /* the new values must still suit the method */
+    KRYL_TRY(check_matrix(A, s->method, s->options.symmetry_tol));
+    KRYL_TRY(check_positive_diagonal(A, s->method));
+    if (s->Aw != A) KRYL_TRY(kryl_matrix_refresh_values(s->Aw));
+    if (s->pc && s->pc->update) {
+        KRYL_TRY(s->pc->update(s->pc));
+    } else if (s->pc) {
+        /* built again from the new values */
+        kryl_precond_kind kind = s->pc->kind;
+        kryl_precond_destroy(&s->pc);
+        kryl_matrix M = NULL;
+        KRYL_TRY(precond_matrix(s->Aw, kind, &M));
+        KRYL_TRY(precond_create(&s->pc, kind, &s->options, M, s->Aw));
+    }
+    if (s->inner) KRYL_TRY(kryl_solver_update(s->inner));
+    /* a captured graph may hold the storage that was just rebuilt */
+    kryl_solver_batching_release(s);
+    KRYL_TRY(s->ops->synchronize(s->ctx));
+    s->values_seen = A->host->values_seen;
+    return KRYL_SUCCESS;
 }
 
 kryl_status kryl_solver_destroy(kryl_solver *solver)
@@ -438,6 +473,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     KRYL_TRY(check_vector(s, b, "b"));
     KRYL_TRY(check_vector(s, x, "x"));
     memset(result, 0, sizeof *result);
+    if (s->values_seen != s->A->host->values_seen) KRYL_TRY(kryl_solver_update(s));
     double t0 = kryl_wtime();
     const kryl_backend_ops *ops = s->ops;
     kryl_context ctx = s->ctx;
@@ -529,6 +565,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     result->profile.reduction = s->phase_time[KRYL_PHASE_REDUCTION];
     result->profile.transfer = s->phase_time[KRYL_PHASE_TRANSFER];
     result->setup_s = s->setup_s;
+    memcpy(result->setup_phases, s->setup_phases, sizeof result->setup_phases);
     result->solve_s = kryl_wtime() - t0;
     return KRYL_SUCCESS;
 }
@@ -562,3 +599,11 @@ kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len)
 }
 
 double kryl_solver_setup_time(kryl_solver solver) { return solver ? solver->setup_s : 0.0; }
+
+kryl_status kryl_solver_setup_phases(kryl_solver solver, double *seconds)
+{
+    KRYL_REQUIRE_ARG(solver);
+    KRYL_REQUIRE_ARG(seconds);
+    memcpy(seconds, solver->setup_phases, sizeof solver->setup_phases);
+    return KRYL_SUCCESS;
+}

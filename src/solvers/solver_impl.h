@@ -50,6 +50,8 @@ struct kryl_solver_s {
     int64_t history_length;
 
     double setup_s;
+    uint64_t values_seen; /* A->host->values_seen the solver was built or updated for */
+    double setup_phases[KRYL_SETUP_PHASES]; /* setup_s by kryl_setup_phase */
     /* profiling: time of the last mark and the bucket it opened */
     bool profiling;
     double mark_time;

@@ -93,6 +93,8 @@ static const command_help commands[] = {
      "                        (iteration,residual_norm,relative_residual)\n"
      "  --json                print one JSON object instead of the summary\n"
      "  --profile             time each phase (spmv, precond, vector, reduction, transfer)\n"
+     "                        and print the setup's phases (conversion, factorization, ...;\n"
+     "                        always in --json as setup_phases)\n"
      "  --quiet, -q           no summary and no progress line\n"
      "\n"
      "Exit status: 0 converged, 2 not converged (the summary is still printed), 1 error.\n"},

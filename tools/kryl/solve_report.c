@@ -150,6 +150,10 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "context_s", job->context_s);
     json_double(&w, "time_per_iteration_s",
                 r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0);
+    json_begin(&w, "setup_phases");
+    for (int k = 0; k < KRYL_SETUP_PHASES; k++)
+        json_double(&w, kryl_setup_phase_name((kryl_setup_phase)k), r->setup_phases[k]);
+    json_end(&w);
     if (o->profile) {
         json_begin(&w, "profile");
         json_double(&w, "spmv_s", r->profile.spmv);
@@ -269,6 +273,14 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
         print_phase("", "reduction", p->reduction, p->iteration);
         print_phase("", "transfer", p->transfer, p->iteration);
         print_phase("", "whole loop", p->iteration, p->iteration);
+        const char *lead = "setup";
+        for (int k = 0; k < KRYL_SETUP_PHASES; k++) {
+            /* phases under 0.1% of the setup are left out */
+            if (r->setup_phases[k] < 1e-3 * r->setup_s) continue;
+            print_phase(lead, kryl_setup_phase_name((kryl_setup_phase)k), r->setup_phases[k],
+                        r->setup_s);
+            lead = "";
+        }
     }
     print_ranks(job);
 }
