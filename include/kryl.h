@@ -254,6 +254,24 @@ bool kryl_backend_available(kryl_backend_kind kind);
 const char *kryl_context_device_name(kryl_context ctx);
 
 /* ------------------------------------------------------------------ */
+/* Memory                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Before kryl allocates arrays sized by a Matrix Market file's size line
+ * or a generator's size, it estimates the host bytes they need and refuses
+ * (KRYL_ERR_OUT_OF_MEMORY, naming the file and line, or the generator, and
+ * the bytes) when they exceed a limit: by default the memory available
+ * (MemAvailable of /proc/meminfo), or the KRYL_MAX_MEMORY environment
+ * variable ("64G"; "0" for no limit).  This call sets the limit for the
+ * whole process and takes precedence over both.
+ *   bytes  > 0: the limit;  0: back to the default;  -1: no limit */
+kryl_status kryl_set_max_memory(int64_t bytes);
+
+/* Parse a size such as "123", "64k", "512M", "8G", "8GiB" or "1T" (powers
+ * of 1024) into *bytes (KRYL_ERR_INVALID_ARGUMENT otherwise). */
+kryl_status kryl_parse_bytes(const char *text, int64_t *bytes);
+
+/* ------------------------------------------------------------------ */
 /* Distributed runs (docs/DISTRIBUTED.md)                              */
 /* ------------------------------------------------------------------ */
 

@@ -17,8 +17,9 @@ kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nn
     if (A->row_ptr == NULL || A->col_idx == NULL || A->values == NULL) {
         kryl_csr_free(A);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
-                          "cannot allocate a CSR matrix of %lld rows and %lld entries",
-                          (long long)nrows, (long long)nnz);
+                          "cannot allocate a CSR matrix of %lld rows and %lld entries (%lld "
+                          "bytes)",
+                          (long long)nrows, (long long)nnz, (long long)(8 * nrows + 12 * nnz + 8));
     }
     return KRYL_SUCCESS;
 }

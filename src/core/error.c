@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_message[1024];
 static _Thread_local const char *last_where = "";
@@ -14,6 +15,21 @@ kryl_status kryl_error_set(kryl_status status, const char *where, const char *fm
     vsnprintf(last_message, sizeof last_message, fmt, args);
     va_end(args);
     last_where = where;
+    return status;
+}
+
+kryl_status kryl_error_prefix(kryl_status status, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(last_message, prefix, n) == 0) return status;
+    size_t shift = n + 2, len = strlen(last_message);
+    if (shift >= sizeof last_message) return status;
+    if (len + shift >= sizeof last_message) len = sizeof last_message - 1 - shift;
+    /* "PREFIX: " + the message, cut to fit */
+    memmove(last_message + shift, last_message, len);
+    last_message[shift + len] = '\0';
+    memcpy(last_message, prefix, n);
+    memcpy(last_message + n, ": ", 2);
     return status;
 }
 

@@ -19,6 +19,10 @@ extern "C" {
 kryl_status kryl_error_set(kryl_status status, const char *where, const char *fmt, ...)
     KRYL_PRINTF_LIKE(3, 4);
 
+/* Prefix the recorded message with "PREFIX: " (the file being read, the
+ * object being built) unless it starts with prefix already; returns status. */
+kryl_status kryl_error_prefix(kryl_status status, const char *prefix);
+
 #define KRYL_STR2_(x) #x
 #define KRYL_STR_(x)  KRYL_STR2_(x)
 #define KRYL_WHERE    __FILE__ ":" KRYL_STR_(__LINE__)

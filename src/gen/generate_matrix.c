@@ -2,9 +2,11 @@
  * two passes over the rows (count, then fill), both in parallel under
  * OpenMP, into a host CSR that becomes the matrix; the finite-element kinds
  * are assembled (fem_assemble.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/memory.h"
 #include "core/objects.h"
 #include "gen/fem.h"
 #include "gen/generator.h"
@@ -99,6 +101,21 @@ static int thread_count(kryl_context ctx)
 #endif
 }
 
+/* Refuse rows whose CSR would not fit in memory: two row offset arrays
+ * (the count and the matrix) and 12 bytes an entry, by the generator's
+ * estimate of its entries. */
+static kryl_status check_memory(const kryl_generator *g, int64_t nrows)
+{
+    int64_t total_rows = 0, estimate = 0;
+    KRYL_TRY(kryl_generator_size(&g->options, &total_rows, &estimate));
+    double entries = total_rows > 0 ? (double)estimate * ((double)nrows / (double)total_rows) : 0;
+    int64_t bytes = kryl_bytes_mul_add((int64_t)entries, 12, kryl_bytes_mul_add(nrows, 16, 8));
+    char what[160];
+    snprintf(what, sizeof what, "kryl_matrix_generate: %s with %lld rows (about %.3g entries)",
+             kryl_generator_name(g->options.kind), (long long)nrows, entries);
+    return kryl_memory_check(bytes, what);
+}
+
 kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
                                  const kryl_generator_options *options, int64_t row_begin,
                                  int64_t row_end)
@@ -125,6 +142,7 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
     if (kryl_dist_active(ctx) && row_begin == 0 && row_end == g.nrows)
         kryl_dist_block_rows(ctx, g.nrows, &row_begin, &row_end);
 #endif
+    KRYL_TRY(check_memory(&g, row_end - row_begin));
     if (kryl_gen_fem_kind(g.options.kind)) {
         /* assembled whole, element by element: every rank assembles all and keeps its rows */
         kryl_csr fem;
@@ -136,8 +154,8 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
     int64_t *row_ptr = calloc((size_t)nrows + 1, sizeof *row_ptr);
     if (!row_ptr)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
-                          "kryl_matrix_generate: cannot allocate %lld row offsets",
-                          (long long)nrows + 1);
+                          "kryl_matrix_generate: cannot allocate %lld row offsets (%lld bytes)",
+                          (long long)nrows + 1, 8 * ((long long)nrows + 1));
     const int64_t longest = count_rows(&g, row_begin, nrows, row_ptr, threads);
     /* row_ptr = prefix sums of the row lengths */
     for (int64_t k = 0; k < nrows; k++) row_ptr[k + 1] += row_ptr[k];

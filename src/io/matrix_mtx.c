@@ -20,8 +20,8 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
     kryl_csr csr;
     kryl_status st = kryl_csr_from_coo(&csr, &coo, coo.nrows, 0, coo.nrows);
     kryl_coo_free(&coo);
-    if (st != KRYL_SUCCESS) return st;
-    return kryl_matrix_from_csr(A, ctx, &csr);
+    if (st == KRYL_SUCCESS) st = kryl_matrix_from_csr(A, ctx, &csr);
+    return st == KRYL_SUCCESS ? st : kryl_error_prefix(st, path);
 }
 
 kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path)

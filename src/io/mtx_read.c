@@ -13,10 +13,12 @@
  *   - a skew-symmetric file's diagonal entries must be zero;
  *   - array files give every position, zeros included (the diagonal of a
  *     skew-symmetric array is added as explicit zeros). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memory.h"
 #include "io/mtx.h"
 #include "io/mtx_header.h"
 #include "io/mtx_scan.h"
@@ -43,6 +45,23 @@ static kryl_status reserve_first(reader *r, int64_t min_bytes)
         r->s.file_size >= 0 ? expand * (r->s.file_size / min_bytes + 1) : (int64_t)1 << 20;
     int64_t first = r->max_count < bound ? r->max_count : bound;
     return kryl_coo_reserve(r->coo, first < 16 ? 16 : first);
+}
+
+/* Refuse a size line whose matrix would not fit in memory: the COO entries
+ * (24 bytes each, no more than a plain file's size can hold) and the CSR
+ * built from them (12 bytes an entry, 16 bytes a row with the counters). */
+static kryl_status check_memory(const reader *r, int64_t min_bytes)
+{
+    int64_t expand = r->h.symmetry == KRYL_MTX_GENERAL ? 1 : 2;
+    int64_t entries = r->max_count;
+    if (r->s.file_size >= 0 && expand * (r->s.file_size / min_bytes + 1) < entries)
+        entries = expand * (r->s.file_size / min_bytes + 1);
+    int64_t bytes = kryl_bytes_mul_add(entries, 36, kryl_bytes_mul_add(r->h.nrows, 16, 8));
+    char what[256];
+    snprintf(what, sizeof what, "%s:%lld: the size line's %lld x %lld matrix (%lld entries%s)",
+             path_of(r), (long long)r->size_line, (long long)r->h.nrows, (long long)r->h.ncols,
+             (long long)entries, entries < r->max_count ? " as the file's size allows" : "");
+    return kryl_memory_check(bytes, what);
 }
 
 /* Room for `need` more entries: twice as many, up to all there can be. */
@@ -294,7 +313,8 @@ kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *c
         bool coordinate = r.h.format == KRYL_MTX_COORDINATE;
         int64_t expand = r.h.symmetry == KRYL_MTX_GENERAL ? 1 : 2;
         r.max_count = coordinate ? expand * r.h.entries : r.h.nrows * r.h.ncols;
-        st = reserve_first(&r, coordinate ? 4 : 2);
+        st = check_memory(&r, coordinate ? 4 : 2);
+        if (st == KRYL_SUCCESS) st = reserve_first(&r, coordinate ? 4 : 2);
     }
     if (st == KRYL_SUCCESS)
         st = r.h.format == KRYL_MTX_COORDINATE ? read_coordinate(&r) : read_array(&r);

@@ -11,8 +11,11 @@
 #include <zlib.h>
 #endif
 
-/* Bytes read at a time; lines longer than this grow the buffer. */
-#define KRYL_MTX_CHUNK ((size_t)1 << 20)
+/* Bytes read at a time; lines longer than this grow the buffer, up to
+ * KRYL_MTX_LINE_MAX (an entry line is under 100 bytes: a longer line is
+ * not Matrix Market, e.g. /dev/zero, and must not take all memory). */
+#define KRYL_MTX_CHUNK    ((size_t)1 << 20)
+#define KRYL_MTX_LINE_MAX ((size_t)64 << 20)
 
 static bool is_gzip(const char *bytes, size_t n)
 {
@@ -120,6 +123,11 @@ static char *after_last_newline(char *from, char *to)
 
 static kryl_status grow(kryl_mtx_stream *s)
 {
+    if (2 * s->capacity > KRYL_MTX_LINE_MAX)
+        return KRYL_ERROR(KRYL_ERR_PARSE,
+                          "%s: expected lines of at most %zu MiB, found a longer one after byte "
+                          "%lld: not a Matrix Market file",
+                          s->path, KRYL_MTX_LINE_MAX >> 20, (long long)s->consumed);
     size_t used = (size_t)(s->fill - s->buf);
     char *buf = realloc(s->buf, 2 * s->capacity + 1);
     if (buf == NULL)
@@ -135,6 +143,7 @@ static kryl_status grow(kryl_mtx_stream *s)
 kryl_status kryl_mtx_stream_refill(kryl_mtx_stream *s)
 {
     size_t keep = (size_t)(s->fill - s->next);
+    s->consumed += (int64_t)(s->next - s->buf);
     memmove(s->buf, s->next, keep);
     s->next = s->end = s->buf;
     s->fill = s->buf + keep;

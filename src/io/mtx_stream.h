@@ -23,6 +23,7 @@ typedef struct kryl_mtx_stream {
     char *fill;        /* one past the last byte read; [end, fill) is a partial line */
     bool eof;          /* the file has no more bytes */
     int64_t file_size; /* bytes of a plain file; -1 for compressed or unknown */
+    int64_t consumed;  /* bytes of the (uncompressed) file before buf */
 } kryl_mtx_stream;
 
 /* Open path for reading.  KRYL_ERR_IO when it cannot be opened or read,

@@ -85,6 +85,11 @@ static args_result set_value(const char *command, const arg_spec *opt, const cha
                                     opt->type == ARG_POSITIVE ? "at least 1" : "0 or more");
         *(int64_t *)opt->target = n;
         break;
+    case ARG_MEMORY:
+        if (kryl_parse_bytes(value, &n) != KRYL_SUCCESS)
+            return args_usage_error(command, "%s: %s", opt->name, kryl_last_error());
+        kryl_set_max_memory(n > 0 ? n : -1);
+        break;
     }
     if (opt->given != NULL) *opt->given = true;
     return ARGS_OK;

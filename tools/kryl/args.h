@@ -9,12 +9,14 @@
 #include "cli.h"
 
 typedef enum arg_type {
-    ARG_FLAG,    /* bool, no value */
-    ARG_STRING,  /* const char * */
-    ARG_DOUBLE,  /* double >= 0, finite */
-    ARG_REAL,    /* any finite double */
-    ARG_COUNT,   /* int64_t >= 0 */
-    ARG_POSITIVE /* int64_t >= 1 */
+    ARG_FLAG,     /* bool, no value */
+    ARG_STRING,   /* const char * */
+    ARG_DOUBLE,   /* double >= 0, finite */
+    ARG_REAL,     /* any finite double */
+    ARG_COUNT,    /* int64_t >= 0 */
+    ARG_POSITIVE, /* int64_t >= 1 */
+    ARG_MEMORY    /* a size ("64G"; 0: none) set as the process's memory limit
+                   * (kryl_set_max_memory); target unused */
 } arg_type;
 
 typedef struct arg_spec {

@@ -31,6 +31,7 @@ static args_result parse(int argc, char **argv, kryl_generator_options *g, const
         {"--row-length", NULL, ARG_POSITIVE, &a.row_length, &a.row_length_given},
         {"--exponent", NULL, ARG_DOUBLE, &a.exponent, &a.exponent_given},
         {"--seed", NULL, ARG_COUNT, &a.seed, &a.seed_given},
+        {"--max-memory", NULL, ARG_MEMORY, NULL, NULL},
     };
     int npos;
     args_result r = args_parse(cmd, argc, argv, specs, (int)(sizeof specs / sizeof specs[0]),

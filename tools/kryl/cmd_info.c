@@ -138,6 +138,7 @@ static args_result parse(int argc, char **argv, info_args *a)
     bool steps_given = false, precond_given = false;
     const arg_spec specs[] = {
         {"--json", NULL, ARG_FLAG, &a->json, NULL},
+        {"--max-memory", NULL, ARG_MEMORY, NULL, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend_name, NULL},
         {"--spectrum", NULL, ARG_FLAG, &a->spectrum, NULL},
         {"--steps", NULL, ARG_POSITIVE, &a->steps, &steps_given},

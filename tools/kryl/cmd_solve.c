@@ -117,6 +117,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--out", "-o", ARG_STRING, &a->out, NULL},
         {"--history", NULL, ARG_STRING, &a->history, NULL},
         {"--json", NULL, ARG_FLAG, &a->json, NULL},
+        {"--max-memory", NULL, ARG_MEMORY, NULL, NULL},
         {"--profile", NULL, ARG_FLAG, &a->profile, NULL},
         {"--quiet", "-q", ARG_FLAG, &a->quiet, NULL},
     };

@@ -96,6 +96,9 @@ static const command_help commands[] = {
      "                        and print the setup's phases (conversion, factorization, ...;\n"
      "                        always in --json as setup_phases)\n"
      "  --quiet, -q           no summary and no progress line\n"
+     "  --max-memory SIZE     refuse a matrix whose size line (or generator size) needs\n"
+     "                        more host memory than SIZE (64G; 0: no check; default the\n"
+     "                        memory available, or KRYL_MAX_MEMORY)\n"
      "\n"
      "Exit status: 0 converged, 2 not converged (the summary is still printed), 1 error.\n"},
     {"gen",
@@ -113,6 +116,9 @@ static const command_help commands[] = {
      "  --seed S              random kinds and finite-element meshes: the seed (default 1)\n"
      "  --coordinates FILE    finite-element kinds: also write the unknowns' node\n"
      "                        coordinates (Matrix Market array, a row per node)\n"
+     "  --max-memory SIZE     refuse a matrix whose size line (or generator size) needs\n"
+     "                        more host memory than SIZE (64G; 0: no check; default the\n"
+     "                        memory available, or KRYL_MAX_MEMORY)\n"
      "\n"
      "Random kinds (--n N rows): random-spd (symmetric, diagonally dominant, entries near\n"
      "the diagonal), powerlaw (nonsymmetric, a few very long rows), rgg (SPD random\n"
@@ -149,7 +155,10 @@ static const command_help commands[] = {
      "  --spectrum            estimate lambda_min, lambda_max and the condition number by\n"
      "                        Lanczos (symmetric matrices only)\n"
      "  --steps K             Lanczos steps (default 50; at most n)\n"
-     "  --precond none|jacobi the spectrum of A or of D^-1 A (default none)\n",
+     "  --precond none|jacobi the spectrum of A or of D^-1 A (default none)\n"
+     "  --max-memory SIZE     refuse a matrix whose size line (or generator size) needs\n"
+     "                        more host memory than SIZE (64G; 0: no check; default the\n"
+     "                        memory available, or KRYL_MAX_MEMORY)\n",
      NULL},
     {"demo", "kryl demo [--n N] [--backend B]",
      "Generate the 3-D Poisson equation (7-point stencil on an N x N x N grid) and\n"

@@ -1,0 +1,42 @@
+"""Memory stays bounded from the command line: a size line or a generated
+problem larger than --max-memory (or KRYL_MAX_MEMORY) is refused with the
+file, the line and the bytes; /dev/zero ends with an error."""
+
+import os
+
+from clitest import Checks, arguments, temp_dir
+
+
+def expect(t, kryl, what, args, words):
+    rc, out, err = kryl.run(*args)
+    t.check(rc == 1, "%s: exit 1" % what, "exit %d\n%s\n%s" % (rc, out, err))
+    for word in words:
+        t.check(word in err, "%s: message mentions '%s'" % (what, word), err)
+
+
+def main():
+    kryl, _ = arguments("test_limits")
+    t = Checks("test_limits")
+    with temp_dir() as tmp:
+        huge = os.path.join(tmp, "huge.mtx")
+        with open(huge, "w") as f:
+            f.write("%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n"
+                    "1 1 1\n")
+        for command in ("info", "solve"):
+            expect(t, kryl, "%s of a huge size line" % command,
+                   [command, huge, "--max-memory", "1G"],
+                   ["huge.mtx:2: the size line's 2147483647 x 2147483647", "34.4 GB",
+                    "1.07 GB of the limit set by"])
+        expect(t, kryl, "--max-memory that is not a size", ["info", huge, "--max-memory", "lots"],
+               ["expected a size in bytes"])
+        expect(t, kryl, "info /dev/zero", ["info", "/dev/zero"], ["expected lines of at most"])
+        expect(t, kryl, "a generated problem too large",
+               ["solve", "--gen", "poisson3d", "--n", 1200, "--max-memory", "2G"],
+               ["poisson3d with 1728000000 rows", "of host memory"])
+        a = os.path.join(tmp, "A.mtx")
+        rc, _, err = kryl.run("gen", "poisson2d", "--n", 20, "-o", a, "--max-memory", "1M")
+        t.check(rc == 0, "a small problem within --max-memory", err)
+    t.finish()
+
+
+main()
