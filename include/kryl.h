@@ -602,6 +602,12 @@ kryl_status kryl_write_mtx_array(const char *path, int64_t rows, int64_t cols,
  * relres is the recursive ||r||/||b||. */
 typedef void (*kryl_progress_fn)(int64_t iteration, double relres, void *user);
 
+/* Called, like kryl_progress_fn, at iteration 0 (with the true ||b - A x0||) and
+ * at each convergence check: resnorm = ||r|| the method carries, bnorm = ||b||
+ * (so resnorm / bnorm is the relative residual).  check_interval = k makes the
+ * checks, and so the calls, fall every k iterations. */
+typedef void (*kryl_residual_fn)(int64_t iteration, double resnorm, double bnorm, void *user);
+
 typedef struct kryl_solver_options {
     kryl_method method;        /* default KRYL_METHOD_CG */
     kryl_precond_kind precond; /* default KRYL_PRECOND_NONE (JACOBI for PCG) */
@@ -615,6 +621,8 @@ typedef struct kryl_solver_options {
     bool profile;              /* time each phase, synchronising around it (costs time) */
     kryl_progress_fn progress; /* NULL: none */
     void *progress_user;       /* passed back to progress */
+    kryl_residual_fn residual; /* NULL: none */
+    void *residual_user;       /* passed back to residual */
     int restart;               /* GMRES: Krylov vectors per cycle (m); 0 = 40 */
     /* A mixed-precision scheme; precision KRYL_MIXED alone picks
      * KRYL_MIXED_INNER_OUTER.  Not with precision KRYL_SINGLE. */

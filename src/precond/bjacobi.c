@@ -27,6 +27,7 @@
  * When the IC(0) of a block meets a non-positive pivot, every block is
  * factored with the same shift instead (shifted IC(0), as mic0) and a
  * warning is logged. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "order/order.h"
@@ -102,6 +103,8 @@ static kryl_status bjacobi_filter(kryl_precond *pc, kryl_csr *B, const void *use
         smallest = rows[b] < smallest ? rows[b] : smallest;
         largest = rows[b] > largest ? rows[b] : largest;
     }
+    snprintf(pc->info, sizeof pc->info, "%lld %s blocks of %lld to %lld rows", (long long)nb,
+             kryl_partition_name(kind), (long long)smallest, (long long)largest);
     kryl_log(pc->ctx, KRYL_LOG_INFO,
              "bjacobi: %s partition, %lld blocks of %lld to %lld rows; %lld of %lld entries "
              "(%.2f%%) couple blocks and are dropped",

@@ -11,6 +11,7 @@
  * (multicolor SSOR). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/setup_clock.h"
 #include "factor/factor.h"
@@ -153,6 +154,7 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
     const int32_t *perm = d->ordering.order ? d->ordering.order : A->layout->perm;
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_FACTORIZATION);
     kryl_csr copy = {0};
+    pc->info[0] = '\0'; /* a rebuild (new values) describes itself afresh */
     if (perm || filter) KRYL_TRY(permuted_copy(csr, perm, &copy));
     kryl_status st = filter ? filter->apply(pc, &copy, filter->user) : KRYL_SUCCESS;
     const kryl_csr *B = copy.row_ptr ? &copy : csr;
@@ -172,8 +174,11 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
             setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &d->levels_U, &path_U);
     kryl_setup_leave(pc->ctx, phase);
     int32_t levels_L = d->levels_L.nlevels, levels_U = d->levels_U.nlevels;
+    /* after what a filter said of the matrix it factors (bjacobi: its blocks) */
+    size_t said = strnlen(pc->info, sizeof pc->info - 1);
     if (st == KRYL_SUCCESS)
-        snprintf(pc->info, sizeof pc->info, "%s: L %d levels (%s), U %d levels (%s)",
+        snprintf(pc->info + said, sizeof pc->info - said,
+                 "%s%s: L %d levels (%s), U %d levels (%s)", said > 0 ? "; " : "",
                  kryl_precond_name(pc->kind), (int)levels_L, path_L[0] ? path_L : "?",
                  (int)levels_U, path_U[0] ? path_U : "?");
     if (st == KRYL_SUCCESS && F.shift > 0.0 && pc->kind != KRYL_PRECOND_MIC0)

@@ -44,6 +44,7 @@
  *
  * A matrix distributed over ranks gets the same M from its own coloring
  * and sweeps (src/dist/dist_mcssor.c); one rank always takes this path. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "factor/factor_internal.h"
@@ -160,6 +161,9 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
     kryl_precond_ordering ordering = {.order = d->mc.c.perm, .build = ssor_factors, .user = d};
     kryl_status st =
         kryl_precond_factor_create_ordered(&d->sweep, A, opts, pc->kind, &filter, &ordering);
+    if (st == KRYL_SUCCESS)
+        snprintf(pc->info, sizeof pc->info, "mcssor: %d colors, %d sweep(s), omega %g",
+                 (int)d->mc.c.ncolors, d->sweeps, d->omega);
     if (st == KRYL_SUCCESS)
         kryl_log(pc->ctx, KRYL_LOG_INFO,
                  "mcssor: %d sweep(s) of SSOR(omega = %g) per apply, %d colors (= levels)",

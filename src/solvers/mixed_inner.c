@@ -38,6 +38,8 @@ kryl_status kryl_inner_create(kryl_solver s)
     io.profile = false;
     io.progress = NULL;
     io.progress_user = NULL;
+    io.residual = NULL;
+    io.residual_user = NULL;
     /* the outer iteration's storage format, so both iterate in one row order */
     io.format = s->format;
     io.tune = false;

@@ -316,6 +316,11 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
         s->Aw = A;
     else if (st == KRYL_SUCCESS)
         st = kryl_matrix_convert(&s->Aw, A, s->precision, s->format, NULL, opts.order);
+    if (st == KRYL_SUCCESS)
+        kryl_log(s->ctx, KRYL_LOG_INFO, "kryl: ordering %s%s", kryl_order_name(opts.order),
+                 opts.order == KRYL_ORDER_NONE ? " (rows in the given order)"
+                                               : " (rows and columns permuted before the "
+                                                 "format's own row sort)");
     kryl_matrix M = NULL;
     if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
     kryl_setup_enter(s->ctx, KRYL_SETUP_PRECOND);
@@ -504,6 +509,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     if (!isfinite(bnorm))
         return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
                           "||b||^2 overflows a double; scale the system before solving");
+    s->bnorm = bnorm;
     double tol = fmax(s->options.rtol * bnorm, s->options.atol);
     kryl_monitor m = {.tol2 = tol * tol,
                       .history = s->history,
@@ -517,6 +523,8 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
         m.stop = KRYL_STOP_CONVERGED;
     } else {
         KRYL_TRY(true_residual(s, &rr_true));
+        if (s->options.residual)
+            s->options.residual(0, sqrt(rr_true), bnorm, s->options.residual_user);
         for (;;) {
             KRYL_TRY(set_monitor(s, &m));
             kryl_vector r0 = s->r_true;

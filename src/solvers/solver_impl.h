@@ -42,6 +42,7 @@ struct kryl_solver_s {
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
     int64_t batch_interval; /* the batch size reached so far (0: not started) */
+    double bnorm;           /* ||b|| of the solve under way (for the progress callbacks) */
     char format_reason[320];
     double *scalars;       /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
     kryl_monitor *monitor; /* backend */

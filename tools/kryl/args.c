@@ -78,11 +78,12 @@ static args_result set_value(const char *command, const arg_spec *opt, const cha
         break;
     case ARG_COUNT:
     case ARG_POSITIVE:
+    case ARG_EVERY:
         if (!parse_int64(value, &n))
             return args_usage_error(command, "%s: '%s' is not an integer", opt->name, value);
-        if (n < (opt->type == ARG_POSITIVE ? 1 : 0))
+        if (n < (opt->type == ARG_COUNT ? 0 : 1))
             return args_usage_error(command, "%s: '%s' must be %s", opt->name, value,
-                                    opt->type == ARG_POSITIVE ? "at least 1" : "0 or more");
+                                    opt->type == ARG_COUNT ? "0 or more" : "at least 1");
         *(int64_t *)opt->target = n;
         break;
     case ARG_MEMORY:
@@ -126,6 +127,10 @@ args_result args_parse(const char *command, int argc, char **argv, const arg_spe
             if (eq != NULL) return args_usage_error(command, "%s takes no value", opt->name);
         } else if (eq != NULL) {
             value = eq + 1;
+        } else if (opt->type == ARG_EVERY) {
+            /* the count is optional: take the next argument only if it is one */
+            int64_t n;
+            value = i + 1 < argc && parse_int64(argv[i + 1], &n) ? argv[++i] : "1";
         } else if (i + 1 < argc) {
             value = argv[++i];
         } else {

@@ -15,8 +15,9 @@ typedef enum arg_type {
     ARG_REAL,     /* any finite double */
     ARG_COUNT,    /* int64_t >= 0 */
     ARG_POSITIVE, /* int64_t >= 1 */
-    ARG_MEMORY    /* a size ("64G"; 0: none) set as the process's memory limit
+    ARG_MEMORY,   /* a size ("64G"; 0: none) set as the process's memory limit
                    * (kryl_set_max_memory); target unused */
+    ARG_EVERY     /* int64_t >= 1, the value optional: "--monitor" alone is 1 */
 } arg_type;
 
 typedef struct arg_spec {

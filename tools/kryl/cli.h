@@ -20,6 +20,10 @@ enum {
     CLI_EXIT_NOT_CONVERGED = 2 /* the solve ran but did not converge */
 };
 
+/* How the user called kryl, for commands we suggest: "kryl" when the PATH
+ * found it, else the path given (set by main). */
+extern const char *cli_program;
+
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);

@@ -44,7 +44,8 @@ static void print_summary(const solve_job *job, int64_t n, double gen_s)
            cli_format_seconds(t[3], sizeof t[3],
                               r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0));
     printf("  converged   %s (%s)\n", r->converged ? "yes" : "NO", kryl_reason_name(r->reason));
-    printf("\nNext: kryl gen poisson3d --n %" PRId64 " -o A.mtx && kryl solve A.mtx\n", n);
+    printf("\nNext: %s gen poisson3d --n %" PRId64 " -o A.mtx && %s solve A.mtx\n", cli_program, n,
+           cli_program);
 }
 
 int cmd_demo(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "solve_job.h"
 #include "solve_report.h"
+#include "view.h"
 
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
@@ -20,6 +21,8 @@ typedef struct solve_args {
     double rtol, atol, inner_rtol, droptol, omega, symmetry_tol;
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
         blocks, sweeps;
+    int64_t monitor; /* --monitor k: a residual line every k iterations; 0 = none */
+    bool check_interval_given, view;
     bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune;
 } solve_args;
 
@@ -113,7 +116,9 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--maxit", NULL, ARG_COUNT, &a->maxit, NULL},
         {"--threads", NULL, ARG_COUNT, &a->threads, NULL},
         {"--device", NULL, ARG_COUNT, &a->device, NULL},
-        {"--check-interval", NULL, ARG_COUNT, &a->check_interval, NULL},
+        {"--check-interval", NULL, ARG_COUNT, &a->check_interval, &a->check_interval_given},
+        {"--monitor", NULL, ARG_EVERY, &a->monitor, NULL},
+        {"--view", NULL, ARG_FLAG, &a->view, NULL},
         {"--out", "-o", ARG_STRING, &a->out, NULL},
         {"--history", NULL, ARG_STRING, &a->history, NULL},
         {"--json", NULL, ARG_FLAG, &a->json, NULL},
@@ -137,8 +142,10 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     kryl_overlap overlap;
     if (kryl_overlap_from_name(a->overlap, &overlap) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--overlap: %s", kryl_last_error());
-    if (a->threads > INT_MAX || a->device > INT_MAX || a->check_interval > INT_MAX)
-        return args_usage_error(cmd, "--threads, --device or --check-interval is too large");
+    if (a->threads > INT_MAX || a->device > INT_MAX || a->check_interval > INT_MAX ||
+        a->monitor > INT_MAX)
+        return args_usage_error(cmd,
+                                "--threads, --device, --check-interval or --monitor is too large");
     if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
         return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
     if (a->fill > INT_MAX || a->maxfill > INT_MAX || a->blocks > INT_MAX || a->sweeps > INT_MAX)
@@ -202,6 +209,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->symmetry_tol = a->symmetry_tol;
     opt->max_iterations = a->maxit;
     opt->check_interval = (int)a->check_interval;
+    /* the monitor's lines fall every k iterations when the checks do */
+    if (a->monitor > 0 && !a->check_interval_given) opt->check_interval = (int)a->monitor;
     opt->profile = a->profile;
     opt->record_history = a->history != NULL;
     return ARGS_OK;
@@ -288,6 +297,13 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
     }
     *read_s = cli_wtime() - t0;
     st = solve_job_setup(job, opt, !a->quiet);
+    int rank = 0;
+    kryl_context_rank(job->ctx, &rank, NULL);
+    /* the stack before the solve, so it shows however long that takes */
+    if (st == KRYL_SUCCESS && a->view && !a->json && rank == 0) {
+        view_print(job, stdout);
+        fflush(stdout);
+    }
     int64_t nrows = 0, ncols, nnz;
     if (st == KRYL_SUCCESS) st = kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
     t0 = cli_wtime();
@@ -311,6 +327,7 @@ int cmd_solve(int argc, char **argv)
     solve_job job;
     double read_s = 0.0;
     kryl_status st = solve_job_context(&job, backend, (int)a.device, (int)a.threads);
+    if (a.monitor > 0) monitor_init(&job.monitor, a.monitor);
     kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
     kryl_overlap_from_name(a.overlap, &overlap);
     if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job.ctx, overlap);

@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "cli_mpi.h"
 
+const char *cli_program = "kryl";
+
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
 {
     /* under mpirun every rank runs the command; otherwise MPI is never touched */
     cli_mpi_start(&argc, &argv);
+    if (argc > 0 && strchr(argv[0], '/') != NULL) cli_program = argv[0];
     int status = run_command(argc, argv);
     cli_mpi_finish();
     return status;

@@ -17,7 +17,14 @@ kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int dev
 kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, bool show_progress)
 {
     job->options = *options;
-    progress_init(&job->progress, show_progress);
+    int rank = 0;
+    kryl_context_rank(job->ctx, &rank, NULL);
+    if (rank != 0) job->monitor.every = 0; /* rank 0 speaks for all */
+    progress_init(&job->progress, show_progress && job->monitor.every == 0);
+    if (job->monitor.every > 0) {
+        job->options.residual = monitor_residual;
+        job->options.residual_user = &job->monitor;
+    }
     if (job->progress.enabled) {
         job->options.progress = progress_update;
         job->options.progress_user = &job->progress;
@@ -49,8 +56,10 @@ kryl_status solve_job_solve(solve_job *job, const double *b, const double *x0)
             x0 != NULL ? kryl_vector_set_global(job->x, job->A, x0) : kryl_vector_fill(job->x, 0.0);
     if (st == KRYL_SUCCESS) {
         progress_start(&job->progress);
+        monitor_start(&job->monitor);
         st = kryl_solver_solve(job->solver, job->b, job->x, &job->result);
         progress_finish(&job->progress);
+        if (st == KRYL_SUCCESS) monitor_finish(&job->monitor, &job->result);
     }
     if (st != KRYL_SUCCESS) cli_error(st);
     return st;

@@ -4,6 +4,7 @@
 #define KRYL_TOOL_SOLVE_JOB_H
 
 #include "kryl.h"
+#include "monitor.h"
 #include "progress.h"
 
 typedef struct solve_job {
@@ -13,6 +14,7 @@ typedef struct solve_job {
     kryl_vector b, x;
     kryl_solver_options options; /* as the solver was created */
     progress progress;
+    monitor monitor; /* off unless the caller starts one (monitor_init) before setup */
     kryl_result result;
     double context_s; /* backend start-up */
     double setup_s;   /* solver creation */
@@ -22,7 +24,8 @@ typedef struct solve_job {
  * as such before the library is asked to start it. */
 kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads);
 
-/* Create the solver for job->A (square and, for CG, symmetric). */
+/* Create the solver for job->A (square and, for CG, symmetric).  With a
+ * monitor the terminal's progress line is not drawn. */
 kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, bool show_progress);
 
 /* Solve with b (NULL: b = A*1) and the initial guess x0 (NULL: 0), each of

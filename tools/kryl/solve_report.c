@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_mpi.h"
 #include "json.h"
+#include "view.h"
 
 /* Every rank's part of A and its SpMVs' cost, on rank 0 (collective);
  * NULL on one rank.  *size = the number of ranks. */
@@ -164,6 +165,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
         json_double(&w, "iteration_s", r->profile.iteration);
         json_end(&w);
     }
+    view_json(job, &w);
     json_ranks(&w, job);
     json_end(&w);
 }
@@ -237,7 +239,7 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
            cli_basename(matrix), nrows, ncols, nnz);
     print_symmetry(job);
     print_method(o);
-    printf("format      %s", kryl_format_name(format));
+    printf("format      %s, order %s", kryl_format_name(format), kryl_order_name(o->order));
     if (o->format == KRYL_FORMAT_AUTO)
         printf(" (--format auto%s)\n            %s", o->tune ? " --tune" : "", reason);
     printf("\n");
