@@ -755,6 +755,15 @@ kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const ch
  * levels (syncfree)".  For the mixed schemes, the inner solver's. */
 kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len);
 
+/* z = M^{-1} r with the preconditioner the solver built, alone: for use
+ * inside another Krylov code (a SciPy or PETSc solver preconditioned by
+ * kryl's).  r and z are double vectors laid out like the solver's matrix,
+ * in the caller's row order, and distinct; M is applied in the working
+ * precision and order of the iteration (for the mixed schemes, the inner
+ * solver's).  Without a preconditioner z = r.  Uses the solver's
+ * workspace: not concurrently with a solve on the same solver. */
+kryl_status kryl_solver_apply_preconditioner(kryl_solver solver, kryl_vector r, kryl_vector z);
+
 /* Seconds of setup (same as the next result's setup_s). */
 double kryl_solver_setup_time(kryl_solver solver);
 

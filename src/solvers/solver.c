@@ -606,6 +606,34 @@ kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len)
     return KRYL_SUCCESS;
 }
 
+kryl_status kryl_solver_apply_preconditioner(kryl_solver solver, kryl_vector r, kryl_vector z)
+{
+    KRYL_REQUIRE_ARG(solver);
+    KRYL_REQUIRE_ARG(r);
+    KRYL_REQUIRE_ARG(z);
+    KRYL_TRY(check_vector(solver, r, "r"));
+    KRYL_TRY(check_vector(solver, z, "z"));
+    if (r == z)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "r and z are the same vector; give z its own vector");
+    /* the mixed schemes precondition inside their single-precision solver */
+    kryl_solver it = solver->inner ? solver->inner : solver;
+    const kryl_backend_ops *ops = solver->ops;
+    kryl_context ctx = solver->ctx;
+    const int32_t *perm = solver->A->layout->perm_backend; /* the caller's order -> A's */
+    const int32_t *perm_w = it->Aw->layout->perm_backend;  /* A's order -> the iteration's */
+    if (it->pc == NULL) return ops->permute_copy(ctx, z, r, NULL, KRYL_GATHER, NULL);
+    /* r -> the iteration's order and precision */
+    KRYL_TRY(ops->permute_copy(ctx, solver->b_true, r, perm, KRYL_GATHER, NULL));
+    KRYL_TRY(ops->permute_copy(ctx, it->b_work, solver->b_true, perm_w, KRYL_GATHER, NULL));
+    /* x_work = M^{-1} b_work */
+    KRYL_TRY(it->pc->apply(it->pc, it->b_work, it->x_work));
+    /* back to double and the caller's order */
+    KRYL_TRY(ops->permute_copy(ctx, solver->x_true, it->x_work, perm_w, KRYL_SCATTER, NULL));
+    KRYL_TRY(ops->permute_copy(ctx, z, solver->x_true, perm, KRYL_SCATTER, NULL));
+    return ops->synchronize(ctx);
+}
+
 double kryl_solver_setup_time(kryl_solver solver) { return solver ? solver->setup_s : 0.0; }
 
 kryl_status kryl_solver_setup_phases(kryl_solver solver, double *seconds)
