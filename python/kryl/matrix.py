@@ -1,0 +1,303 @@
+"""Contexts (a backend and its device) and kryl matrices."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from . import _lib
+from ._lib import Handle, lib
+from .errors import InvalidArgumentError, UnsupportedError, check, raise_error
+
+
+def enum_from_name(kind: str, name: str) -> int:
+    """The enum value of `name` for `kind` ("method", "precond", "format", ...).
+
+    Raises InvalidArgumentError with the library's list of valid names.
+    """
+    value = ctypes.c_int()
+    check(getattr(lib, f"kryl_{kind}_from_name")(str(name).encode(), ctypes.byref(value)), kind)
+    return value.value
+
+
+def enum_name(kind: str, value: int) -> str:
+    """The name of an enum value ("cg", "jacobi", "csr", ...)."""
+    return _lib.text(getattr(lib, f"kryl_{kind}_name")(value))
+
+
+class Context:
+    """A kryl context: the backend (ref, omp or cuda), its device and threads.
+
+    Contexts are shared: :func:`get_context` returns one per (backend,
+    device, threads), created on first use.
+    """
+
+    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0) -> None:
+        options = _lib.ContextOptions()
+        lib.kryl_context_options_init(ctypes.byref(options))
+        options.backend = enum_from_name("backend", backend)
+        options.device = int(device)
+        options.threads = int(threads)
+        self._handle = Handle()
+        t0 = time.perf_counter()
+        check(lib.kryl_context_create(ctypes.byref(self._handle), ctypes.byref(options)), "backend")
+        #: seconds the backend took to start
+        self.create_s: float = time.perf_counter() - t0
+
+    @property
+    def handle(self) -> Handle:
+        return self._handle
+
+    @property
+    def backend(self) -> str:
+        """The backend the context resolved to ("ref", "omp" or "cuda")."""
+        return enum_name("backend", lib.kryl_context_backend(self._handle))
+
+    @property
+    def device_name(self) -> str:
+        """One line on the device ("NVIDIA H100 ..., 132 SMs" or "2 OpenMP threads")."""
+        return _lib.text(lib.kryl_context_device_name(self._handle))
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) and lib is not None:
+            lib.kryl_context_destroy(ctypes.byref(self._handle))
+
+
+_contexts: dict[tuple[int, int, int], Context] = {}
+
+
+def get_context(backend: str = "auto", device: int = 0, threads: int = 0) -> Context:
+    """The shared context of (backend, device, threads), created on first use."""
+    key = (enum_from_name("backend", backend), int(device), int(threads))
+    ctx = _contexts.get(key)
+    if ctx is None:
+        ctx = Context(backend, device, threads)
+        _contexts[key] = ctx
+    return ctx
+
+
+def backend_available(backend: str) -> bool:
+    """Whether `backend` ("ref", "omp", "cuda") is compiled in and usable here."""
+    return bool(lib.kryl_backend_available(enum_from_name("backend", backend)))
+
+
+def is_cupy(obj: Any) -> bool:
+    """Whether obj is a CuPy array or a cupyx.scipy.sparse matrix."""
+    return type(obj).__module__.split(".")[0] in ("cupy", "cupyx")
+
+
+def _as_scipy_csr(A: Any) -> Any:
+    """A as a SciPy CSR matrix, converted once (CuPy matrices copied to the host)."""
+    import scipy.sparse as sp
+
+    if is_cupy(A):
+        A = A.get()
+    if not sp.issparse(A):
+        raise InvalidArgumentError(
+            f"A: expected a scipy.sparse or cupyx.scipy.sparse matrix or a kryl.Matrix, "
+            f"got {type(A).__name__}",
+        )
+    if A.ndim != 2:
+        raise InvalidArgumentError(f"A: expected a 2-D matrix, got {A.ndim} dimensions")
+    if np.issubdtype(A.dtype, np.complexfloating):
+        raise UnsupportedError(f"A: kryl solves real systems; A has dtype {A.dtype}")
+    return A.tocsr()
+
+
+class Matrix:
+    """A sparse matrix held by kryl (a host CSR copy, and the backend's copy).
+
+    Make one with :meth:`from_scipy`, :meth:`from_file` or
+    :meth:`generate`; it may be passed to :func:`kryl.solve`,
+    :class:`kryl.Solver` and :func:`kryl.aslinearoperator` in place of a
+    SciPy matrix, which saves the conversion on every call.
+    """
+
+    def __init__(self, handle: Handle, context: Context, read_s: float = 0.0, name: str = "") -> None:
+        self._handle = handle
+        #: the context the matrix lives in (kept alive as long as the matrix)
+        self.context = context
+        #: seconds spent reading or converting the matrix into kryl
+        self.read_s = read_s
+        #: where it came from (a file name, "scipy", "poisson3d n=100")
+        self.name = name
+        n, m, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+        check(lib.kryl_matrix_size(handle, ctypes.byref(n), ctypes.byref(m), ctypes.byref(nnz)))
+        self.shape: tuple[int, int] = (n.value, m.value)
+        self.nnz: int = nnz.value
+        self.dtype = np.dtype(np.float64)
+        self.ndim = 2
+
+    @classmethod
+    def from_scipy(cls, A: Any, backend: str = "auto", device: int = 0, threads: int = 0) -> "Matrix":
+        """A kryl matrix from any scipy.sparse matrix or array (or a cupyx one).
+
+        A is converted to CSR once; its values to float64 (the library's
+        input precision: ``precision="single"`` chooses the iteration's)
+        and its indices to the 64-bit integers the C API takes.
+        Duplicates are summed.  Raises InvalidValueError for NaN or Inf
+        values.
+        """
+        ctx = get_context(backend, device, threads)
+        t0 = time.perf_counter()
+        csr = _as_scipy_csr(A)
+        nrows, ncols = csr.shape
+        indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(csr.indices, dtype=np.int64)
+        data = np.ascontiguousarray(csr.data, dtype=np.float64)
+        handle = Handle()
+        check(
+            lib.kryl_matrix_create_csr(
+                ctypes.byref(handle), ctx.handle, nrows, ncols, 0, nrows,
+                indptr.ctypes.data, indices.ctypes.data, data.ctypes.data,
+            ),
+            "A",
+        )
+        return cls(handle, ctx, time.perf_counter() - t0, "scipy")
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, backend: str = "auto", device: int = 0,
+                  threads: int = 0) -> "Matrix":
+        """Read a Matrix Market file (.mtx or .mtx.gz), as ``kryl solve A.mtx`` does."""
+        ctx = get_context(backend, device, threads)
+        t0 = time.perf_counter()
+        handle = Handle()
+        check(lib.kryl_matrix_read_mtx(ctypes.byref(handle), ctx.handle, os.fsencode(path)))
+        return cls(handle, ctx, time.perf_counter() - t0, os.fspath(path))
+
+    @classmethod
+    def generate(cls, kind: str, n: int, backend: str = "auto", device: int = 0,
+                 threads: int = 0) -> "Matrix":
+        """A generated test matrix, as ``kryl gen KIND --n N``: poisson2d, poisson3d,
+        poisson3d27, poisson3d125, aniso2d, aniso3d, convdiff2d, convdiff3d,
+        random-spd, powerlaw, rgg, rgg-spatial; n points per direction (random
+        kinds: n rows)."""
+        ctx = get_context(backend, device, threads)
+        t0 = time.perf_counter()
+        options = _lib.GeneratorOptions()
+        lib.kryl_generator_options_init(ctypes.byref(options), enum_from_name("generator", kind),
+                                        int(n))
+        rows, nnz = ctypes.c_int64(), ctypes.c_int64()
+        check(lib.kryl_generator_size(ctypes.byref(options), ctypes.byref(rows), ctypes.byref(nnz)))
+        handle = Handle()
+        check(lib.kryl_matrix_generate(ctypes.byref(handle), ctx.handle, ctypes.byref(options), 0,
+                                       rows.value))
+        return cls(handle, ctx, time.perf_counter() - t0, f"{kind} n={n}")
+
+    @property
+    def handle(self) -> Handle:
+        if not self._handle:
+            raise InvalidArgumentError("the matrix has been closed")
+        return self._handle
+
+    @property
+    def backend(self) -> str:
+        """The backend the matrix lives on."""
+        return self.context.backend
+
+    def csr_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of the host CSR arrays: row offsets (int64), columns (int32), values."""
+        rp = ctypes.POINTER(ctypes.c_int64)()
+        ci = ctypes.POINTER(ctypes.c_int32)()
+        v = ctypes.POINTER(ctypes.c_double)()
+        check(lib.kryl_matrix_csr_view(self.handle, ctypes.byref(rp), ctypes.byref(ci),
+                                       ctypes.byref(v)))
+        n = self.shape[0]
+        indptr = np.ctypeslib.as_array(rp, (n + 1,)).copy()
+        nnz = int(indptr[-1])
+        if nnz == 0:
+            return indptr, np.zeros(0, np.int32), np.zeros(0, np.float64)
+        return (indptr, np.ctypeslib.as_array(ci, (nnz,)).copy(),
+                np.ctypeslib.as_array(v, (nnz,)).copy())
+
+    def to_scipy(self) -> Any:
+        """The matrix as a scipy.sparse.csr_array (a copy; duplicates summed)."""
+        import scipy.sparse as sp
+
+        indptr, indices, data = self.csr_arrays()
+        return sp.csr_array((data, indices, indptr), shape=self.shape)
+
+    def is_symmetric(self, tol: float = 0.0) -> bool:
+        """Whether |a_ij - a_ji| <= tol * max|a| for all i, j."""
+        out = ctypes.c_bool()
+        check(lib.kryl_matrix_is_symmetric(self.handle, float(tol), ctypes.byref(out)))
+        return bool(out.value)
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the matrix as a Matrix Market coordinate file (17 digits: exact)."""
+        check(lib.kryl_matrix_write_mtx(self.handle, os.fsencode(path)))
+
+    def close(self) -> None:
+        """Free the matrix now (solvers built on it must be closed first)."""
+        if getattr(self, "_handle", None):
+            lib.kryl_matrix_destroy(ctypes.byref(self._handle))
+            self._handle = Handle()
+
+    def __enter__(self) -> "Matrix":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"<kryl.Matrix {self.shape[0]} x {self.shape[1]}, {self.nnz} nonzeros, "
+                f"backend {self.backend}>")
+
+
+def as_matrix(A: Any, backend: str = "auto", device: int = 0, threads: int = 0) -> Matrix:
+    """A itself when it is a kryl.Matrix, else Matrix.from_scipy(A)."""
+    if isinstance(A, Matrix):
+        return A
+    return Matrix.from_scipy(A, backend, device, threads)
+
+
+class Vector:
+    """A kryl vector laid out like a matrix's rows (double precision)."""
+
+    def __init__(self, A: Matrix) -> None:
+        self.matrix = A
+        self.n = A.shape[0]
+        self._handle = Handle()
+        check(lib.kryl_vector_create(ctypes.byref(self._handle), A.handle, 0))
+
+    @property
+    def handle(self) -> Handle:
+        return self._handle
+
+    def set(self, values: np.ndarray, what: str) -> None:
+        """Copy a float64 contiguous array of n entries in (NaN/Inf refused)."""
+        check(lib.kryl_vector_set(self._handle, values.ctypes.data, self.n), what)
+
+    def get(self, out: np.ndarray) -> np.ndarray:
+        check(lib.kryl_vector_get(self._handle, out.ctypes.data, self.n))
+        return out
+
+    def fill(self, value: float) -> None:
+        check(lib.kryl_vector_fill(self._handle, float(value)))
+
+    def close(self) -> None:
+        if getattr(self, "_handle", None):
+            lib.kryl_vector_destroy(ctypes.byref(self._handle))
+            self._handle = Handle()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def host_vector(v: Any, n: int, what: str) -> np.ndarray:
+    """v (NumPy or CuPy, n entries) as a contiguous float64 host array."""
+    if is_cupy(v):
+        v = v.get()
+    a = np.asarray(v)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise_error(-2, f"{what} has shape {a.shape}, but the matrix has {n} rows: expected ({n},)")
+    if np.iscomplexobj(a):
+        raise UnsupportedError(f"{what}: kryl solves real systems; {what} has dtype {a.dtype}")
+    return np.ascontiguousarray(a, dtype=np.float64)

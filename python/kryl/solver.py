@@ -1,0 +1,301 @@
+"""kryl.solve and kryl.Solver: A x = b with libkryl's preconditioned Krylov methods."""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _lib
+from ._lib import Handle, lib
+from .errors import InvalidArgumentError, check
+from .info import SolveInfo
+from .matrix import Matrix, Vector, as_matrix, enum_name, host_vector, is_cupy
+from .options import OPTIONS, solver_options
+
+OPTIONS_HELP = """\
+Options (keywords, named as ``kryl solve``'s; None or absent: the library's default):
+
+Method:
+  method        "auto" where the library has it (it then chooses), else "cg"
+                (the C API's default); "cg", "pcg" (preconditioned CG, Jacobi
+                unless another precond is named), "pipecg" (pipelined PCG, one
+                fused reduction per iteration), "gmres" (right-preconditioned
+                GMRES(m)), "bicgstab"
+  precond       "none"; "jacobi" (diag(A)); "lspoly" (least-squares polynomial,
+                SPD A); "ic0", "mic0" (IC(0), shifted IC(0): symmetric A);
+                "ilu0", "iluk", "ilut" (incomplete LU); "bjacobi" (IC(0)/ILU(0)
+                blocks); "mcssor", "mcilu0" (multicolor SSOR, ILU(0)).
+                Default jacobi for pcg, none otherwise
+  degree        lspoly: polynomial degree, that many SpMVs per apply (default 8)
+  fill          iluk: fill level (default 1)
+  droptol       ilut: drop entries below droptol times the row's norm (1e-3)
+  maxfill       ilut: at most maxfill entries per row of L and of U (default 20)
+  blocks        bjacobi: row blocks (default 0: one per 4096 rows)
+  partition     bjacobi: "auto" (metis when built with METIS), "contiguous", "metis"
+  block_factor  bjacobi: "ic0", "mic0", "ilu0" or "ilut" per block (default: ic0
+                for a symmetric matrix with cg/pcg/pipecg, else ilu0)
+  sweeps        mcssor: symmetric sweeps per apply (default 1)
+  omega         mcssor: relaxation factor, 0 < omega < 2 (default 1)
+  restart       GMRES: Krylov vectors per cycle (default 40)
+  orthog        GMRES: "dcgs2" (the default: one reduction a step) or "cgs2"
+  rtol          stop when ||b - Ax|| <= rtol ||b|| (default 1e-8)
+  atol          or when ||b - Ax|| <= atol (default 0)
+  maxit         iteration limit (default 10000)
+  check_interval iterations between convergence checks (default: the backend's)
+Precision:
+  precision     "double" (default), "single" or "mixed": double accuracy from
+                single-precision inner solves
+  mixed         "ir", "inner-outer" or "reliable" (implies precision="mixed";
+                default inner-outer)
+  inner_rtol    an inner solve stops once it reduced its residual by this
+                factor (default 1e-6; reliable: the drop between refreshes, 1e-2)
+  inner_its     and after at most this many iterations (default: no limit)
+Storage format of the iteration's SpMV:
+  format        "csr" (default), "ell", "ellr", "jds", "pjds", "sell", "bcsr2",
+                "bcsr4", "dia", or "auto" (the bandwidth model's choice)
+  tune          with format="auto": time a few SpMVs of each candidate
+  order         "none" (default), "rcm", "amd" (SuiteSparse builds), "color":
+                rows and columns reordered before the format's own row sort;
+                b and x stay in the caller's order
+Where it runs:
+  backend       "auto" (cuda if a GPU is usable, else omp, else ref), "ref",
+                "omp", "cuda"
+  threads       OpenMP threads for omp (default: OpenMP's)
+  device        CUDA device ordinal (default 0)
+Output:
+  history       record ||r_k|| of every iteration in info.history (default True)
+  profile       time each phase (spmv, precond, vector, reduction, transfer) into
+                info.profile; it synchronises around each phase, which costs time
+
+Convergence: a method stops when the residual it carries meets
+||r|| <= max(rtol ||b||, atol); kryl then computes the true residual b - Ax in
+double with A's own values, and info.converged is True only when that meets
+the test.  Not converging is a result (info.reason "max_iterations",
+"breakdown", "nan"), not an exception; a breakdown or NaN never changes x.
+Errors (a non-square A, a wrong length, NaN in A or b, an unknown option
+value) raise kryl.KrylError subclasses carrying the library's message.
+"""
+
+ArrayLike = Any  # a NumPy or CuPy array
+
+
+class Solver:
+    """A solver for A x = b that keeps the matrix, its storage format and the
+    preconditioner (on the device, for cuda) across solves.
+
+    ``Solver(A, **options)`` takes A as :func:`kryl.solve` does and the same
+    options; setup (format conversion, preconditioner, workspace) happens
+    once, here.  Use it as a context manager or call :meth:`close`.
+
+    """
+
+    def __init__(self, A: Any, **options: Any) -> None:
+        t0 = time.perf_counter()
+        self._handle = Handle()
+        placement = {k: options[k] for k in ("backend", "device", "threads") if options.get(k) is not None}
+        self._options_given = dict(options)
+        self._copts = solver_options(options)
+        self.matrix: Matrix = as_matrix(A, **placement)
+        self._owns_matrix = self.matrix is not A
+        #: "scipy", a file name, or what generated the matrix
+        self.name = self.matrix.name
+        self._context_s = self.matrix.context.create_s if self._owns_matrix else 0.0
+        self.matrix.context.create_s = 0.0  # counted once, by the first solver
+        check(lib.kryl_solver_create(ctypes.byref(self._handle), self.matrix.handle,
+                                     ctypes.byref(self._copts)))
+        n = self.matrix.shape[0]
+        self._b = Vector(self.matrix)
+        self._x = Vector(self.matrix)
+        self._result = _lib.Result()
+        self._xbuf = np.empty(n)
+        #: seconds this constructor took (conversion of A included)
+        self.create_s = time.perf_counter() - t0
+
+    @property
+    def handle(self) -> Handle:
+        if not self._handle:
+            raise InvalidArgumentError("the solver has been closed")
+        return self._handle
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.matrix.shape
+
+    def solve(self, b: ArrayLike, x0: Optional[ArrayLike] = None) -> tuple[ArrayLike, Any]:
+        """Solve A x = b from x0 (default 0).
+
+        b: 1-D (n,) or 2-D (n, k) NumPy or CuPy array; the k right-hand sides
+        of a 2-D b are solved one after another.  Returns (x, info): x of b's
+        shape and array kind (CuPy in, CuPy out), float64; info a
+        :class:`SolveInfo`, or a list of k of them for a 2-D b.
+        """
+        if getattr(b, "ndim", 1) == 2:
+            return self._solve_columns(b, x0)
+        return self._solve_one(b, x0)
+
+    def _solve_columns(self, b: ArrayLike, x0: Optional[ArrayLike]) -> tuple[ArrayLike, list]:
+        cupy = is_cupy(b)
+        bh = b.get() if cupy else np.asarray(b)
+        x0h = None if x0 is None else (x0.get() if is_cupy(x0) else np.asarray(x0))
+        if x0h is not None and x0h.shape != bh.shape:
+            raise InvalidArgumentError(f"x0 has shape {x0h.shape}, b has shape {bh.shape}: expected the same")
+        x = np.empty(bh.shape)
+        infos = []
+        for j in range(bh.shape[1]):
+            x[:, j], info = self._solve_one(bh[:, j], None if x0h is None else x0h[:, j])
+            infos.append(info)
+        return (_cupy_array(x) if cupy else x), infos
+
+    def _solve_one(self, b: ArrayLike, x0: Optional[ArrayLike]) -> tuple[ArrayLike, SolveInfo]:
+        handle = self.handle
+        n = self.matrix.shape[0]
+        cupy = is_cupy(b)
+        self._b.set(host_vector(b, n, "b"), "b")
+        if x0 is None:
+            self._x.fill(0.0)
+        else:
+            self._x.set(host_vector(x0, n, "x0"), "x0")
+        check(lib.kryl_solver_solve(handle, self._b.handle, self._x.handle,
+                                    ctypes.byref(self._result)))
+        x = self._x.get(np.empty(n))
+        info = self._info()
+        return (_cupy_array(x) if cupy else x), info
+
+    def _history(self) -> np.ndarray:
+        h = ctypes.POINTER(ctypes.c_double)()
+        length = ctypes.c_int64()
+        check(lib.kryl_solver_history(self.handle, ctypes.byref(h), ctypes.byref(length)))
+        if length.value == 0 or not h:
+            return np.zeros(0)
+        return np.ctypeslib.as_array(h, (length.value,)).copy()
+
+    def _info(self) -> SolveInfo:
+        r, o = self._result, self._copts
+        fmt, why = ctypes.c_int(), ctypes.c_char_p()
+        check(lib.kryl_solver_format(self.handle, ctypes.byref(fmt), ctypes.byref(why)))
+        buf = ctypes.create_string_buffer(192)
+        check(lib.kryl_solver_precond_info(self.handle, buf, len(buf)))
+        ctx = self.matrix.context
+        n, ncols = self.matrix.shape
+        precond = o.precond
+        if o.method == 1 and precond == 0:  # pcg: Jacobi unless another is named
+            precond = 1
+        mixed = enum_name("mixed_scheme", o.mixed)
+        precision = enum_name("precision", o.precision)
+        read_s = self.matrix.read_s if self._owns_matrix else 0.0
+        profile = None
+        if o.profile:
+            p = r.profile
+            profile = {"spmv_s": p.spmv, "precond_s": p.precond, "vector_s": p.vector,
+                       "reduction_s": p.reduction, "transfer_s": p.transfer,
+                       "iteration_s": p.iteration}
+        return SolveInfo(
+            matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
+            method=enum_name("method", o.method), precond=enum_name("precond", precond),
+            precond_info=_lib.text(buf.value), restart=o.restart or 40,
+            orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",
+            degree=o.degree or 8, fill=o.fill, droptol=o.droptol, maxfill=o.maxfill,
+            blocks=o.blocks, partition=enum_name("partition", o.partition),
+            block_factor=enum_name("precond", o.block_factor), sweeps=o.sweeps, omega=o.omega,
+            backend=ctx.backend, device=ctx.device_name, precision=precision, mixed=mixed,
+            inner_its=o.inner_iterations,
+            inner_rtol=o.inner_rtol or float(lib.kryl_mixed_default_inner_rtol(o.mixed)),
+            format=enum_name("format", fmt.value), format_requested=enum_name("format", o.format),
+            format_reason=_lib.text(why.value), order=enum_name("order", o.order),
+            tune=bool(o.tune), rtol=o.rtol, atol=o.atol, maxit=o.max_iterations,
+            iterations=r.iterations, relres=r.relres, relres_recursive=r.relres_recursive,
+            resnorm=r.resnorm, bnorm=r.bnorm, residual_replacements=r.residual_replacements,
+            inner_iterations=r.inner_iterations, reason=enum_name("reason", r.reason),
+            converged=bool(r.converged), time_s=read_s + r.setup_s + r.solve_s, read_s=read_s,
+            setup_s=r.setup_s, solve_s=r.solve_s, context_s=self._context_s,
+            time_per_iteration_s=r.solve_s / r.iterations if r.iterations > 0 else 0.0,
+            profile=profile, history=self._history(),
+        )
+
+    def update_values(self, data: ArrayLike) -> None:
+        """Replace A's values (same sparsity pattern, CSR order) and rebuild what
+        depends on them.
+
+        Needs kryl_matrix_update_values in libkryl; without it this raises
+        NotImplementedError: build a new Solver for the new values.
+        """
+        raise NotImplementedError(
+            "Solver.update_values needs kryl_matrix_update_values, which this libkryl "
+            f"({_lib.LIBRARY_PATH}) does not have: build a new kryl.Solver for the new values")
+
+    def apply_preconditioner(self, r: ArrayLike) -> ArrayLike:
+        """z = M^{-1} r with the solver's preconditioner (z = r without one)."""
+        handle = self.handle
+        n = self.matrix.shape[0]
+        cupy = is_cupy(r)
+        self._b.set(host_vector(r, n, "r"), "r")
+        check(lib.kryl_solver_apply_preconditioner(handle, self._b.handle, self._x.handle))
+        z = self._x.get(np.empty(n))
+        return _cupy_array(z) if cupy else z
+
+    def aspreconditioner(self) -> Any:
+        """The solver's preconditioner as a scipy LinearOperator (M= of SciPy's solvers)."""
+        from .interop import Preconditioner
+
+        return Preconditioner(self)
+
+    def close(self) -> None:
+        """Free the solver (and the matrix it converted from a SciPy one)."""
+        if getattr(self, "_handle", None):
+            self._b.close()
+            self._x.close()
+            lib.kryl_solver_destroy(ctypes.byref(self._handle))
+            self._handle = Handle()
+            if self._owns_matrix:
+                self.matrix.close()
+
+    def __enter__(self) -> "Solver":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        o = self._copts
+        return (f"<kryl.Solver {enum_name('method', o.method)}, precond "
+                f"{enum_name('precond', o.precond)}, {self.matrix!r}>")
+
+
+Solver.__doc__ += "\n" + OPTIONS_HELP
+
+
+def _cupy_array(x: np.ndarray) -> Any:
+    import cupy
+
+    return cupy.asarray(x)
+
+
+def solve(A: Any, b: ArrayLike, method: Optional[str] = None, precond: Optional[str] = None,
+          rtol: float = 1e-8, backend: str = "auto", x0: Optional[ArrayLike] = None,
+          **options: Any) -> tuple[ArrayLike, Union[SolveInfo, list]]:
+    """Solve A x = b with a preconditioned Krylov method; returns (x, info).
+
+    A: any scipy.sparse matrix or array (converted to CSR once), a
+    cupyx.scipy.sparse matrix, or a :class:`kryl.Matrix`.  b: a NumPy or
+    CuPy array, 1-D (n,) or 2-D (n, k) for k right-hand sides solved one
+    after another.  x0: the initial guess (default 0), shaped like b.
+
+    x has b's shape and array kind (float64); info is a :class:`SolveInfo`
+    (a list of k of them for a 2-D b) with every field of
+    ``kryl solve --json``: iterations, relres (true), relres_recursive,
+    reason, converged, setup_s, solve_s, the method, preconditioner and
+    format as run, and the residual history.
+
+    """
+    with Solver(A, method=method, precond=precond, rtol=rtol, backend=backend, **options) as s:
+        return s.solve(b, x0)
+
+
+solve.__doc__ += "\n" + OPTIONS_HELP
+assert set(OPTIONS) <= set(OPTIONS_HELP.replace("\n", " ").split()), "an option left out of help"

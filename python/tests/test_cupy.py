@@ -1,0 +1,43 @@
+"""CuPy inputs on the GPU (skipped without CuPy or a GPU): a cupyx CSR
+matrix and CuPy right-hand sides, x returned as a CuPy array."""
+
+import numpy as np
+import pytest
+from test_inputs import A0, B0
+
+import kryl
+
+cp = pytest.importorskip("cupy")
+cpsp = pytest.importorskip("cupyx.scipy.sparse")
+try:
+    if cp.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("no GPU", allow_module_level=True)
+except Exception as e:  # no driver
+    pytest.skip(f"no GPU: {e}", allow_module_level=True)
+
+
+def test_cupy_matrix_and_rhs():
+    A = cpsp.csr_matrix(A0)
+    b = cp.asarray(B0)
+    x, info = kryl.solve(A, b, method="pcg", backend="cuda")
+    assert isinstance(x, cp.ndarray)
+    assert info.backend == "cuda" and info.converged
+    r = cp.linalg.norm(b - A @ x) / cp.linalg.norm(b)
+    assert float(r) <= 1e-8
+
+
+def test_cupy_several_rhs_and_solver():
+    A = cpsp.csr_matrix(A0)
+    B = cp.stack([cp.asarray(B0), cp.ones(A.shape[0])], axis=1)
+    with kryl.Solver(A, method="pcg", precond="ic0", backend="cuda") as s:
+        X, infos = s.solve(B)
+        assert isinstance(X, cp.ndarray) and X.shape == B.shape
+        assert all(i.converged for i in infos)
+        z = s.apply_preconditioner(cp.asarray(B0))
+        assert isinstance(z, cp.ndarray) and bool(cp.isfinite(z).all())
+
+
+def test_numpy_on_cuda_matches_cpu():
+    x_gpu, i_gpu = kryl.solve(A0, B0, method="cg", backend="cuda")
+    x_cpu, i_cpu = kryl.solve(A0, B0, method="cg", backend="ref")
+    assert np.allclose(x_gpu, x_cpu, rtol=1e-6, atol=1e-8)
