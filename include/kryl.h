@@ -576,6 +576,14 @@ kryl_status kryl_vector_set_global(kryl_vector v, kryl_matrix A, const double *v
  * original row order; ignored and may be NULL elsewhere). */
 kryl_status kryl_vector_get_global(kryl_vector v, kryl_matrix A, double *values);
 
+/* The same copies from and into memory the context's backend addresses
+ * directly, without a pass through the host: for cuda a device pointer of
+ * the context's device (from cudaMalloc, CuPy, PyTorch...), for ref and omp
+ * host memory.  They return once the copy is complete.  Values set this
+ * way are not checked for NaN or Inf (a solve refuses such a b). */
+kryl_status kryl_vector_set_device(kryl_vector v, const double *values, int64_t length);
+kryl_status kryl_vector_get_device(kryl_vector v, double *values, int64_t length);
+
 /* v_i = value for every i. */
 kryl_status kryl_vector_fill(kryl_vector v, double value);
 

@@ -42,6 +42,8 @@ class Context:
         options.backend = enum_from_name("backend", backend)
         options.device = int(device)
         options.threads = int(threads)
+        #: the CUDA device ordinal (cuda backend)
+        self.device = int(device)
         self._handle = Handle()
         t0 = time.perf_counter()
         check(lib.kryl_context_create(ctypes.byref(self._handle), ctypes.byref(options)), "backend")
@@ -279,6 +281,22 @@ class Vector:
         check(lib.kryl_vector_get(self._handle, out.ctypes.data, self.n))
         return out
 
+    def set_device(self, values: Any) -> None:
+        """Copy a contiguous float64 CuPy array of n entries in, on the device."""
+        import cupy
+
+        cupy.cuda.get_current_stream().synchronize()  # values are written
+        check(lib.kryl_vector_set_device(self._handle, values.data.ptr, self.n))
+
+    def get_device(self) -> Any:
+        """The vector as a new CuPy array, copied on the device."""
+        import cupy
+
+        with cupy.cuda.Device(self.matrix.context.device):
+            out = cupy.empty(self.n, dtype=cupy.float64)
+        check(lib.kryl_vector_get_device(self._handle, out.data.ptr, self.n))
+        return out
+
     def fill(self, value: float) -> None:
         check(lib.kryl_vector_fill(self._handle, float(value)))
 
@@ -289,6 +307,26 @@ class Vector:
 
     def __del__(self) -> None:
         self.close()
+
+
+def device_vector(v: Any, n: int, what: str, device: int) -> Any:
+    """v (CuPy, n entries, on GPU `device`) as a contiguous float64 CuPy array,
+    checked for NaN and Inf on the device."""
+    import cupy
+
+    if v.ndim != 1 or v.shape[0] != n:
+        raise_error(-2, f"{what} has shape {v.shape}, but the matrix has {n} rows: expected ({n},)")
+    if cupy.iscomplexobj(v):
+        raise UnsupportedError(f"{what}: kryl solves real systems; {what} has dtype {v.dtype}")
+    if v.device.id != device:
+        raise_error(-3, f"{what} is on GPU {v.device.id}, the solver on GPU {device}")
+    with cupy.cuda.Device(device):
+        a = cupy.ascontiguousarray(v, dtype=cupy.float64)
+        bad = ~cupy.isfinite(a)
+        if bool(bad.any()):
+            i = int(cupy.argmax(bad))
+            raise_error(-27, f"{what}: entry {i} is {float(a[i])}")
+    return a
 
 
 def host_vector(v: Any, n: int, what: str) -> np.ndarray:

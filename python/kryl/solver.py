@@ -12,7 +12,7 @@ from . import _lib
 from ._lib import Handle, lib
 from .errors import InvalidArgumentError, check
 from .info import SolveInfo
-from .matrix import Matrix, Vector, as_matrix, enum_name, host_vector, is_cupy
+from .matrix import Matrix, Vector, as_matrix, device_vector, enum_name, host_vector, is_cupy
 from .options import OPTIONS, solver_options
 
 OPTIONS_HELP = """\
@@ -106,11 +106,11 @@ class Solver:
         self.matrix.context.create_s = 0.0  # counted once, by the first solver
         check(lib.kryl_solver_create(ctypes.byref(self._handle), self.matrix.handle,
                                      ctypes.byref(self._copts)))
-        n = self.matrix.shape[0]
         self._b = Vector(self.matrix)
         self._x = Vector(self.matrix)
         self._result = _lib.Result()
-        self._xbuf = np.empty(n)
+        #: CuPy arrays stay on the device (kryl_vector_set_device / get_device)
+        self._cuda = self.matrix.context.backend == "cuda"
         #: seconds this constructor took (conversion of A included)
         self.create_s = time.perf_counter() - t0
 
@@ -132,37 +132,55 @@ class Solver:
         shape and array kind (CuPy in, CuPy out), float64; info a
         :class:`SolveInfo`, or a list of k of them for a 2-D b.
         """
-        if getattr(b, "ndim", 1) == 2:
+        if not is_cupy(b):
+            b = np.asarray(b)
+        if x0 is not None and not is_cupy(x0):
+            x0 = np.asarray(x0)
+        if b.ndim == 2:
             return self._solve_columns(b, x0)
         return self._solve_one(b, x0)
 
     def _solve_columns(self, b: ArrayLike, x0: Optional[ArrayLike]) -> tuple[ArrayLike, list]:
-        cupy = is_cupy(b)
-        bh = b.get() if cupy else np.asarray(b)
-        x0h = None if x0 is None else (x0.get() if is_cupy(x0) else np.asarray(x0))
-        if x0h is not None and x0h.shape != bh.shape:
-            raise InvalidArgumentError(f"x0 has shape {x0h.shape}, b has shape {bh.shape}: expected the same")
-        x = np.empty(bh.shape)
-        infos = []
-        for j in range(bh.shape[1]):
-            x[:, j], info = self._solve_one(bh[:, j], None if x0h is None else x0h[:, j])
+        if x0 is not None and tuple(x0.shape) != tuple(b.shape):
+            raise InvalidArgumentError(f"x0 has shape {x0.shape}, b has shape {b.shape}: expected the same")
+        columns, infos = [], []
+        for j in range(b.shape[1]):
+            x, info = self._solve_one(b[:, j], None if x0 is None else x0[:, j])
+            columns.append(x)
             infos.append(info)
-        return (_cupy_array(x) if cupy else x), infos
+        if is_cupy(b):
+            import cupy
+
+            return cupy.stack(columns, axis=1), infos
+        return np.stack(columns, axis=1), infos
+
+    def _on_device(self, v: ArrayLike) -> bool:
+        """Whether v is a CuPy array that can stay on the device (cuda backend)."""
+        return is_cupy(v) and self._cuda
+
+    def _set(self, vector: Vector, v: ArrayLike, what: str) -> None:
+        n = self.matrix.shape[0]
+        if self._on_device(v):
+            vector.set_device(device_vector(v, n, what, self.matrix.context.device))
+        else:
+            vector.set(host_vector(v, n, what), what)
+
+    def _get(self, vector: Vector, like: ArrayLike) -> ArrayLike:
+        if self._on_device(like):
+            return vector.get_device()
+        x = vector.get(np.empty(self.matrix.shape[0]))
+        return _cupy_array(x) if is_cupy(like) else x
 
     def _solve_one(self, b: ArrayLike, x0: Optional[ArrayLike]) -> tuple[ArrayLike, SolveInfo]:
         handle = self.handle
-        n = self.matrix.shape[0]
-        cupy = is_cupy(b)
-        self._b.set(host_vector(b, n, "b"), "b")
+        self._set(self._b, b, "b")
         if x0 is None:
             self._x.fill(0.0)
         else:
-            self._x.set(host_vector(x0, n, "x0"), "x0")
+            self._set(self._x, x0, "x0")
         check(lib.kryl_solver_solve(handle, self._b.handle, self._x.handle,
                                     ctypes.byref(self._result)))
-        x = self._x.get(np.empty(n))
-        info = self._info()
-        return (_cupy_array(x) if cupy else x), info
+        return self._get(self._x, b), self._info()
 
     def _history(self) -> np.ndarray:
         h = ctypes.POINTER(ctypes.c_double)()
@@ -227,14 +245,12 @@ class Solver:
             f"({_lib.LIBRARY_PATH}) does not have: build a new kryl.Solver for the new values")
 
     def apply_preconditioner(self, r: ArrayLike) -> ArrayLike:
-        """z = M^{-1} r with the solver's preconditioner (z = r without one)."""
+        """z = M^{-1} r with the solver's preconditioner (z = r without one); r and
+        z NumPy or CuPy (on the device with the cuda backend)."""
         handle = self.handle
-        n = self.matrix.shape[0]
-        cupy = is_cupy(r)
-        self._b.set(host_vector(r, n, "r"), "r")
+        self._set(self._b, r, "r")
         check(lib.kryl_solver_apply_preconditioner(handle, self._b.handle, self._x.handle))
-        z = self._x.get(np.empty(n))
-        return _cupy_array(z) if cupy else z
+        return self._get(self._x, r)
 
     def aspreconditioner(self) -> Any:
         """The solver's preconditioner as a scipy LinearOperator (M= of SciPy's solvers)."""

@@ -41,3 +41,24 @@ def test_numpy_on_cuda_matches_cpu():
     x_gpu, i_gpu = kryl.solve(A0, B0, method="cg", backend="cuda")
     x_cpu, i_cpu = kryl.solve(A0, B0, method="cg", backend="ref")
     assert np.allclose(x_gpu, x_cpu, rtol=1e-6, atol=1e-8)
+
+
+def test_cupy_stays_on_device_and_checks_values():
+    A = cpsp.csr_matrix(A0)
+    with kryl.Solver(A, method="pcg", backend="cuda") as s:
+        b = cp.asarray(B0)
+        x, info = s.solve(b, x0=cp.zeros_like(b))
+        assert isinstance(x, cp.ndarray) and x.device.id == b.device.id and info.converged
+        x2, _ = s.solve(B0)
+        assert np.allclose(cp.asnumpy(x), x2, rtol=0, atol=0)
+        z_device = s.apply_preconditioner(b)
+        z_host = s.apply_preconditioner(B0)
+        assert np.array_equal(cp.asnumpy(z_device), z_host)
+        bad = b.copy()
+        bad[7] = cp.nan
+        with pytest.raises(kryl.InvalidValueError, match="b: .*entry 7"):
+            s.solve(bad)
+        with pytest.raises(kryl.DimensionMismatchError):
+            s.solve(b[:-1])
+        x3, _ = s.solve(b[::-1][::-1])  # a strided view
+        assert cp.allclose(x3, x)

@@ -102,6 +102,39 @@ kryl_status kryl_vector_get(kryl_vector v, double *values, int64_t length)
     return st;
 }
 
+/* v's struct over caller memory the backend addresses: borrowed, never released. */
+static struct kryl_vector_s borrowed_like(kryl_vector v, double *values)
+{
+    struct kryl_vector_s w = *v;
+    w.precision = KRYL_DOUBLE;
+    w.data = values;
+    return w;
+}
+
+kryl_status kryl_vector_set_device(kryl_vector v, const double *values, int64_t length)
+{
+    KRYL_REQUIRE_ARG(v);
+    KRYL_REQUIRE_ARG(values);
+    KRYL_TRY(check_length(v, length, "kryl_vector_set_device"));
+    kryl_context ctx = v->ctx;
+    struct kryl_vector_s source = borrowed_like(v, (double *)values);
+    /* v = values, converted and permuted into v's order */
+    KRYL_TRY(ctx->ops->permute_copy(ctx, v, &source, v->layout->perm_backend, KRYL_GATHER, NULL));
+    return ctx->ops->synchronize(ctx);
+}
+
+kryl_status kryl_vector_get_device(kryl_vector v, double *values, int64_t length)
+{
+    KRYL_REQUIRE_ARG(v);
+    KRYL_REQUIRE_ARG(values);
+    KRYL_TRY(check_length(v, length, "kryl_vector_get_device"));
+    kryl_context ctx = v->ctx;
+    struct kryl_vector_s target = borrowed_like(v, values);
+    /* values = v, in the caller's order and in double */
+    KRYL_TRY(ctx->ops->permute_copy(ctx, &target, v, v->layout->perm_backend, KRYL_SCATTER, NULL));
+    return ctx->ops->synchronize(ctx);
+}
+
 kryl_status kryl_vector_fill(kryl_vector v, double value)
 {
     KRYL_REQUIRE_ARG(v);

@@ -508,7 +508,9 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     double bnorm = sqrt(bb_host);
     if (!isfinite(bnorm))
         return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                          "||b||^2 overflows a double; scale the system before solving");
+                          "||b|| is %g: b holds a NaN or Inf, or ||b||^2 overflows a double "
+                          "(then scale the system before solving)",
+                          bnorm);
     s->bnorm = bnorm;
     double tol = fmax(s->options.rtol * bnorm, s->options.atol);
     kryl_monitor m = {.tol2 = tol * tol,

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""kryl from Python against scipy.sparse.linalg (CPU) and CuPy (GPU).
+
+CPU part: the 7-point Poisson matrix on n^3 points (kryl's poisson3d, the same
+matrix handed to both) and a real SPD matrix, b = A*1, x0 = 0, rtol 1e-8:
+  - kryl.solve (omp backend) against scipy.sparse.linalg.cg, unpreconditioned
+    and with Jacobi (SciPy's M = diag(A)^-1), and pyamg's smoothed aggregation
+    with CG where pyamg is installed: wall seconds of the whole Python call and
+    the iterations;
+  - the Python overhead of kryl.Solver.solve: its wall time minus the library's
+    solve_s (copies of b and x, the SolveInfo), against solve_s;
+  - seconds per iteration from Python against `kryl solve --json` on the same
+    problem (the CLI given by --cli, default build/tools/kryl/kryl).
+GPU part (--gpu): kryl (cuda backend) CG and GMRES(40) against
+cupyx.scipy.sparse.linalg.cg and gmres on the 7-point n^3 (--gpu-n, default
+160), with NumPy and with CuPy right-hand sides.
+
+Medians of --repeat runs after a warm-up.  Prints one table per part.
+
+usage: python3 bench/python_kryl.py [--n 100] [--matrix PATH] [--cli PATH]
+                                    [--repeat 3] [--gpu [--gpu-n 160]] [--quick]
+"""
+
+import argparse
+import inspect
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import kryl
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+RTOL = 1e-8
+
+
+def tol_keyword(function):
+    """SciPy >= 1.12 (and CuPy >= 13) name the tolerance rtol, older ones tol."""
+    return "rtol" if "rtol" in inspect.signature(function).parameters else "tol"
+
+
+def median_time(run, repeat):
+    """(median seconds, the last result) of run() after one warm-up call."""
+    result = run()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+def scipy_cg(A, b, M=None):
+    """SciPy CG to RTOL: (x, iterations)."""
+    count = [0]
+
+    def callback(_xk):
+        count[0] += 1
+
+    x, flag = spla.cg(A, b, M=M, maxiter=100000, callback=callback, **{tol_keyword(spla.cg): RTOL})
+    return x, count[0] if flag == 0 else -count[0]
+
+
+def relres(A, x, b):
+    return float(np.linalg.norm(b - A @ x) / np.linalg.norm(b))
+
+
+def row(name, seconds, iterations, res):
+    print(f"  {name:<38} {seconds:9.4f} s  {iterations:7d} its  relres {res:.2e}")
+
+
+def cpu_comparison(label, A, b, repeat):
+    """kryl against SciPy's CG (and pyamg) on one SPD matrix."""
+    print(f"\n{label}: {A.shape[0]} rows, {A.nnz} nonzeros, rtol {RTOL:g}, "
+          f"{os.cpu_count()} cores")
+    for precond in ("none", "jacobi"):
+        method = "cg" if precond == "none" else "pcg"
+        t, (x, info) = median_time(
+            lambda: kryl.solve(A, b, method=method, precond=precond, rtol=RTOL, backend="omp",
+                               history=False), repeat)
+        row(f"kryl.solve {method} ({info.backend})", t, info.iterations, relres(A, x, b))
+        M = None if precond == "none" else sp.diags(1.0 / A.diagonal()).tocsr()
+        t, (x, its) = median_time(lambda: scipy_cg(A, b, M), repeat)
+        row(f"scipy cg{' + jacobi' if M is not None else ''}", t, its, relres(A, x, b))
+    try:
+        import pyamg
+    except ImportError:
+        print("  pyamg: not installed, skipped")
+        return
+    def amg():
+        ml = pyamg.smoothed_aggregation_solver(A)
+        residuals = []
+        x = ml.solve(b, tol=RTOL, accel="cg", maxiter=1000, residuals=residuals)
+        return x, len(residuals) - 1
+    t, (x, its) = median_time(amg, repeat)
+    row("pyamg smoothed aggregation + cg", t, its, relres(A, x, b))
+
+
+def overhead_and_cli(n, repeat, cli):
+    """Python overhead per solve and seconds per iteration against the CLI."""
+    M = kryl.Matrix.generate("poisson3d", n, backend="omp")
+    b = M.to_scipy() @ np.ones(M.shape[0])
+    print(f"\nkryl.Solver on poisson3d n={n} ({M.shape[0]} rows), cg, omp:")
+    with kryl.Solver(M, method="cg", rtol=RTOL, history=False) as s:
+        s.solve(b)
+        rows = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            x, info = s.solve(b)
+            rows.append((time.perf_counter() - t0, info))
+        wall, info = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+    overhead = wall - info.solve_s
+    print(f"  wall {wall:.4f} s, library solve_s {info.solve_s:.4f} s: Python overhead "
+          f"{1e3 * overhead:.2f} ms = {100 * overhead / info.solve_s:.2f}% of the solve")
+    per_it = info.time_per_iteration_s
+    print(f"  per iteration from Python  {1e3 * per_it:.3f} ms ({info.iterations} its)")
+    if not cli or not os.path.exists(cli):
+        print(f"  the CLI ({cli}) not found: give --cli build/tools/kryl/kryl")
+        return
+    cli_its = []
+    for _ in range(repeat):
+        out = subprocess.run([cli, "solve", "--gen", "poisson3d", "--n", str(n), "--method", "cg",
+                              "--backend", "omp", "--rtol", str(RTOL), "--json", "--quiet"],
+                             capture_output=True, text=True, check=False)
+        report = json.loads(out.stdout)
+        cli_its.append(report["time_per_iteration_s"])
+    cli_per_it = statistics.median(cli_its)
+    print(f"  per iteration from the CLI {1e3 * cli_per_it:.3f} ms ({report['iterations']} its): "
+          f"Python / CLI = {per_it / cli_per_it:.3f}")
+
+
+def gpu_comparison(n, repeat):
+    try:
+        import cupy as cp
+        import cupyx.scipy.sparse as csp
+        import cupyx.scipy.sparse.linalg as cla
+    except ImportError as err:
+        print(f"\nGPU part: CuPy is not available ({err}), skipped")
+        return
+    if not kryl.backend_available("cuda"):
+        print("\nGPU part: this libkryl has no usable cuda backend, skipped")
+        return
+    M = kryl.Matrix.generate("poisson3d", n, backend="cuda")
+    A = M.to_scipy()
+    b = A @ np.ones(A.shape[0])
+    Ad, bd = csp.csr_matrix(A), cp.asarray(b)
+    print(f"\nGPU: poisson3d n={n} ({A.shape[0]} rows), rtol {RTOL:g}")
+
+    def synced(f):
+        def run():
+            out = f()
+            cp.cuda.Device().synchronize()
+            return out
+        return run
+
+    for method in ("cg", "gmres"):
+        with kryl.Solver(M, method=method, rtol=RTOL, history=False) as s:
+            for kind, rhs in (("numpy b", b), ("cupy b", bd)):
+                t, (x, info) = median_time(synced(lambda: s.solve(rhs)), repeat)
+                overhead = t - info.solve_s
+                xh = x.get() if hasattr(x, "get") else x
+                row(f"kryl.Solver {method} ({kind})", t, info.iterations, relres(A, xh, b))
+                print(f"  {'':<38} library solve_s {info.solve_s:.4f} s, overhead "
+                      f"{1e3 * overhead:.2f} ms ({100 * overhead / info.solve_s:.2f}%), "
+                      f"{1e3 * info.time_per_iteration_s:.3f} ms/it")
+        solver = cla.cg if method == "cg" else cla.gmres
+        extra = {} if method == "cg" else {"restart": 40}
+        count = [0]
+
+        def cupy_run():
+            count[0] = 0
+
+            def callback(_):
+                count[0] += 1
+
+            return solver(Ad, bd, maxiter=100000 if method == "cg" else 2500, callback=callback,
+                          **extra, **{tol_keyword(solver): RTOL})[0]
+
+        t, x = median_time(synced(cupy_run), repeat)
+        its = count[0] * (40 if method == "gmres" else 1)
+        row(f"cupyx {method}", t, its, relres(A, x.get(), b))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--n", type=int, default=100, help="7-point Poisson grid n (CPU)")
+    p.add_argument("--matrix", default=str(REPO.parent / "shared" / "matrices" / "bcsstk15.mtx"),
+                   help="a real SPD Matrix Market file")
+    p.add_argument("--cli", default=str(REPO / "build" / "tools" / "kryl" / "kryl"))
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--gpu", action="store_true", help="the GPU part only")
+    p.add_argument("--gpu-n", type=int, default=160)
+    p.add_argument("--quick", action="store_true", help="small sizes, one run: a smoke test")
+    a = p.parse_args()
+    if a.quick:
+        a.n, a.gpu_n, a.repeat = 20, 40, 1
+    print(f"kryl {kryl.__version__} ({kryl.LIBRARY_PATH}), NumPy {np.__version__}, "
+          f"SciPy {__import__('scipy').__version__}, Python {sys.version.split()[0]}")
+    if a.gpu:
+        gpu_comparison(a.gpu_n, a.repeat)
+        return
+    A = kryl.Matrix.generate("poisson3d", a.n, backend="omp").to_scipy().tocsr()
+    cpu_comparison(f"poisson3d n={a.n}", A, A @ np.ones(A.shape[0]), a.repeat)
+    if os.path.exists(a.matrix):
+        R = kryl.Matrix.from_file(a.matrix, backend="omp").to_scipy().tocsr()
+        cpu_comparison(os.path.basename(a.matrix), R, R @ np.ones(R.shape[0]), a.repeat)
+    else:
+        print(f"\n{a.matrix} absent: the real matrix skipped")
+    overhead_and_cli(a.n, a.repeat, a.cli)
+
+
+if __name__ == "__main__":
+    main()
