@@ -115,8 +115,9 @@ static void check_pointwise(kryl_context ctx)
             o.precision = single ? KRYL_SINGLE : KRYL_DOUBLE;
             double tol = single ? 1e-6 : 1e-15;
             char label[96];
-            snprintf(label, sizeof label, "%s, %s, %s", kryl_backend_name(kryl_context_backend(ctx)),
-                     kryl_format_name(o.format), kryl_precision_name(o.precision));
+            snprintf(label, sizeof label, "%s, %s, %s",
+                     kryl_backend_name(kryl_context_backend(ctx)), kryl_format_name(o.format),
+                     kryl_precision_name(o.precision));
             if (apply(ctx, A, &o, r, z, label))
                 CHECK(max_difference(z, r, n) <= tol, "%s: none: z != r (%g)", label,
                       max_difference(z, r, n));
@@ -159,8 +160,9 @@ static void check_exact_factorizations(kryl_context ctx)
             o.order = orders[f];
             o.blocks = 1;
             char label[96];
-            snprintf(label, sizeof label, "%s, %s, %s", kryl_backend_name(kryl_context_backend(ctx)),
-                     kryl_precond_name(kinds[k]), kryl_order_name(o.order));
+            snprintf(label, sizeof label, "%s, %s, %s",
+                     kryl_backend_name(kryl_context_backend(ctx)), kryl_precond_name(kinds[k]),
+                     kryl_order_name(o.order));
             if (apply(ctx, A, &o, r, z, label)) {
                 host_spmv(A, z, az);
                 CHECK(max_difference(az, r, N) <= 1e-12, "%s: A M^{-1} r != r (%g)", label,

@@ -174,10 +174,10 @@ class Matrix:
     @classmethod
     def generate(cls, kind: str, n: int, backend: str = "auto", device: int = 0,
                  threads: int = 0) -> "Matrix":
-        """A generated test matrix, as ``kryl gen KIND --n N``: poisson2d, poisson3d,
-        poisson3d27, poisson3d125, aniso2d, aniso3d, convdiff2d, convdiff3d,
-        random-spd, powerlaw, rgg, rgg-spatial; n points per direction (random
-        kinds: n rows)."""
+        """A generated test matrix, as ``kryl gen KIND --n N``: any kind ``kryl gen``
+        takes (poisson2d, poisson3d, convdiff3d, random-spd, rgg, ...; an unknown
+        name raises InvalidArgumentError listing them); n points per direction
+        (random kinds: n rows)."""
         ctx = get_context(backend, device, threads)
         t0 = time.perf_counter()
         options = _lib.GeneratorOptions()
