@@ -75,6 +75,7 @@ class SolverOptions(ctypes.Structure):
         ("partition", c_int),
         ("gmres_orthog", c_int),
         ("block_factor", c_int),
+        ("symmetry_tol", c_double),
     ]
 
 
@@ -89,6 +90,10 @@ class Profile(ctypes.Structure):
         ("transfer", c_double),
         ("iteration", c_double),
     ]
+
+
+# KRYL_SETUP_PHASES: the phases of kryl_solver_create timed one by one
+SETUP_PHASES = 10
 
 
 class Result(ctypes.Structure):
@@ -109,6 +114,7 @@ class Result(ctypes.Structure):
         ("setup_s", c_double),
         ("solve_s", c_double),
         ("profile", Profile),
+        ("setup_phases", c_double * SETUP_PHASES),
     ]
 
 
@@ -157,6 +163,8 @@ _PROTOTYPES = {
         [Handle, POINTER(POINTER(c_int64)), POINTER(POINTER(c_int32)), POINTER(POINTER(c_double))],
     ),
     "kryl_matrix_is_symmetric": (_S, [Handle, c_double, POINTER(c_bool)]),
+    "kryl_matrix_asymmetry": (_S, [Handle, POINTER(c_double)]),
+    "kryl_matrix_update_values": (_S, [Handle, c_void_p]),
     "kryl_matrix_spmv": (_S, [Handle, c_double, Handle, c_double, Handle]),
     "kryl_generator_options_init": (None, [c_void_p, c_int, c_int64]),
     "kryl_generator_size": (_S, [c_void_p, POINTER(c_int64), POINTER(c_int64)]),
@@ -175,12 +183,9 @@ _PROTOTYPES = {
     "kryl_solver_format": (_S, [Handle, POINTER(c_int), POINTER(c_char_p)]),
     "kryl_solver_precond_info": (_S, [Handle, c_char_p, c_size_t]),
     "kryl_solver_apply_preconditioner": (_S, [Handle, Handle, Handle]),
+    "kryl_solver_update": (_S, [Handle]),
+    "kryl_setup_phase_name": (c_char_p, [c_int]),
     "kryl_solver_destroy": (_S, [POINTER(Handle)]),
-}
-
-# Calls a newer libkryl may have; absent ones are None.
-_OPTIONAL = {
-    "kryl_matrix_update_values": (_S, [Handle, c_void_p, c_int64]),
 }
 
 
@@ -240,13 +245,6 @@ for _name, (_res, _args) in _PROTOTYPES.items():
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args
-optional: dict = {}
-for _name, (_res, _args) in _OPTIONAL.items():
-    _f = getattr(lib, _name, None)
-    if _f is not None:
-        _f.restype = _res
-        _f.argtypes = _args
-    optional[_name] = _f
 
 
 def text(value: bytes | None) -> str:

@@ -24,6 +24,8 @@ class SolveInfo:
     n: int
     ncols: int
     nnz: int
+    asymmetry: float
+    symmetry_tol: float
     method: str
     precond: str
     precond_info: str
@@ -67,6 +69,7 @@ class SolveInfo:
     solve_s: float
     context_s: float
     time_per_iteration_s: float
+    setup_phases: dict = dataclasses.field(default_factory=dict)
     profile: Optional[dict] = None
     history: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), repr=False)
 

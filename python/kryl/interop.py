@@ -65,7 +65,9 @@ class Preconditioner(LinearOperator):
             placement = {k: options[k] for k in ("backend", "device", "threads") if k in options}
             matrix = as_matrix(A, **placement)
             if options.get("method") is None:
-                options["method"] = "cg" if matrix.is_symmetric() else "gmres"
+                tol = options.get("symmetry_tol")
+                symmetric = matrix.is_symmetric(1e-12 if tol is None else tol)
+                options["method"] = "cg" if symmetric else "gmres"
             # no iterations are run: the smallest workspace
             options.setdefault("restart", 1)
             options.setdefault("maxit", 1)

@@ -107,7 +107,13 @@ def _as_scipy_csr(A: Any) -> Any:
         raise InvalidArgumentError(f"A: expected a 2-D matrix, got {A.ndim} dimensions")
     if np.issubdtype(A.dtype, np.complexfloating):
         raise UnsupportedError(f"A: kryl solves real systems; A has dtype {A.dtype}")
-    return A.tocsr()
+    csr = A.tocsr()
+    if not csr.has_canonical_format:
+        # sorted columns, duplicates summed: the order kryl stores and
+        # update_values takes
+        csr = csr.copy()
+        csr.sum_duplicates()
+    return csr
 
 
 class Matrix:
@@ -216,6 +222,29 @@ class Matrix:
         return (indptr, np.ctypeslib.as_array(ci, (nnz,)).copy(),
                 np.ctypeslib.as_array(v, (nnz,)).copy())
 
+    def update_values(self, values: Any) -> None:
+        """Give the matrix new values on the same sparsity pattern.
+
+        values: a SciPy (or cupyx) matrix with A's pattern, or the nnz values in
+        the order of ``to_scipy().data`` (CSR, sorted columns, duplicates summed).
+        Solvers built on the matrix pick them up (:meth:`Solver.update_values`
+        does it at once).  Raises InvalidArgumentError for another pattern,
+        DimensionMismatchError for a wrong count, InvalidValueError for NaN.
+        """
+        import scipy.sparse as sp
+
+        if sp.issparse(values) or type(values).__module__.startswith("cupyx"):
+            new = _as_scipy_csr(values)
+            indptr, indices, _ = self.csr_arrays()
+            if (new.shape != self.shape or not np.array_equal(new.indptr, indptr)
+                    or not np.array_equal(new.indices, indices)):
+                raise InvalidArgumentError(
+                    "the new matrix's sparsity pattern differs from A's: update_values keeps "
+                    "the pattern; build a new Solver for another one")
+            values = new.data
+        data = host_vector(values, self.nnz, "values")
+        check(lib.kryl_matrix_update_values(self.handle, data.ctypes.data), "values")
+
     def to_scipy(self) -> Any:
         """The matrix as a scipy.sparse.csr_array (a copy; duplicates summed)."""
         import scipy.sparse as sp
@@ -223,11 +252,19 @@ class Matrix:
         indptr, indices, data = self.csr_arrays()
         return sp.csr_array((data, indices, indptr), shape=self.shape)
 
-    def is_symmetric(self, tol: float = 0.0) -> bool:
-        """Whether |a_ij - a_ji| <= tol * max|a| for all i, j."""
+    def is_symmetric(self, tol: float = 1e-12) -> bool:
+        """Whether max |a_ij - a_ji| <= tol * max |a_ij| (the library's default
+        tolerance 1e-12: symmetric up to rounding; 0: exactly)."""
         out = ctypes.c_bool()
         check(lib.kryl_matrix_is_symmetric(self.handle, float(tol), ctypes.byref(out)))
         return bool(out.value)
+
+    @property
+    def asymmetry(self) -> float:
+        """max |a_ij - a_ji| / max |a_ij| (0: symmetric, inf: not square)."""
+        out = ctypes.c_double()
+        check(lib.kryl_matrix_asymmetry(self.handle, ctypes.byref(out)))
+        return out.value
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the matrix as a Matrix Market coordinate file (17 digits: exact)."""

@@ -26,6 +26,7 @@ _FIELDS = {
     "sweeps": ("sweeps", int),
     "omega": ("omega", float),
     "inner_rtol": ("inner_rtol", float),
+    "symmetry_tol": ("symmetry_tol", float),
     "inner_its": ("inner_iterations", int),
     "check_interval": ("check_interval", int),
     "tune": ("tune", bool),

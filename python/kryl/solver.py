@@ -45,6 +45,9 @@ Method:
   atol          or when ||b - Ax|| <= atol (default 0)
   maxit         iteration limit (default 10000)
   check_interval iterations between convergence checks (default: the backend's)
+  symmetry_tol  CG and the symmetric preconditioners (ic0, mic0, lspoly) take A as
+                symmetric when max |a_ij - a_ji| <= symmetry_tol max |a_ij|
+                (default 1e-12: up to rounding; 0: exactly)
 Precision:
   precision     "double" (default), "single" or "mixed": double accuracy from
                 single-precision inner solves
@@ -212,6 +215,7 @@ class Solver:
                        "iteration_s": p.iteration}
         return SolveInfo(
             matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
+            asymmetry=self.matrix.asymmetry, symmetry_tol=o.symmetry_tol,
             method=enum_name("method", o.method), precond=enum_name("precond", precond),
             precond_info=_lib.text(buf.value), restart=o.restart or 40,
             orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",
@@ -230,19 +234,27 @@ class Solver:
             converged=bool(r.converged), time_s=read_s + r.setup_s + r.solve_s, read_s=read_s,
             setup_s=r.setup_s, solve_s=r.solve_s, context_s=self._context_s,
             time_per_iteration_s=r.solve_s / r.iterations if r.iterations > 0 else 0.0,
+            setup_phases={_lib.text(lib.kryl_setup_phase_name(k)): r.setup_phases[k]
+                          for k in range(_lib.SETUP_PHASES)},
             profile=profile, history=self._history(),
         )
 
-    def update_values(self, data: ArrayLike) -> None:
-        """Replace A's values (same sparsity pattern, CSR order) and rebuild what
-        depends on them.
+    def update_values(self, data: Any) -> None:
+        """Give A new values on the same pattern and bring the solver up to date.
 
-        Needs kryl_matrix_update_values in libkryl; without it this raises
-        NotImplementedError: build a new Solver for the new values.
+        data: a SciPy (or cupyx) matrix with A's sparsity pattern, or the nnz
+        values in the order of ``solver.matrix.to_scipy().data``.  Keeps what
+        depends on the pattern alone (format layout, ordering, coloring, level
+        schedules, workspace) and redoes the values (factorization, diagonal,
+        polynomial); the next solve runs as one freshly set up would.  The
+        seconds it took are in ``solver.update_s``.
         """
-        raise NotImplementedError(
-            "Solver.update_values needs kryl_matrix_update_values, which this libkryl "
-            f"({_lib.LIBRARY_PATH}) does not have: build a new kryl.Solver for the new values")
+        handle = self.handle
+        t0 = time.perf_counter()
+        self.matrix.update_values(data)
+        check(lib.kryl_solver_update(handle))
+        #: seconds the last update_values took
+        self.update_s = time.perf_counter() - t0
 
     def apply_preconditioner(self, r: ArrayLike) -> ArrayLike:
         """z = M^{-1} r with the solver's preconditioner (z = r without one); r and

@@ -20,6 +20,7 @@ def header_fields(header: str, struct: str) -> list:
     body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (struct, struct), header, re.S)
     assert body, f"{struct} not found in kryl.h"
     text = re.sub(r"/\*.*?\*/", "", body.group(1), flags=re.S)
+    text = re.sub(r"\[[^]]*\]", "", text)  # array sizes
     names = []
     for decl in text.split(";"):
         decl = decl.strip()
@@ -39,3 +40,12 @@ def test_struct_fields_match_header(struct):
         pytest.skip("include/kryl.h not found next to the package")
     fields = [f[0] for f in STRUCTS[struct]._fields_]
     assert fields == header_fields(path.read_text(), struct)
+
+
+def test_setup_phase_count():
+    path = REPO / "include" / "kryl.h"
+    if not path.exists():
+        pytest.skip("include/kryl.h not found next to the package")
+    body = re.search(r"typedef enum kryl_setup_phase \{(.*?)KRYL_SETUP_PHASES", path.read_text(),
+                     re.S)
+    assert len(re.findall(r"^\s*KRYL_SETUP_\w+", body.group(1), re.M)) == _lib.SETUP_PHASES

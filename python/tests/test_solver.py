@@ -13,11 +13,11 @@ from test_inputs import A0, B0, N, convection
 import kryl
 
 # kryl solve --json's fields (tools/kryl/solve_report.c), all in SolveInfo
-CLI_JSON_FIELDS = """matrix n ncols nnz method precond precond_info restart orthog degree fill
+CLI_JSON_FIELDS = """matrix n ncols nnz asymmetry symmetry_tol method precond precond_info restart orthog degree fill
 droptol maxfill blocks partition block_factor sweeps omega backend device precision mixed
 inner_its inner_rtol format format_requested format_reason order tune rtol atol maxit iterations
 relres relres_recursive resnorm bnorm residual_replacements inner_iterations reason converged
-time_s read_s setup_s solve_s context_s time_per_iteration_s""".split()
+time_s read_s setup_s solve_s context_s time_per_iteration_s setup_phases""".split()
 
 
 def test_info_has_every_cli_field():
@@ -46,11 +46,35 @@ def test_solver_reuse():
         s.solve(B0)
 
 
-def test_update_values_says_what_is_missing():
+@pytest.mark.parametrize("precond", ["jacobi", "ic0", "ilut", "bjacobi", "lspoly"])
+def test_update_values(precond):
+    """New values on the same pattern: the solve equals a fresh solver's."""
+    A2 = A0 * 1.5 + sp.diags(np.linspace(0.1, 1.0, N))
+    fresh_x, fresh = kryl.solve(A2, B0, method="pcg", precond=precond, rtol=1e-10)
+    with kryl.Solver(A0, method="pcg", precond=precond, rtol=1e-10) as s:
+        s.solve(B0)
+        s.update_values(A2)
+        x, info = s.solve(B0)
+        assert info.converged and info.iterations == fresh.iterations
+        assert np.allclose(x, fresh_x, rtol=1e-12, atol=1e-14)
+        assert true_relres(A2, x, B0) <= 1e-10
+        s.update_values(sp.csr_matrix(A0).data)  # back, as a value array
+        x0, info0 = s.solve(B0)
+        assert true_relres(A0, x0, B0) <= 1e-10
+
+
+def test_update_values_refusals():
     with kryl.Solver(A0, method="cg") as s:
-        if kryl._lib.optional["kryl_matrix_update_values"] is None:
-            with pytest.raises(NotImplementedError, match="kryl_matrix_update_values"):
-                s.update_values(A0.data)
+        with pytest.raises(kryl.DimensionMismatchError):
+            s.update_values(np.ones(A0.nnz - 1))
+        bad = A0.data.copy()
+        bad[3] = np.nan
+        with pytest.raises(kryl.InvalidValueError, match="values"):
+            s.update_values(bad)
+        with pytest.raises(kryl.InvalidArgumentError, match="pattern"):
+            s.update_values(A0 + sp.eye(N, k=5))
+        with pytest.raises(kryl.NotPositiveDefiniteError):
+            s.update_values(-A0)
 
 
 def test_method_default():
