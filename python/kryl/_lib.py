@@ -58,6 +58,8 @@ class SolverOptions(ctypes.Structure):
         ("profile", c_bool),
         ("progress", c_void_p),
         ("progress_user", c_void_p),
+        ("residual", c_void_p),
+        ("residual_user", c_void_p),
         ("restart", c_int),
         ("mixed", c_int),
         ("inner_iterations", c_int),
