@@ -130,8 +130,60 @@ typedef enum kryl_precond_kind {
     KRYL_PRECOND_ILUT = 7,    /* ILUT(droptol, maxfill): threshold dropping */
     KRYL_PRECOND_BJACOBI = 8, /* block Jacobi: IC(0)/ILU(0) of options.blocks diagonal blocks */
     KRYL_PRECOND_MCSSOR = 9,  /* multicolor SSOR: options.sweeps symmetric sweeps, omega */
-    KRYL_PRECOND_MCILU0 = 10  /* multicolor ILU(0): ILU(0) of A in a greedy color order */
+    KRYL_PRECOND_MCILU0 = 10, /* multicolor ILU(0): ILU(0) of A in a greedy color order */
+    KRYL_PRECOND_AMG = 11     /* algebraic multigrid, one cycle per apply (options.amg) */
 } kryl_precond_kind;
+
+/* Algebraic multigrid (docs/PRECONDITIONERS.md): the smoother of every
+ * level but the coarsest, which is solved directly. */
+typedef enum kryl_amg_smoother {
+    KRYL_AMG_CHEBYSHEV = 0, /* Chebyshev polynomial in D^-1 A of degree `sweeps` (default 2) */
+    KRYL_AMG_JACOBI = 1,    /* damped Jacobi, omega = 4/(3 lambda_max(D^-1 A)) */
+    KRYL_AMG_L1JACOBI = 2,  /* l1-Jacobi: D_ii = sum_j |a_ij| (no damping to choose) */
+    KRYL_AMG_MCGS = 3       /* multicolor symmetric Gauss-Seidel (mcssor with omega 1) */
+} kryl_amg_smoother;
+
+typedef enum kryl_amg_cycle {
+    KRYL_AMG_V_CYCLE = 0, /* one coarse correction per level */
+    KRYL_AMG_W_CYCLE = 1  /* two coarse corrections per level */
+} kryl_amg_cycle;
+
+/* How the prolongator is made from the aggregates. */
+typedef enum kryl_amg_aggregation {
+    KRYL_AMG_SMOOTHED = 0, /* smoothed aggregation: P = (I - omega D^-1 A) T (symmetric A) */
+    KRYL_AMG_PLAIN = 1     /* plain aggregation: P = T, the tentative prolongator; sparser
+                              coarse levels, the usual choice for nonsymmetric A */
+} kryl_amg_aggregation;
+
+/* How the aggregates are found. */
+typedef enum kryl_amg_coarsening {
+    KRYL_AMG_GREEDY = 0, /* standard aggregation in row order (serial); stencil-sized aggregates */
+    KRYL_AMG_MIS2 = 1    /* roots from a distance-2 maximal independent set by hashed row
+                            order (parallel); larger aggregates, more iterations */
+} kryl_amg_coarsening;
+
+/* Options of KRYL_PRECOND_AMG (kryl_solver_options.amg). */
+typedef struct kryl_amg_options {
+    double theta;                     /* strength: |a_ij| >= theta sqrt(|a_ii a_jj|); default 0 */
+    kryl_amg_smoother smoother;       /* default KRYL_AMG_CHEBYSHEV */
+    int sweeps;                       /* pre- and post-smoothing sweeps (Chebyshev: the degree);
+                                       * 0 = 2 for Chebyshev, 1 for the others */
+    kryl_amg_cycle cycle;             /* default KRYL_AMG_V_CYCLE */
+    kryl_amg_aggregation aggregation; /* default KRYL_AMG_SMOOTHED */
+    kryl_amg_coarsening coarsening;   /* default KRYL_AMG_GREEDY */
+    int coarse_size;                  /* coarsening stops at this many rows or fewer, which are
+                                       * solved by a dense inverse; default 400 (at most 4000) */
+    int max_levels;                   /* levels at most, the finest included; default 20 */
+    /* The near-nullspace B: k vectors the coarse spaces reproduce exactly
+     * (the constant when NULL; the six rigid-body modes for elasticity:
+     * kryl_amg_rigid_body_modes).  n x k, column by column, in the
+     * matrix's original row order; read during kryl_solver_create only. */
+    const double *nullspace;
+    int nullspace_vectors; /* k, 1..KRYL_AMG_MAX_NULLSPACE */
+} kryl_amg_options;
+
+#define KRYL_AMG_MAX_NULLSPACE 12
+#define KRYL_AMG_MAX_LEVELS    32
 
 /* Reorderings of rows and columns (symmetric, P A P^T) applied before a
  * storage format's own row sort; invisible to the caller (docs/ORDERINGS.md). */
@@ -191,6 +243,10 @@ const char *kryl_reason_name(kryl_reason reason);
 const char *kryl_format_name(kryl_format format);
 const char *kryl_order_name(kryl_order_kind kind); /* "none", "rcm", "amd", "color" */
 const char *kryl_partition_name(kryl_partition_kind kind);
+const char *kryl_amg_smoother_name(kryl_amg_smoother smoother); /* "chebyshev", "jacobi", ... */
+const char *kryl_amg_cycle_name(kryl_amg_cycle cycle);          /* "v", "w" */
+const char *kryl_amg_aggregation_name(kryl_amg_aggregation aggregation); /* "sa", "plain" */
+const char *kryl_amg_coarsening_name(kryl_amg_coarsening coarsening);    /* "greedy", "mis2" */
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
  * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */
@@ -206,6 +262,10 @@ kryl_status kryl_mixed_scheme_from_name(const char *name, kryl_mixed_scheme *sch
 kryl_status kryl_format_from_name(const char *name, kryl_format *format);
 kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind);
 kryl_status kryl_partition_from_name(const char *name, kryl_partition_kind *kind);
+kryl_status kryl_amg_smoother_from_name(const char *name, kryl_amg_smoother *smoother);
+kryl_status kryl_amg_cycle_from_name(const char *name, kryl_amg_cycle *cycle);
+kryl_status kryl_amg_aggregation_from_name(const char *name, kryl_amg_aggregation *aggregation);
+kryl_status kryl_amg_coarsening_from_name(const char *name, kryl_amg_coarsening *coarsening);
 
 /* ------------------------------------------------------------------ */
 /* Context                                                             */
@@ -667,6 +727,7 @@ typedef struct kryl_solver_options {
      * A as symmetric when max |a_ij - a_ji| <= symmetry_tol * max |a_ij|;
      * default KRYL_SYMMETRY_TOL (1e-12), 0: exactly symmetric */
     double symmetry_tol;
+    kryl_amg_options amg; /* amg: the hierarchy and its cycle */
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);
@@ -771,6 +832,33 @@ kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len);
  * solver's).  Without a preconditioner z = r.  Uses the solver's
  * workspace: not concurrently with a solve on the same solver. */
 kryl_status kryl_solver_apply_preconditioner(kryl_solver solver, kryl_vector r, kryl_vector z);
+
+/* The hierarchy of an algebraic multigrid preconditioner. */
+typedef struct kryl_amg_info {
+    int levels;                        /* the finest (0) to the coarsest, solved directly */
+    int64_t rows[KRYL_AMG_MAX_LEVELS]; /* rows of each level's matrix */
+    int64_t nnz[KRYL_AMG_MAX_LEVELS];  /* its stored entries (the coarsest: dense) */
+    double operator_complexity;        /* sum of nnz over the levels / nnz of the finest */
+    double grid_complexity;            /* sum of rows / rows of the finest */
+    /* setup seconds by phase, all levels together */
+    double strength_s;  /* strength of connection */
+    double aggregate_s; /* aggregation (distance-2 maximal independent sets) */
+    double prolong_s;   /* tentative and smoothed prolongators, their transposes */
+    double galerkin_s;  /* coarse matrices P'AP */
+    double smoother_s;  /* eigenvalue estimates, smoother setup, dense coarse inverse */
+    double backend_s;   /* the levels' matrices and vectors on the backend */
+} kryl_amg_info;
+
+/* The hierarchy of the solver's AMG preconditioner (the inner solver's
+ * under a mixed scheme); KRYL_ERR_INVALID_ARGUMENT if it has none. */
+kryl_status kryl_solver_amg_info(kryl_solver solver, kryl_amg_info *info);
+
+/* The six rigid-body modes of 3-D elasticity, a near-nullspace for AMG:
+ * three translations and three rotations about the centroid, at `nodes`
+ * points with coordinates xyz[3 i .. 3 i + 2] and unknowns numbered node
+ * by node (u_x, u_y, u_z of node i at rows 3i, 3i+1, 3i+2).
+ *   modes  out: 3 nodes x 6 doubles, column by column */
+kryl_status kryl_amg_rigid_body_modes(int64_t nodes, const double *xyz, double *modes);
 
 /* Seconds of setup (same as the next result's setup_s). */
 double kryl_solver_setup_time(kryl_solver solver);

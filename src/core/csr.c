@@ -50,7 +50,7 @@ static void sift_down(int32_t *col, double *val, int64_t root, int64_t n)
     }
 }
 
-static void sort_row(int32_t *col, double *val, int64_t n)
+void kryl_csr_sort_row(int32_t *col, double *val, int64_t n)
 {
     if (n <= 32) {
         for (int64_t i = 1; i < n; i++) {
@@ -83,7 +83,7 @@ kryl_status kryl_csr_sort_and_sum(kryl_csr *A)
     int64_t out = 0;
     for (int64_t i = 0; i < A->nrows; i++) {
         int64_t begin = A->row_ptr[i], end = A->row_ptr[i + 1];
-        sort_row(A->col_idx + begin, A->values + begin, end - begin);
+        kryl_csr_sort_row(A->col_idx + begin, A->values + begin, end - begin);
         A->row_ptr[i] = out;
         for (int64_t k = begin; k < end; k++) {
             /* a_ij += v for a repeated column, else a new entry */

@@ -38,6 +38,9 @@ static inline int64_t kryl_csr_nnz(const kryl_csr *A) { return A->row_ptr[A->nro
 kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz);
 void kryl_csr_free(kryl_csr *A);
 
+/* Sort the n entries of one row by column, values alongside. */
+void kryl_csr_sort_row(int32_t *col, double *val, int64_t n);
+
 /* Sort each row by column and sum duplicates, in place (shrinks nnz). */
 kryl_status kryl_csr_sort_and_sum(kryl_csr *A);
 
@@ -58,6 +61,15 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
 kryl_status kryl_coo_reserve(kryl_coo *coo, int64_t capacity);
 kryl_status kryl_coo_push(kryl_coo *coo, int64_t row, int64_t col, double value);
 void kryl_coo_free(kryl_coo *coo);
+
+/* T = A' of a whole matrix (row_begin 0), columns sorted (csr_product.c). */
+kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T);
+
+/* C = A B of whole matrices (A->ncols == B->nrows), rows sorted, entries
+ * that cancel kept; two passes (count, then fill) over the rows on
+ * `threads` host threads, each row summed in the same order whatever the
+ * count (Gustavson, ACM TOMS 4, 1978). */
+kryl_status kryl_csr_multiply(const kryl_csr *A, const kryl_csr *B, kryl_csr *C, int threads);
 
 /* The diagonal a_ii of the owned rows (0 where absent) into diag[nrows]. */
 void kryl_csr_diagonal(const kryl_csr *A, double *diag);

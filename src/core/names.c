@@ -29,7 +29,16 @@ static const name_entry precond_names[] = {
     {"mic0", KRYL_PRECOND_MIC0},       {"ilu0", KRYL_PRECOND_ILU0},
     {"iluk", KRYL_PRECOND_ILUK},       {"ilut", KRYL_PRECOND_ILUT},
     {"bjacobi", KRYL_PRECOND_BJACOBI}, {"mcssor", KRYL_PRECOND_MCSSOR},
-    {"mcilu0", KRYL_PRECOND_MCILU0}};
+    {"mcilu0", KRYL_PRECOND_MCILU0},   {"amg", KRYL_PRECOND_AMG}};
+static const name_entry amg_smoother_names[] = {{"chebyshev", KRYL_AMG_CHEBYSHEV},
+                                                {"jacobi", KRYL_AMG_JACOBI},
+                                                {"l1jacobi", KRYL_AMG_L1JACOBI},
+                                                {"mcgs", KRYL_AMG_MCGS}};
+static const name_entry amg_cycle_names[] = {{"v", KRYL_AMG_V_CYCLE}, {"w", KRYL_AMG_W_CYCLE}};
+static const name_entry amg_aggregation_names[] = {{"sa", KRYL_AMG_SMOOTHED},
+                                                   {"plain", KRYL_AMG_PLAIN}};
+static const name_entry amg_coarsening_names[] = {{"greedy", KRYL_AMG_GREEDY},
+                                                  {"mis2", KRYL_AMG_MIS2}};
 static const name_entry format_names[] = {
     {"auto", KRYL_FORMAT_AUTO}, {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
     {"ellr", KRYL_FORMAT_ELLR}, {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},
@@ -109,6 +118,14 @@ NAME_FUNCTIONS(kryl_precond_kind, precond_names, "preconditioner", kryl_precond_
                kryl_precond_from_name)
 NAME_FUNCTIONS(kryl_partition_kind, partition_names, "partition", kryl_partition_name,
                kryl_partition_from_name)
+NAME_FUNCTIONS(kryl_amg_smoother, amg_smoother_names, "AMG smoother", kryl_amg_smoother_name,
+               kryl_amg_smoother_from_name)
+NAME_FUNCTIONS(kryl_amg_cycle, amg_cycle_names, "AMG cycle", kryl_amg_cycle_name,
+               kryl_amg_cycle_from_name)
+NAME_FUNCTIONS(kryl_amg_aggregation, amg_aggregation_names, "AMG aggregation",
+               kryl_amg_aggregation_name, kryl_amg_aggregation_from_name)
+NAME_FUNCTIONS(kryl_amg_coarsening, amg_coarsening_names, "AMG coarsening",
+               kryl_amg_coarsening_name, kryl_amg_coarsening_from_name)
 NAME_FUNCTIONS(kryl_overlap, overlap_names, "overlap mode", kryl_overlap_name,
                kryl_overlap_from_name)
 

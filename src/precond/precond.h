@@ -102,4 +102,14 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
 kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts);
 
+/* Algebraic multigrid, opts->amg (amg.c, src/amg/). */
+kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
+                                    const kryl_solver_options *opts);
+
+/* The hierarchy of an AMG preconditioner. */
+kryl_status kryl_precond_amg_info(const kryl_precond *pc, kryl_amg_info *info);
+
+/* Whether the AMG options are valid for a matrix of n rows. */
+kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n);
+
 #endif

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "solvers/lanczos.h"
 #include "solvers/solver_impl.h"
 
 /* Eigenvalues of T below x (Sturm sequence of the LDL' pivots);
@@ -49,10 +50,8 @@ static double bisect(const double *a, const double *b2, int k, int index, double
     return 0.5 * (lo + hi);
 }
 
-/* Smallest and largest eigenvalue of the symmetric tridiagonal T with
- * diagonal a and off-diagonal b (k-1 entries). */
-static kryl_status tridiagonal_extremes(const double *a, const double *b, int k, double *lmin,
-                                        double *lmax)
+kryl_status kryl_tridiagonal_extremes(const double *a, const double *b, int k, double *lmin,
+                                      double *lmax)
 {
     double *b2 = malloc((size_t)(k > 1 ? k - 1 : 1) * sizeof *b2);
     if (b2 == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "lanczos: cannot allocate %d", k);
@@ -216,7 +215,8 @@ kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int s
     }
     if (st == KRYL_SUCCESS) st = L.ops->alloc(L.ctx, (void **)&L.scalar, sizeof(double));
     if (st == KRYL_SUCCESS) st = lanczos_run(&L, k, alpha, beta, &done);
-    if (st == KRYL_SUCCESS) st = tridiagonal_extremes(alpha, beta, done, lambda_min, lambda_max);
+    if (st == KRYL_SUCCESS)
+        st = kryl_tridiagonal_extremes(alpha, beta, done, lambda_min, lambda_max);
     lanczos_release(&L);
     free(alpha);
     free(beta);
@@ -260,7 +260,7 @@ kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double 
         a[j] = 1.0 / alpha + (j > 0 ? coef[2 * j + 1] / prev : 0.0);
         if (j + 1 < K) b[j] = sqrt(coef[2 * j + 3]) / alpha;
     }
-    if (st == KRYL_SUCCESS) st = tridiagonal_extremes(a, b, (int)K, lambda_min, lambda_max);
+    if (st == KRYL_SUCCESS) st = kryl_tridiagonal_extremes(a, b, (int)K, lambda_min, lambda_max);
     free(coef);
     free(a);
     free(b);

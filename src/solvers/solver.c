@@ -37,6 +37,8 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->sweeps = 1;
     options->omega = 1.0;
     options->symmetry_tol = KRYL_SYMMETRY_TOL;
+    options->amg.coarse_size = 256;
+    options->amg.max_levels = 20;
 }
 
 static const kryl_method_ops *plain_method_ops(kryl_method method)
@@ -110,7 +112,7 @@ static kryl_status check_options(kryl_solver_options *o)
     if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
-    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_MCILU0)
+    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_AMG)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
@@ -644,4 +646,11 @@ kryl_status kryl_solver_setup_phases(kryl_solver solver, double *seconds)
     KRYL_REQUIRE_ARG(seconds);
     memcpy(seconds, solver->setup_phases, sizeof solver->setup_phases);
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_amg_info(kryl_solver solver, kryl_amg_info *info)
+{
+    KRYL_REQUIRE_ARG(solver);
+    KRYL_REQUIRE_ARG(info);
+    return kryl_precond_amg_info(solver->inner ? solver->inner->pc : solver->pc, info);
 }

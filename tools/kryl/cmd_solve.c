@@ -15,6 +15,9 @@ typedef struct solve_args {
     const char *method, *precond, *backend, *precision, *mixed, *format, *order, *partition,
         *block_factor;
     const char *orthog;
+    const char *amg_smoother, *amg_cycle, *amg_aggregation, *amg_coarsening;
+    double amg_theta;
+    int64_t amg_sweeps, amg_coarse_size, amg_max_levels;
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
     int64_t gen_n;
     bool partition_given;
@@ -82,7 +85,14 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .maxfill = 20,
                       .sweeps = 1,
                       .omega = 1.0,
-                      .symmetry_tol = opt->symmetry_tol};
+                      .symmetry_tol = opt->symmetry_tol,
+                      .amg_smoother = "chebyshev",
+                      .amg_cycle = "v",
+                      .amg_aggregation = "sa",
+                      .amg_coarsening = "greedy",
+                      .amg_theta = opt->amg.theta,
+                      .amg_coarse_size = opt->amg.coarse_size,
+                      .amg_max_levels = opt->amg.max_levels};
     const arg_spec specs[] = {
         {"--rhs", NULL, ARG_STRING, &a->rhs, NULL},
         {"--x0", NULL, ARG_STRING, &a->x0, NULL},
@@ -102,6 +112,14 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--overlap", NULL, ARG_STRING, &a->overlap, NULL},
         {"--sweeps", NULL, ARG_POSITIVE, &a->sweeps, NULL},
         {"--omega", NULL, ARG_DOUBLE, &a->omega, NULL},
+        {"--amg-theta", NULL, ARG_DOUBLE, &a->amg_theta, NULL},
+        {"--amg-smoother", NULL, ARG_STRING, &a->amg_smoother, NULL},
+        {"--amg-sweeps", NULL, ARG_POSITIVE, &a->amg_sweeps, NULL},
+        {"--amg-cycle", NULL, ARG_STRING, &a->amg_cycle, NULL},
+        {"--amg-aggregation", NULL, ARG_STRING, &a->amg_aggregation, NULL},
+        {"--amg-coarsening", NULL, ARG_STRING, &a->amg_coarsening, NULL},
+        {"--amg-coarse-size", NULL, ARG_POSITIVE, &a->amg_coarse_size, NULL},
+        {"--amg-max-levels", NULL, ARG_POSITIVE, &a->amg_max_levels, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
         {"--format", NULL, ARG_STRING, &a->format, NULL},
         {"--order", NULL, ARG_STRING, &a->order, NULL},
@@ -186,6 +204,25 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     const cli_path inputs[] = {{"the matrix", a->matrix}, {"--rhs", a->rhs}, {"--x0", a->x0}};
     const cli_path outputs[] = {{"--out", a->out}, {"--history", a->history}};
     if (!cli_outputs_distinct(inputs, 3, outputs, 2)) return ARGS_ERROR;
+    if (kryl_amg_smoother_from_name(a->amg_smoother, &opt->amg.smoother) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--amg-smoother: %s", kryl_last_error());
+    if (kryl_amg_cycle_from_name(a->amg_cycle, &opt->amg.cycle) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--amg-cycle: %s", kryl_last_error());
+    if (kryl_amg_aggregation_from_name(a->amg_aggregation, &opt->amg.aggregation) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--amg-aggregation: %s", kryl_last_error());
+    if (kryl_amg_coarsening_from_name(a->amg_coarsening, &opt->amg.coarsening) != KRYL_SUCCESS)
+        return args_usage_error(cmd, "--amg-coarsening: %s", kryl_last_error());
+    if (a->amg_theta > 1.0)
+        return args_usage_error(cmd, "--amg-theta %g: expected 0 <= theta <= 1", a->amg_theta);
+    if (a->amg_sweeps > 64 || a->amg_coarse_size > 4000 || a->amg_max_levels > 32)
+        return args_usage_error(cmd,
+                                "--amg-sweeps %" PRId64 ", --amg-coarse-size %" PRId64
+                                ", --amg-max-levels %" PRId64 ": expected at most 64, 4000 and 32",
+                                a->amg_sweeps, a->amg_coarse_size, a->amg_max_levels);
+    opt->amg.theta = a->amg_theta;
+    opt->amg.sweeps = (int)a->amg_sweeps;
+    opt->amg.coarse_size = (int)a->amg_coarse_size;
+    opt->amg.max_levels = (int)a->amg_max_levels;
     if (kryl_backend_from_name(a->backend, backend) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--backend: %s", kryl_last_error());
     r = resolve_mixed(a, opt);

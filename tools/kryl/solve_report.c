@@ -11,6 +11,7 @@
 #include "cli_mpi.h"
 #include "json.h"
 #include "view.h"
+#include "report_amg.h"
 
 /* Every rank's part of A and its SpMVs' cost, on rank 0 (collective);
  * NULL on one rank.  *size = the number of ranks. */
@@ -121,6 +122,16 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_string(&w, "block_factor", kryl_precond_name(o->block_factor));
     json_int(&w, "sweeps", o->sweeps);
     json_double(&w, "omega", o->omega);
+    if (o->precond == KRYL_PRECOND_AMG) {
+        json_double(&w, "amg_theta", o->amg.theta);
+        json_string(&w, "amg_smoother", kryl_amg_smoother_name(o->amg.smoother));
+        json_int(&w, "amg_sweeps", o->amg.sweeps);
+        json_string(&w, "amg_cycle", kryl_amg_cycle_name(o->amg.cycle));
+        json_string(&w, "amg_aggregation", kryl_amg_aggregation_name(o->amg.aggregation));
+        json_string(&w, "amg_coarsening", kryl_amg_coarsening_name(o->amg.coarsening));
+        json_int(&w, "amg_coarse_size", o->amg.coarse_size);
+        json_int(&w, "amg_max_levels", o->amg.max_levels);
+    }
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     json_string(&w, "device", kryl_context_device_name(job->ctx));
     json_string(&w, "precision", kryl_precision_name(o->precision));
@@ -166,6 +177,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
         json_end(&w);
     }
     view_json(job, &w);
+    report_amg_json(&w, job->solver);
     json_ranks(&w, job);
     json_end(&w);
 }
@@ -209,6 +221,10 @@ static void print_method(const kryl_solver_options *o)
                o->block_factor == KRYL_PRECOND_NONE ? "" : ", blocks by ",
                o->block_factor == KRYL_PRECOND_NONE ? "" : kryl_precond_name(o->block_factor));
     if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
+    if (o->precond == KRYL_PRECOND_AMG)
+        printf("(theta %g, %s, %s, coarse size %d)", o->amg.theta,
+               kryl_amg_aggregation_name(o->amg.aggregation),
+               kryl_amg_coarsening_name(o->amg.coarsening), o->amg.coarse_size);
     printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed != KRYL_MIXED_NONE) {
         if (o->mixed == KRYL_MIXED_RELIABLE)
@@ -248,6 +264,7 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     /* the preconditioner as built, when that says more than its name */
     if (strcmp(precond_info, kryl_precond_name(o->precond)) != 0)
         printf("precond     %s\n", precond_info);
+    report_amg_summary(job->solver);
     printf("backend     %s: %s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
            kryl_context_device_name(job->ctx));
     printf("iterations  %" PRId64, r->iterations);

@@ -1,0 +1,115 @@
+/*
+ * Smoothed-aggregation algebraic multigrid (Vanek, Mandel & Brezina,
+ * Computing 56, 1996), with the parallel aggregation of Bell, Dalton &
+ * Olson (SIAM J. Sci. Comput. 34, 2012).  The hierarchy is built on the
+ * host from each level's CSR (setup, the files amg_*.c), then stored as
+ * backend matrices and vectors on the solve's context, where the cycle
+ * (amg_cycle.c) runs through backend operations only.
+ */
+#ifndef KRYL_AMG_AMG_H
+#define KRYL_AMG_AMG_H
+
+#include "backends/backend.h"
+#include "precond/precond.h"
+
+/* Above this many rows the coarsest level is smoothed, not inverted. */
+#define KRYL_AMG_DENSE_MAX 4000
+/* Coarsening stops when a level keeps more than this fraction of the rows. */
+#define KRYL_AMG_MIN_REDUCTION 0.85
+/* Lanczos steps of each level's lambda_max(D^-1 A) estimate. */
+#define KRYL_AMG_LANCZOS_STEPS 12
+/* Chebyshev smoothing interval [upper/ratio, upper], upper = margin lambda_max;
+ * ratio 4 against 30 (pyamg's): 8 against 14 PCG iterations on 5-point 500^2,
+ * 9 against 14 on 7-point 50^3 (degree 2; docs/BENCHMARKS.md). */
+#define KRYL_AMG_CHEBYSHEV_MARGIN 1.1
+#define KRYL_AMG_CHEBYSHEV_RATIO  4.0
+
+/* Strength-of-connection graph: the pattern of the strong couplings i != j. */
+typedef struct amg_graph {
+    int64_t n;
+    int64_t *row_ptr; /* n + 1 */
+    int32_t *col_idx; /* sorted within each row */
+} amg_graph;
+
+void amg_graph_free(amg_graph *G);
+
+/* G: j ~ i when |a_ij| >= theta sqrt(|a_ii a_jj|), a_ij != 0, i != j; made
+ * symmetric (j ~ i or i ~ j) unless A is known to be. */
+kryl_status amg_strength(const kryl_csr *A, double theta, bool symmetric, int threads,
+                         amg_graph *G);
+
+/* Aggregates of G: aggregate[i] in 0..*count-1, or -1 for a row without
+ * strong couplings.  Greedy in row order (Vanek, Mandel & Brezina 1996,
+ * "standard aggregation"; serial), or from a distance-2 maximal
+ * independent set with roots chosen by a fixed hash of the row index
+ * (Bell, Dalton & Olson 2012; parallel); both deterministic. */
+kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t *count);
+kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggregate, int64_t *count);
+
+/* The tentative prolongator T (n x nc) and the coarse near-nullspace Bc
+ * (nc x k, column by column, malloc'ed): on each aggregate, the thin QR of
+ * B's rows B_a = Q_a R_a gives T's block Q_a and Bc's rows R_a; columns of
+ * B_a that are numerically dependent are dropped, so nc <= k aggregates. */
+kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const double *B, int64_t n,
+                          int k, kryl_csr *T, double **Bc, int64_t *nc);
+
+/* lambda_max of D^-1 A: Lanczos on D^-1/2 A D^-1/2 for a symmetric A with a
+ * positive diagonal, else the Gershgorin bound max_i sum_j |a_ij| / |a_ii|. */
+kryl_status amg_lambda_max(const kryl_csr *A, bool symmetric, int threads, double *lambda);
+
+/* P = (I - omega D^-1 A) T, omega = 4 / (3 lambda_max). */
+kryl_status amg_smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double lambda_max,
+                                   int threads, kryl_csr *P);
+
+/* Ac = R A P with R = P'; exactly symmetric when `symmetric` (the average
+ * of it and its transpose). */
+kryl_status amg_galerkin(const kryl_csr *A, const kryl_csr *P, const kryl_csr *R, bool symmetric,
+                         int threads, kryl_csr *Ac);
+
+/* The dense inverse of the small square A, as a CSR matrix with every
+ * entry stored (LU with partial pivoting). */
+kryl_status amg_dense_inverse(const kryl_csr *A, kryl_csr *Ainv);
+
+/* One level of the hierarchy. */
+typedef struct amg_level {
+    /* host (natural row order): A is the backend matrix's host copy */
+    const kryl_csr *A;
+    bool symmetric;
+    double lambda_max; /* of D^-1 A */
+    int32_t *aggregate;
+    int64_t naggregates;
+    /* backend (level 0: the iteration matrix's order and precision) */
+    kryl_matrix Ab;    /* this level's matrix (level 0: not owned) */
+    kryl_matrix P, R;  /* to and from the next level (NULL on the coarsest) */
+    kryl_matrix Ainv;  /* the coarsest level's dense inverse, else NULL */
+    kryl_vector b, x;  /* right-hand side and iterate (level 0: the apply's r and z) */
+    kryl_vector r;     /* residual */
+    kryl_vector t, d;  /* smoother work */
+    kryl_vector bw, e; /* W-cycle: the second visit's right-hand side and correction */
+    kryl_vector dinv;  /* the smoother's diagonal scaling */
+    kryl_precond mcgs; /* multicolor Gauss-Seidel sweep (KRYL_AMG_MCGS) */
+} amg_level;
+
+typedef struct amg_hierarchy {
+    kryl_context ctx;
+    kryl_amg_options opts; /* resolved: sweeps and sizes filled in */
+    int nlevels;
+    amg_level levels[KRYL_AMG_MAX_LEVELS];
+    kryl_amg_info info;
+} amg_hierarchy;
+
+/* Build the hierarchy of the iteration matrix Aw (whose host copy is the
+ * finest level) with options opts. */
+kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts);
+void amg_release(amg_hierarchy *h);
+
+/* Each level's smoother data on the backend (amg_smoother.c). */
+kryl_status amg_smoother_setup(amg_hierarchy *h, int level);
+
+/* x = smoothing of A x = b at `level`, from x = 0 when zero_start. */
+kryl_status amg_smooth(amg_hierarchy *h, int level, kryl_vector b, kryl_vector x, bool zero_start);
+
+/* z = one cycle on A z = r from z = 0 (amg_cycle.c). */
+kryl_status amg_cycle(amg_hierarchy *h, kryl_vector r, kryl_vector z);
+
+#endif

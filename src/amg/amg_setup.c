@@ -1,0 +1,251 @@
+/*
+ * The hierarchy of smoothed aggregation, level by level on the host:
+ * strength graph, aggregates, tentative prolongator from the
+ * near-nullspace, its Jacobi smoothing, R = P' and A_c = R A P; until a
+ * level has at most coarse_size rows (or stops shrinking), whose dense
+ * inverse is the coarse solve.  Each level's matrices then live on the
+ * backend in the iteration's precision; the finest level is the iteration
+ * matrix itself, so P_0's rows (and R_0's columns) follow its row order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg/amg.h"
+#include "core/host_threads.h"
+
+/* A backend matrix of csr (taken over) in `precision`, CSR storage. */
+static kryl_status level_matrix(kryl_context ctx, kryl_csr *csr, kryl_precision precision,
+                                kryl_matrix *M)
+{
+    kryl_matrix D;
+    KRYL_TRY(kryl_matrix_from_csr(&D, ctx, csr));
+    if (precision == KRYL_DOUBLE) {
+        *M = D;
+        return KRYL_SUCCESS;
+    }
+    kryl_status st = kryl_matrix_convert(M, D, precision, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE);
+    kryl_matrix_destroy(&D); /* M shares the host copy */
+    return st;
+}
+
+/* P with its rows in the iteration matrix's order: row i is P's row perm[i]. */
+static kryl_status permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr *Q)
+{
+    KRYL_TRY(kryl_csr_alloc(Q, P->nrows, P->ncols, kryl_csr_nnz(P)));
+    for (int64_t i = 0; i < P->nrows; i++) {
+        int64_t from = P->row_ptr[perm[i]], len = P->row_ptr[perm[i] + 1] - from;
+        Q->row_ptr[i + 1] = Q->row_ptr[i] + len;
+        memcpy(Q->col_idx + Q->row_ptr[i], P->col_idx + from, (size_t)len * sizeof *Q->col_idx);
+        memcpy(Q->values + Q->row_ptr[i], P->values + from, (size_t)len * sizeof *Q->values);
+    }
+    return KRYL_SUCCESS;
+}
+
+/* The backend's P and R = P' of level l (P, R natural; taken over). */
+static kryl_status transfer_matrices(amg_hierarchy *h, int l, kryl_csr *P, kryl_csr *R)
+{
+    amg_level *L = &h->levels[l];
+    kryl_precision precision = L->Ab->precision;
+    const int32_t *perm = L->Ab->layout->perm;
+    if (perm != NULL) {
+        /* level 0 in a sorted format's order: P's rows and R's columns follow it */
+        kryl_csr Q;
+        kryl_status st = permute_rows(P, perm, &Q);
+        kryl_csr_free(P);
+        kryl_csr_free(R);
+        KRYL_TRY(st);
+        st = kryl_csr_transpose(&Q, R);
+        if (st != KRYL_SUCCESS) {
+            kryl_csr_free(&Q);
+            return st;
+        }
+        *P = Q;
+    }
+    kryl_status st = level_matrix(h->ctx, P, precision, &L->P);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(R);
+        return st;
+    }
+    return level_matrix(h->ctx, R, precision, &L->R);
+}
+
+/* The constant near-nullspace, or a copy of the caller's. */
+static kryl_status initial_nullspace(const kryl_amg_options *o, int64_t n, double **B)
+{
+    int k = o->nullspace ? o->nullspace_vectors : 1;
+    *B = malloc(((size_t)n * k + 1) * sizeof **B);
+    if (*B == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate a %lld x %d nullspace",
+                          (long long)n, k);
+    for (size_t i = 0; i < (size_t)n * k; i++) (*B)[i] = o->nullspace ? o->nullspace[i] : 1.0;
+    return KRYL_SUCCESS;
+}
+
+/* Level l + 1 from level l: *done when level l is the coarsest. */
+static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc, bool *done)
+{
+    amg_level *L = &h->levels[l];
+    const kryl_csr *A = L->A;
+    int threads = kryl_host_threads(h->ctx);
+    int k = h->opts.nullspace ? h->opts.nullspace_vectors : 1;
+    double t0 = kryl_wtime();
+    amg_graph G = {0};
+    KRYL_TRY(amg_strength(A, h->opts.theta, L->symmetric, threads, &G));
+    double t1 = kryl_wtime();
+    L->aggregate = malloc(((size_t)A->nrows + 1) * sizeof *L->aggregate);
+    kryl_status st = L->aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
+                     : h->opts.coarsening == KRYL_AMG_MIS2
+                         ? amg_aggregate_mis2(&G, threads, L->aggregate, &L->naggregates)
+                         : amg_aggregate_greedy(&G, L->aggregate, &L->naggregates);
+    amg_graph_free(&G);
+    KRYL_TRY(st);
+    double t2 = kryl_wtime();
+    h->info.strength_s += t1 - t0;
+    h->info.aggregate_s += t2 - t1;
+    kryl_csr T = {0}, P = {0}, R = {0};
+    int64_t nc = 0;
+    *done = true;
+    if (L->naggregates == 0) return KRYL_SUCCESS;
+    KRYL_TRY(amg_tentative(L->aggregate, L->naggregates, B, A->nrows, k, &T, Bc, &nc));
+    if ((double)nc > KRYL_AMG_MIN_REDUCTION * (double)A->nrows || nc == 0) {
+        /* coarsening has stalled: this level is the coarsest */
+        kryl_csr_free(&T);
+        free(*Bc);
+        *Bc = NULL;
+        return KRYL_SUCCESS;
+    }
+    *done = false;
+    st = amg_lambda_max(A, L->symmetric, threads, &L->lambda_max);
+    if (st == KRYL_SUCCESS && h->opts.aggregation == KRYL_AMG_SMOOTHED) {
+        st = amg_smooth_prolongator(A, &T, L->lambda_max, threads, &P);
+        kryl_csr_free(&T);
+    } else {
+        P = T;
+    }
+    if (st == KRYL_SUCCESS) st = kryl_csr_transpose(&P, &R);
+    double t3 = kryl_wtime();
+    h->info.prolong_s += t3 - t2;
+    kryl_csr Ac = {0};
+    if (st == KRYL_SUCCESS) st = amg_galerkin(A, &P, &R, L->symmetric, threads, &Ac);
+    double t4 = kryl_wtime();
+    h->info.galerkin_s += t4 - t3;
+    amg_level *C = &h->levels[l + 1];
+    if (st == KRYL_SUCCESS)
+        st = level_matrix(h->ctx, &Ac, L->Ab->precision, &C->Ab);
+    else
+        kryl_csr_free(&Ac);
+    if (st == KRYL_SUCCESS) {
+        C->A = &C->Ab->host->csr;
+        C->symmetric = L->symmetric && kryl_host_matrix_is_symmetric(C->Ab->host);
+        st = transfer_matrices(h, l, &P, &R);
+    } else {
+        kryl_csr_free(&P);
+        kryl_csr_free(&R);
+    }
+    h->info.backend_s += kryl_wtime() - t4;
+    return st;
+}
+
+/* Every level's vectors: level 0's b and x are the apply's r and z. */
+static kryl_status level_vectors(amg_hierarchy *h)
+{
+    for (int l = 0; l < h->nlevels; l++) {
+        amg_level *L = &h->levels[l];
+        kryl_layout *layout = L->Ab->layout;
+        kryl_precision p = L->Ab->precision;
+        kryl_vector *need[] = {&L->r, &L->t, &L->d, &L->b, &L->x, &L->bw, &L->e};
+        int count = l == 0 ? 3 : h->opts.cycle == KRYL_AMG_W_CYCLE ? 7 : 5;
+        for (int v = 0; v < count; v++)
+            KRYL_TRY(kryl_vector_create_like(need[v], h->ctx, layout, p));
+    }
+    return KRYL_SUCCESS;
+}
+
+/* The coarsest level's dense inverse, where it is small enough. */
+static kryl_status coarse_solver(amg_hierarchy *h)
+{
+    amg_level *L = &h->levels[h->nlevels - 1];
+    if (L->A->nrows > KRYL_AMG_DENSE_MAX || L->A->nrows == 0) return KRYL_SUCCESS;
+    kryl_csr Ainv;
+    KRYL_TRY(amg_dense_inverse(L->A, &Ainv));
+    return level_matrix(h->ctx, &Ainv, L->Ab->precision, &L->Ainv);
+}
+
+static void fill_info(amg_hierarchy *h)
+{
+    kryl_amg_info *info = &h->info;
+    info->levels = h->nlevels;
+    double rows = 0.0, nnz = 0.0;
+    for (int l = 0; l < h->nlevels; l++) {
+        const kryl_csr *A = h->levels[l].A;
+        info->rows[l] = A->nrows;
+        info->nnz[l] = kryl_csr_nnz(A);
+        rows += (double)A->nrows;
+        nnz += (double)kryl_csr_nnz(A);
+    }
+    double rows0 = (double)info->rows[0], nnz0 = (double)info->nnz[0];
+    info->grid_complexity = rows0 > 0 ? rows / rows0 : 1.0;
+    info->operator_complexity = nnz0 > 0 ? nnz / nnz0 : 1.0;
+}
+
+kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts)
+{
+    memset(h, 0, sizeof *h);
+    h->ctx = Aw->ctx;
+    h->opts = *opts;
+    amg_level *L0 = &h->levels[0];
+    L0->Ab = Aw;
+    L0->A = &Aw->host->csr;
+    L0->symmetric = kryl_host_matrix_is_symmetric(Aw->host);
+    double *B = NULL;
+    KRYL_TRY(initial_nullspace(opts, L0->A->nrows, &B));
+    kryl_status st = KRYL_SUCCESS;
+    int l = 0;
+    for (; st == KRYL_SUCCESS; l++) {
+        h->nlevels = l + 1;
+        if (h->levels[l].A->nrows <= opts->coarse_size || l + 1 >= opts->max_levels) break;
+        double *Bc = NULL;
+        bool done = false;
+        st = coarsen(h, l, B, &Bc, &done);
+        free(B);
+        B = Bc;
+        if (done) break;
+    }
+    free(B);
+    double t0 = kryl_wtime();
+    for (int s = 0; st == KRYL_SUCCESS && s < h->nlevels; s++) {
+        amg_level *L = &h->levels[s];
+        bool coarsest = s == h->nlevels - 1;
+        /* the coarsest level smooths only when it is too large to invert */
+        if (coarsest && L->A->nrows <= KRYL_AMG_DENSE_MAX) break;
+        if (L->lambda_max == 0.0)
+            st = amg_lambda_max(L->A, L->symmetric, kryl_host_threads(h->ctx), &L->lambda_max);
+        if (st == KRYL_SUCCESS) st = amg_smoother_setup(h, s);
+    }
+    if (st == KRYL_SUCCESS) st = coarse_solver(h);
+    double t1 = kryl_wtime();
+    h->info.smoother_s += t1 - t0;
+    if (st == KRYL_SUCCESS) st = level_vectors(h);
+    h->info.backend_s += kryl_wtime() - t1;
+    fill_info(h);
+    return st;
+}
+
+void amg_release(amg_hierarchy *h)
+{
+    /* every level: a failed setup may have built one past nlevels */
+    for (int l = 0; l < KRYL_AMG_MAX_LEVELS; l++) {
+        amg_level *L = &h->levels[l];
+        kryl_vector *vectors[] = {&L->r, &L->t, &L->d, &L->b, &L->x, &L->bw, &L->e, &L->dinv};
+        for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++)
+            kryl_vector_destroy(vectors[v]);
+        if (L->mcgs.destroy) L->mcgs.destroy(&L->mcgs);
+        kryl_matrix_destroy(&L->P);
+        kryl_matrix_destroy(&L->R);
+        kryl_matrix_destroy(&L->Ainv);
+        if (l > 0) kryl_matrix_destroy(&L->Ab);
+        free(L->aggregate);
+        L->aggregate = NULL;
+    }
+    h->nlevels = 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * The smoothers of the multigrid cycle, through backend operations only:
+ *   jacobi     x += omega D^-1 (b - A x), omega = 4 / (3 lambda_max(D^-1 A))
+ *   l1jacobi   x += D_l1^-1 (b - A x), (D_l1)_ii = sum_j |a_ij|, convergent for
+ *              SPD A without an eigenvalue estimate (Baker, Falgout, Kolev &
+ *              Yang, SIAM J. Sci. Comput. 33, 2011)
+ *   chebyshev  the Chebyshev iteration of degree k for D^-1 A on
+ *              [upper/4, upper], upper = 1.1 lambda_max (Saad, "Iterative
+ *              Methods for Sparse Linear Systems", Algorithm 12.1; Adams,
+ *              Brezina, Hu & Tuminaro, J. Comput. Phys. 188, 2003)
+ *   mcgs       x += M^-1 (b - A x), M one multicolor symmetric Gauss-Seidel
+ *              sweep (mcssor.c with omega 1)
+ * Each is symmetric in A's inner product, so the cycle is too.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "amg/amg.h"
+
+/* dinv_i = scale / a_ii (or 1 / sum_j |a_ij| for l1-Jacobi), natural order. */
+static kryl_status smoother_diagonal(amg_hierarchy *h, amg_level *L, double scale)
+{
+    const kryl_csr *A = L->A;
+    int64_t n = A->nrows;
+    double *d = malloc(((size_t)n + 1) * sizeof *d);
+    if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
+    kryl_csr_diagonal(A, d);
+    for (int64_t i = 0; i < n; i++) {
+        if (h->opts.smoother == KRYL_AMG_L1JACOBI) {
+            d[i] = 0.0;
+            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) d[i] += fabs(A->values[k]);
+        }
+        if (d[i] == 0.0) {
+            free(d);
+            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                              "amg: row %lld of a level has a zero diagonal; the %s smoother "
+                              "divides by it",
+                              (long long)i, kryl_amg_smoother_name(h->opts.smoother));
+        }
+        d[i] = (h->opts.smoother == KRYL_AMG_L1JACOBI ? 1.0 : scale) / d[i];
+    }
+    /* kryl_vector_set takes natural order and gathers into the level's */
+    kryl_status st = kryl_vector_create_like(&L->dinv, h->ctx, L->Ab->layout, L->Ab->precision);
+    if (st == KRYL_SUCCESS) st = kryl_vector_set(L->dinv, d, n);
+    free(d);
+    return st;
+}
+
+kryl_status amg_smoother_setup(amg_hierarchy *h, int level)
+{
+    amg_level *L = &h->levels[level];
+    switch (h->opts.smoother) {
+    case KRYL_AMG_JACOBI: return smoother_diagonal(h, L, 4.0 / (3.0 * L->lambda_max));
+    case KRYL_AMG_L1JACOBI:
+    case KRYL_AMG_CHEBYSHEV: return smoother_diagonal(h, L, 1.0);
+    case KRYL_AMG_MCGS: {
+        kryl_solver_options o;
+        kryl_solver_options_init(&o);
+        o.sweeps = 1;
+        o.omega = 1.0;
+        L->mcgs.kind = KRYL_PRECOND_MCSSOR;
+        L->mcgs.ctx = h->ctx;
+        return kryl_precond_mcssor_create(&L->mcgs, L->Ab, &o);
+    }
+    }
+    return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown smoother %d", (int)h->opts.smoother);
+}
+
+/* x += M^-1 (b - A x) (x = M^-1 b from zero) for M = diag or one mcgs sweep. */
+static kryl_status relax(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl_vector x,
+                         bool zero_start)
+{
+    const kryl_backend_ops *ops = h->ctx->ops;
+    kryl_context ctx = h->ctx;
+    kryl_vector in = b;
+    if (!zero_start) {
+        /* r = b - A x */
+        KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, x, 1.0, b, L->r, NULL));
+        in = L->r;
+    }
+    kryl_vector out = zero_start ? x : L->t;
+    /* out = M^-1 in */
+    if (L->dinv)
+        KRYL_TRY(ops->pointwise_mult(ctx, out, L->dinv, in));
+    else
+        KRYL_TRY(L->mcgs.apply(&L->mcgs, in, out));
+    /* x += out */
+    if (!zero_start) KRYL_TRY(ops->axpby(ctx, 1.0, L->t, 1.0, x));
+    return KRYL_SUCCESS;
+}
+
+/* Chebyshev iteration of degree `degree` for D^-1 A x = D^-1 b on [lower, upper]. */
+static kryl_status chebyshev(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl_vector x,
+                             bool zero_start, int degree)
+{
+    const kryl_backend_ops *ops = h->ctx->ops;
+    kryl_context ctx = h->ctx;
+    double upper = KRYL_AMG_CHEBYSHEV_MARGIN * L->lambda_max;
+    double lower = upper / KRYL_AMG_CHEBYSHEV_RATIO;
+    double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower);
+    double sigma = theta / delta, rho = 1.0 / sigma;
+    /* r = b - A x (b from zero) */
+    if (zero_start)
+        KRYL_TRY(ops->permute_copy(ctx, L->r, b, NULL, KRYL_GATHER, NULL));
+    else
+        KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, x, 1.0, b, L->r, NULL));
+    /* d = D^-1 r / theta */
+    KRYL_TRY(ops->pointwise_mult(ctx, L->d, L->dinv, L->r));
+    KRYL_TRY(ops->axpby(ctx, 0.0, L->r, 1.0 / theta, L->d));
+    for (int k = 1;; k++) {
+        /* x += d (x = d from zero) */
+        if (zero_start && k == 1)
+            KRYL_TRY(ops->permute_copy(ctx, x, L->d, NULL, KRYL_GATHER, NULL));
+        else
+            KRYL_TRY(ops->axpby(ctx, 1.0, L->d, 1.0, x));
+        if (k == degree) return KRYL_SUCCESS;
+        /* r -= A d;  t = D^-1 r */
+        KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, L->d, 1.0, L->r, L->r, NULL));
+        KRYL_TRY(ops->pointwise_mult(ctx, L->t, L->dinv, L->r));
+        /* d = rho' rho d + (2 rho' / delta) t,  rho' = 1 / (2 sigma - rho) */
+        double rho_next = 1.0 / (2.0 * sigma - rho);
+        KRYL_TRY(ops->axpby(ctx, 2.0 * rho_next / delta, L->t, rho_next * rho, L->d));
+        rho = rho_next;
+    }
+}
+
+kryl_status amg_smooth(amg_hierarchy *h, int level, kryl_vector b, kryl_vector x, bool zero_start)
+{
+    amg_level *L = &h->levels[level];
+    if (h->opts.smoother == KRYL_AMG_CHEBYSHEV)
+        return chebyshev(h, L, b, x, zero_start, h->opts.sweeps);
+    for (int s = 0; s < h->opts.sweeps; s++) KRYL_TRY(relax(h, L, b, x, zero_start && s == 0));
+    return KRYL_SUCCESS;
+}

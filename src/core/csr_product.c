@@ -1,0 +1,117 @@
+/* Matrix-producing operations on host CSR: the transpose and the sparse
+ * product, as algebraic multigrid builds its transfer and coarse matrices. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/csr.h"
+#include "core/error.h"
+#include "core/host_threads.h"
+
+kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T)
+{
+    int64_t nnz = kryl_csr_nnz(A);
+    KRYL_TRY(kryl_csr_alloc(T, A->ncols, A->nrows, nnz));
+    /* counting sort by column: rows of T come out in increasing column order */
+    for (int64_t k = 0; k < nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
+    for (int64_t j = 0; j < T->nrows; j++) T->row_ptr[j + 1] += T->row_ptr[j];
+    int64_t *next = malloc(((size_t)T->nrows + 1) * sizeof *next);
+    if (next == NULL) {
+        kryl_csr_free(T);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "transpose: cannot allocate %lld offsets",
+                          (long long)T->nrows);
+    }
+    memcpy(next, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *next);
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            /* t_ji = a_ij */
+            int64_t at = next[A->col_idx[k]]++;
+            T->col_idx[at] = (int32_t)i;
+            T->values[at] = A->values[k];
+        }
+    free(next);
+    return KRYL_SUCCESS;
+}
+
+/* Distinct columns of row i of A B; mark[] holds the last row that saw each column. */
+static int64_t product_row_count(const kryl_csr *A, const kryl_csr *B, int64_t i, int64_t *mark)
+{
+    int64_t count = 0;
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        int32_t j = A->col_idx[k];
+        for (int64_t l = B->row_ptr[j]; l < B->row_ptr[j + 1]; l++)
+            if (mark[B->col_idx[l]] != i) {
+                mark[B->col_idx[l]] = i;
+                count++;
+            }
+    }
+    return count;
+}
+
+/* Row i of C = A B into C's slots from C->row_ptr[i]; pos[c] is the slot of
+ * column c where that slot lies in this row so far and holds c. */
+static void product_row_fill(const kryl_csr *A, const kryl_csr *B, kryl_csr *C, int64_t i,
+                             int64_t *pos)
+{
+    int64_t begin = C->row_ptr[i], end = begin;
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        int32_t j = A->col_idx[k];
+        double a = A->values[k];
+        for (int64_t l = B->row_ptr[j]; l < B->row_ptr[j + 1]; l++) {
+            /* c_ic += a_ij b_jc */
+            int32_t c = B->col_idx[l];
+            int64_t at = pos[c];
+            if (at < begin || at >= end || C->col_idx[at] != c) {
+                pos[c] = end;
+                C->col_idx[end] = c;
+                C->values[end++] = a * B->values[l];
+            } else {
+                C->values[at] += a * B->values[l];
+            }
+        }
+    }
+    kryl_csr_sort_row(C->col_idx + begin, C->values + begin, end - begin);
+}
+
+kryl_status kryl_csr_multiply(const kryl_csr *A, const kryl_csr *B, kryl_csr *C, int threads)
+{
+    memset(C, 0, sizeof *C);
+    if (A->ncols != B->nrows)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH, "product: A is %lld x %lld, B %lld x %lld",
+                          (long long)A->nrows, (long long)A->ncols, (long long)B->nrows,
+                          (long long)B->ncols);
+    if (threads < 1) threads = 1;
+    size_t width = (size_t)(B->ncols > 0 ? B->ncols : 1);
+    int64_t *work = malloc((size_t)threads * width * sizeof *work);
+    int64_t *count = malloc(((size_t)A->nrows + 1) * sizeof *count);
+    if (work == NULL || count == NULL) {
+        free(work);
+        free(count);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "product: cannot allocate the workspace of %d thread(s) x %lld columns",
+                          threads, (long long)B->ncols);
+    }
+    for (size_t k = 0; k < (size_t)threads * width; k++) work[k] = -1;
+    /* pass 1: the entries of each row */
+    KRYL_HOST_PARALLEL(threads)
+    {
+        int64_t *mark = work + (size_t)kryl_host_thread() * width;
+        KRYL_HOST_FOR
+        for (int64_t i = 0; i < A->nrows; i++) count[i] = product_row_count(A, B, i, mark);
+    }
+    int64_t nnz = 0;
+    for (int64_t i = 0; i < A->nrows; i++) nnz += count[i];
+    kryl_status st = kryl_csr_alloc(C, A->nrows, B->ncols, nnz);
+    if (st == KRYL_SUCCESS) {
+        for (int64_t i = 0; i < A->nrows; i++) C->row_ptr[i + 1] = C->row_ptr[i] + count[i];
+        /* pass 2: the values, each row summed in A's then B's order */
+        KRYL_HOST_PARALLEL(threads)
+        {
+            int64_t *pos = work + (size_t)kryl_host_thread() * width;
+            KRYL_HOST_FOR
+            for (int64_t i = 0; i < A->nrows; i++) product_row_fill(A, B, C, i, pos);
+        }
+    }
+    free(work);
+    free(count);
+    return st;
+}

@@ -1,0 +1,27 @@
+/* The thread count of host setup work (host_threads.h). */
+#ifdef KRYL_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "core/host_threads.h"
+#include "core/objects.h"
+
+int kryl_host_threads(kryl_context ctx)
+{
+#ifdef KRYL_HAVE_OPENMP
+    if (ctx->kind == KRYL_BACKEND_REF) return 1;
+    return ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
+#else
+    (void)ctx;
+    return 1;
+#endif
+}
+
+int kryl_host_thread(void)
+{
+#ifdef KRYL_HAVE_OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}

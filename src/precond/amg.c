@@ -1,0 +1,133 @@
+/* Algebraic multigrid as a preconditioner: z = one cycle on A z = r from
+ * z = 0 (src/amg/). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "amg/amg.h"
+
+static kryl_status amg_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    return amg_cycle(pc->data, r, z);
+}
+
+static void amg_destroy(kryl_precond *pc)
+{
+    amg_hierarchy *h = pc->data;
+    if (h == NULL) return;
+    amg_release(h);
+    free(h);
+    pc->data = NULL;
+}
+
+kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
+{
+    if (!(o->theta >= 0.0 && o->theta <= 1.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: theta %g; expected 0 <= theta <= 1",
+                          o->theta);
+    if (o->smoother < KRYL_AMG_CHEBYSHEV || o->smoother > KRYL_AMG_MCGS)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown smoother %d", (int)o->smoother);
+    if (o->cycle < KRYL_AMG_V_CYCLE || o->cycle > KRYL_AMG_W_CYCLE)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown cycle %d", (int)o->cycle);
+    if (o->aggregation < KRYL_AMG_SMOOTHED || o->aggregation > KRYL_AMG_PLAIN)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown aggregation %d",
+                          (int)o->aggregation);
+    if (o->coarsening < KRYL_AMG_GREEDY || o->coarsening > KRYL_AMG_MIS2)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown coarsening %d",
+                          (int)o->coarsening);
+    if (o->sweeps < 0 || o->sweeps > 64)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "amg: sweeps %d; expected 1..64 (0: the smoother's default)", o->sweeps);
+    if (o->coarse_size < 1 || o->coarse_size > KRYL_AMG_DENSE_MAX)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "amg: coarse_size %d; expected 1..%d rows (the coarsest level is "
+                          "inverted densely)",
+                          o->coarse_size, KRYL_AMG_DENSE_MAX);
+    if (o->max_levels < 1 || o->max_levels > KRYL_AMG_MAX_LEVELS)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: max_levels %d; expected 1..%d",
+                          o->max_levels, KRYL_AMG_MAX_LEVELS);
+    if (o->nullspace != NULL) {
+        if (o->nullspace_vectors < 1 || o->nullspace_vectors > KRYL_AMG_MAX_NULLSPACE)
+            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                              "amg: %d near-nullspace vectors; expected 1..%d",
+                              o->nullspace_vectors, KRYL_AMG_MAX_NULLSPACE);
+        for (int64_t i = 0; i < n * o->nullspace_vectors; i++)
+            if (!isfinite(o->nullspace[i]))
+                return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                                  "amg: near-nullspace vector %lld, row %lld is %g",
+                                  (long long)(i / n), (long long)(i % n), o->nullspace[i]);
+    }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
+                                    const kryl_solver_options *opts)
+{
+    const kryl_csr *csr = &A->host->csr;
+    if (csr->nrows_global != csr->ncols || csr->nrows != csr->nrows_global)
+        return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
+                          "amg: the matrix is %lld x %lld (%lld rows here); AMG needs a square "
+                          "matrix on one rank",
+                          (long long)csr->nrows_global, (long long)csr->ncols,
+                          (long long)csr->nrows);
+    kryl_amg_options o = opts->amg;
+    KRYL_TRY(kryl_amg_options_check(&o, csr->nrows));
+    if (o.sweeps == 0) o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV ? 2 : 1;
+    amg_hierarchy *h = calloc(1, sizeof *h);
+    if (h == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
+    pc->data = h;
+    pc->apply = amg_apply;
+    pc->destroy = amg_destroy;
+    KRYL_TRY(amg_setup(h, A, &o));
+    const kryl_amg_info *info = &h->info;
+    snprintf(pc->info, sizeof pc->info,
+             "amg: %d levels (coarsest %lld rows), operator complexity %.2f, grid complexity "
+             "%.2f, %s %s(%d), %s-cycle",
+             info->levels, (long long)info->rows[info->levels - 1], info->operator_complexity,
+             info->grid_complexity, kryl_amg_aggregation_name(o.aggregation),
+             kryl_amg_smoother_name(o.smoother), o.sweeps, o.cycle == KRYL_AMG_W_CYCLE ? "W" : "V");
+    kryl_log(pc->ctx, KRYL_LOG_INFO, "%s", pc->info);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_precond_amg_info(const kryl_precond *pc, kryl_amg_info *info)
+{
+    if (pc == NULL || pc->kind != KRYL_PRECOND_AMG || pc->data == NULL)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "the solver has no algebraic multigrid preconditioner");
+    *info = ((const amg_hierarchy *)pc->data)->info;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_amg_rigid_body_modes(int64_t nodes, const double *xyz, double *modes)
+{
+    KRYL_REQUIRE_ARG(xyz);
+    KRYL_REQUIRE_ARG(modes);
+    if (nodes < 1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "rigid-body modes of %lld nodes",
+                          (long long)nodes);
+    double c[3] = {0.0, 0.0, 0.0};
+    for (int64_t i = 0; i < nodes; i++)
+        for (int d = 0; d < 3; d++) {
+            if (!isfinite(xyz[3 * i + d]))
+                return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "coordinate %d of node %lld is %g", d,
+                                  (long long)i, xyz[3 * i + d]);
+            c[d] += xyz[3 * i + d] / (double)nodes;
+        }
+    int64_t n = 3 * nodes;
+    for (size_t k = 0; k < (size_t)n * 6; k++) modes[k] = 0.0;
+    for (int64_t i = 0; i < nodes; i++) {
+        double x = xyz[3 * i] - c[0], y = xyz[3 * i + 1] - c[1], z = xyz[3 * i + 2] - c[2];
+        double *m = modes + 3 * i;
+        /* translations e_x, e_y, e_z */
+        m[0] = m[n + 1] = m[2 * n + 2] = 1.0;
+        /* rotations about z, x, y: (-y, x, 0), (0, -z, y), (z, 0, -x) */
+        m[3 * n] = -y;
+        m[3 * n + 1] = x;
+        m[4 * n + 1] = -z;
+        m[4 * n + 2] = y;
+        m[5 * n] = z;
+        m[5 * n + 2] = -x;
+    }
+    return KRYL_SUCCESS;
+}

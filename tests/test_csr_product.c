@@ -1,0 +1,103 @@
+/* The host matrix-producing operations (src/core/csr_product.c): the
+ * transpose and the sparse product against dense references on awkward
+ * shapes, and the product's independence of the thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+
+/* dense[i * ncols + j] = a_ij */
+static double *to_dense(const kryl_csr *A)
+{
+    double *d = calloc((size_t)(A->nrows * A->ncols + 1), sizeof *d);
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            d[i * A->ncols + A->col_idx[k]] += A->values[k];
+    return d;
+}
+
+static bool rows_sorted(const kryl_csr *A)
+{
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->row_ptr[i] + 1; k < A->row_ptr[i + 1]; k++)
+            if (A->col_idx[k - 1] >= A->col_idx[k]) return false;
+    return true;
+}
+
+static void check_transpose(test_shape shape, int64_t m, int64_t n)
+{
+    kryl_csr A, T;
+    test_random_csr(&A, shape, m, n, 7 + (uint64_t)m);
+    m = A.nrows; /* the single shape is 1 x 1 */
+    n = A.ncols;
+    CHECK_OK(kryl_csr_transpose(&A, &T));
+    CHECK(T.nrows == n && T.ncols == m && kryl_csr_nnz(&T) == kryl_csr_nnz(&A),
+          "%s %lld x %lld: transpose is %lld x %lld", test_shape_name(shape), (long long)m,
+          (long long)n, (long long)T.nrows, (long long)T.ncols);
+    double *a = to_dense(&A), *t = to_dense(&T);
+    bool same = rows_sorted(&T);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) same = same && a[i * n + j] == t[j * m + i];
+    CHECK(same, "%s %lld x %lld: T != A' or rows unsorted", test_shape_name(shape), (long long)m,
+          (long long)n);
+    free(a);
+    free(t);
+    kryl_csr_free(&A);
+    kryl_csr_free(&T);
+}
+
+static void check_product(test_shape shape, int64_t m, int64_t k, int64_t n)
+{
+    kryl_csr A, B, C1, C3;
+    test_random_csr(&A, shape, m, k, 11 + (uint64_t)m);
+    m = A.nrows; /* the single shape is 1 x 1 */
+    k = A.ncols;
+    test_random_csr(&B, TEST_SHAPE_RANDOM, k, n, 13 + (uint64_t)n);
+    CHECK_OK(kryl_csr_multiply(&A, &B, &C1, 1));
+    CHECK_OK(kryl_csr_multiply(&A, &B, &C3, 3));
+    double *a = to_dense(&A), *b = to_dense(&B), *c = to_dense(&C1);
+    double worst = 0.0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0.0;
+            for (int64_t l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
+            double d = s - c[i * n + j];
+            if (d < 0) d = -d;
+            if (d > worst) worst = d;
+        }
+    CHECK(worst <= 1e-12 && rows_sorted(&C1), "%s %lld x %lld x %lld: |C - AB| = %g",
+          test_shape_name(shape), (long long)m, (long long)k, (long long)n, worst);
+    int64_t nnz = kryl_csr_nnz(&C1);
+    bool same = nnz == kryl_csr_nnz(&C3) &&
+                memcmp(C1.row_ptr, C3.row_ptr, (size_t)(m + 1) * sizeof *C1.row_ptr) == 0 &&
+                memcmp(C1.col_idx, C3.col_idx, (size_t)nnz * sizeof *C1.col_idx) == 0 &&
+                memcmp(C1.values, C3.values, (size_t)nnz * sizeof *C1.values) == 0;
+    CHECK(same, "%s %lld x %lld x %lld: 3 threads differ from 1", test_shape_name(shape),
+          (long long)m, (long long)k, (long long)n);
+    free(a);
+    free(b);
+    free(c);
+    kryl_csr_free(&A);
+    kryl_csr_free(&B);
+    kryl_csr_free(&C1);
+    kryl_csr_free(&C3);
+}
+
+int main(void)
+{
+    for (int s = 0; s < TEST_SHAPE_COUNT; s++) {
+        test_shape shape = (test_shape)s;
+        int64_t m = shape == TEST_SHAPE_SINGLE ? 1 : 67;
+        check_transpose(shape, m, 45);
+        check_transpose(shape, m, m);
+        check_product(shape, m, 45, 39);
+        check_product(shape, m, m, m);
+    }
+    kryl_csr A, B, C;
+    test_random_csr(&A, TEST_SHAPE_RANDOM, 5, 4, 1);
+    test_random_csr(&B, TEST_SHAPE_RANDOM, 5, 4, 2);
+    CHECK_STATUS(kryl_csr_multiply(&A, &B, &C, 1), KRYL_ERR_DIMENSION_MISMATCH);
+    kryl_csr_free(&A);
+    kryl_csr_free(&B);
+    return test_summary("test_csr_product");
+}
