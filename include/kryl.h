@@ -656,6 +656,11 @@ kryl_status kryl_read_mtx_vector(const char *path, int64_t *length, double **val
  * whole or not at all (see kryl_write_history_csv). */
 kryl_status kryl_write_mtx_vector(const char *path, int64_t length, const double *values);
 
+/* Read a dense rows x cols array (at most 64 columns) from a Matrix Market
+ * file, array or coordinate (missing entries zero), into *values column by
+ * column (values[i + rows * j]), malloc'ed: free it with free(). */
+kryl_status kryl_read_mtx_array(const char *path, int64_t *rows, int64_t *cols, double **values);
+
 /* Write a dense rows x cols array as a Matrix Market array real general
  * file, values column by column (values[i + rows * j]). */
 kryl_status kryl_write_mtx_array(const char *path, int64_t rows, int64_t cols,

@@ -330,6 +330,139 @@ static void check_nullspace(void)
     CHECK_STATUS(kryl_amg_rigid_body_modes(0, xyz, modes), KRYL_ERR_INVALID_ARGUMENT);
 }
 
+/* PCG on the elasticity cantilever with the rigid-body modes of its nodes,
+ * and with the constant alone. */
+static int64_t elasticity_iterations(kryl_context ctx, int64_t n, bool modes)
+{
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, KRYL_GEN_ELASTICITY3D, n);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_ELASTICITY3D, n);
+    int64_t rows = kt_rows(A), nodes = 0;
+    int dim = 0;
+    double *xyz = NULL, *B = malloc((size_t)(6 * rows) * sizeof *B);
+    CHECK_OK(kryl_generator_coordinates(&g, &nodes, &dim, &xyz));
+    CHECK(dim == 3 && 3 * nodes == rows, "elasticity3d %lld: %lld nodes in %d dimensions",
+          (long long)n, (long long)nodes, dim);
+    CHECK_OK(kryl_amg_rigid_body_modes(nodes, xyz, B));
+    double *b = kt_rhs(A, 12);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_AMG, 1e-8, 1000);
+    if (modes) {
+        o.amg.nullspace = B;
+        o.amg.nullspace_vectors = 6;
+    }
+    char label[96];
+    snprintf(label, sizeof label, "elasticity3d %lld %s rigid-body modes", (long long)n,
+             modes ? "with" : "without");
+    kt_solve s = kt_run(A, &o, b, NULL, NULL);
+    kt_check_converged(&s, label);
+    printf("%s: %lld iterations\n", label, (long long)s.r.iterations);
+    free(b);
+    free(B);
+    free(xyz);
+    kryl_matrix_destroy(&A);
+    return s.r.iterations;
+}
+
+static void check_elasticity(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_OMP);
+    int64_t with = elasticity_iterations(ctx, 6, true);
+    int64_t without = elasticity_iterations(ctx, 6, false);
+    CHECK(with * 3 <= without * 2,
+          "elasticity: %lld iterations with the rigid-body modes, %lld "
+          "without",
+          (long long)with, (long long)without);
+    kryl_context_destroy(&ctx);
+}
+
+/* A with the same pattern and other values: off-diagonal entries scaled by a
+ * symmetric weight, the diagonal made dominant again. */
+static kryl_matrix reweighted(kryl_context ctx, kryl_matrix A)
+{
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    int64_t n = kt_rows(A);
+    CHECK_OK(kryl_matrix_csr_view(A, &rp, &ci, &v));
+    int64_t *cols = malloc((size_t)rp[n] * sizeof *cols);
+    double *w = malloc((size_t)rp[n] * sizeof *w);
+    for (int64_t i = 0; i < n; i++) {
+        double off = 0.0;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            int64_t j = ci[k], lo = i < j ? i : j, hi = i < j ? j : i;
+            cols[k] = j;
+            w[k] = v[k] * (1.0 + 0.5 * (double)((lo * 7 + hi * 3) % 5));
+            if (j != i) off += fabs(w[k]);
+        }
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] == i) w[k] = off + 0.25;
+    }
+    kryl_matrix B = NULL;
+    CHECK_OK(kryl_matrix_create_csr(&B, ctx, n, n, 0, n, rp, cols, w));
+    free(cols);
+    free(w);
+    return B;
+}
+
+/* A resetup with new values gives the hierarchy a fresh setup gives. */
+static void check_resetup(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_OMP);
+    const kryl_amg_aggregation kinds[2] = {KRYL_AMG_SMOOTHED, KRYL_AMG_PLAIN};
+    for (int a = 0; a < 2; a++) {
+        kryl_matrix A1 = kt_generate(ctx, KRYL_GEN_POISSON3D7, 14), A2 = reweighted(ctx, A1);
+        kryl_solver_options o;
+        amg_options(&o, KRYL_METHOD_PCG);
+        o.amg.aggregation = kinds[a];
+        o.amg.smoother = a ? KRYL_AMG_MCGS : KRYL_AMG_CHEBYSHEV;
+        kryl_solver s1 = NULL, s2 = NULL;
+        CHECK_OK(kryl_solver_create(&s1, A1, &o));
+        CHECK_OK(kryl_solver_create(&s2, A2, &o));
+        if (s1 == NULL || s2 == NULL) continue;
+        CHECK_OK(kryl_precond_amg_resetup(s1->pc, A2));
+        const amg_hierarchy *h1 = hierarchy_of(s1), *h2 = hierarchy_of(s2);
+        CHECK(h1->nlevels == h2->nlevels && h1->nlevels >= 3, "resetup: %d levels, fresh %d",
+              h1->nlevels, h2->nlevels);
+        for (int l = 0; l < h1->nlevels && l < h2->nlevels; l++) {
+            CHECK(csr_equal(h1->levels[l].A, h2->levels[l].A), "resetup: A of level %d", l);
+            CHECK(h1->levels[l].lambda_max == h2->levels[l].lambda_max,
+                  "resetup: lambda_max of level %d", l);
+            if (l + 1 < h1->nlevels)
+                CHECK(csr_equal(&h1->levels[l].P->host->csr, &h2->levels[l].P->host->csr),
+                      "resetup: P of level %d", l);
+        }
+        /* the same cycle: z = M r agrees */
+        int64_t n = kt_rows(A2);
+        double *rh = kt_rhs(A2, 3), *z1 = malloc((size_t)n * sizeof *z1),
+               *z2 = malloc((size_t)n * sizeof *z2);
+        kryl_vector r = NULL, z = NULL;
+        CHECK_OK(kryl_vector_create(&r, A2, KRYL_DOUBLE));
+        CHECK_OK(kryl_vector_create(&z, A2, KRYL_DOUBLE));
+        CHECK_OK(kryl_vector_set(r, rh, n));
+        CHECK_OK(s1->pc->apply(s1->pc, r, z));
+        CHECK_OK(kryl_vector_get(z, z1, n));
+        CHECK_OK(s2->pc->apply(s2->pc, r, z));
+        CHECK_OK(kryl_vector_get(z, z2, n));
+        CHECK(test_rel_diff(z1, z2, n) <= 1e-14, "resetup: the cycles differ by %g",
+              test_rel_diff(z1, z2, n));
+        /* another pattern is refused */
+        kryl_matrix other = kt_generate(ctx, KRYL_GEN_POISSON3D7, 13);
+        CHECK_STATUS(kryl_precond_amg_resetup(s1->pc, other), KRYL_ERR_INVALID_ARGUMENT);
+        kryl_matrix_destroy(&other);
+        free(rh);
+        free(z1);
+        free(z2);
+        kryl_vector_destroy(&r);
+        kryl_vector_destroy(&z);
+        kryl_solver_destroy(&s1);
+        kryl_solver_destroy(&s2);
+        kryl_matrix_destroy(&A1);
+        kryl_matrix_destroy(&A2);
+    }
+    kryl_context_destroy(&ctx);
+}
+
 /* Bad options and matrices AMG cannot take: a clear refusal, no solver. */
 static void check_refusals(void)
 {
@@ -390,6 +523,8 @@ int main(void)
     check_methods();
     check_smoothers();
     check_nullspace();
+    check_elasticity();
+    check_resetup();
     check_refusals();
     return test_summary("test_amg");
 }

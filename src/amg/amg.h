@@ -78,6 +78,7 @@ typedef struct amg_level {
     double lambda_max; /* of D^-1 A */
     int32_t *aggregate;
     int64_t naggregates;
+    kryl_csr T; /* the tentative prolongator (kept for a resetup) */
     /* backend (level 0: the iteration matrix's order and precision) */
     kryl_matrix Ab;    /* this level's matrix (level 0: not owned) */
     kryl_matrix P, R;  /* to and from the next level (NULL on the coarsest) */
@@ -99,9 +100,17 @@ typedef struct amg_hierarchy {
 } amg_hierarchy;
 
 /* Build the hierarchy of the iteration matrix Aw (whose host copy is the
- * finest level) with options opts. */
-kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts);
+ * finest level) with options opts; Aw counts as symmetric up to
+ * symmetry_tol (then so are the coarse levels, exactly). */
+kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts,
+                      double symmetry_tol);
 void amg_release(amg_hierarchy *h);
+
+/* New values, the same pattern: Aw replaces the finest level (same pattern,
+ * precision and row order); the aggregates and tentative prolongators are
+ * kept, P, R, the coarse matrices, smoothers and the coarse inverse are
+ * computed again from Aw's values. */
+kryl_status amg_resetup(amg_hierarchy *h, kryl_matrix Aw);
 
 /* Each level's smoother data on the backend (amg_smoother.c). */
 kryl_status amg_smoother_setup(amg_hierarchy *h, int level);

@@ -81,6 +81,56 @@ static kryl_status initial_nullspace(const kryl_amg_options *o, int64_t n, doubl
     return KRYL_SUCCESS;
 }
 
+/* A copy of T. */
+static kryl_status csr_copy(const kryl_csr *T, kryl_csr *P)
+{
+    KRYL_TRY(kryl_csr_alloc(P, T->nrows, T->ncols, kryl_csr_nnz(T)));
+    memcpy(P->row_ptr, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *P->row_ptr);
+    memcpy(P->col_idx, T->col_idx, (size_t)kryl_csr_nnz(T) * sizeof *P->col_idx);
+    memcpy(P->values, T->values, (size_t)kryl_csr_nnz(T) * sizeof *P->values);
+    return KRYL_SUCCESS;
+}
+
+/* From level l's values and tentative prolongator L->T: lambda_max, P, R
+ * and level l + 1's matrix, on the host and the backend (replacing those a
+ * previous setup made). */
+static kryl_status level_numeric(amg_hierarchy *h, int l)
+{
+    amg_level *L = &h->levels[l], *C = &h->levels[l + 1];
+    const kryl_csr *A = L->A;
+    int threads = kryl_host_threads(h->ctx);
+    double t0 = kryl_wtime();
+    kryl_csr P = {0}, R = {0}, Ac = {0};
+    kryl_status st = amg_lambda_max(A, L->symmetric, threads, &L->lambda_max);
+    if (st == KRYL_SUCCESS)
+        st = h->opts.aggregation == KRYL_AMG_SMOOTHED
+                 ? amg_smooth_prolongator(A, &L->T, L->lambda_max, threads, &P)
+                 : csr_copy(&L->T, &P);
+    if (st == KRYL_SUCCESS) st = kryl_csr_transpose(&P, &R);
+    double t1 = kryl_wtime();
+    h->info.prolong_s += t1 - t0;
+    if (st == KRYL_SUCCESS) st = amg_galerkin(A, &P, &R, L->symmetric, threads, &Ac);
+    double t2 = kryl_wtime();
+    h->info.galerkin_s += t2 - t1;
+    kryl_matrix_destroy(&C->Ab);
+    kryl_matrix_destroy(&L->P);
+    kryl_matrix_destroy(&L->R);
+    if (st == KRYL_SUCCESS)
+        st = level_matrix(h->ctx, &Ac, L->Ab->precision, &C->Ab);
+    else
+        kryl_csr_free(&Ac);
+    if (st == KRYL_SUCCESS) {
+        C->A = &C->Ab->host->csr;
+        C->symmetric = L->symmetric && kryl_host_matrix_is_symmetric(C->Ab->host, 0.0);
+        st = transfer_matrices(h, l, &P, &R);
+    } else {
+        kryl_csr_free(&P);
+        kryl_csr_free(&R);
+    }
+    h->info.backend_s += kryl_wtime() - t2;
+    return st;
+}
+
 /* Level l + 1 from level l: *done when level l is the coarsest. */
 static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc, bool *done)
 {
@@ -102,47 +152,49 @@ static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc
     double t2 = kryl_wtime();
     h->info.strength_s += t1 - t0;
     h->info.aggregate_s += t2 - t1;
-    kryl_csr T = {0}, P = {0}, R = {0};
     int64_t nc = 0;
     *done = true;
     if (L->naggregates == 0) return KRYL_SUCCESS;
-    KRYL_TRY(amg_tentative(L->aggregate, L->naggregates, B, A->nrows, k, &T, Bc, &nc));
+    KRYL_TRY(amg_tentative(L->aggregate, L->naggregates, B, A->nrows, k, &L->T, Bc, &nc));
+    h->info.prolong_s += kryl_wtime() - t2;
     if ((double)nc > KRYL_AMG_MIN_REDUCTION * (double)A->nrows || nc == 0) {
         /* coarsening has stalled: this level is the coarsest */
-        kryl_csr_free(&T);
+        kryl_csr_free(&L->T);
         free(*Bc);
         *Bc = NULL;
         return KRYL_SUCCESS;
     }
     *done = false;
-    st = amg_lambda_max(A, L->symmetric, threads, &L->lambda_max);
-    if (st == KRYL_SUCCESS && h->opts.aggregation == KRYL_AMG_SMOOTHED) {
-        st = amg_smooth_prolongator(A, &T, L->lambda_max, threads, &P);
-        kryl_csr_free(&T);
-    } else {
-        P = T;
+    return level_numeric(h, l);
+}
+
+/* The coarsest level's dense inverse, where it is small enough. */
+static kryl_status coarse_solver(amg_hierarchy *h)
+{
+    amg_level *L = &h->levels[h->nlevels - 1];
+    if (L->A->nrows > KRYL_AMG_DENSE_MAX || L->A->nrows == 0) return KRYL_SUCCESS;
+    kryl_csr Ainv;
+    kryl_matrix_destroy(&L->Ainv);
+    KRYL_TRY(amg_dense_inverse(L->A, &Ainv));
+    return level_matrix(h->ctx, &Ainv, L->Ab->precision, &L->Ainv);
+}
+
+/* The smoothers and the coarsest level's inverse, from the levels' values. */
+static kryl_status smoothers_and_coarse_solver(amg_hierarchy *h)
+{
+    kryl_status st = KRYL_SUCCESS;
+    for (int s = 0; st == KRYL_SUCCESS && s < h->nlevels; s++) {
+        amg_level *L = &h->levels[s];
+        kryl_vector_destroy(&L->dinv);
+        if (L->mcgs.destroy) L->mcgs.destroy(&L->mcgs);
+        memset(&L->mcgs, 0, sizeof L->mcgs);
+        /* the coarsest level smooths only when it is too large to invert */
+        if (s == h->nlevels - 1 && L->A->nrows <= KRYL_AMG_DENSE_MAX) break;
+        if (s == h->nlevels - 1)
+            st = amg_lambda_max(L->A, L->symmetric, kryl_host_threads(h->ctx), &L->lambda_max);
+        if (st == KRYL_SUCCESS) st = amg_smoother_setup(h, s);
     }
-    if (st == KRYL_SUCCESS) st = kryl_csr_transpose(&P, &R);
-    double t3 = kryl_wtime();
-    h->info.prolong_s += t3 - t2;
-    kryl_csr Ac = {0};
-    if (st == KRYL_SUCCESS) st = amg_galerkin(A, &P, &R, L->symmetric, threads, &Ac);
-    double t4 = kryl_wtime();
-    h->info.galerkin_s += t4 - t3;
-    amg_level *C = &h->levels[l + 1];
-    if (st == KRYL_SUCCESS)
-        st = level_matrix(h->ctx, &Ac, L->Ab->precision, &C->Ab);
-    else
-        kryl_csr_free(&Ac);
-    if (st == KRYL_SUCCESS) {
-        C->A = &C->Ab->host->csr;
-        C->symmetric = L->symmetric && kryl_host_matrix_is_symmetric(C->Ab->host);
-        st = transfer_matrices(h, l, &P, &R);
-    } else {
-        kryl_csr_free(&P);
-        kryl_csr_free(&R);
-    }
-    h->info.backend_s += kryl_wtime() - t4;
+    if (st == KRYL_SUCCESS) st = coarse_solver(h);
     return st;
 }
 
@@ -159,16 +211,6 @@ static kryl_status level_vectors(amg_hierarchy *h)
             KRYL_TRY(kryl_vector_create_like(need[v], h->ctx, layout, p));
     }
     return KRYL_SUCCESS;
-}
-
-/* The coarsest level's dense inverse, where it is small enough. */
-static kryl_status coarse_solver(amg_hierarchy *h)
-{
-    amg_level *L = &h->levels[h->nlevels - 1];
-    if (L->A->nrows > KRYL_AMG_DENSE_MAX || L->A->nrows == 0) return KRYL_SUCCESS;
-    kryl_csr Ainv;
-    KRYL_TRY(amg_dense_inverse(L->A, &Ainv));
-    return level_matrix(h->ctx, &Ainv, L->Ab->precision, &L->Ainv);
 }
 
 static void fill_info(amg_hierarchy *h)
@@ -188,7 +230,8 @@ static void fill_info(amg_hierarchy *h)
     info->operator_complexity = nnz0 > 0 ? nnz / nnz0 : 1.0;
 }
 
-kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts)
+kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts,
+                      double symmetry_tol)
 {
     memset(h, 0, sizeof *h);
     h->ctx = Aw->ctx;
@@ -196,7 +239,7 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     amg_level *L0 = &h->levels[0];
     L0->Ab = Aw;
     L0->A = &Aw->host->csr;
-    L0->symmetric = kryl_host_matrix_is_symmetric(Aw->host);
+    L0->symmetric = kryl_host_matrix_is_symmetric(Aw->host, symmetry_tol);
     double *B = NULL;
     KRYL_TRY(initial_nullspace(opts, L0->A->nrows, &B));
     kryl_status st = KRYL_SUCCESS;
@@ -213,16 +256,7 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     }
     free(B);
     double t0 = kryl_wtime();
-    for (int s = 0; st == KRYL_SUCCESS && s < h->nlevels; s++) {
-        amg_level *L = &h->levels[s];
-        bool coarsest = s == h->nlevels - 1;
-        /* the coarsest level smooths only when it is too large to invert */
-        if (coarsest && L->A->nrows <= KRYL_AMG_DENSE_MAX) break;
-        if (L->lambda_max == 0.0)
-            st = amg_lambda_max(L->A, L->symmetric, kryl_host_threads(h->ctx), &L->lambda_max);
-        if (st == KRYL_SUCCESS) st = amg_smoother_setup(h, s);
-    }
-    if (st == KRYL_SUCCESS) st = coarse_solver(h);
+    if (st == KRYL_SUCCESS) st = smoothers_and_coarse_solver(h);
     double t1 = kryl_wtime();
     h->info.smoother_s += t1 - t0;
     if (st == KRYL_SUCCESS) st = level_vectors(h);
@@ -246,6 +280,37 @@ void amg_release(amg_hierarchy *h)
         if (l > 0) kryl_matrix_destroy(&L->Ab);
         free(L->aggregate);
         L->aggregate = NULL;
+        kryl_csr_free(&L->T);
     }
     h->nlevels = 0;
+}
+
+kryl_status amg_resetup(amg_hierarchy *h, kryl_matrix Aw)
+{
+    amg_level *L0 = &h->levels[0];
+    const kryl_csr *old = L0->A, *A = &Aw->host->csr;
+    if (A->nrows != old->nrows || kryl_csr_nnz(A) != kryl_csr_nnz(old) ||
+        memcmp(A->row_ptr, old->row_ptr, ((size_t)A->nrows + 1) * sizeof *A->row_ptr) != 0 ||
+        memcmp(A->col_idx, old->col_idx, (size_t)kryl_csr_nnz(A) * sizeof *A->col_idx) != 0 ||
+        Aw->precision != L0->Ab->precision || Aw->layout->n != L0->Ab->layout->n)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "amg: a resetup needs a matrix of the pattern, precision and row order "
+                          "the hierarchy was built for");
+    bool layouts_equal =
+        (Aw->layout->perm == NULL) == (L0->Ab->layout->perm == NULL) &&
+        (Aw->layout->perm == NULL || memcmp(Aw->layout->perm, L0->Ab->layout->perm,
+                                            (size_t)A->nrows * sizeof *Aw->layout->perm) == 0);
+    if (!layouts_equal)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "amg: a resetup needs the row order the hierarchy was built for");
+    L0->Ab = Aw;
+    L0->A = A;
+    h->info.prolong_s = h->info.galerkin_s = h->info.smoother_s = h->info.backend_s = 0.0;
+    h->info.strength_s = h->info.aggregate_s = 0.0;
+    for (int l = 0; l + 1 < h->nlevels; l++) KRYL_TRY(level_numeric(h, l));
+    double t0 = kryl_wtime();
+    KRYL_TRY(smoothers_and_coarse_solver(h));
+    h->info.smoother_s += kryl_wtime() - t0;
+    fill_info(h);
+    return KRYL_SUCCESS;
 }

@@ -8,6 +8,9 @@
 extern "C" {
 #endif
 
+/* Columns kryl_read_mtx_array accepts: a bound on what a dense read allocates. */
+#define KRYL_MTX_ARRAY_MAX_COLS 64
+
 typedef enum kryl_mtx_format { KRYL_MTX_COORDINATE, KRYL_MTX_ARRAY } kryl_mtx_format;
 typedef enum kryl_mtx_field { KRYL_MTX_REAL, KRYL_MTX_INTEGER, KRYL_MTX_PATTERN } kryl_mtx_field;
 typedef enum kryl_mtx_symmetry {

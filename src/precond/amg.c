@@ -78,7 +78,7 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
     pc->data = h;
     pc->apply = amg_apply;
     pc->destroy = amg_destroy;
-    KRYL_TRY(amg_setup(h, A, &o));
+    KRYL_TRY(amg_setup(h, A, &o, opts->symmetry_tol));
     const kryl_amg_info *info = &h->info;
     snprintf(pc->info, sizeof pc->info,
              "amg: %d levels (coarsest %lld rows), operator complexity %.2f, grid complexity "
@@ -88,6 +88,14 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
              kryl_amg_smoother_name(o.smoother), o.sweeps, o.cycle == KRYL_AMG_W_CYCLE ? "W" : "V");
     kryl_log(pc->ctx, KRYL_LOG_INFO, "%s", pc->info);
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_precond_amg_resetup(kryl_precond *pc, kryl_matrix A)
+{
+    if (pc == NULL || pc->kind != KRYL_PRECOND_AMG || pc->data == NULL)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "amg resetup: the preconditioner is not algebraic multigrid");
+    return amg_resetup(pc->data, A);
 }
 
 kryl_status kryl_precond_amg_info(const kryl_precond *pc, kryl_amg_info *info)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg_nullspace.h"
 #include "args.h"
 #include "cli.h"
 #include "solve_job.h"
@@ -16,6 +17,7 @@ typedef struct solve_args {
         *block_factor;
     const char *orthog;
     const char *amg_smoother, *amg_cycle, *amg_aggregation, *amg_coarsening;
+    const char *nullspace, *coordinates; /* AMG's near-nullspace */
     double amg_theta;
     int64_t amg_sweeps, amg_coarse_size, amg_max_levels;
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
@@ -118,6 +120,8 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--amg-cycle", NULL, ARG_STRING, &a->amg_cycle, NULL},
         {"--amg-aggregation", NULL, ARG_STRING, &a->amg_aggregation, NULL},
         {"--amg-coarsening", NULL, ARG_STRING, &a->amg_coarsening, NULL},
+        {"--nullspace", NULL, ARG_STRING, &a->nullspace, NULL},
+        {"--coordinates", NULL, ARG_STRING, &a->coordinates, NULL},
         {"--amg-coarse-size", NULL, ARG_POSITIVE, &a->amg_coarse_size, NULL},
         {"--amg-max-levels", NULL, ARG_POSITIVE, &a->amg_max_levels, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
@@ -212,6 +216,10 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         return args_usage_error(cmd, "--amg-aggregation: %s", kryl_last_error());
     if (kryl_amg_coarsening_from_name(a->amg_coarsening, &opt->amg.coarsening) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--amg-coarsening: %s", kryl_last_error());
+    if (a->nullspace != NULL && a->coordinates != NULL)
+        return args_usage_error(cmd, "give --nullspace FILE or --coordinates FILE, not both");
+    if ((a->nullspace != NULL || a->coordinates != NULL) && opt->precond != KRYL_PRECOND_AMG)
+        return args_usage_error(cmd, "--nullspace and --coordinates are for --precond amg");
     if (a->amg_theta > 1.0)
         return args_usage_error(cmd, "--amg-theta %g: expected 0 <= theta <= 1", a->amg_theta);
     if (a->amg_sweeps > 64 || a->amg_coarse_size > 4000 || a->amg_max_levels > 32)
@@ -332,8 +340,18 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
         cli_error(st);
         return st;
     }
+    int64_t nrows = 0, ncols, nnz;
+    st = kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
+    kryl_solver_options o = *opt;
+    double *nullspace = NULL;
+    if (st == KRYL_SUCCESS)
+        st = cli_amg_nullspace(a->nullspace, a->coordinates, nrows, &nullspace,
+                               &o.amg.nullspace_vectors);
+    o.amg.nullspace = nullspace;
     *read_s = cli_wtime() - t0;
-    st = solve_job_setup(job, opt, !a->quiet);
+    if (st == KRYL_SUCCESS) st = solve_job_setup(job, &o, !a->quiet);
+    job->options.amg.nullspace = NULL; /* read by the setup only */
+    free(nullspace);
     int rank = 0;
     kryl_context_rank(job->ctx, &rank, NULL);
     /* the stack before the solve, so it shows however long that takes */
@@ -341,8 +359,6 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
         view_print(job, stdout);
         fflush(stdout);
     }
-    int64_t nrows = 0, ncols, nnz;
-    if (st == KRYL_SUCCESS) st = kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
     t0 = cli_wtime();
     if (st == KRYL_SUCCESS && a->rhs != NULL) st = read_vector("--rhs", a->rhs, nrows, &b);
     if (st == KRYL_SUCCESS && a->x0 != NULL) st = read_vector("--x0", a->x0, nrows, &x0);

@@ -8,6 +8,7 @@ typedef struct command_help {
     const char *usage; /* one line */
     const char *text;  /* the options, after the usage line */
     const char *more;  /* the rest of text (a literal may hold 4095 characters), or NULL */
+    const char *rest;  /* what follows more, or NULL */
 } command_help;
 
 static const command_help commands[] = {
@@ -44,6 +45,19 @@ static const command_help commands[] = {
      "                        a symmetric matrix with cg/pcg/pipecg, else ilu0)\n"
      "  --sweeps K            mcssor: symmetric sweeps per apply (default 1)\n"
      "  --omega W             mcssor: relaxation factor, 0 < W < 2 (default 1)\n"
+     "  --restart M           GMRES: Krylov vectors per cycle (default 40)\n"
+     "  --orthog O            GMRES: dcgs2 (Gram-Schmidt with delayed reorthogonalisation, one\n"
+     "                        reduction a step; the default) or cgs2 (reorthogonalised\n"
+     "                        classical Gram-Schmidt, three reductions a step)\n"
+     "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
+     "  --atol A              or when ||b - Ax|| <= A (default 0)\n"
+     "  --maxit N             iteration limit (default 10000)\n"
+     "  --symmetry-tol T      A counts as symmetric (for cg, pcg, pipecg, ic0, mic0, lspoly)\n"
+     "                        when max |a_ij - a_ji| <= T max |a_ij| (default 1e-12: a\n"
+     "                        matrix assembled in floating point; 0: exactly)\n"
+     "  --check-interval K    iterations between convergence checks, of the inner solves too\n"
+     "                        (default: the backend's)\n",
+     "Algebraic multigrid (--precond amg, docs/PRECONDITIONERS.md):\n"
      "  --amg-theta T         amg: strong couplings |a_ij| >= T sqrt(|a_ii a_jj|) (default 0;\n"
      "                        0.25 for anisotropic problems)\n"
      "  --amg-smoother S      amg: chebyshev (degree 2, the default), jacobi (damped),\n"
@@ -57,18 +71,12 @@ static const command_help commands[] = {
      "                        (distance-2 maximal independent set)\n"
      "  --amg-coarse-size N   amg: stop coarsening at N rows, inverted densely (default 256)\n"
      "  --amg-max-levels L    amg: at most L levels (default 20)\n"
-     "  --restart M           GMRES: Krylov vectors per cycle (default 40)\n"
-     "  --orthog O            GMRES: dcgs2 (Gram-Schmidt with delayed reorthogonalisation, one\n"
-     "                        reduction a step; the default) or cgs2 (reorthogonalised\n"
-     "                        classical Gram-Schmidt, three reductions a step)\n"
-     "  --rtol R              stop when ||b - Ax|| <= R ||b|| (default 1e-8)\n"
-     "  --atol A              or when ||b - Ax|| <= A (default 0)\n"
-     "  --maxit N             iteration limit (default 10000)\n"
-     "  --symmetry-tol T      A counts as symmetric (for cg, pcg, pipecg, ic0, mic0, lspoly)\n"
-     "                        when max |a_ij - a_ji| <= T max |a_ij| (default 1e-12: a\n"
-     "                        matrix assembled in floating point; 0: exactly)\n"
-     "  --check-interval K    iterations between convergence checks, of the inner solves too\n"
-     "                        (default: the backend's)\n",
+     "  --nullspace FILE      amg: the near-nullspace, an n x k Matrix Market array (default:\n"
+     "                        the constant)\n"
+     "  --coordinates FILE    amg: node coordinates (an n/3 x 3 array, a row per node, or\n"
+     "                        n x 3, a row per unknown; unknowns node by node) whose six\n"
+     "                        rigid-body modes are the near-nullspace (3-D elasticity)\n"
+     "\n",
      "Precision:\n"
      "  --precision double|single|mixed  arithmetic of the iteration (default double);\n"
      "                        mixed: double accuracy from single-precision inner solves\n"
@@ -151,7 +159,7 @@ static const command_help commands[] = {
      "assembled whole: with --gen under MPI every rank assembles all and keeps its rows.\n"
      "\n"
      "KIND is one of:",
-     NULL},
+     NULL, NULL},
     {"info", "kryl info A.mtx [--json] [--backend B] [--spectrum [--steps K] [--precond P]]",
      "Print the structure of a matrix: size, symmetry, row lengths, diagonal and\n"
      "dominance, bandwidth and envelope, norms, and the bytes one SpMV moves.  Then, for\n"
@@ -173,14 +181,14 @@ static const command_help commands[] = {
      "  --max-memory SIZE     refuse a matrix whose size line (or generator size) needs\n"
      "                        more host memory than SIZE (64G; 0: no check; default the\n"
      "                        memory available, or KRYL_MAX_MEMORY)\n",
-     NULL},
+     NULL, NULL},
     {"demo", "kryl demo [--n N] [--backend B]",
      "Generate the 3-D Poisson equation (7-point stencil on an N x N x N grid) and\n"
      "solve it with Jacobi-preconditioned CG on the best backend available.\n"
      "\n"
      "  --n N                 grid points per direction (default 64: 262144 rows)\n"
      "  --backend auto|ref|omp|cuda  (default auto)\n",
-     NULL},
+     NULL, NULL},
 };
 
 static const char *overview =
@@ -227,7 +235,8 @@ bool help_print(const char *command, FILE *out)
     }
     const command_help *c = find_command(command);
     if (c == NULL) return false;
-    fprintf(out, "usage: %s\n\n%s%s", c->usage, c->text, c->more != NULL ? c->more : "");
+    fprintf(out, "usage: %s\n\n%s%s%s", c->usage, c->text, c->more != NULL ? c->more : "",
+            c->rest != NULL ? c->rest : "");
     if (strcmp(command, "gen") == 0) {
         /* the generator kinds, as kryl_generator_from_name accepts them */
         for (int k = KRYL_GEN_POISSON2D5; k <= KRYL_GEN_ELASTICITY3D; k++)

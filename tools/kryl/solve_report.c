@@ -131,6 +131,8 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
         json_string(&w, "amg_coarsening", kryl_amg_coarsening_name(o->amg.coarsening));
         json_int(&w, "amg_coarse_size", o->amg.coarse_size);
         json_int(&w, "amg_max_levels", o->amg.max_levels);
+        json_int(&w, "amg_nullspace_vectors",
+                 o->amg.nullspace_vectors ? o->amg.nullspace_vectors : 1);
     }
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     json_string(&w, "device", kryl_context_device_name(job->ctx));
@@ -222,9 +224,10 @@ static void print_method(const kryl_solver_options *o)
                o->block_factor == KRYL_PRECOND_NONE ? "" : kryl_precond_name(o->block_factor));
     if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
     if (o->precond == KRYL_PRECOND_AMG)
-        printf("(theta %g, %s, %s, coarse size %d)", o->amg.theta,
+        printf("(theta %g, %s, %s, coarse size %d, near-nullspace of %d)", o->amg.theta,
                kryl_amg_aggregation_name(o->amg.aggregation),
-               kryl_amg_coarsening_name(o->amg.coarsening), o->amg.coarse_size);
+               kryl_amg_coarsening_name(o->amg.coarsening), o->amg.coarse_size,
+               o->amg.nullspace_vectors ? o->amg.nullspace_vectors : 1);
     printf(", %s precision", kryl_precision_name(o->precision));
     if (o->mixed != KRYL_MIXED_NONE) {
         if (o->mixed == KRYL_MIXED_RELIABLE)

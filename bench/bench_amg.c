@@ -1,0 +1,134 @@
+/* AMG benchmark: AMG-PCG against Jacobi-PCG (the baseline, in the same run)
+ * on the 5-point, 7-point and 27-point Poisson matrices, through the public
+ * API only.  For each grid: iterations, setup, solve and total time of
+ * both, the speedups, and the AMG hierarchy (levels, operator complexity,
+ * setup by phase).  b = A*1, x0 = 0, rtol 1e-8 (true residual).
+ *
+ * usage: bench_amg [backend (auto)] [KIND:N ...]
+ *   KIND is poisson2d, poisson3d or poisson3d27 and N the points per
+ *   direction; default poisson2d:500 poisson2d:1000 poisson2d:2000
+ *   poisson3d:40 poisson3d:80 poisson3d:160 poisson3d27:50 poisson3d27:100.
+ *   BENCH_AMG_SMOOTHER (chebyshev, jacobi, l1jacobi, mcgs) picks the smoother. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kryl.h"
+
+#define RTOL  1e-8
+#define MAXIT 20000
+
+static void die(const char *what, kryl_status st)
+{
+    fprintf(stderr, "bench_amg: %s failed: %s: %s\n", what, kryl_strerror(st), kryl_last_error());
+    exit(1);
+}
+
+typedef struct outcome {
+    int64_t its;
+    bool converged;
+    double setup, solve;
+    kryl_amg_info amg;
+} outcome;
+
+/* PCG with `precond` on A from x = 0 to b. */
+static outcome run(kryl_matrix A, kryl_vector b, kryl_vector x, kryl_precond_kind precond,
+                   kryl_amg_smoother smoother)
+{
+    outcome out;
+    memset(&out, 0, sizeof out);
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_PCG;
+    o.precond = precond;
+    o.rtol = RTOL;
+    o.max_iterations = MAXIT;
+    o.record_history = false;
+    o.amg.smoother = smoother;
+    kryl_solver s = NULL;
+    kryl_result r;
+    kryl_status st = kryl_vector_fill(x, 0.0);
+    if (st == KRYL_SUCCESS) st = kryl_solver_create(&s, A, &o);
+    if (st == KRYL_SUCCESS) st = kryl_solver_solve(s, b, x, &r);
+    if (st == KRYL_SUCCESS && precond == KRYL_PRECOND_AMG) st = kryl_solver_amg_info(s, &out.amg);
+    if (st != KRYL_SUCCESS) die(kryl_precond_name(precond), st);
+    out.its = r.iterations;
+    out.converged = r.converged;
+    out.setup = r.setup_s;
+    out.solve = r.solve_s;
+    kryl_solver_destroy(&s);
+    return out;
+}
+
+static void bench(kryl_context ctx, const char *spec, kryl_amg_smoother smoother)
+{
+    char kind_name[32] = "";
+    long long n = 0;
+    const char *colon = strchr(spec, ':');
+    if (colon == NULL || colon - spec >= (long)sizeof kind_name ||
+        sscanf(colon + 1, "%lld", &n) != 1)
+        die(spec, KRYL_ERR_INVALID_ARGUMENT);
+    memcpy(kind_name, spec, (size_t)(colon - spec));
+    kryl_generator_kind kind;
+    kryl_status st = kryl_generator_from_name(kind_name, &kind);
+    if (st != KRYL_SUCCESS) die(spec, st);
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, kind, n);
+    int64_t rows = 0, nnz = 0;
+    kryl_matrix A = NULL;
+    kryl_vector b = NULL, x = NULL, ones = NULL;
+    st = kryl_generator_size(&g, &rows, &nnz);
+    if (st == KRYL_SUCCESS) st = kryl_matrix_generate(&A, ctx, &g, 0, rows);
+    if (st == KRYL_SUCCESS) st = kryl_vector_create(&b, A, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = kryl_vector_create(&x, A, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = kryl_vector_create(&ones, A, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = kryl_vector_fill(ones, 1.0);
+    /* b = A*1 */
+    if (st == KRYL_SUCCESS) st = kryl_matrix_spmv(A, 1.0, ones, 0.0, b);
+    if (st != KRYL_SUCCESS) die(spec, st);
+    outcome jac = run(A, b, x, KRYL_PRECOND_JACOBI, smoother);
+    outcome amg = run(A, b, x, KRYL_PRECOND_AMG, smoother);
+    double jt = jac.setup + jac.solve, at = amg.setup + amg.solve;
+    printf("%-18s %9lld | %6lld %8.3f %8.3f | %4lld %8.3f %8.3f %8.3f | %5.2f %5.2f | %d %5.2f"
+           " | %.3f %.3f %.3f %.3f %.3f %.3f%s\n",
+           spec, (long long)rows, (long long)jac.its, jac.setup, jac.solve, (long long)amg.its,
+           amg.setup, amg.solve, at, jt / at, jac.solve / amg.solve, amg.amg.levels,
+           amg.amg.operator_complexity, amg.amg.strength_s, amg.amg.aggregate_s, amg.amg.prolong_s,
+           amg.amg.galerkin_s, amg.amg.smoother_s, amg.amg.backend_s,
+           jac.converged && amg.converged ? "" : "  NOT CONVERGED");
+    fflush(stdout);
+    kryl_vector_destroy(&ones);
+    kryl_vector_destroy(&b);
+    kryl_vector_destroy(&x);
+    kryl_matrix_destroy(&A);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const defaults[] = {"poisson2d:500",  "poisson2d:1000", "poisson2d:2000",
+                                           "poisson3d:40",   "poisson3d:80",   "poisson3d:160",
+                                           "poisson3d27:50", "poisson3d27:100"};
+    kryl_backend_kind backend = KRYL_BACKEND_AUTO;
+    if (argc > 1 && kryl_backend_from_name(argv[1], &backend) != KRYL_SUCCESS)
+        die("the backend", KRYL_ERR_INVALID_ARGUMENT);
+    kryl_amg_smoother smoother = KRYL_AMG_CHEBYSHEV;
+    const char *env = getenv("BENCH_AMG_SMOOTHER");
+    if (env != NULL && kryl_amg_smoother_from_name(env, &smoother) != KRYL_SUCCESS)
+        die("BENCH_AMG_SMOOTHER", KRYL_ERR_INVALID_ARGUMENT);
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = backend;
+    kryl_context ctx = NULL;
+    kryl_status st = kryl_context_create(&ctx, &co);
+    if (st != KRYL_SUCCESS) die("the context", st);
+    printf("bench_amg: %s (%s), PCG to rtol %g, b = A*1, x0 = 0; AMG smoother %s; seconds\n",
+           kryl_backend_name(kryl_context_backend(ctx)), kryl_context_device_name(ctx), RTOL,
+           kryl_amg_smoother_name(smoother));
+    printf("%-18s %9s | %6s %8s %8s | %4s %8s %8s %8s | %5s %5s | %s %5s | %s\n", "grid", "rows",
+           "jac it", "setup", "solve", "amg", "setup", "solve", "total", "x tot", "x sol", "L",
+           "opcx", "setup: strength aggregate prolong galerkin smoother backend");
+    int count = argc > 2 ? argc - 2 : (int)(sizeof defaults / sizeof defaults[0]);
+    for (int i = 0; i < count; i++) bench(ctx, argc > 2 ? argv[i + 2] : defaults[i], smoother);
+    kryl_context_destroy(&ctx);
+    return 0;
+}
