@@ -902,7 +902,8 @@ kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double 
  * of the triangular factors and the workspace.  It redoes the values: the
  * iteration matrix's value arrays, the factorization (IC(0), MIC(0),
  * ILU(0), ILU(k) on the same pattern; ILUT and block Jacobi are rebuilt),
- * the Jacobi diagonal and the lspoly polynomial.  The solver then runs as
+ * the Jacobi diagonal, the lspoly polynomial and AMG's prolongators, coarse
+ * matrices and smoothers (its aggregates are kept).  The solver then runs as
  * one freshly set up for the new values, except that a multicolor
  * coloring sparsified by weights (mcolor) keeps the old weights' colors.
  * kryl_solver_solve calls it itself when the values changed since. */

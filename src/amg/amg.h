@@ -94,6 +94,7 @@ typedef struct amg_level {
 typedef struct amg_hierarchy {
     kryl_context ctx;
     kryl_amg_options opts; /* resolved: sweeps and sizes filled in */
+    double symmetry_tol;   /* the finest level is symmetric up to it */
     int nlevels;
     amg_level levels[KRYL_AMG_MAX_LEVELS];
     kryl_amg_info info;
@@ -106,11 +107,13 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
                       double symmetry_tol);
 void amg_release(amg_hierarchy *h);
 
-/* New values, the same pattern: Aw replaces the finest level (same pattern,
- * precision and row order); the aggregates and tentative prolongators are
- * kept, P, R, the coarse matrices, smoothers and the coarse inverse are
- * computed again from Aw's values. */
-kryl_status amg_resetup(amg_hierarchy *h, kryl_matrix Aw);
+/* New values of the finest level's matrix, on its pattern (the host copy
+ * and the backend storage already hold them): the aggregates and tentative
+ * prolongators are kept, P, R, the coarse matrices, smoothers and the
+ * coarse inverse computed again (AmgX's resetup).  With theta = 0 the
+ * aggregates depend on the pattern alone, so this is a fresh setup's
+ * hierarchy; with theta > 0 the old values' aggregates are kept. */
+kryl_status amg_update(amg_hierarchy *h);
 
 /* Each level's smoother data on the backend (amg_smoother.c). */
 kryl_status amg_smoother_setup(amg_hierarchy *h, int level);

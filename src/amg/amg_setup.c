@@ -236,6 +236,7 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     memset(h, 0, sizeof *h);
     h->ctx = Aw->ctx;
     h->opts = *opts;
+    h->symmetry_tol = symmetry_tol;
     amg_level *L0 = &h->levels[0];
     L0->Ab = Aw;
     L0->A = &Aw->host->csr;
@@ -285,26 +286,10 @@ void amg_release(amg_hierarchy *h)
     h->nlevels = 0;
 }
 
-kryl_status amg_resetup(amg_hierarchy *h, kryl_matrix Aw)
+kryl_status amg_update(amg_hierarchy *h)
 {
     amg_level *L0 = &h->levels[0];
-    const kryl_csr *old = L0->A, *A = &Aw->host->csr;
-    if (A->nrows != old->nrows || kryl_csr_nnz(A) != kryl_csr_nnz(old) ||
-        memcmp(A->row_ptr, old->row_ptr, ((size_t)A->nrows + 1) * sizeof *A->row_ptr) != 0 ||
-        memcmp(A->col_idx, old->col_idx, (size_t)kryl_csr_nnz(A) * sizeof *A->col_idx) != 0 ||
-        Aw->precision != L0->Ab->precision || Aw->layout->n != L0->Ab->layout->n)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "amg: a resetup needs a matrix of the pattern, precision and row order "
-                          "the hierarchy was built for");
-    bool layouts_equal =
-        (Aw->layout->perm == NULL) == (L0->Ab->layout->perm == NULL) &&
-        (Aw->layout->perm == NULL || memcmp(Aw->layout->perm, L0->Ab->layout->perm,
-                                            (size_t)A->nrows * sizeof *Aw->layout->perm) == 0);
-    if (!layouts_equal)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "amg: a resetup needs the row order the hierarchy was built for");
-    L0->Ab = Aw;
-    L0->A = A;
+    L0->symmetric = kryl_host_matrix_is_symmetric(L0->Ab->host, h->symmetry_tol);
     h->info.prolong_s = h->info.galerkin_s = h->info.smoother_s = h->info.backend_s = 0.0;
     h->info.strength_s = h->info.aggregate_s = 0.0;
     for (int l = 0; l + 1 < h->nlevels; l++) KRYL_TRY(level_numeric(h, l));

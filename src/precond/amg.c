@@ -11,6 +11,8 @@ static kryl_status amg_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
     return amg_cycle(pc->data, r, z);
 }
 
+static kryl_status amg_precond_update(kryl_precond *pc) { return amg_update(pc->data); }
+
 static void amg_destroy(kryl_precond *pc)
 {
     amg_hierarchy *h = pc->data;
@@ -78,6 +80,7 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
     pc->data = h;
     pc->apply = amg_apply;
     pc->destroy = amg_destroy;
+    pc->update = amg_precond_update;
     KRYL_TRY(amg_setup(h, A, &o, opts->symmetry_tol));
     const kryl_amg_info *info = &h->info;
     snprintf(pc->info, sizeof pc->info,
@@ -88,14 +91,6 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
              kryl_amg_smoother_name(o.smoother), o.sweeps, o.cycle == KRYL_AMG_W_CYCLE ? "W" : "V");
     kryl_log(pc->ctx, KRYL_LOG_INFO, "%s", pc->info);
     return KRYL_SUCCESS;
-}
-
-kryl_status kryl_precond_amg_resetup(kryl_precond *pc, kryl_matrix A)
-{
-    if (pc == NULL || pc->kind != KRYL_PRECOND_AMG || pc->data == NULL)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "amg resetup: the preconditioner is not algebraic multigrid");
-    return amg_resetup(pc->data, A);
 }
 
 kryl_status kryl_precond_amg_info(const kryl_precond *pc, kryl_amg_info *info)

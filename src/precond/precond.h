@@ -106,11 +106,6 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
 kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
                                     const kryl_solver_options *opts);
 
-/* New values of the same pattern: A (pattern, precision and row order of
- * the matrix pc was built for) replaces it; the aggregates are kept and
- * every level's P and coarse matrix computed again (amg_resetup). */
-kryl_status kryl_precond_amg_resetup(kryl_precond *pc, kryl_matrix A);
-
 /* The hierarchy of an AMG preconditioner. */
 kryl_status kryl_precond_amg_info(const kryl_precond *pc, kryl_amg_info *info);
 
