@@ -10,8 +10,8 @@
 #include "cli.h"
 #include "cli_mpi.h"
 #include "json.h"
-#include "view.h"
 #include "report_amg.h"
+#include "view.h"
 
 /* Every rank's part of A and its SpMVs' cost, on rank 0 (collective);
  * NULL on one rank.  *size = the number of ranks. */
