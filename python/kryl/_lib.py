@@ -43,6 +43,23 @@ class ContextOptions(ctypes.Structure):
     ]
 
 
+class AmgOptions(ctypes.Structure):
+    """kryl_amg_options"""
+
+    _fields_ = [
+        ("theta", c_double),
+        ("smoother", c_int),
+        ("sweeps", c_int),
+        ("cycle", c_int),
+        ("aggregation", c_int),
+        ("coarsening", c_int),
+        ("coarse_size", c_int),
+        ("max_levels", c_int),
+        ("nullspace", c_void_p),
+        ("nullspace_vectors", c_int),
+    ]
+
+
 class SolverOptions(ctypes.Structure):
     """kryl_solver_options"""
 
@@ -78,6 +95,7 @@ class SolverOptions(ctypes.Structure):
         ("gmres_orthog", c_int),
         ("block_factor", c_int),
         ("symmetry_tol", c_double),
+        ("amg", AmgOptions),
     ]
 
 

@@ -10,6 +10,7 @@ from kryl import _lib
 STRUCTS = {
     "kryl_context_options": _lib.ContextOptions,
     "kryl_solver_options": _lib.SolverOptions,
+    "kryl_amg_options": _lib.AmgOptions,
     "kryl_profile": _lib.Profile,
     "kryl_result": _lib.Result,
     "kryl_generator_options": _lib.GeneratorOptions,

@@ -136,7 +136,7 @@ def test_unknown_names_and_options():
         kryl.solve(A0, B0, method="conjugate")
     assert isinstance(e.value, ValueError)
     with pytest.raises(kryl.InvalidArgumentError, match="jacobi"):
-        kryl.solve(A0, B0, precond="amg")
+        kryl.solve(A0, B0, precond="multigrid")
     with pytest.raises(kryl.InvalidArgumentError):
         kryl.solve(A0, B0, backend="tpu")
     with pytest.raises(TypeError, match="tolerance"):
