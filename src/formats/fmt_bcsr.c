@@ -21,6 +21,7 @@ static int64_t bcsr_blocks(const fmt_view *v, int64_t b, int64_t *where, int64_t
                            int32_t *bcol, double *bval)
 {
     const int64_t nbrows = (v->n + b - 1) / b;
+    const int shift = b == 4 ? 2 : 1; /* c / b for b = 2 or 4: a shift, not a division */
     int64_t k = 0;
     for (int64_t J = 0; J < nbrows; J++) where[J] = -1;
     for (int64_t I = 0; I < nbrows; I++) {
@@ -29,10 +30,10 @@ static int64_t bcsr_blocks(const fmt_view *v, int64_t b, int64_t *where, int64_t
             int64_t e0, e1;
             fmt_view_row(v, i, &e0, &e1);
             for (int64_t q = e0; q < e1; q++) {
-                const int64_t c = fmt_view_col(v, q);
-                if (where[c / b] >= start) continue; /* block already in this block row */
-                if (bcol) bcol[k] = (int32_t)(c / b);
-                where[c / b] = k++;
+                const int64_t J = fmt_view_col(v, q) >> shift;
+                if (where[J] >= start) continue; /* block already in this block row */
+                if (bcol) bcol[k] = (int32_t)J;
+                where[J] = k++;
             }
         }
         if (bcol == NULL) continue;

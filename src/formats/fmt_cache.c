@@ -18,7 +18,7 @@
 #include "formats/fmt_internal.h"
 
 #define FMT_SIM_WAYS     16
-#define FMT_SIM_ACCESSES 50000000
+#define FMT_SIM_ACCESSES 4000000
 #define FMT_SIM_TAGS     (1 << 22)
 #define FMT_STREAM_TAG   (1ULL << 63)
 

@@ -46,14 +46,15 @@ static kryl_status plan_alpha(const fmt_plan *plan, const kryl_device_model *dev
     return fmt_simulate_alpha(&plan->view, dev, stream, alpha);
 }
 
-static void plan_model(const fmt_plan *plan, const kryl_device_model *dev, double alpha,
-                       kryl_fmt_model *m)
+/* The model of `kind` moving `fixed` bytes besides x, with alpha. */
+static void model_of(kryl_format kind, double fixed, const kryl_csr *A, double alpha,
+                     const kryl_device_model *dev, kryl_fmt_model *m)
 {
-    const double nnz = (double)kryl_csr_nnz(plan->view.A);
-    m->kind = plan->kind;
+    const double nnz = (double)kryl_csr_nnz(A);
+    m->kind = kind;
     m->alpha = alpha;
     /* bytes = arrays + y + 8 alpha nnz;  B = bytes / (2 nnz);  t = bytes / bandwidth */
-    m->bytes = fixed_bytes(plan) + 8.0 * alpha * nnz;
+    m->bytes = fixed + 8.0 * alpha * nnz;
     m->code_balance = m->bytes / (2.0 * (nnz > 0 ? nnz : 1.0));
     m->seconds = m->bytes / dev->bandwidth;
 }
@@ -72,7 +73,7 @@ kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt
     KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
     double alpha;
     kryl_status st = plan_alpha(&plan, dev, &alpha);
-    if (st == KRYL_SUCCESS) plan_model(&plan, dev, alpha, model);
+    if (st == KRYL_SUCCESS) model_of(kind, fixed_bytes(&plan), A, alpha, dev, model);
     fmt_plan_free(&plan);
     return st;
 }
@@ -100,38 +101,72 @@ static void append(char *buf, size_t size, const char *text)
 
 typedef struct weighed {
     bool suitable;
+    bool known;     /* model computed (its row order's alpha simulated) */
+    int64_t window; /* its row order: 0 natural, else the sort window */
+    double fixed;   /* bytes other than x */
     kryl_fmt_model model;
     char brief[64];
 } weighed;
 
-/* Predict every candidate; alpha is simulated once per distinct row order
- * (keyed by the sort window: natural, windows of sigma, global). */
+/* Simulate alpha of candidate c's row order and model every candidate sharing it. */
+static kryl_status weigh_order(const kryl_csr *A, const kryl_fmt_params *p,
+                               const kryl_device_model *dev, weighed *w, int c)
+{
+    fmt_plan plan;
+    KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
+    double alpha;
+    kryl_status st = plan_alpha(&plan, dev, &alpha);
+    fmt_plan_free(&plan);
+    KRYL_TRY(st);
+    for (int k = 0; k < NCANDIDATES; k++) {
+        if (!w[k].suitable || w[k].window != w[c].window) continue;
+        model_of(candidates[k], w[k].fixed, A, alpha, dev, &w[k].model);
+        w[k].known = true;
+    }
+    return KRYL_SUCCESS;
+}
+
+/* Measure every candidate (a pass over the row lengths, or the diagonal
+ * offsets or blocks: no format is built), then simulate alpha (fmt_cache.c,
+ * the costly part) only for the row orders that can decide the choice:
+ * CSR's natural order always, another only while one of its candidates,
+ * with no x traffic at all, could still come within FMT_TIE of the fastest
+ * candidate known.  Those left out can be neither the fastest nor within
+ * FMT_TIE of it, so the choice is the one a simulation of every order
+ * makes; their seconds are INFINITY. */
 static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
                              const kryl_device_model *dev, weighed *w)
 {
-    int64_t known_window[NCANDIDATES];
-    double known_alpha[NCANDIDATES];
-    int known = 0;
     for (int c = 0; c < NCANDIDATES; c++) {
         fmt_plan plan;
         KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
+        memset(&w[c], 0, sizeof w[c]);
         w[c].suitable = plan.size.suitable;
+        w[c].fixed = fixed_bytes(&plan);
+        w[c].model.seconds = INFINITY;
         memcpy(w[c].brief, plan.size.brief, sizeof w[c].brief);
         int64_t window = fmt_sort_window(candidates[c], p, A->nrows);
-        window = window <= 1 ? 0 : (window > A->nrows ? A->nrows : window);
-        int k = 0;
-        while (k < known && known_window[k] != window) k++;
-        kryl_status st = KRYL_SUCCESS;
-        if (w[c].suitable && k == known) {
-            st = plan_alpha(&plan, dev, &known_alpha[k]);
-            known_window[known++] = window;
-        }
-        if (w[c].suitable && st == KRYL_SUCCESS)
-            plan_model(&plan, dev, known_alpha[k], &w[c].model);
+        w[c].window = window <= 1 ? 0 : (window > A->nrows ? A->nrows : window);
         fmt_plan_free(&plan);
-        KRYL_TRY(st);
     }
-    return KRYL_SUCCESS;
+    KRYL_TRY(weigh_order(A, p, dev, w, 0));
+    /* latency-bound: CSR, whatever the others predict (kryl_fmt_choose) */
+    if (w[0].model.bytes < 0.5 * (double)dev->cache_bytes) return KRYL_SUCCESS;
+    for (;;) {
+        double fastest = INFINITY, lowest = INFINITY;
+        int open = -1;
+        for (int c = 0; c < NCANDIDATES; c++)
+            if (w[c].suitable && w[c].known) fastest = fmin(fastest, w[c].model.seconds);
+        for (int c = 0; c < NCANDIDATES; c++) {
+            const double least = w[c].fixed / dev->bandwidth; /* alpha = 0 */
+            if (w[c].suitable && !w[c].known && least <= FMT_TIE * fastest && least < lowest) {
+                lowest = least;
+                open = c;
+            }
+        }
+        if (open < 0) return KRYL_SUCCESS;
+        KRYL_TRY(weigh_order(A, p, dev, w, open));
+    }
 }
 
 kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
