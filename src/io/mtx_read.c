@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/error.h"
 #include "core/memory.h"
@@ -23,6 +26,11 @@
 #include "io/mtx_header.h"
 #include "io/mtx_scan.h"
 #include "io/mtx_stream.h"
+
+/* Coordinate files are scanned by at most this many threads, each taking
+ * about KRYL_MTX_PIECE_BYTES of lines from every refill of the buffer. */
+#define KRYL_MTX_MAX_PIECES  64
+#define KRYL_MTX_PIECE_BYTES ((int64_t)4 << 20)
 
 typedef struct reader {
     kryl_mtx_stream s;
@@ -191,68 +199,209 @@ static inline char *scan_entry(const kryl_mtx_header *h, char *p, int64_t *i, in
     return q;
 }
 
-/* Read the entries of a coordinate file, the whole lines of the stream's
- * buffer at a time (counters and arrays in locals for the compiler). */
-static kryl_status read_coordinate(reader *r)
+/* The entries of one piece of whole lines, scanned by one thread into its
+ * own arrays; it stops at the first line that is not an entry. */
+typedef struct piece {
+    char *begin, *end; /* [begin, end): whole lines */
+    int64_t *rows, *cols;
+    double *values;
+    int64_t capacity; /* entries the arrays hold */
+    int64_t count;    /* entries written (mirrors included) */
+    int64_t stored;   /* entry lines read */
+    int64_t lines;    /* lines read, up to and including the bad one */
+    char *bad;        /* the first line that is not a well-formed entry, or NULL */
+} piece;
+
+/* Room for every line of the piece (twice for mirrored storage). */
+static kryl_status piece_reserve(piece *pc, int64_t need)
 {
-    const kryl_mtx_header h = r->h;
-    kryl_mtx_stream *s = &r->s;
-    kryl_coo *coo = r->coo;
-    bool general = h.symmetry == KRYL_MTX_GENERAL;
-    double mirror = h.symmetry == KRYL_MTX_SKEW_SYMMETRIC ? -1.0 : 1.0;
-    int64_t need = general ? 1 : 2; /* COO entries one stored entry may add */
-    int64_t line = r->line, stored = 0, count = 0;
-    int64_t *restrict rows = coo->rows, *restrict cols = coo->cols;
-    double *restrict values = coo->values;
-    char *p = NULL;
-    for (;;) {
-        if (s->next == s->end) KRYL_TRY(kryl_mtx_stream_refill(s));
-        if (s->next == s->end) break;
-        char *end = s->end;
-        for (p = s->next; p < end;) {
-            line++;
-            char *q = kryl_mtx_skip_blanks(p);
-            if (*q == '%') q = memchr(q, '\n', (size_t)(end - q));
-            if (*q == '\n') {
-                p = q + 1;
-                continue;
-            }
-            if (stored == h.entries) goto extra_line;
+    int64_t lines = 0;
+    /* lines = the '\n's of the piece */
+    for (char *q = pc->begin; q < pc->end; q++) {
+        q = memchr(q, '\n', (size_t)(pc->end - q));
+        lines++;
+    }
+    if (need * lines <= pc->capacity) return KRYL_SUCCESS;
+    int64_t capacity = need * lines;
+    int64_t *rows = realloc(pc->rows, (size_t)capacity * sizeof *rows);
+    if (rows) pc->rows = rows;
+    int64_t *cols = realloc(pc->cols, (size_t)capacity * sizeof *cols);
+    if (cols) pc->cols = cols;
+    double *values = realloc(pc->values, (size_t)capacity * sizeof *values);
+    if (values) pc->values = values;
+    if (!rows || !cols || !values)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld matrix entries",
+                          (long long)capacity);
+    pc->capacity = capacity;
+    return KRYL_SUCCESS;
+}
+
+/* Scan the piece's lines: entries, comments and blank lines. */
+static void scan_piece(const kryl_mtx_header *h, piece *pc)
+{
+    const bool general = h->symmetry == KRYL_MTX_GENERAL;
+    const double mirror = h->symmetry == KRYL_MTX_SKEW_SYMMETRIC ? -1.0 : 1.0;
+    int64_t *restrict rows = pc->rows, *restrict cols = pc->cols;
+    double *restrict values = pc->values;
+    int64_t count = 0, stored = 0, lines = 0;
+    char *const end = pc->end;
+    pc->bad = NULL;
+    for (char *p = pc->begin; p < end;) {
+        lines++;
+        char *q = kryl_mtx_skip_blanks(p);
+        if (*q == '%') q = memchr(q, '\n', (size_t)(end - q));
+        if (*q == '\n') {
+            p = q + 1;
+            continue;
+        }
+        int64_t i, j;
+        double v;
+        q = scan_entry(h, q, &i, &j, &v);
+        if (q == NULL || (i == j && mirror < 0.0 && v != 0.0)) {
+            pc->bad = p;
+            break;
+        }
+        /* a(i,j) = v, and a(j,i) = +-v for symmetric storage */
+        rows[count] = i - 1;
+        cols[count] = j - 1;
+        values[count++] = v;
+        if (!general && i != j) {
+            rows[count] = j - 1;
+            cols[count] = i - 1;
+            values[count++] = mirror * v;
+        }
+        stored++;
+        p = q + 1;
+    }
+    pc->count = count;
+    pc->stored = stored;
+    pc->lines = lines;
+}
+
+/* The line of the piece's entry number `k` (0-based) and its number among
+ * the piece's lines (1-based), by scanning the piece again. */
+static char *piece_entry_line(const kryl_mtx_header *h, const piece *pc, int64_t k, int64_t *line)
+{
+    *line = 0;
+    for (char *p = pc->begin; p < pc->end;) {
+        ++*line;
+        char *q = kryl_mtx_skip_blanks(p);
+        if (*q == '%') q = memchr(q, '\n', (size_t)(pc->end - q));
+        if (*q != '\n' && k-- == 0) return p;
+        if (*q != '\n') {
             int64_t i, j;
             double v;
-            q = scan_entry(&h, q, &i, &j, &v);
-            if (q == NULL || (i == j && mirror < 0.0 && v != 0.0)) goto bad_line;
-            if (count + need > coo->capacity) {
-                coo->count = count;
-                KRYL_TRY(grow(r, need));
-                rows = coo->rows;
-                cols = coo->cols;
-                values = coo->values;
-            }
-            /* a(i,j) = v, and a(j,i) = +-v for symmetric storage */
-            rows[count] = i - 1;
-            cols[count] = j - 1;
-            values[count++] = v;
-            if (!general && i != j) {
-                rows[count] = j - 1;
-                cols[count] = i - 1;
-                values[count++] = mirror * v;
-            }
-            stored++;
-            p = q + 1;
+            q = scan_entry(h, q, &i, &j, &v);
         }
-        s->next = p;
+        p = q + 1;
     }
-    coo->count = count;
-    r->line = line;
-    r->stored = stored;
-    return stored < h.entries ? truncated(r) : KRYL_SUCCESS;
-extra_line:
-    r->line = line;
-    return too_many(r, p);
-bad_line:
-    r->line = line;
-    return diagnose(r, p, 2);
+    return NULL; /* not reached: the piece has more than k entries */
+}
+
+/* Append the pieces' entries to the COO in order, or report the first
+ * problem in file order: a line after the last entry the size line
+ * announced, or a line that is not an entry. */
+static kryl_status merge_pieces(reader *r, piece *pcs, int npieces)
+{
+    kryl_coo *coo = r->coo;
+    int64_t total = 0;
+    for (int t = 0; t < npieces; t++) {
+        const piece *pc = &pcs[t];
+        const int64_t room = r->h.entries - r->stored; /* entries still announced */
+        if (pc->stored > room) {
+            int64_t local;
+            char *p = piece_entry_line(&r->h, pc, room, &local);
+            r->line += local;
+            return too_many(r, p);
+        }
+        if (pc->bad) {
+            r->line += pc->lines;
+            return pc->stored == room ? too_many(r, pc->bad) : diagnose(r, pc->bad, 2);
+        }
+        r->stored += pc->stored;
+        r->line += pc->lines;
+        total += pc->count;
+    }
+    if (coo->count + total > coo->capacity) KRYL_TRY(grow(r, total));
+    int64_t at[KRYL_MTX_MAX_PIECES];
+    for (int t = 0; t < npieces; t++) at[t] = (t == 0 ? coo->count : at[t - 1] + pcs[t - 1].count);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(npieces) schedule(static, 1) if (total > (1 << 16))
+#endif
+    for (int t = 0; t < npieces; t++) {
+        const size_t n = (size_t)pcs[t].count;
+        memcpy(coo->rows + at[t], pcs[t].rows, n * sizeof *coo->rows);
+        memcpy(coo->cols + at[t], pcs[t].cols, n * sizeof *coo->cols);
+        memcpy(coo->values + at[t], pcs[t].values, n * sizeof *coo->values);
+    }
+    coo->count += total;
+    return KRYL_SUCCESS;
+}
+
+/* Cut [begin, end) into npieces of about equal bytes at line ends. */
+static void cut_pieces(char *begin, char *end, piece *pcs, int npieces)
+{
+    char *from = begin;
+    for (int t = 0; t < npieces; t++) {
+        char *to = t == npieces - 1 ? end : begin + (end - begin) * (t + 1) / npieces;
+        if (to < from) to = from;
+        if (to < end && to > from) to = (char *)memchr(to - 1, '\n', (size_t)(end - to + 1)) + 1;
+        pcs[t].begin = from;
+        pcs[t].end = to;
+        from = to;
+    }
+}
+
+/* Read the entries of a coordinate file: each refill of the stream's
+ * buffer is cut into pieces at line ends, the threads scan one piece each
+ * into their own arrays, and the pieces are appended in order; a problem
+ * is reported at the first line it concerns, numbered from the lines the
+ * pieces before it counted. */
+static kryl_status read_coordinate(reader *r)
+{
+    kryl_mtx_stream *s = &r->s;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    if (threads > KRYL_MTX_MAX_PIECES) threads = KRYL_MTX_MAX_PIECES;
+    /* a few MB of lines per thread each refill: the pieces outweigh the fork */
+    KRYL_TRY(kryl_mtx_stream_reserve(s, (size_t)threads * KRYL_MTX_PIECE_BYTES));
+    piece pcs[KRYL_MTX_MAX_PIECES];
+    memset(pcs, 0, sizeof pcs);
+    const int64_t need = r->h.symmetry == KRYL_MTX_GENERAL ? 1 : 2;
+    kryl_status st = KRYL_SUCCESS;
+    for (;;) {
+        if (s->next == s->end) st = kryl_mtx_stream_refill(s);
+        if (st != KRYL_SUCCESS || s->next == s->end) break;
+        const int64_t bytes = s->end - s->next;
+        int npieces = bytes < KRYL_MTX_PIECE_BYTES / 4 ? 1 : threads;
+        cut_pieces(s->next, s->end, pcs, npieces);
+        kryl_status failed[KRYL_MTX_MAX_PIECES];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(npieces) schedule(static, 1)
+#endif
+        for (int t = 0; t < npieces; t++) {
+            failed[t] = piece_reserve(&pcs[t], need);
+            if (failed[t] == KRYL_SUCCESS) scan_piece(&r->h, &pcs[t]);
+        }
+        for (int t = 0; t < npieces && st == KRYL_SUCCESS; t++)
+            if (failed[t] != KRYL_SUCCESS)
+                st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                "%s: cannot allocate the entries of %lld "
+                                "bytes of lines",
+                                path_of(r), (long long)bytes);
+        if (st == KRYL_SUCCESS) st = merge_pieces(r, pcs, npieces);
+        if (st != KRYL_SUCCESS) break;
+        s->next = s->end;
+    }
+    for (int t = 0; t < KRYL_MTX_MAX_PIECES; t++) {
+        free(pcs[t].rows);
+        free(pcs[t].cols);
+        free(pcs[t].values);
+    }
+    KRYL_TRY(st);
+    return r->stored < r->h.entries ? truncated(r) : KRYL_SUCCESS;
 }
 
 /* Read the values of an array file, column by column (of the lower

@@ -121,6 +121,23 @@ static char *after_last_newline(char *from, char *to)
     return NULL;
 }
 
+kryl_status kryl_mtx_stream_reserve(kryl_mtx_stream *s, size_t capacity)
+{
+    if (capacity <= s->capacity) return KRYL_SUCCESS;
+    char *buf = realloc(s->buf, capacity + 1);
+    if (buf == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer of %zu bytes",
+                          s->path, capacity);
+    /* the same offsets in the moved buffer */
+    s->next = buf + (s->next - s->buf);
+    s->end = buf + (s->end - s->buf);
+    s->fill = buf + (s->fill - s->buf);
+    s->buf = buf;
+    s->capacity = capacity;
+    return KRYL_SUCCESS;
+}
+
+/* Twice the room, for a line longer than the buffer (refill keeps it at the start). */
 static kryl_status grow(kryl_mtx_stream *s)
 {
     if (2 * s->capacity > KRYL_MTX_LINE_MAX)
@@ -128,16 +145,7 @@ static kryl_status grow(kryl_mtx_stream *s)
                           "%s: expected lines of at most %zu MiB, found a longer one after byte "
                           "%lld: not a Matrix Market file",
                           s->path, KRYL_MTX_LINE_MAX >> 20, (long long)s->consumed);
-    size_t used = (size_t)(s->fill - s->buf);
-    char *buf = realloc(s->buf, 2 * s->capacity + 1);
-    if (buf == NULL)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes for a line",
-                          s->path, 2 * s->capacity);
-    s->buf = buf;
-    s->capacity *= 2;
-    s->next = s->end = buf;
-    s->fill = buf + used;
-    return KRYL_SUCCESS;
+    return kryl_mtx_stream_reserve(s, 2 * s->capacity);
 }
 
 kryl_status kryl_mtx_stream_refill(kryl_mtx_stream *s)

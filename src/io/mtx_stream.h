@@ -37,6 +37,10 @@ void kryl_mtx_stream_close(kryl_mtx_stream *s);
  * next == end only at the end of the file. */
 kryl_status kryl_mtx_stream_refill(kryl_mtx_stream *s);
 
+/* Let the buffer hold at least `capacity` bytes (refills read that much
+ * at a time); the unread bytes stay. */
+kryl_status kryl_mtx_stream_reserve(kryl_mtx_stream *s, size_t capacity);
+
 /* The next line (ending in '\n'): *line points at it and the stream moves
  * past it.  *line is NULL at the end of the file. */
 kryl_status kryl_mtx_stream_getline(kryl_mtx_stream *s, char **line);
