@@ -17,7 +17,7 @@ cupyx.scipy.sparse.linalg.cg and gmres on the 7-point n^3 (--gpu-n, default
 
 Medians of --repeat runs after a warm-up.  Prints one table per part.
 
-usage: python3 bench/python_kryl.py [--n 100] [--matrix PATH] [--cli PATH]
+usage: python3 bench/python_kryl.py [--n 100] [--matrix PATH] [--cli PATH] [--threads T]
                                     [--repeat 3] [--gpu [--gpu-n 160]] [--quick]
 """
 
@@ -31,11 +31,15 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
+# the CPUs this process may use, before OpenMP binds its first thread (with
+# OMP_PROC_BIND) and narrows the mask the CLI would inherit
+ALL_CPUS = os.sched_getaffinity(0)
 
-import kryl
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+import scipy.sparse.linalg as spla  # noqa: E402
+
+import kryl  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RTOL = 1e-8
@@ -76,7 +80,7 @@ def row(name, seconds, iterations, res):
     print(f"  {name:<38} {seconds:9.4f} s  {iterations:7d} its  relres {res:.2e}")
 
 
-def cpu_comparison(label, A, b, repeat):
+def cpu_comparison(label, A, b, repeat, threads):
     """kryl against SciPy's CG (and pyamg) on one SPD matrix."""
     print(f"\n{label}: {A.shape[0]} rows, {A.nnz} nonzeros, rtol {RTOL:g}, "
           f"{os.cpu_count()} cores")
@@ -84,8 +88,10 @@ def cpu_comparison(label, A, b, repeat):
         method = "cg" if precond == "none" else "pcg"
         t, (x, info) = median_time(
             lambda: kryl.solve(A, b, method=method, precond=precond, rtol=RTOL, backend="omp",
-                               history=False), repeat)
-        row(f"kryl.solve {method} ({info.backend})", t, info.iterations, relres(A, x, b))
+                               threads=threads, history=False), repeat)
+        row(f"kryl.solve {method} ({info.device})", t, info.iterations, relres(A, x, b))
+        print(f"  {'':<38} of which setup {info.setup_s:.4f} s, solve {info.solve_s:.4f} s, "
+              f"conversion {info.read_s:.4f} s")
         M = None if precond == "none" else sp.diags(1.0 / A.diagonal()).tocsr()
         t, (x, its) = median_time(lambda: scipy_cg(A, b, M), repeat)
         row(f"scipy cg{' + jacobi' if M is not None else ''}", t, its, relres(A, x, b))
@@ -103,11 +109,12 @@ def cpu_comparison(label, A, b, repeat):
     row("pyamg smoothed aggregation + cg", t, its, relres(A, x, b))
 
 
-def overhead_and_cli(n, repeat, cli):
+def overhead_and_cli(n, repeat, cli, threads):
     """Python overhead per solve and seconds per iteration against the CLI."""
-    M = kryl.Matrix.generate("poisson3d", n, backend="omp")
+    M = kryl.Matrix.generate("poisson3d", n, backend="omp", threads=threads)
     b = M.to_scipy() @ np.ones(M.shape[0])
-    print(f"\nkryl.Solver on poisson3d n={n} ({M.shape[0]} rows), cg, omp:")
+    print(f"\nkryl.Solver on poisson3d n={n} ({M.shape[0]} rows), cg, omp "
+          f"({M.context.device_name}):")
     with kryl.Solver(M, method="cg", rtol=RTOL, history=False) as s:
         s.solve(b)
         rows = []
@@ -127,8 +134,10 @@ def overhead_and_cli(n, repeat, cli):
     cli_its = []
     for _ in range(repeat):
         out = subprocess.run([cli, "solve", "--gen", "poisson3d", "--n", str(n), "--method", "cg",
-                              "--backend", "omp", "--rtol", str(RTOL), "--json", "--quiet"],
-                             capture_output=True, text=True, check=False)
+                              "--backend", "omp", "--threads", str(threads), "--rtol", str(RTOL),
+                              "--json", "--quiet"],
+                             capture_output=True, text=True, check=False,
+                             preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS))
         report = json.loads(out.stdout)
         cli_its.append(report["time_per_iteration_s"])
     cli_per_it = statistics.median(cli_its)
@@ -195,6 +204,7 @@ def main():
                    help="a real SPD Matrix Market file")
     p.add_argument("--cli", default=str(REPO / "build" / "tools" / "kryl" / "kryl"))
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--threads", type=int, default=0, help="omp threads (default: OpenMP's)")
     p.add_argument("--gpu", action="store_true", help="the GPU part only")
     p.add_argument("--gpu-n", type=int, default=160)
     p.add_argument("--quick", action="store_true", help="small sizes, one run: a smoke test")
@@ -207,13 +217,13 @@ def main():
         gpu_comparison(a.gpu_n, a.repeat)
         return
     A = kryl.Matrix.generate("poisson3d", a.n, backend="omp").to_scipy().tocsr()
-    cpu_comparison(f"poisson3d n={a.n}", A, A @ np.ones(A.shape[0]), a.repeat)
+    cpu_comparison(f"poisson3d n={a.n}", A, A @ np.ones(A.shape[0]), a.repeat, a.threads)
     if os.path.exists(a.matrix):
         R = kryl.Matrix.from_file(a.matrix, backend="omp").to_scipy().tocsr()
-        cpu_comparison(os.path.basename(a.matrix), R, R @ np.ones(R.shape[0]), a.repeat)
+        cpu_comparison(os.path.basename(a.matrix), R, R @ np.ones(R.shape[0]), a.repeat, a.threads)
     else:
         print(f"\n{a.matrix} absent: the real matrix skipped")
-    overhead_and_cli(a.n, a.repeat, a.cli)
+    overhead_and_cli(a.n, a.repeat, a.cli, a.threads)
 
 
 if __name__ == "__main__":
