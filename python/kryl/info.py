@@ -71,15 +71,23 @@ class SolveInfo:
     time_per_iteration_s: float
     setup_phases: dict = dataclasses.field(default_factory=dict)
     profile: Optional[dict] = None
+    # with precond="amg" (None otherwise), as the CLI writes them
+    amg_theta: Optional[float] = None
+    amg_smoother: Optional[str] = None
+    amg_sweeps: Optional[int] = None
+    amg_cycle: Optional[str] = None
+    amg_aggregation: Optional[str] = None
+    amg_coarsening: Optional[str] = None
+    amg_coarse_size: Optional[int] = None
+    amg_max_levels: Optional[int] = None
+    amg_nullspace_vectors: Optional[int] = None
     history: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0), repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict (history as a list), as the CLI's JSON has them."""
         d = dataclasses.asdict(self)
         d["history"] = [float(h) for h in self.history]
-        if d["profile"] is None:
-            del d["profile"]
-        return d
+        return {k: v for k, v in d.items() if v is not None}
 
     def to_json(self, **kwargs: Any) -> str:
         """The fields as one JSON object (``kryl solve --json`` plus the history)."""

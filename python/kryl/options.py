@@ -5,6 +5,8 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
+import numpy as np
+
 from . import _lib
 from ._lib import lib
 from .matrix import enum_from_name
@@ -44,7 +46,21 @@ _NAMED = {
     "partition": ("partition", "partition"),
     "block_factor": ("block_factor", "precond"),
 }
-OPTIONS = tuple(_NAMED) + ("orthog",) + tuple(_FIELDS)
+# algebraic multigrid (precond="amg"): keyword -> kryl_amg_options field
+_AMG_FIELDS = {
+    "amg_theta": ("theta", float),
+    "amg_sweeps": ("sweeps", int),
+    "amg_coarse_size": ("coarse_size", int),
+    "amg_max_levels": ("max_levels", int),
+}
+_AMG_NAMED = {
+    "amg_smoother": ("smoother", "amg_smoother"),
+    "amg_cycle": ("cycle", "amg_cycle"),
+    "amg_aggregation": ("aggregation", "amg_aggregation"),
+    "amg_coarsening": ("coarsening", "amg_coarsening"),
+}
+OPTIONS = (tuple(_NAMED) + ("orthog",) + tuple(_FIELDS) + tuple(_AMG_NAMED) + tuple(_AMG_FIELDS)
+           + ("nullspace",))
 
 
 def method_auto_available() -> bool:
@@ -80,6 +96,19 @@ def solver_options(options: dict[str, Any]) -> _lib.SolverOptions:
         if key in _NAMED:
             field, kind = _NAMED[key]
             setattr(o, field, enum_from_name(kind, value))
+        elif key in _AMG_NAMED:
+            field, kind = _AMG_NAMED[key]
+            setattr(o.amg, field, enum_from_name(kind, value))
+        elif key in _AMG_FIELDS:
+            field, convert = _AMG_FIELDS[key]
+            setattr(o.amg, field, convert(value))
+        elif key == "nullspace":
+            # n x k, column by column; kept alive with the options (read at setup)
+            B = np.asarray(value, dtype=np.float64)
+            B = B.reshape(-1, 1) if B.ndim == 1 else B
+            o.nullspace_array = np.asfortranarray(B)
+            o.amg.nullspace = o.nullspace_array.ctypes.data
+            o.amg.nullspace_vectors = B.shape[1]
         elif key == "orthog":
             o.gmres_orthog = {"auto": 0, "cgs2": 1, "dcgs2": 2}.get(value, -1)
             if o.gmres_orthog < 0:

@@ -27,7 +27,8 @@ Method:
   precond       "none"; "jacobi" (diag(A)); "lspoly" (least-squares polynomial,
                 SPD A); "ic0", "mic0" (IC(0), shifted IC(0): symmetric A);
                 "ilu0", "iluk", "ilut" (incomplete LU); "bjacobi" (IC(0)/ILU(0)
-                blocks); "mcssor", "mcilu0" (multicolor SSOR, ILU(0)).
+                blocks); "mcssor", "mcilu0" (multicolor SSOR, ILU(0)); "amg"
+                (algebraic multigrid, one cycle per apply).
                 Default jacobi for pcg, none otherwise
   degree        lspoly: polynomial degree, that many SpMVs per apply (default 8)
   fill          iluk: fill level (default 1)
@@ -39,6 +40,16 @@ Method:
                 for a symmetric matrix with cg/pcg/pipecg, else ilu0)
   sweeps        mcssor: symmetric sweeps per apply (default 1)
   omega         mcssor: relaxation factor, 0 < omega < 2 (default 1)
+  amg_theta     amg: strong couplings |a_ij| >= theta sqrt(|a_ii a_jj|) (default 0)
+  amg_smoother  amg: "chebyshev" (the default), "jacobi", "l1jacobi", "mcgs"
+  amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2, else 1)
+  amg_cycle     amg: "v" (the default) or "w"
+  amg_aggregation amg: "sa" (smoothed, the default) or "plain"
+  amg_coarsening amg: "greedy" (the default) or "mis2"
+  amg_coarse_size amg: stop coarsening at this many rows, inverted densely
+  amg_max_levels amg: at most this many levels (default 20)
+  nullspace     amg: the near-nullspace, an (n,) or (n, k) array (default: constants;
+                the rigid-body modes for elasticity)
   restart       GMRES: Krylov vectors per cycle (default 40)
   orthog        GMRES: "dcgs2" (the default: one reduction a step) or "cgs2"
   rtol          stop when ||b - Ax|| <= rtol ||b|| (default 1e-8)
@@ -236,6 +247,7 @@ class Solver:
             time_per_iteration_s=r.solve_s / r.iterations if r.iterations > 0 else 0.0,
             setup_phases={_lib.text(lib.kryl_setup_phase_name(k)): r.setup_phases[k]
                           for k in range(_lib.SETUP_PHASES)},
+            **(_amg_fields(o.amg) if precond == _AMG else {}),
             profile=profile, history=self._history(),
         )
 
@@ -296,6 +308,19 @@ class Solver:
 
 
 Solver.__doc__ += "\n" + OPTIONS_HELP
+
+
+_AMG = 11  # KRYL_PRECOND_AMG
+
+
+def _amg_fields(a: _lib.AmgOptions) -> dict:
+    """The amg_* fields of kryl solve --json."""
+    return {"amg_theta": a.theta, "amg_smoother": enum_name("amg_smoother", a.smoother),
+            "amg_sweeps": a.sweeps, "amg_cycle": enum_name("amg_cycle", a.cycle),
+            "amg_aggregation": enum_name("amg_aggregation", a.aggregation),
+            "amg_coarsening": enum_name("amg_coarsening", a.coarsening),
+            "amg_coarse_size": a.coarse_size, "amg_max_levels": a.max_levels,
+            "amg_nullspace_vectors": a.nullspace_vectors or 1}
 
 
 def _cupy_array(x: np.ndarray) -> Any:

@@ -15,12 +15,12 @@ import kryl
 
 METHODS = ["cg", "pcg", "pipecg", "gmres", "bicgstab"]
 PRECONDS = ["none", "jacobi", "lspoly", "ic0", "mic0", "ilu0", "iluk", "ilut", "bjacobi",
-            "mcssor", "mcilu0"]
+            "mcssor", "mcilu0", "amg"]
 SPD = ["nos4.mtx", "494_bus.mtx", "bcsstk06.mtx"]
 NONSYMMETRIC = ["sherman4.mtx", "cage4.mtx"]
 RTOL = 1e-8
 # Combinations that must converge (the rest may stop, but never worse than x0).
-SPD_MUST = {("pcg", "jacobi"), ("pcg", "mic0"), ("pipecg", "mic0")}
+SPD_MUST = {("pcg", "jacobi"), ("pcg", "mic0"), ("pipecg", "mic0"), ("pcg", "amg")}
 NONSYMMETRIC_MUST = {("gmres", "ilu0"), ("bicgstab", "ilu0")}
 
 

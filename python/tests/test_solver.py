@@ -162,3 +162,17 @@ def test_backends():
             continue
         x, info = kryl.solve(A0, B0, method="cg", backend=name)
         assert info.backend == name and info.converged
+
+
+def test_amg_options_and_nullspace():
+    """AMG through kryl.solve: its options reach the library and come back in info."""
+    x, info = kryl.solve(A0, B0, method="pcg", precond="amg", amg_smoother="jacobi",
+                         amg_cycle="w", amg_coarse_size=20, amg_sweeps=2,
+                         nullspace=np.ones(N), rtol=1e-10)
+    assert info.converged and true_relres(A0, x, B0) <= 1e-10
+    assert (info.amg_smoother, info.amg_cycle, info.amg_coarse_size) == ("jacobi", "w", 20)
+    assert info.amg_nullspace_vectors == 1 and "amg_cycle" in info.as_dict()
+    _, plain = kryl.solve(A0, B0, method="pcg")
+    assert plain.amg_cycle is None and "amg_cycle" not in plain.as_dict()
+    with pytest.raises(kryl.InvalidArgumentError, match="chebyshev"):
+        kryl.solve(A0, B0, method="pcg", precond="amg", amg_smoother="sor")
