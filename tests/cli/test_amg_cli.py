@@ -46,6 +46,15 @@ def test_hierarchy(t, kryl, tmp, usable):
             "P'AP" in out, "summary shows the hierarchy", out + err)
     rc, out, _ = kryl.run("solve", "--help")
     t.check("--amg-smoother" in out and "--coordinates" in out, "help describes amg", out)
+    rc, out, err = kryl.run("info", gen, "--amg")
+    t.check(rc == 0 and "operator complexity" in out and "(coarsest)" in out,
+            "kryl info --amg shows the hierarchy", out + err)
+    rc, obj, err = kryl.json("info", gen, "--amg")
+    t.check(rc == 0 and obj and obj["amg"]["level"]["0"]["rows"] == 1600,
+            "kryl info --amg --json", str(obj) + err)
+    rc, out, err = kryl.run("solve", gen, "--backend", "ref", "--precond", "amg", "--view")
+    t.check(rc == 0 and "coarsening greedy" in out and "smoother chebyshev" in out,
+            "--view shows the amg options", out + err)
 
 
 def test_nullspace(t, kryl, tmp):

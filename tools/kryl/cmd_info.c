@@ -9,10 +9,11 @@
 #include "cli.h"
 #include "info_formats.h"
 #include "json.h"
+#include "report_amg.h"
 
 typedef struct info_args {
     const char *path, *backend_name, *precond_name;
-    bool json, spectrum;
+    bool json, spectrum, amg;
     int64_t steps;
     kryl_backend_kind backend;
     kryl_precond_kind precond;
@@ -40,7 +41,7 @@ static double percent(int64_t part, int64_t whole)
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
 static void print_json(const info_args *a, const kryl_matrix_stats *s, double read_s,
-                       const info_formats *f, const info_spectrum *sp)
+                       const info_formats *f, const info_spectrum *sp, kryl_solver amg)
 {
     const char *path = a->path;
     json_writer w;
@@ -83,6 +84,7 @@ static void print_json(const info_args *a, const kryl_matrix_stats *s, double re
         json_double(&w, "seconds", sp->seconds);
         json_end(&w);
     }
+    if (amg != NULL) report_amg_json(&w, amg);
     json_end(&w);
 }
 
@@ -141,6 +143,7 @@ static args_result parse(int argc, char **argv, info_args *a)
         {"--max-memory", NULL, ARG_MEMORY, NULL, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend_name, NULL},
         {"--spectrum", NULL, ARG_FLAG, &a->spectrum, NULL},
+        {"--amg", NULL, ARG_FLAG, &a->amg, NULL},
         {"--steps", NULL, ARG_POSITIVE, &a->steps, &steps_given},
         {"--precond", NULL, ARG_STRING, &a->precond_name, &precond_given},
     };
@@ -179,6 +182,20 @@ static kryl_status estimate_spectrum(kryl_matrix A, const info_args *a, const kr
     return st;
 }
 
+/* The default AMG hierarchy of A (plain aggregation under GMRES for a
+ * nonsymmetric A), as kryl solve --precond amg builds it. */
+static kryl_status build_amg(kryl_matrix A, const kryl_matrix_stats *s, kryl_solver *solver)
+{
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = s->symmetric ? KRYL_METHOD_PCG : KRYL_METHOD_GMRES;
+    o.precond = KRYL_PRECOND_AMG;
+    if (!s->symmetric) o.amg.aggregation = KRYL_AMG_PLAIN;
+    kryl_status st = kryl_solver_create(solver, A, &o);
+    if (st != KRYL_SUCCESS) cli_error(st);
+    return st;
+}
+
 int cmd_info(int argc, char **argv)
 {
     info_args a;
@@ -200,13 +217,17 @@ int cmd_info(int argc, char **argv)
     if (st == KRYL_SUCCESS) st = info_formats_gather(A, &stats, &formats);
     if (st != KRYL_SUCCESS) cli_error(st);
     if (st == KRYL_SUCCESS && a.spectrum) st = estimate_spectrum(A, &a, &stats, &spectrum);
+    kryl_solver amg = NULL;
+    if (st == KRYL_SUCCESS && a.amg) st = build_amg(A, &stats, &amg);
     if (st == KRYL_SUCCESS && a.json) {
-        print_json(&a, &stats, read_s, &formats, &spectrum);
+        print_json(&a, &stats, read_s, &formats, &spectrum, amg);
     } else if (st == KRYL_SUCCESS) {
         print_summary(a.path, &stats);
         if (a.spectrum) print_spectrum(&a, &spectrum);
         info_formats_print(&formats, a.backend_name);
+        if (amg != NULL) report_amg_summary(amg);
     }
+    kryl_solver_destroy(&amg);
     kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
     return st == KRYL_SUCCESS ? CLI_EXIT_OK : CLI_EXIT_ERROR;

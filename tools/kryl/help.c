@@ -160,7 +160,8 @@ static const command_help commands[] = {
      "\n"
      "KIND is one of:",
      NULL, NULL},
-    {"info", "kryl info A.mtx [--json] [--backend B] [--spectrum [--steps K] [--precond P]]",
+    {"info",
+     "kryl info A.mtx [--json] [--backend B] [--spectrum [--steps K] [--precond P]] [--amg]",
      "Print the structure of a matrix: size, symmetry, row lengths, diagonal and\n"
      "dominance, bandwidth and envelope, norms, and the bytes one SpMV moves.  Then, for\n"
      "each storage format (csr ell ellr jds pjds sell bcsr2 bcsr4 dia): whether it is\n"
@@ -178,6 +179,9 @@ static const command_help commands[] = {
      "                        Lanczos (symmetric matrices only)\n"
      "  --steps K             Lanczos steps (default 50; at most n)\n"
      "  --precond none|jacobi the spectrum of A or of D^-1 A (default none)\n"
+     "  --amg                 build the default algebraic multigrid hierarchy (kryl solve\n"
+     "                        --precond amg; plain aggregation for a nonsymmetric A) and\n"
+     "                        show its levels, complexities and setup phases\n"
      "  --max-memory SIZE     refuse a matrix whose size line (or generator size) needs\n"
      "                        more host memory than SIZE (64G; 0: no check; default the\n"
      "                        memory available, or KRYL_MAX_MEMORY)\n",

@@ -135,6 +135,16 @@ static void precond(emitter *e, const solve_job *job)
         param_int(e, "sweeps", o->sweeps);
         param_double(e, "omega", o->omega);
         break;
+    case KRYL_PRECOND_AMG:
+        param_string(e, "aggregation", kryl_amg_aggregation_name(o->amg.aggregation));
+        param_string(e, "coarsening", kryl_amg_coarsening_name(o->amg.coarsening));
+        param_double(e, "theta", o->amg.theta);
+        param_string(e, "smoother", kryl_amg_smoother_name(o->amg.smoother));
+        if (o->amg.sweeps > 0) param_int(e, "sweeps", o->amg.sweeps);
+        param_string(e, "cycle", kryl_amg_cycle_name(o->amg.cycle));
+        param_int(e, "coarse_size", o->amg.coarse_size);
+        param_int(e, "nullspace_vectors", o->amg.nullspace_vectors ? o->amg.nullspace_vectors : 1);
+        break;
     default: break;
     }
     /* what setup built: levels and solve paths, colors, blocks */
