@@ -224,7 +224,9 @@ typedef enum kryl_format {
 } kryl_format;
 
 /* Why a solve stopped.  Only the CONVERGED_* reasons mean the true
- * residual met the tolerance. */
+ * residual met the tolerance.  Whatever the reason, the x returned is the
+ * iterate with the smallest true residual the solve computed (x0's
+ * included), so it is never worse than the initial guess. */
 typedef enum kryl_reason {
     KRYL_REASON_NONE = 0,              /* not solved yet */
     KRYL_CONVERGED_RTOL = 1,           /* ||b - Ax|| <= rtol ||b|| */
@@ -232,7 +234,9 @@ typedef enum kryl_reason {
     KRYL_CONVERGED_ZERO_RHS = 3,       /* b = 0: x = 0 is exact */
     KRYL_DIVERGED_MAX_ITERATIONS = -1, /* iteration limit reached */
     KRYL_DIVERGED_BREAKDOWN = -2,      /* a division by zero or an indefinite p'Ap */
-    KRYL_DIVERGED_NAN = -3             /* a NaN or Inf appeared in the iteration */
+    KRYL_DIVERGED_NAN = -3,            /* a NaN or Inf appeared in the iteration */
+    KRYL_DIVERGED_DTOL = -4,           /* ||r|| > dtol ||b - A x0||: the iteration diverged */
+    KRYL_DIVERGED_STAGNATION = -5      /* residual replacements stopped lowering ||b - Ax|| */
 } kryl_reason;
 
 const char *kryl_backend_name(kryl_backend_kind kind);
@@ -687,6 +691,9 @@ typedef struct kryl_solver_options {
     kryl_precision precision;  /* arithmetic of the iteration; default KRYL_DOUBLE */
     double rtol;               /* relative tolerance on ||b - Ax||; default 1e-8 */
     double atol;               /* absolute tolerance; default 0 */
+    double dtol;               /* divergence: stop when the method's ||r|| exceeds
+                                  dtol ||b - A x0||; default 1e8 (0 = 1e8), >= 1,
+                                  INFINITY: never */
     int64_t max_iterations;    /* default 10000 */
     bool record_history;       /* keep ||r_k|| for every k; default true */
     int check_interval;        /* iterations between convergence checks (a mixed scheme's inner
@@ -779,6 +786,10 @@ typedef struct kryl_result {
     double resnorm_recursive;      /* ||r|| carried by the method */
     double bnorm;                  /* ||b|| */
     int64_t residual_replacements; /* times r was replaced by b - Ax and the method continued */
+    int64_t best_iteration;        /* the iteration of the x returned: the iterate with the
+                                      smallest true residual computed (0: x0) */
+    double relres_last;            /* the true ||b - Ax|| / ||b|| of the last iterate (above
+                                      relres when an earlier x was better and is returned) */
     int64_t inner_iterations;      /* mixed: single-precision inner iterations of this solve */
     kryl_format format;            /* the storage format the iteration used (AUTO resolved) */
     double setup_s;                /* solver creation: preconditioner, workspace, conversions */

@@ -59,8 +59,12 @@ static void test_breakdowns(void)
     s = small_solve(skew, 2, ones, x);
     CHECK(s.r.reason == KRYL_DIVERGED_BREAKDOWN && s.r.iterations == 1, "omega = 0: %s after %lld",
           kryl_reason_name(s.r.reason), (long long)s.r.iterations);
-    /* the half step x = alpha p was taken, nothing after it */
-    CHECK(x[0] == 1.0 && x[1] == 1.0, "omega = 0: x = (%g, %g), expected (1, 1)", x[0], x[1]);
+    /* the half step x = alpha p = (1, 1) was taken, nothing after it; its
+     * residual (2, -2) is larger than x0's (1, 1), so x0 is returned */
+    CHECK(x[0] == 0.0 && x[1] == 0.0, "omega = 0: x = (%g, %g), expected x0 = (0, 0)", x[0], x[1]);
+    CHECK(s.r.best_iteration == 0 && s.r.relres == 1.0 && s.r.relres_last == 2.0,
+          "omega = 0: best iteration %lld, relres %g, last %g", (long long)s.r.best_iteration,
+          s.r.relres, s.r.relres_last);
 
     /* rho' = (r^, r_1) = 0 with r_1 != 0 */
     const double rho0[] = {-1, -1, -1, -1, -1, 0, -1, 1, -1}, b3[] = {1, 0, 1};

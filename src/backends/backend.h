@@ -38,13 +38,15 @@ enum {
     KRYL_STOP_RUNNING = 0,
     KRYL_STOP_CONVERGED = 1, /* recursive residual met the tolerance */
     KRYL_STOP_BREAKDOWN = 2, /* a denominator was <= 0 where it must be > 0 */
-    KRYL_STOP_NAN = 3        /* a NaN or Inf appeared */
+    KRYL_STOP_NAN = 3,       /* a NaN or Inf appeared */
+    KRYL_STOP_DIVERGED = 4   /* rr exceeded div2: the residual grew past the divergence bound */
 };
 
 /* Convergence state of one solve, in backend memory.  The host writes it
  * (upload) before the loop and reads it (download) at each check. */
 typedef struct kryl_monitor {
     double tol2;              /* stop when rr <= tol2 */
+    double div2;              /* stop (DIVERGED) when rr > div2; 0: never */
     double rr;                /* last squared residual norm recorded */
     double *history;          /* backend buffer of ||r_k||, or NULL */
     int64_t history_capacity; /* entries in history */
@@ -251,7 +253,8 @@ typedef struct kryl_backend_ops {
 
     /* ---- convergence ---- */
     /* Unless stopped: iteration += advance; history[iteration] = sqrt(rr);
-     * stop = NAN if rr is not finite, CONVERGED if rr <= tol2. */
+     * stop = NAN if rr is not finite, CONVERGED if rr <= tol2, DIVERGED if
+     * div2 > 0 and rr > div2. */
     kryl_status (*monitor_update)(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
                                   int advance);
 

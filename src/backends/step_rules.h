@@ -29,13 +29,15 @@ KRYL_STEP_RULE int kryl_ratio_stop(double num, double den)
     return KRYL_STOP_RUNNING;
 }
 
-/* Why a recorded r'r ends the iteration: KRYL_STOP_NAN where it is not
- * finite, KRYL_STOP_CONVERGED where it is at most tol2, else
+/* Why a recorded r'r ends the iteration under `monitor`: KRYL_STOP_NAN
+ * where it is not finite, KRYL_STOP_CONVERGED where it is at most tol2,
+ * KRYL_STOP_DIVERGED where a bound div2 > 0 is set and rr exceeds it, else
  * KRYL_STOP_RUNNING. */
-KRYL_STEP_RULE int kryl_record_stop(double rr, double tol2)
+KRYL_STEP_RULE int kryl_record_stop(double rr, const kryl_monitor *monitor)
 {
     if (!isfinite(rr)) return KRYL_STOP_NAN;
-    if (rr <= tol2) return KRYL_STOP_CONVERGED;
+    if (rr <= monitor->tol2) return KRYL_STOP_CONVERGED;
+    if (monitor->div2 > 0.0 && rr > monitor->div2) return KRYL_STOP_DIVERGED;
     return KRYL_STOP_RUNNING;
 }
 
@@ -50,7 +52,7 @@ KRYL_STEP_RULE void kryl_monitor_record(kryl_monitor *monitor, double rr, int ad
     monitor->rr = rr;
     if (monitor->history != NULL && k >= 0 && k < monitor->history_capacity)
         monitor->history[k] = sqrt(fabs(rr));
-    monitor->stop = kryl_record_stop(rr, monitor->tol2);
+    monitor->stop = kryl_record_stop(rr, monitor);
 }
 
 /* From the terms t of a one-reduction CG step (KRYL_CG1_*) and its alpha:

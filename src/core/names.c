@@ -55,7 +55,9 @@ static const name_entry reason_names[] = {{"none", KRYL_REASON_NONE},
                                           {"converged_zero_rhs", KRYL_CONVERGED_ZERO_RHS},
                                           {"max_iterations", KRYL_DIVERGED_MAX_ITERATIONS},
                                           {"breakdown", KRYL_DIVERGED_BREAKDOWN},
-                                          {"nan", KRYL_DIVERGED_NAN}};
+                                          {"nan", KRYL_DIVERGED_NAN},
+                                          {"diverged_dtol", KRYL_DIVERGED_DTOL},
+                                          {"stagnation", KRYL_DIVERGED_STAGNATION}};
 static const name_entry setup_phase_names[] = {{"checks", KRYL_SETUP_CHECKS},
                                                {"model", KRYL_SETUP_MODEL},
                                                {"ordering", KRYL_SETUP_ORDERING},

@@ -112,10 +112,13 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
         if (grows && batch == interval && kryl_wtime() - t0 < CHECK_SHARE * s->check_cost)
             interval = grow(s, interval);
+        /* the recursive ||r|| of the scaled system; the callbacks see the caller's */
         double rnorm = sqrt(m->rr);
         if (o->progress)
             o->progress(m->iteration, s->bnorm > 0.0 ? rnorm / s->bnorm : rnorm, o->progress_user);
-        if (o->residual) o->residual(m->iteration, rnorm, s->bnorm, o->residual_user);
+        if (o->residual)
+            o->residual(m->iteration, ldexp(rnorm, -s->scale_exp), ldexp(s->bnorm, -s->scale_exp),
+                        o->residual_user);
     }
     s->batch_interval = interval;
     return KRYL_SUCCESS;

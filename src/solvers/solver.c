@@ -39,6 +39,7 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->symmetry_tol = KRYL_SYMMETRY_TOL;
     options->amg.coarse_size = 256;
     options->amg.max_levels = 20;
+    options->dtol = 1e8;
 }
 
 static const kryl_method_ops *plain_method_ops(kryl_method method)
@@ -97,6 +98,11 @@ static kryl_status check_options(kryl_solver_options *o)
                           kryl_mixed_scheme_name(o->mixed));
     }
     if (o->restart == 0) o->restart = 40;
+    if (o->dtol == 0.0) o->dtol = 1e8;
+    if (!(o->dtol >= 1.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "dtol %g: expected a divergence factor >= 1 (INFINITY: no bound)",
+                          o->dtol);
     /* inner solves end on their tolerance unless a count limits them */
     if (o->inner_iterations == 0)
         o->inner_iterations = o->max_iterations > INT_MAX ? INT_MAX
@@ -261,6 +267,7 @@ static kryl_status allocate_workspace(kryl_solver s, bool inner)
         KRYL_TRY(kryl_vector_create_like(&s->b_true, s->ctx, layout, KRYL_DOUBLE));
         KRYL_TRY(kryl_vector_create_like(&s->x_true, s->ctx, layout, KRYL_DOUBLE));
         KRYL_TRY(kryl_vector_create_like(&s->r_true, s->ctx, layout, KRYL_DOUBLE));
+        KRYL_TRY(kryl_vector_create_like(&s->x_best, s->ctx, layout, KRYL_DOUBLE));
     }
     KRYL_TRY(ops->alloc(s->ctx, (void **)&s->scalars, 2 * sizeof(double)));
     KRYL_TRY(ops->alloc(s->ctx, (void **)&s->monitor, sizeof(kryl_monitor)));
@@ -402,6 +409,7 @@ kryl_status kryl_solver_destroy(kryl_solver *solver)
     kryl_vector_destroy(&s->b_true);
     kryl_vector_destroy(&s->x_true);
     kryl_vector_destroy(&s->r_true);
+    kryl_vector_destroy(&s->x_best);
     kryl_vector_destroy(&s->r_start);
     if (s->scalars) s->ops->release(s->ctx, s->scalars);
     if (s->monitor) s->ops->release(s->ctx, s->monitor);
@@ -444,31 +452,174 @@ static kryl_status true_residual(kryl_solver s, double *rr)
     return fetch(s, out.ptr, rr);
 }
 
+/* v *= 2^e, exactly (barring underflow), in steps a double can hold. */
+static kryl_status scale_by_power_of_two(kryl_solver s, kryl_vector v, int e)
+{
+    while (e != 0) {
+        int step = e > 600 ? 600 : e < -600 ? -600 : e;
+        /* v = 2^step v */
+        KRYL_TRY(s->ops->axpby(s->ctx, ldexp(1.0, step), v, 0.0, v));
+        e -= step;
+    }
+    return KRYL_SUCCESS;
+}
+
+/* The squares of a norm stay far from under- and overflow in
+ * [2^-SAFE_EXPONENT, 2^SAFE_EXPONENT]. */
+enum { SAFE_EXPONENT = 500, BLIND_STEP = 600 };
+
+/* Scale b_true by a power of two 2^e that brings b'b near 1, as LAPACK's
+ * dnrm2 scales its sum (Blue 1978), so that ||b||^2 and the squared
+ * tolerance neither underflow nor overflow for any finite b; x_true is
+ * scaled with it, so the scaled system A (2^e x) = 2^e b is the same one
+ * in binary.  Returns e and ||2^e b||^2 (0: b = 0); fails for a b that is
+ * not finite. */
+static kryl_status scale_system(kryl_solver s, int *e, double *bb)
+{
+    const kryl_backend_ops *ops = s->ops;
+    kryl_scalar dot = kryl_scalar_at(s->scalars, 0);
+    *e = 0;
+    for (int pass = 0;; pass++) {
+        /* bb = b'b */
+        KRYL_TRY(ops->dot(s->ctx, s->b_true, s->b_true, dot));
+        KRYL_TRY(kryl_reduce_begin(s->ctx, dot, 1));
+        KRYL_TRY(kryl_reduce_end(s->ctx));
+        KRYL_TRY(fetch(s, dot.ptr, bb));
+        int step;
+        if (isnan(*bb) || (isinf(*bb) && pass > 2))
+            return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                              "b has an entry that is NaN or infinite: nothing to solve");
+        if (*bb == 0.0) /* b = 0, or entries whose squares underflow: look closer, twice */
+            step = pass < 2 ? BLIND_STEP : 0;
+        else if (isinf(*bb))
+            step = -BLIND_STEP;
+        else if (ilogb(*bb) < -SAFE_EXPONENT || ilogb(*bb) > SAFE_EXPONENT)
+            step = -ilogb(*bb) / 2;
+        else
+            step = 0;
+        if (step == 0 || pass > 3) break;
+        KRYL_TRY(scale_by_power_of_two(s, s->b_true, step));
+        *e += step;
+    }
+    if (*bb == 0.0) {
+        /* b = 0 exactly: undo the looks */
+        KRYL_TRY(scale_by_power_of_two(s, s->b_true, -*e));
+        *e = 0;
+        return KRYL_SUCCESS;
+    }
+    return scale_by_power_of_two(s, s->x_true, *e);
+}
+
 static kryl_status set_monitor(kryl_solver s, kryl_monitor *m)
 {
     return s->ops->upload(s->ctx, s->monitor, m, sizeof *m);
 }
 
-static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor *m, double bnorm,
-                          double tol, double rr_true)
+/* What a solve keeps track of, in the scaled system 2^e (A x = b). */
+typedef struct solve_state {
+    int e;             /* b and x are scaled by 2^e */
+    double bnorm, tol; /* ||2^e b||, the tolerance on ||2^e (b - A x)|| */
+    double rr_last;    /* ||b - A x||^2 of the last iterate */
+    double rr_best;    /* of the best x computed so far (kept in x_best) */
+    int64_t best_iteration;
+    int no_gain; /* consecutive replacements that did not halve rr_best's norm */
+} solve_state;
+
+/* After a true residual rr of the iterate at `iteration`: keep x if it is
+ * the best so far. */
+static kryl_status keep_if_best(kryl_solver s, solve_state *st, double rr, int64_t iteration)
 {
+    st->rr_last = rr;
+    if (!(rr < st->rr_best)) return KRYL_SUCCESS;
+    st->rr_best = rr;
+    st->best_iteration = iteration;
+    /* x_best = x_true */
+    return s->ops->permute_copy(s->ctx, s->x_best, s->x_true, NULL, KRYL_GATHER, NULL);
+}
+
+/* Replacements that stop lowering the true residual: this many in a row,
+ * none halving the best ||b - Ax||, end the solve as stagnated. */
+enum { STAGNATION_REPLACEMENTS = 3 };
+
+static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor *m,
+                          const solve_state *st, bool stagnated)
+{
+    const double unscale = ldexp(1.0, -st->e);
+    const double bnorm = st->bnorm;
     result->iterations = m->iteration;
-    result->bnorm = bnorm;
-    result->resnorm = sqrt(rr_true);
-    result->resnorm_recursive = sqrt(m->rr);
-    result->relres = bnorm > 0.0 ? result->resnorm / bnorm : result->resnorm;
-    result->relres_recursive = bnorm > 0.0 ? result->resnorm_recursive / bnorm : 0.0;
-    result->converged = result->resnorm <= tol;
+    result->bnorm = bnorm * unscale;
+    result->resnorm = sqrt(st->rr_best) * unscale;
+    result->resnorm_recursive = sqrt(m->rr) * unscale;
+    result->relres = bnorm > 0.0 ? sqrt(st->rr_best) / bnorm : sqrt(st->rr_best);
+    result->relres_last = bnorm > 0.0 ? sqrt(st->rr_last) / bnorm : sqrt(st->rr_last);
+    result->relres_recursive = bnorm > 0.0 ? sqrt(m->rr) / bnorm : 0.0;
+    result->best_iteration = st->best_iteration;
+    result->converged = sqrt(st->rr_best) <= st->tol;
     if (result->converged)
-        result->reason =
-            s->options.rtol * bnorm >= s->options.atol ? KRYL_CONVERGED_RTOL : KRYL_CONVERGED_ATOL;
+        result->reason = s->options.rtol * bnorm >= ldexp(s->options.atol, st->e)
+                             ? KRYL_CONVERGED_RTOL
+                             : KRYL_CONVERGED_ATOL;
+    else if (stagnated)
+        result->reason = KRYL_DIVERGED_STAGNATION;
     else if (m->stop == KRYL_STOP_BREAKDOWN)
         result->reason = KRYL_DIVERGED_BREAKDOWN;
-    else if (m->stop == KRYL_STOP_NAN || !isfinite(rr_true))
+    else if (m->stop == KRYL_STOP_DIVERGED)
+        result->reason = KRYL_DIVERGED_DTOL;
+    else if (m->stop == KRYL_STOP_NAN || !isfinite(st->rr_last))
         result->reason = KRYL_DIVERGED_NAN;
     else
         result->reason = KRYL_DIVERGED_MAX_ITERATIONS;
     s->history_length = m->iteration + 1;
+}
+
+/* The method from x_true until it stops; each true residual computed keeps
+ * the best x in x_best.  Returns whether replacements stagnated. */
+static kryl_status run_method(kryl_solver s, kryl_monitor *m, solve_state *st, kryl_result *result,
+                              bool *stagnated)
+{
+    const kryl_backend_ops *ops = s->ops;
+    kryl_context ctx = s->ctx;
+    const int32_t *perm_w = s->Aw->layout->perm_backend; /* A's order -> the iteration's */
+    *stagnated = false;
+    for (;;) {
+        KRYL_TRY(set_monitor(s, m));
+        kryl_vector r0 = s->r_true;
+        if (s->r_start) {
+            /* r0 in the iteration's order */
+            KRYL_TRY(ops->permute_copy(ctx, s->r_start, s->r_true, perm_w, KRYL_GATHER, NULL));
+            r0 = s->r_start;
+        }
+        KRYL_TRY(s->method->start(s, r0));
+        KRYL_TRY(kryl_solver_iterate(s, m));
+        if (s->method->finish) KRYL_TRY(s->method->finish(s));
+        /* x in double, then the true residual with A's own values */
+        KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER, NULL));
+        const double rr_best_before = st->rr_best;
+        double rr_true;
+        KRYL_TRY(true_residual(s, &rr_true));
+        KRYL_TRY(keep_if_best(s, st, rr_true, m->iteration));
+        bool met = sqrt(rr_true) <= st->tol;
+        if (met || m->stop != KRYL_STOP_CONVERGED || m->iteration >= s->options.max_iterations)
+            return KRYL_SUCCESS;
+        /* the recursive residual met the test but the true one did not:
+         * replace r by b - A x and continue, unless replacements have
+         * stopped gaining (rounding bounds what the method can reach) */
+        st->no_gain = st->rr_best < 0.25 * rr_best_before ? 0 : st->no_gain + 1;
+        if (st->no_gain >= STAGNATION_REPLACEMENTS) {
+            kryl_log(ctx, KRYL_LOG_INFO,
+                     "kryl: stagnation at iteration %lld: %d residual replacements in a row "
+                     "did not halve the true ||r|| (best %.3e)",
+                     (long long)m->iteration, st->no_gain, sqrt(st->rr_best) * ldexp(1.0, -st->e));
+            *stagnated = true;
+            return KRYL_SUCCESS;
+        }
+        result->residual_replacements++;
+        m->stop = KRYL_STOP_RUNNING;
+        kryl_log(ctx, KRYL_LOG_INFO,
+                 "kryl: residual replacement at iteration %lld: true ||r|| = %.3e > %.3e",
+                 (long long)m->iteration, sqrt(rr_true) * ldexp(1.0, -st->e),
+                 st->tol * ldexp(1.0, -st->e));
+    }
 }
 
 kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_result *result)
@@ -494,71 +645,59 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     if (s->inner) KRYL_TRY(kryl_inner_count(s, &inner_before));
 
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
-    /* b, x -> the backend's order, double and working precision */
+    /* b, x -> the backend's order, double */
     KRYL_TRY(ops->permute_copy(ctx, s->b_true, b, perm, KRYL_GATHER, NULL));
     KRYL_TRY(ops->permute_copy(ctx, s->x_true, x, perm, KRYL_GATHER, NULL));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    solve_state st = {.best_iteration = 0};
+    double bb;
+    KRYL_TRY(scale_system(s, &st.e, &bb));
+    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
+    /* the scaled b, x in the working precision and order */
     KRYL_TRY(ops->permute_copy(ctx, s->b_work, s->b_true, perm_w, KRYL_GATHER, NULL));
     KRYL_TRY(ops->permute_copy(ctx, s->x_work, s->x_true, perm_w, KRYL_GATHER, NULL));
-    KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
-    /* bb = b'b */
-    kryl_scalar bb = kryl_scalar_at(s->scalars, 0);
-    double bb_host;
-    KRYL_TRY(ops->dot(ctx, s->b_true, s->b_true, bb));
-    KRYL_TRY(kryl_reduce_begin(ctx, bb, 1));
-    KRYL_TRY(kryl_reduce_end(ctx));
-    KRYL_TRY(fetch(s, bb.ptr, &bb_host));
-    double bnorm = sqrt(bb_host);
-    if (!isfinite(bnorm))
-        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                          "||b|| is %g: b holds a NaN or Inf, or ||b||^2 overflows a double "
-                          "(then scale the system before solving)",
-                          bnorm);
-    s->bnorm = bnorm;
-    double tol = fmax(s->options.rtol * bnorm, s->options.atol);
-    kryl_monitor m = {.tol2 = tol * tol,
+    st.bnorm = sqrt(bb);
+    s->bnorm = st.bnorm;
+    s->scale_exp = st.e;
+    st.tol = fmax(s->options.rtol * st.bnorm, ldexp(s->options.atol, st.e));
+    kryl_monitor m = {.tol2 = st.tol * st.tol,
                       .history = s->history,
                       .history_capacity = s->history ? s->options.max_iterations + 1 : 0};
-    double rr_true = 0.0;
+    bool stagnated = false;
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
     double t_iter = kryl_wtime();
-    if (bnorm == 0.0) {
+    if (st.bnorm == 0.0) {
         /* x = 0 solves A x = 0 exactly */
         KRYL_TRY(ops->fill(ctx, s->x_true, 0.0));
         m.stop = KRYL_STOP_CONVERGED;
     } else {
-        KRYL_TRY(true_residual(s, &rr_true));
+        /* x0's true residual: the x to return unless an iterate does better */
+        KRYL_TRY(true_residual(s, &st.rr_best));
+        st.rr_last = st.rr_best;
         if (s->options.residual)
-            s->options.residual(0, sqrt(rr_true), bnorm, s->options.residual_user);
-        for (;;) {
-            KRYL_TRY(set_monitor(s, &m));
-            kryl_vector r0 = s->r_true;
-            if (s->r_start) {
-                /* r0 in the iteration's order */
-                KRYL_TRY(ops->permute_copy(ctx, s->r_start, s->r_true, perm_w, KRYL_GATHER, NULL));
-                r0 = s->r_start;
-            }
-            KRYL_TRY(s->method->start(s, r0));
-            KRYL_TRY(kryl_solver_iterate(s, &m));
-            if (s->method->finish) KRYL_TRY(s->method->finish(s));
-            /* x in double, then the true residual with A's own values */
-            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER, NULL));
-            KRYL_TRY(true_residual(s, &rr_true));
-            bool met = sqrt(rr_true) <= tol;
-            if (met || m.stop != KRYL_STOP_CONVERGED || m.iteration >= s->options.max_iterations)
-                break;
-            /* the recursive residual met the test but the true one did not:
-             * replace r by b - A x and continue */
-            result->residual_replacements++;
-            m.stop = KRYL_STOP_RUNNING;
+            s->options.residual(0, sqrt(st.rr_best) * ldexp(1.0, -st.e), ldexp(st.bnorm, -st.e),
+                                s->options.residual_user);
+        KRYL_TRY(ops->permute_copy(ctx, s->x_best, s->x_true, NULL, KRYL_GATHER, NULL));
+        /* divergence: ||r|| > dtol ||r0|| (0: no bound where it overflows) */
+        m.div2 = s->options.dtol * s->options.dtol * st.rr_best;
+        if (!isfinite(m.div2)) m.div2 = 0.0;
+        KRYL_TRY(run_method(s, &m, &st, result, &stagnated));
+        if (st.rr_best < st.rr_last) {
             kryl_log(ctx, KRYL_LOG_INFO,
-                     "kryl: residual replacement at iteration %lld: true ||r|| = %.3e > %.3e",
-                     (long long)m.iteration, sqrt(rr_true), tol);
+                     "kryl: returning the x of iteration %lld (true ||r|| %.3e), better than "
+                     "the last iterate's (%.3e)",
+                     (long long)st.best_iteration, sqrt(st.rr_best) * ldexp(1.0, -st.e),
+                     sqrt(st.rr_last) * ldexp(1.0, -st.e));
+            /* x_true = x_best */
+            KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_best, NULL, KRYL_GATHER, NULL));
         }
+        /* x = 2^-e x_true: the caller's unscaled system */
+        KRYL_TRY(scale_by_power_of_two(s, s->x_true, -st.e));
     }
     result->profile.iteration = kryl_wtime() - t_iter;
-    finish_result(s, result, &m, bnorm, tol, rr_true);
+    finish_result(s, result, &m, &st, stagnated);
     result->format = s->format;
-    if (bnorm == 0.0) result->reason = KRYL_CONVERGED_ZERO_RHS;
+    if (st.bnorm == 0.0) result->reason = KRYL_CONVERGED_ZERO_RHS;
     if (s->inner) {
         KRYL_TRY(kryl_inner_count(s, &result->inner_iterations));
         result->inner_iterations -= inner_before;
@@ -567,9 +706,13 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     }
     /* x (caller's order and precision) = x_true */
     KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER, NULL));
-    if (s->history)
+    if (s->history) {
         KRYL_TRY(ops->download(ctx, s->history_host, s->history,
                                (size_t)s->history_length * sizeof(double)));
+        /* ||r_k|| of the caller's system */
+        for (int64_t k = 0; k < s->history_length; k++)
+            s->history_host[k] = ldexp(s->history_host[k], -st.e);
+    }
     KRYL_TRY(ops->synchronize(ctx));
     result->profile.spmv = s->phase_time[KRYL_PHASE_SPMV];
     result->profile.precond = s->phase_time[KRYL_PHASE_PRECOND];

@@ -33,6 +33,7 @@ struct kryl_solver_s {
     /* The driver's workspace (src/solvers/solver.c). */
     kryl_vector b_work, x_work;         /* b and x in the working precision and order */
     kryl_vector b_true, x_true, r_true; /* double, natural order: b - A x with A's own values */
+    kryl_vector x_best;  /* double, natural order: the x of the smallest true residual */
     kryl_vector r_start; /* r_true in Aw's order (NULL when Aw keeps the natural order) */
     kryl_format format;  /* Aw's storage format */
     /* batching (iterate.c): the replayable graph of graph_steps steps, and
@@ -42,7 +43,9 @@ struct kryl_solver_s {
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
     int64_t batch_interval; /* the batch size reached so far (0: not started) */
-    double bnorm;           /* ||b|| of the solve under way (for the progress callbacks) */
+    double bnorm;           /* ||b|| of the solve under way, of the system the iteration
+                               solves: b scaled by 2^scale_exp (solver.c) */
+    int scale_exp;
     char format_reason[320];
     double *scalars;       /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
     kryl_monitor *monitor; /* backend */

@@ -23,7 +23,7 @@ typedef struct solve_args {
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
     int64_t gen_n;
     bool partition_given;
-    double rtol, atol, inner_rtol, droptol, omega, symmetry_tol;
+    double rtol, atol, dtol, inner_rtol, droptol, omega, symmetry_tol;
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
         blocks, sweeps;
     int64_t monitor; /* --monitor k: a residual line every k iterations; 0 = none */
@@ -77,6 +77,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .orthog = "dcgs2",
                       .rtol = opt->rtol,
                       .atol = opt->atol,
+                      .dtol = opt->dtol,
                       .maxit = opt->max_iterations,
                       /* the library's documented defaults, passed explicitly so the
                        * report shows the values used */
@@ -135,6 +136,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--rtol", NULL, ARG_DOUBLE, &a->rtol, NULL},
         {"--symmetry-tol", NULL, ARG_DOUBLE, &a->symmetry_tol, NULL},
         {"--atol", NULL, ARG_DOUBLE, &a->atol, NULL},
+        {"--dtol", NULL, ARG_DOUBLE, &a->dtol, NULL},
         {"--maxit", NULL, ARG_COUNT, &a->maxit, NULL},
         {"--threads", NULL, ARG_COUNT, &a->threads, NULL},
         {"--device", NULL, ARG_COUNT, &a->device, NULL},
@@ -252,6 +254,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     opt->rtol = a->rtol;
     opt->atol = a->atol;
     opt->symmetry_tol = a->symmetry_tol;
+    opt->dtol = a->dtol;
     opt->max_iterations = a->maxit;
     opt->check_interval = (int)a->check_interval;
     /* the monitor's lines fall every k iterations when the checks do */

@@ -147,10 +147,13 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_bool(&w, "tune", o->tune);
     json_double(&w, "rtol", o->rtol);
     json_double(&w, "atol", o->atol);
+    json_double(&w, "dtol", o->dtol);
     json_int(&w, "maxit", o->max_iterations);
     json_int(&w, "iterations", r->iterations);
     json_double(&w, "relres", r->relres);
     json_double(&w, "relres_recursive", r->relres_recursive);
+    json_double(&w, "relres_last", r->relres_last);
+    json_int(&w, "best_iteration", r->best_iteration);
     json_double(&w, "resnorm", r->resnorm);
     json_double(&w, "bnorm", r->bnorm);
     json_int(&w, "residual_replacements", r->residual_replacements);
@@ -276,6 +279,10 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     printf("\n");
     printf("relres      %.3e true ||b - Ax||/||b||, %.3e recursive\n", r->relres,
            r->relres_recursive);
+    if (r->best_iteration != r->iterations)
+        printf("            x is the iterate of iteration %" PRId64
+               " (the last one's true relres is %.3e)\n",
+               r->best_iteration, r->relres_last);
     printf("result      %s (%s)\n", r->converged ? "converged" : "NOT converged",
            kryl_reason_name(r->reason));
     printf("time        %s total: read %s, setup %s, solve %s",

@@ -63,7 +63,7 @@ __device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, 
     const double rr = t[KRYL_CG1_RR];
     if (monitor) {
         if (blockIdx.x == 0 && threadIdx.x == 0) kryl_monitor_record(monitor, rr, 0);
-        if (kryl_record_stop(rr, monitor->tol2) != KRYL_STOP_RUNNING) return false;
+        if (kryl_record_stop(rr, monitor) != KRYL_STOP_RUNNING) return false;
     }
     const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
     /* alpha = rz/p'q */

@@ -96,7 +96,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void cg1
         moved = true;
         if (first_thread) kryl_monitor_record(&local, rr_new, 1);
         /* as the record decides in the first thread */
-        if (kryl_record_stop(rr_new, local.tol2) != KRYL_STOP_RUNNING) break;
+        if (kryl_record_stop(rr_new, &local) != KRYL_STOP_RUNNING) break;
     }
     if (owner && moved) {
         x[row] = xi;

@@ -92,7 +92,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS, RESIDENT_BLOCKS_PER_SM) void pip
         v.next = in;
         in = updated;
         /* as the record decides in the first thread */
-        if (kryl_record_stop(sums[2], local.tol2) != KRYL_STOP_RUNNING) break;
+        if (kryl_record_stop(sums[2], &local) != KRYL_STOP_RUNNING) break;
     }
     /* the row's other vectors (its SpMV input is stored: storing it again
      * to `in`, where it is, changes nothing) */
