@@ -791,6 +791,9 @@ typedef struct kryl_result {
     double relres_last;            /* the true ||b - Ax|| / ||b|| of the last iterate (above
                                       relres when an earlier x was better and is returned) */
     int64_t inner_iterations;      /* mixed: single-precision inner iterations of this solve */
+    bool orthog_fallback;          /* GMRES: DCGS2 lost orthogonality (its residual estimate met
+                                      the tolerance, the true residual missed it 100-fold) and
+                                      the solve went on with CGS2 */
     kryl_format format;            /* the storage format the iteration used (AUTO resolved) */
     double setup_s;                /* solver creation: preconditioner, workspace, conversions */
     double solve_s;                /* kryl_solver_solve, wall clock */

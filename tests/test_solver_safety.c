@@ -90,11 +90,10 @@ static void test_magnitudes(kryl_backend_kind backend)
                 if (!kt_supported(ctx, &s, label)) continue;
                 const int e = -ilogb(factors[f]);
                 double relres = scaled_relres(A, x, b, e);
-                CHECK(s.r.converged && relres <= o.rtol * 1.01,
-                      "%s: %s, relres %.3e, host %.3e", label, kryl_reason_name(s.r.reason),
-                      s.r.relres, relres);
-                CHECK(fabs(x[n / 2] / factors[f] - 1.0) < (p == 0 ? 1e-8 : 1e-3),
-                      "%s: x[n/2] = %g", label, x[n / 2]);
+                CHECK(s.r.converged && relres <= o.rtol * 1.01, "%s: %s, relres %.3e, host %.3e",
+                      label, kryl_reason_name(s.r.reason), s.r.relres, relres);
+                CHECK(fabs(x[n / 2] / factors[f] - 1.0) < (p == 0 ? 1e-8 : 1e-3), "%s: x[n/2] = %g",
+                      label, x[n / 2]);
                 CHECK(fabs(s.r.bnorm / (factors[f] * sqrt(2 * 2.25 + (n - 2) * 0.25)) - 1.0) <
                           1e-12,
                       "%s: ||b|| reported as %g", label, s.r.bnorm);
@@ -150,12 +149,12 @@ static void test_never_worse(kryl_backend_kind backend)
                   "%s: x's relres %.3e > x0's %.3e (%s)", label, s.host_relres, start,
                   kryl_reason_name(s.r.reason));
             CHECK(s.r.relres <= s.r.relres_last && fabs(s.r.relres - s.host_relres) <= 1e-10,
-                  "%s: reported %.3e (last %.3e), host %.3e", label, s.r.relres,
-                  s.r.relres_last, s.host_relres);
+                  "%s: reported %.3e (last %.3e), host %.3e", label, s.r.relres, s.r.relres_last,
+                  s.host_relres);
             CHECK(s.r.converged || s.r.reason != KRYL_DIVERGED_MAX_ITERATIONS ||
                       s.r.iterations == o.max_iterations,
-                      "%s: %s after %lld", label, kryl_reason_name(s.r.reason),
-                      (long long)s.r.iterations);
+                  "%s: %s after %lld", label, kryl_reason_name(s.r.reason),
+                  (long long)s.r.iterations);
             printf("%s: %s after %lld iterations, x of iteration %lld, relres %.2e\n", label,
                    kryl_reason_name(s.r.reason), (long long)s.r.iterations,
                    (long long)s.r.best_iteration, s.r.relres);
@@ -182,8 +181,8 @@ static void test_dtol(void)
     o.dtol = 1.0;
     s = kt_run(A, &o, b, NULL, NULL);
     CHECK(s.r.reason == KRYL_DIVERGED_DTOL && s.r.relres <= 1.0 && s.r.best_iteration == 0,
-          "dtol 1: %s, relres %.3e, x of iteration %lld", kryl_reason_name(s.r.reason),
-          s.r.relres, (long long)s.r.best_iteration);
+          "dtol 1: %s, relres %.3e, x of iteration %lld", kryl_reason_name(s.r.reason), s.r.relres,
+          (long long)s.r.best_iteration);
     o.dtol = INFINITY;
     s = kt_run(A, &o, b, NULL, NULL);
     kt_check_converged(&s, "bicgstab convdiff2d with dtol inf");
@@ -210,9 +209,44 @@ static void test_stagnation(void)
         CHECK(s.r.reason == KRYL_DIVERGED_STAGNATION && s.r.iterations < 5000 &&
                   s.r.relres <= s.r.relres_last && s.r.relres < 1e-5,
               "single %s to 1e-13: %s after %lld iterations (%lld replacements), relres %.3e",
-              kryl_method_name(methods[m]), kryl_reason_name(s.r.reason),
-              (long long)s.r.iterations, (long long)s.r.residual_replacements, s.r.relres);
+              kryl_method_name(methods[m]), kryl_reason_name(s.r.reason), (long long)s.r.iterations,
+              (long long)s.r.residual_replacements, s.r.relres);
     }
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
+/* Restarted GMRES whose DCGS2 loses orthogonality (qh1484, m = 200): the
+ * true residual exposes it at the first replacement, the solve goes on
+ * with CGS2 and ends far below x0's residual instead of above it. */
+static void test_dcgs2_fallback(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_OMP);
+    kryl_matrix A = kt_read(ctx, "qh1484.mtx");
+    if (A == NULL) {
+        printf("qh1484.mtx: absent, skipped\n");
+        kryl_context_destroy(&ctx);
+        return;
+    }
+    /* b = A 1, as kryl solve makes it */
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    kryl_matrix_csr_view(A, &rp, &ci, &v);
+    double *b = calloc((size_t)kt_rows(A), sizeof *b);
+    for (int64_t i = 0; i < kt_rows(A); i++)
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) b[i] += v[k];
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, 1e-8, 1500);
+    o.restart = 200;
+    kt_solve s = kt_run(A, &o, b, NULL, NULL);
+    CHECK(s.r.orthog_fallback && s.r.relres < 1e-2 && s.host_relres <= s.r.relres * 1.001,
+          "qh1484 gmres(200): fallback %d, %s, relres %.3e (host %.3e)", (int)s.r.orthog_fallback,
+          kryl_reason_name(s.r.reason), s.r.relres, s.host_relres);
+    printf("qh1484 gmres(200): %s after %lld iterations, relres %.2e, CGS2 fallback %d\n",
+           kryl_reason_name(s.r.reason), (long long)s.r.iterations, s.r.relres,
+           (int)s.r.orthog_fallback);
     free(b);
     kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
@@ -228,5 +262,6 @@ int main(void)
     }
     test_dtol();
     test_stagnation();
+    test_dcgs2_fallback();
     return test_summary("test_solver_safety");
 }

@@ -333,6 +333,24 @@ static kryl_status gmres_step(kryl_solver s)
 
 static kryl_status gmres_finish(kryl_solver s) { return form_x(s, s->work); }
 
+/* DCGS2 lost orthogonality (its residual estimate says converged, the true
+ * residual does not): the rest of the solve orthogonalises by CGS2, whose
+ * arrays are always allocated.  The recorded steps are DCGS2's, so a graph
+ * of them is dropped. */
+static kryl_status gmres_fall_back(kryl_solver s, bool *switched)
+{
+    gmres_work *w = s->work;
+    *switched = w->dcgs2;
+    if (!w->dcgs2) return KRYL_SUCCESS;
+    w->dcgs2 = false;
+    kryl_solver_batching_release(s);
+    kryl_log(s->ctx, KRYL_LOG_WARNING,
+             "kryl: gmres: DCGS2 lost orthogonality (its residual estimate met the tolerance, "
+             "the true residual is %.0f times or more above it); continuing with CGS2",
+             KRYL_FALLBACK_GAP);
+    return KRYL_SUCCESS;
+}
+
 static void gmres_destroy(kryl_solver s)
 {
     gmres_work *w = s->work;
@@ -355,6 +373,7 @@ const kryl_method_ops kryl_method_gmres = {
     .start = gmres_start,
     .step = gmres_step,
     .finish = gmres_finish,
+    .fall_back = gmres_fall_back,
     .destroy = gmres_destroy,
 };
 
@@ -366,5 +385,6 @@ const kryl_method_ops kryl_method_fgmres = {
     .start = gmres_start,
     .step = gmres_step,
     .finish = gmres_finish,
+    .fall_back = gmres_fall_back,
     .destroy = gmres_destroy,
 };

@@ -522,7 +522,8 @@ typedef struct solve_state {
     double rr_last;    /* ||b - A x||^2 of the last iterate */
     double rr_best;    /* of the best x computed so far (kept in x_best) */
     int64_t best_iteration;
-    int no_gain; /* consecutive replacements that did not halve rr_best's norm */
+    double rr_mark; /* rr_best when it last fell by half in norm (or at the start) */
+    int no_gain;    /* replacements since then */
 } solve_state;
 
 /* After a true residual rr of the iterate at `iteration`: keep x if it is
@@ -537,9 +538,9 @@ static kryl_status keep_if_best(kryl_solver s, solve_state *st, double rr, int64
     return s->ops->permute_copy(s->ctx, s->x_best, s->x_true, NULL, KRYL_GATHER, NULL);
 }
 
-/* Replacements that stop lowering the true residual: this many in a row,
- * none halving the best ||b - Ax||, end the solve as stagnated. */
-enum { STAGNATION_REPLACEMENTS = 3 };
+/* Replacements that stop lowering the true residual: this many in a row
+ * without halving the best ||b - Ax|| end the solve as stagnated. */
+enum { STAGNATION_REPLACEMENTS = 5 };
 
 static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor *m,
                           const solve_state *st, bool stagnated)
@@ -594,7 +595,6 @@ static kryl_status run_method(kryl_solver s, kryl_monitor *m, solve_state *st, k
         if (s->method->finish) KRYL_TRY(s->method->finish(s));
         /* x in double, then the true residual with A's own values */
         KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER, NULL));
-        const double rr_best_before = st->rr_best;
         double rr_true;
         KRYL_TRY(true_residual(s, &rr_true));
         KRYL_TRY(keep_if_best(s, st, rr_true, m->iteration));
@@ -604,7 +604,16 @@ static kryl_status run_method(kryl_solver s, kryl_monitor *m, solve_state *st, k
         /* the recursive residual met the test but the true one did not:
          * replace r by b - A x and continue, unless replacements have
          * stopped gaining (rounding bounds what the method can reach) */
-        st->no_gain = st->rr_best < 0.25 * rr_best_before ? 0 : st->no_gain + 1;
+        bool switched = false;
+        if (s->method->fall_back && sqrt(rr_true) >= KRYL_FALLBACK_GAP * st->tol)
+            KRYL_TRY(s->method->fall_back(s, &switched));
+        if (switched) result->orthog_fallback = true;
+        if (switched || st->rr_best <= 0.25 * st->rr_mark) {
+            st->rr_mark = st->rr_best;
+            st->no_gain = 0;
+        } else {
+            st->no_gain++;
+        }
         if (st->no_gain >= STAGNATION_REPLACEMENTS) {
             kryl_log(ctx, KRYL_LOG_INFO,
                      "kryl: stagnation at iteration %lld: %d residual replacements in a row "
@@ -673,7 +682,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     } else {
         /* x0's true residual: the x to return unless an iterate does better */
         KRYL_TRY(true_residual(s, &st.rr_best));
-        st.rr_last = st.rr_best;
+        st.rr_last = st.rr_mark = st.rr_best;
         if (s->options.residual)
             s->options.residual(0, sqrt(st.rr_best) * ldexp(1.0, -st.e), ldexp(st.bnorm, -st.e),
                                 s->options.residual_user);

@@ -102,8 +102,17 @@ struct kryl_method_ops {
      * such as GMRES form x only at the end of a cycle).  NULL: x_work is
      * always current. */
     kryl_status (*finish)(kryl_solver s);
+    /* Optional: the recursive residual met the test while the true one
+     * missed it by far (KRYL_FALLBACK_GAP times or more): switch to a more
+     * stable variant for the rest of the solve (GMRES: DCGS2 -> CGS2), saying
+     * so in the log; *switched tells whether it did. */
+    kryl_status (*fall_back)(kryl_solver s, bool *switched);
     void (*destroy)(kryl_solver s);
 };
+
+/* The gap between the true and the recursive residual at which a method
+ * falls back to its more stable variant. */
+#define KRYL_FALLBACK_GAP 100.0
 
 extern const kryl_method_ops kryl_method_cg;
 extern const kryl_method_ops kryl_method_pipecg;         /* pipecg.c */

@@ -154,6 +154,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "relres_recursive", r->relres_recursive);
     json_double(&w, "relres_last", r->relres_last);
     json_int(&w, "best_iteration", r->best_iteration);
+    json_bool(&w, "orthog_fallback", r->orthog_fallback);
     json_double(&w, "resnorm", r->resnorm);
     json_double(&w, "bnorm", r->bnorm);
     json_int(&w, "residual_replacements", r->residual_replacements);
@@ -285,6 +286,8 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
                r->best_iteration, r->relres_last);
     printf("result      %s (%s)\n", r->converged ? "converged" : "NOT converged",
            kryl_reason_name(r->reason));
+    if (r->orthog_fallback)
+        printf("            DCGS2 lost orthogonality: the solve went on with --orthog cgs2\n");
     printf("time        %s total: read %s, setup %s, solve %s",
            cli_format_seconds(t[0], sizeof t[0], total_seconds(job, read_s)),
            cli_format_seconds(t[1], sizeof t[1], read_s),
