@@ -14,7 +14,9 @@ class SolveInfo:
     """The outcome of one solve: every field of ``kryl solve --json``.
 
     Not converging is reported here (``converged`` False, ``reason``
-    "max_iterations", "breakdown" or "nan"), never raised.  ``history`` holds
+    "max_iterations", "breakdown", "nan", "diverged_dtol" or "stagnation"), never
+    raised; x is then the iterate of ``best_iteration``, the one with the smallest
+    true residual computed (x0's included), and ``relres_last`` the last iterate's.  ``history`` holds
     the norm of the residual the method carried at each iteration
     (``history[k] / bnorm`` is the relative residual), ``relres`` the true
     ``||b - Ax|| / ||b||`` computed in double with A's values.
@@ -53,10 +55,14 @@ class SolveInfo:
     tune: bool
     rtol: float
     atol: float
+    dtol: float
     maxit: int
     iterations: int
     relres: float
     relres_recursive: float
+    relres_last: float
+    best_iteration: int
+    orthog_fallback: bool
     resnorm: float
     bnorm: float
     residual_replacements: int

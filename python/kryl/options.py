@@ -18,6 +18,7 @@ PLACEMENT = ("backend", "device", "threads")
 _FIELDS = {
     "rtol": ("rtol", float),
     "atol": ("atol", float),
+    "dtol": ("dtol", float),
     "maxit": ("max_iterations", int),
     "restart": ("restart", int),
     "degree": ("degree", int),

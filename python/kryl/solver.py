@@ -54,6 +54,8 @@ Method:
   orthog        GMRES: "dcgs2" (the default: one reduction a step) or "cgs2"
   rtol          stop when ||b - Ax|| <= rtol ||b|| (default 1e-8)
   atol          or when ||b - Ax|| <= atol (default 0)
+  dtol          stop as diverged when the method's ||r|| > dtol ||b - A x0||
+                (default 1e8; float("inf"): never)
   maxit         iteration limit (default 10000)
   check_interval iterations between convergence checks (default: the backend's)
   symmetry_tol  CG and the symmetric preconditioners (ic0, mic0, lspoly) take A as
@@ -88,7 +90,8 @@ Convergence: a method stops when the residual it carries meets
 ||r|| <= max(rtol ||b||, atol); kryl then computes the true residual b - Ax in
 double with A's own values, and info.converged is True only when that meets
 the test.  Not converging is a result (info.reason "max_iterations",
-"breakdown", "nan"), not an exception; a breakdown or NaN never changes x.
+"breakdown", "nan", "diverged_dtol", "stagnation"), not an exception; x is the
+iterate with the smallest true residual computed, never worse than x0.
 Errors (a non-square A, a wrong length, NaN in A or b, an unknown option
 value) raise kryl.KrylError subclasses carrying the library's message.
 """
@@ -238,8 +241,11 @@ class Solver:
             inner_rtol=o.inner_rtol or float(lib.kryl_mixed_default_inner_rtol(o.mixed)),
             format=enum_name("format", fmt.value), format_requested=enum_name("format", o.format),
             format_reason=_lib.text(why.value), order=enum_name("order", o.order),
-            tune=bool(o.tune), rtol=o.rtol, atol=o.atol, maxit=o.max_iterations,
+            tune=bool(o.tune), rtol=o.rtol, atol=o.atol, dtol=o.dtol,
+            maxit=o.max_iterations,
             iterations=r.iterations, relres=r.relres, relres_recursive=r.relres_recursive,
+            relres_last=r.relres_last, best_iteration=r.best_iteration,
+            orthog_fallback=bool(r.orthog_fallback),
             resnorm=r.resnorm, bnorm=r.bnorm, residual_replacements=r.residual_replacements,
             inner_iterations=r.inner_iterations, reason=enum_name("reason", r.reason),
             converged=bool(r.converged), time_s=read_s + r.setup_s + r.solve_s, read_s=read_s,

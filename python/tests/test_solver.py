@@ -15,8 +15,9 @@ import kryl
 # kryl solve --json's fields (tools/kryl/solve_report.c), all in SolveInfo
 CLI_JSON_FIELDS = """matrix n ncols nnz asymmetry symmetry_tol method precond precond_info restart orthog degree fill
 droptol maxfill blocks partition block_factor sweeps omega backend device precision mixed
-inner_its inner_rtol format format_requested format_reason order tune rtol atol maxit iterations
-relres relres_recursive resnorm bnorm residual_replacements inner_iterations reason converged
+inner_its inner_rtol format format_requested format_reason order tune rtol atol dtol maxit
+iterations relres relres_recursive relres_last best_iteration orthog_fallback resnorm bnorm
+residual_replacements inner_iterations reason converged
 time_s read_s setup_s solve_s context_s time_per_iteration_s setup_phases""".split()
 
 
