@@ -691,7 +691,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
         m.div2 = s->options.dtol * s->options.dtol * st.rr_best;
         if (!isfinite(m.div2)) m.div2 = 0.0;
         KRYL_TRY(run_method(s, &m, &st, result, &stagnated));
-        if (st.rr_best < st.rr_last) {
+        if (!(st.rr_last <= st.rr_best)) { /* an earlier x was better, or the last is NaN */
             kryl_log(ctx, KRYL_LOG_INFO,
                      "kryl: returning the x of iteration %lld (true ||r|| %.3e), better than "
                      "the last iterate's (%.3e)",
