@@ -203,13 +203,10 @@ static inline char *scan_entry(const kryl_mtx_header *h, char *p, int64_t *i, in
  * own arrays; it stops at the first line that is not an entry. */
 typedef struct piece {
     char *begin, *end; /* [begin, end): whole lines */
-    int64_t *rows, *cols;
-    double *values;
-    int64_t capacity; /* entries the arrays hold */
-    int64_t count;    /* entries written (mirrors included) */
-    int64_t stored;   /* entry lines read */
-    int64_t lines;    /* lines read, up to and including the bad one */
-    char *bad;        /* the first line that is not a well-formed entry, or NULL */
+    kryl_coo coo;      /* its entries (mirrors included) */
+    int64_t stored;    /* entry lines read */
+    int64_t lines;     /* lines read, up to and including the bad one */
+    char *bad;         /* the first line that is not a well-formed entry, or NULL */
 } piece;
 
 /* Room for every entry the piece can hold (twice for mirrored storage):
@@ -217,19 +214,7 @@ typedef struct piece {
  * pages past the entries are never touched. */
 static kryl_status piece_reserve(piece *pc, int64_t need)
 {
-    const int64_t capacity = need * ((pc->end - pc->begin) / 4 + 1);
-    if (capacity <= pc->capacity) return KRYL_SUCCESS;
-    int64_t *rows = realloc(pc->rows, (size_t)capacity * sizeof *rows);
-    if (rows) pc->rows = rows;
-    int64_t *cols = realloc(pc->cols, (size_t)capacity * sizeof *cols);
-    if (cols) pc->cols = cols;
-    double *values = realloc(pc->values, (size_t)capacity * sizeof *values);
-    if (values) pc->values = values;
-    if (!rows || !cols || !values)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld matrix entries",
-                          (long long)capacity);
-    pc->capacity = capacity;
-    return KRYL_SUCCESS;
+    return kryl_coo_reserve(&pc->coo, need * ((pc->end - pc->begin) / 4 + 1));
 }
 
 /* Scan the piece's lines: entries, comments and blank lines. */
@@ -237,8 +222,8 @@ static void scan_piece(const kryl_mtx_header *h, piece *pc)
 {
     const bool general = h->symmetry == KRYL_MTX_GENERAL;
     const double mirror = h->symmetry == KRYL_MTX_SKEW_SYMMETRIC ? -1.0 : 1.0;
-    int64_t *restrict rows = pc->rows, *restrict cols = pc->cols;
-    double *restrict values = pc->values;
+    int64_t *restrict rows = pc->coo.rows, *restrict cols = pc->coo.cols;
+    double *restrict values = pc->coo.values;
     int64_t count = 0, stored = 0, lines = 0;
     char *const end = pc->end;
     pc->bad = NULL;
@@ -269,7 +254,7 @@ static void scan_piece(const kryl_mtx_header *h, piece *pc)
         stored++;
         p = q + 1;
     }
-    pc->count = count;
+    pc->coo.count = count;
     pc->stored = stored;
     pc->lines = lines;
 }
@@ -316,19 +301,21 @@ static kryl_status merge_pieces(reader *r, piece *pcs, int npieces)
         }
         r->stored += pc->stored;
         r->line += pc->lines;
-        total += pc->count;
+        total += pc->coo.count;
     }
     if (coo->count + total > coo->capacity) KRYL_TRY(grow(r, total));
     int64_t at[KRYL_MTX_MAX_PIECES];
-    for (int t = 0; t < npieces; t++) at[t] = (t == 0 ? coo->count : at[t - 1] + pcs[t - 1].count);
+    for (int t = 0; t < npieces; t++)
+        at[t] = t == 0 ? coo->count : at[t - 1] + pcs[t - 1].coo.count;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(npieces) schedule(static, 1) if (total > (1 << 16))
 #endif
     for (int t = 0; t < npieces; t++) {
-        const size_t n = (size_t)pcs[t].count;
-        memcpy(coo->rows + at[t], pcs[t].rows, n * sizeof *coo->rows);
-        memcpy(coo->cols + at[t], pcs[t].cols, n * sizeof *coo->cols);
-        memcpy(coo->values + at[t], pcs[t].values, n * sizeof *coo->values);
+        const kryl_coo *from = &pcs[t].coo;
+        const size_t n = (size_t)from->count;
+        memcpy(coo->rows + at[t], from->rows, n * sizeof *coo->rows);
+        memcpy(coo->cols + at[t], from->cols, n * sizeof *coo->cols);
+        memcpy(coo->values + at[t], from->values, n * sizeof *coo->values);
     }
     coo->count += total;
     return KRYL_SUCCESS;
@@ -391,11 +378,7 @@ static kryl_status read_coordinate(reader *r)
         if (st != KRYL_SUCCESS) break;
         s->next = s->end;
     }
-    for (int t = 0; t < KRYL_MTX_MAX_PIECES; t++) {
-        free(pcs[t].rows);
-        free(pcs[t].cols);
-        free(pcs[t].values);
-    }
+    for (int t = 0; t < KRYL_MTX_MAX_PIECES; t++) kryl_coo_free(&pcs[t].coo);
     KRYL_TRY(st);
     return r->stored < r->h.entries ? truncated(r) : KRYL_SUCCESS;
 }
