@@ -303,7 +303,9 @@ void kryl_context_options_init(kryl_context_options *options);
  *   options  NULL for the defaults */
 kryl_status kryl_context_create(kryl_context *ctx, const kryl_context_options *options);
 
-/* Destroy a context; all objects created against it must be destroyed first. */
+/* Destroy a context.  All objects created against it must be destroyed
+ * first: while any is alive the call is refused (KRYL_ERR_INVALID_ARGUMENT,
+ * naming how many) and the context stays usable. */
 kryl_status kryl_context_destroy(kryl_context *ctx);
 
 /* The backend the context resolved to (never KRYL_BACKEND_AUTO). */
@@ -406,7 +408,8 @@ kryl_status kryl_context_reset_dist_stats(kryl_context ctx);
  *   col_idx       row_ptr[last] global column indices, 0-based
  *   values        row_ptr[last] values
  * Duplicates in a row are summed; columns need not be sorted.  The arrays
- * are copied.  Values must be finite. */
+ * are copied.  Values, and the sums of duplicates, must be finite
+ * (KRYL_ERR_INVALID_VALUE naming the entry). */
 kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows, int64_t ncols,
                                    int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
                                    const int64_t *col_idx, const double *values);
@@ -425,6 +428,8 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
  * refused with KRYL_ERR_IO. */
 kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path);
 
+/* Destroy a matrix.  Refused (KRYL_ERR_INVALID_ARGUMENT, *A left as it
+ * is) while a solver set up on it is alive: destroy the solver first. */
 kryl_status kryl_matrix_destroy(kryl_matrix *A);
 
 /* Give A new values on the same pattern: values[k] is the value of entry
@@ -485,7 +490,8 @@ typedef struct kryl_matrix_stats {
 /* Compute the statistics of A's owned rows (host work, O(nnz log)). */
 kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats);
 
-/* y = alpha*A*x + beta*y, on the context's backend. */
+/* y = alpha*A*x + beta*y, on the context's backend; x and y must be
+ * different vectors (KRYL_ERR_INVALID_ARGUMENT otherwise). */
 kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta,
                              kryl_vector y);
 

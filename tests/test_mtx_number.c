@@ -51,13 +51,23 @@ static void random_decimal(char *buf, int max_exp)
     *p = '\0';
 }
 
-/* scan_real agrees with strtod on s (finite: same bits; else NONFINITE). */
+/* Whether the significand of the decimal s has a digit other than 0. */
+static bool nonzero_significand(const char *s)
+{
+    for (; *s != '\0' && *s != 'e' && *s != 'E'; s++)
+        if (*s >= '1' && *s <= '9') return true;
+    return false;
+}
+
+/* scan_real agrees with strtod on s (finite: same bits; else NONFINITE;
+ * a nonzero decimal that strtod rounds to 0: UNDERFLOW). */
 static bool agrees(char *s)
 {
     double expect = strtod(s, NULL), got = 0.0;
     char *end = NULL;
     kryl_mtx_scan st = kryl_mtx_scan_real(s, &got, &end);
     if (!isfinite(expect)) return st == KRYL_MTX_SCAN_NONFINITE;
+    if (expect == 0.0 && nonzero_significand(s)) return st == KRYL_MTX_SCAN_UNDERFLOW;
     return st == KRYL_MTX_SCAN_OK && same_double(got, expect) && *end == '\n';
 }
 

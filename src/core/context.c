@@ -88,8 +88,11 @@ kryl_status kryl_context_destroy(kryl_context *ctx)
     if (ctx == NULL || *ctx == NULL) return KRYL_SUCCESS;
     kryl_context c = *ctx;
     if (c->live_objects != 0)
-        kryl_log(c, KRYL_LOG_WARNING, "kryl: context destroyed with %d objects still alive",
-                 c->live_objects);
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "kryl_context_destroy: %d objects (matrices, vectors, solvers) made "
+                          "on the context are still alive; destroy them first (the context is "
+                          "left as it is)",
+                          c->live_objects);
 #ifdef KRYL_HAVE_MPI
     kryl_dist_context_free(c);
 #endif

@@ -1,4 +1,5 @@
 /* Host CSR and COO: allocation, building from entries, sorting and summing. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,9 +79,19 @@ void kryl_csr_sort_row(int32_t *col, double *val, int64_t n)
     }
 }
 
+static _Thread_local int64_t overflow_row = -1, overflow_col = -1;
+
+bool kryl_csr_overflow(int64_t *row, int64_t *col)
+{
+    *row = overflow_row;
+    *col = overflow_col;
+    return overflow_row >= 0;
+}
+
 kryl_status kryl_csr_sort_and_sum(kryl_csr *A)
 {
     int64_t out = 0;
+    overflow_row = overflow_col = -1;
     for (int64_t i = 0; i < A->nrows; i++) {
         int64_t begin = A->row_ptr[i], end = A->row_ptr[i + 1];
         kryl_csr_sort_row(A->col_idx + begin, A->values + begin, end - begin);
@@ -89,6 +100,15 @@ kryl_status kryl_csr_sort_and_sum(kryl_csr *A)
             /* a_ij += v for a repeated column, else a new entry */
             if (out > A->row_ptr[i] && A->col_idx[out - 1] == A->col_idx[k]) {
                 A->values[out - 1] += A->values[k];
+                if (!isfinite(A->values[out - 1])) {
+                    overflow_row = A->row_begin + i;
+                    overflow_col = A->col_idx[k];
+                    return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                                      "the duplicates of entry (%lld, %lld) (1-based) sum to %g; "
+                                      "expected a finite value",
+                                      (long long)overflow_row + 1, (long long)overflow_col + 1,
+                                      A->values[out - 1]);
+                }
             } else {
                 A->col_idx[out] = A->col_idx[k];
                 A->values[out++] = A->values[k];
@@ -151,7 +171,9 @@ kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_gl
         A->values[dst] = coo->values[k];
     }
     free(next);
-    return kryl_csr_sort_and_sum(A);
+    kryl_status st = kryl_csr_sort_and_sum(A);
+    if (st != KRYL_SUCCESS) kryl_csr_free(A);
+    return st;
 }
 
 kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncols,
@@ -191,7 +213,9 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
     memcpy(A->row_ptr, row_ptr, (size_t)(nrows + 1) * sizeof *row_ptr);
     for (int64_t k = 0; k < nnz; k++) A->col_idx[k] = (int32_t)col_idx[k];
     memcpy(A->values, values, (size_t)nnz * sizeof *values);
-    return kryl_csr_sort_and_sum(A);
+    kryl_status st = kryl_csr_sort_and_sum(A);
+    if (st != KRYL_SUCCESS) kryl_csr_free(A);
+    return st;
 }
 
 kryl_status kryl_coo_reserve(kryl_coo *coo, int64_t capacity)

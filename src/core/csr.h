@@ -41,8 +41,14 @@ void kryl_csr_free(kryl_csr *A);
 /* Sort the n entries of one row by column, values alongside. */
 void kryl_csr_sort_row(int32_t *col, double *val, int64_t n);
 
-/* Sort each row by column and sum duplicates, in place (shrinks nnz). */
+/* Sort each row by column and sum duplicates, in place (shrinks nnz).
+ * Duplicates whose sum overflows to +-Inf (or gives NaN) are refused with
+ * KRYL_ERR_INVALID_VALUE naming the entry; A is then partly compacted. */
 kryl_status kryl_csr_sort_and_sum(kryl_csr *A);
+
+/* The entry (global row, column, 0-based) whose duplicates overflowed in
+ * this thread's last kryl_csr_sort_and_sum; false when none did. */
+bool kryl_csr_overflow(int64_t *row, int64_t *col);
 
 /* Position of column j in the sorted local row i of A (binary search), or -1. */
 int64_t kryl_csr_find(const kryl_csr *A, int64_t i, int64_t j);

@@ -191,6 +191,11 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A)
     if (A == NULL || *A == NULL) return KRYL_SUCCESS;
     kryl_matrix m = *A;
     kryl_context ctx = m->ctx;
+    if (m->solvers > 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "kryl_matrix_destroy: %d solver%s still use%s the matrix; destroy "
+                          "them first (the matrix is left as it is)",
+                          m->solvers, m->solvers == 1 ? "" : "s", m->solvers == 1 ? "s" : "");
     ctx->ops->matrix_release(ctx, m);
     kryl_fmt_free(&m->fmt);
     free(m->value_source);
@@ -306,6 +311,10 @@ kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double 
                           "spmv: A is %s but x is %s and y is %s; convert them first",
                           kryl_precision_name(A->precision), kryl_precision_name(x->precision),
                           kryl_precision_name(y->precision));
+    if (x == y)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "spmv: x and y are the same vector; y = alpha*A*x + beta*y needs "
+                          "separate vectors");
     /* y = alpha*A*x + beta*y */
     return A->ctx->ops->spmv(A->ctx, A, alpha, x, beta, y, y, NULL);
 }

@@ -68,6 +68,7 @@ typedef struct kryl_layout {
 
 struct kryl_matrix_s {
     kryl_context ctx;
+    int solvers; /* solvers set up on this matrix: it is not destroyed while any is */
     kryl_host_matrix *host;
     kryl_layout *layout;
     kryl_precision precision; /* of the backend storage and its SpMV */

@@ -54,11 +54,7 @@ static kryl_status root_partition(struct kryl_dist_context *dc, kryl_csr *A, int
 static kryl_status root_read(struct kryl_dist_context *dc, const char *path, kryl_csr *A,
                              int64_t *begin, int64_t **orig)
 {
-    kryl_coo coo;
-    KRYL_TRY(kryl_mtx_read(path, NULL, &coo));
-    kryl_status st = kryl_csr_from_coo(A, &coo, coo.nrows, 0, coo.nrows);
-    kryl_coo_free(&coo);
-    if (st != KRYL_SUCCESS) return st;
+    KRYL_TRY(kryl_mtx_read_csr(path, A));
     return root_partition(dc, A, begin, orig);
 }
 

@@ -15,12 +15,21 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
     /* over several ranks: rank 0 reads and distributes the rows (collective) */
     if (kryl_dist_active(ctx)) return kryl_dist_read_mtx(A, ctx, path);
 #endif
+    kryl_csr csr;
+    KRYL_TRY(kryl_mtx_read_csr(path, &csr));
+    kryl_status st = kryl_matrix_from_csr(A, ctx, &csr);
+    return st == KRYL_SUCCESS ? st : kryl_error_prefix(st, path);
+}
+
+kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A)
+{
     kryl_coo coo;
     KRYL_TRY(kryl_mtx_read(path, NULL, &coo));
-    kryl_csr csr;
-    kryl_status st = kryl_csr_from_coo(&csr, &coo, coo.nrows, 0, coo.nrows);
+    kryl_status st = kryl_csr_from_coo(A, &coo, coo.nrows, 0, coo.nrows);
     kryl_coo_free(&coo);
-    if (st == KRYL_SUCCESS) st = kryl_matrix_from_csr(A, ctx, &csr);
+    int64_t row, col;
+    if (st == KRYL_ERR_INVALID_VALUE && kryl_csr_overflow(&row, &col))
+        return kryl_mtx_name_line_of(path, row, col, st);
     return st == KRYL_SUCCESS ? st : kryl_error_prefix(st, path);
 }
 

@@ -46,6 +46,17 @@ typedef struct kryl_mtx_header {
  * columns), KRYL_ERR_INVALID_VALUE (NaN, Inf, or beyond double's range). */
 kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *coo);
 
+/* Read a Matrix Market file into a CSR matrix of all its rows (duplicates
+ * summed: a sum that overflows names the file and line); errors name the
+ * file. */
+kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A);
+
+/* Prefix the recorded error with "PATH:LINE (the last of them)": the last
+ * entry line of the coordinate file at path at (row, col), 0-based (or at
+ * (col, row) in symmetric storage); "PATH" alone when there is none.
+ * Used to place duplicates whose sum overflowed.  Returns status. */
+kryl_status kryl_mtx_name_line_of(const char *path, int64_t row, int64_t col, kryl_status status);
+
 /* Write rows of a CSR matrix as coordinate real general, values with %.17g
  * (row indices A->row_begin + i + 1).  Values must be finite
  * (KRYL_ERR_INVALID_VALUE).  The file is written whole or not at all: a

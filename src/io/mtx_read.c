@@ -132,6 +132,11 @@ static kryl_status diagnose(const reader *r, char *p, int nindex)
             return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
                               "%s:%lld: expected a finite value, found '%s'", path, line,
                               kryl_mtx_token_text(t, text, sizeof text));
+        if (st == KRYL_MTX_SCAN_UNDERFLOW)
+            return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                              "%s:%lld: expected a value a double can hold, found '%s', which "
+                              "would read as 0 (write 0 if zero is meant)",
+                              path, line, kryl_mtx_token_text(t, text, sizeof text));
         if (st != KRYL_MTX_SCAN_OK)
             return KRYL_ERROR(KRYL_ERR_PARSE, "%s:%lld: expected %s value, found '%s'", path, line,
                               integer ? "an integer" : "a real",
@@ -453,4 +458,35 @@ kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *c
     }
     if (header != NULL) *header = r.h;
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_mtx_name_line_of(const char *path, int64_t row, int64_t col, kryl_status status)
+{
+    reader r;
+    memset(&r, 0, sizeof r);
+    int64_t found = 0;
+    if (kryl_mtx_stream_open(&r.s, path) != KRYL_SUCCESS) return status;
+    char *p = NULL;
+    bool general = true;
+    if (kryl_mtx_read_header(&r.s, &r.h, &r.size_line) == KRYL_SUCCESS &&
+        r.h.format == KRYL_MTX_COORDINATE) {
+        general = r.h.symmetry == KRYL_MTX_GENERAL;
+        r.line = r.size_line;
+        /* the last entry line at (row, col), or at (col, row) in symmetric storage */
+        while (kryl_mtx_stream_getline(&r.s, &p) == KRYL_SUCCESS && p != NULL) {
+            r.line++;
+            int64_t i, j;
+            double v;
+            if (scan_entry(&r.h, kryl_mtx_skip_blanks(p), &i, &j, &v) == NULL) continue;
+            if ((i - 1 == row && j - 1 == col) || (!general && i - 1 == col && j - 1 == row))
+                found = r.line;
+        }
+    }
+    kryl_mtx_stream_close(&r.s);
+    char where[512];
+    if (found > 0)
+        snprintf(where, sizeof where, "%s:%lld (the last of them)", path, (long long)found);
+    else
+        snprintf(where, sizeof where, "%s", path);
+    return kryl_error_prefix(status, where);
 }

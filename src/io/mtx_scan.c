@@ -82,9 +82,10 @@ kryl_mtx_scan kryl_mtx_scan_real_slow(char *p, double *value, char **end)
         return KRYL_MTX_SCAN_NONFINITE;
     }
     int digits = 0;
-    for (; kryl_mtx_is_digit(*q); q++) digits++;
+    bool nonzero = false; /* a significant digit other than 0 */
+    for (; kryl_mtx_is_digit(*q); q++) digits++, nonzero |= *q != '0';
     if (*q == '.')
-        for (q++; kryl_mtx_is_digit(*q); q++) digits++;
+        for (q++; kryl_mtx_is_digit(*q); q++) digits++, nonzero |= *q != '0';
     if (digits == 0) return KRYL_MTX_SCAN_SYNTAX;
     if (*q == 'e' || *q == 'E') {
         q++;
@@ -102,6 +103,7 @@ kryl_mtx_scan kryl_mtx_scan_real_slow(char *p, double *value, char **end)
     if (!complete) return KRYL_MTX_SCAN_SYNTAX;
     *end = q;
     if (!isfinite(x)) return KRYL_MTX_SCAN_NONFINITE;
+    if (x == 0.0 && nonzero) return KRYL_MTX_SCAN_UNDERFLOW;
     *value = x;
     return KRYL_MTX_SCAN_OK;
 }

@@ -14,9 +14,10 @@ extern "C" {
 
 typedef enum kryl_mtx_scan {
     KRYL_MTX_SCAN_OK = 0,
-    KRYL_MTX_SCAN_SYNTAX,   /* not a number of the expected form */
-    KRYL_MTX_SCAN_OVERFLOW, /* an integer beyond int64 */
-    KRYL_MTX_SCAN_NONFINITE /* a real beyond the range of double, or nan/inf */
+    KRYL_MTX_SCAN_SYNTAX,    /* not a number of the expected form */
+    KRYL_MTX_SCAN_OVERFLOW,  /* an integer beyond int64 */
+    KRYL_MTX_SCAN_NONFINITE, /* a real beyond the range of double, or nan/inf */
+    KRYL_MTX_SCAN_UNDERFLOW  /* a nonzero real too small for double: it would read as 0 */
 } kryl_mtx_scan;
 
 static inline bool kryl_mtx_is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -50,7 +51,8 @@ static inline kryl_mtx_scan kryl_mtx_scan_int(char *p, int64_t *value, char **en
 extern const double kryl_mtx_pow10[23];
 
 /* Scan a decimal real [+-](digits[.digits]|.digits)[(e|E)[+-]digits] at p
- * with strtod's correct rounding; nan and inf are NONFINITE. */
+ * with strtod's correct rounding; nan and inf are NONFINITE, a nonzero value
+ * that rounds to 0 (1e-400) UNDERFLOW. */
 kryl_mtx_scan kryl_mtx_scan_real_slow(char *p, double *value, char **end);
 
 /* The fast path is Clinger's: when the significand m <= 2^53 and the

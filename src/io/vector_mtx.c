@@ -1,4 +1,5 @@
 /* Public reading and writing of dense vectors as Matrix Market files. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,18 @@ kryl_status kryl_read_mtx_vector(const char *path, int64_t *length, double **val
         int64_t i = coo.rows[k] + coo.cols[k];
         x[i] = seen[i] ? x[i] + coo.values[k] : coo.values[k];
         seen[i] = 1;
+        if (!isfinite(x[i])) {
+            kryl_status st =
+                KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                           "the duplicates of entry (%lld, %lld) (1-based) sum to "
+                           "%g; expected a finite value",
+                           (long long)coo.rows[k] + 1, (long long)coo.cols[k] + 1, x[i]);
+            st = kryl_mtx_name_line_of(path, coo.rows[k], coo.cols[k], st);
+            free(x);
+            free(seen);
+            kryl_coo_free(&coo);
+            return st;
+        }
     }
     free(seen);
     kryl_coo_free(&coo);

@@ -310,6 +310,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     s->options = opts;
     s->method = method;
     s->A = A;
+    A->solvers++;
     s->precision = opts.precision;
     s->mark_phase = KRYL_PHASE_NONE;
     s->ctx->live_objects++;
@@ -415,6 +416,7 @@ kryl_status kryl_solver_destroy(kryl_solver *solver)
     if (s->monitor) s->ops->release(s->ctx, s->monitor);
     if (s->history) s->ops->release(s->ctx, s->history);
     free(s->history_host);
+    s->A->solvers--;
     s->ctx->live_objects--;
     free(s);
     *solver = NULL;
