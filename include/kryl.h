@@ -150,8 +150,10 @@ typedef enum kryl_amg_cycle {
 
 /* How the prolongator is made from the aggregates. */
 typedef enum kryl_amg_aggregation {
-    KRYL_AMG_SMOOTHED = 0, /* smoothed aggregation: P = (I - omega D^-1 A) T (symmetric A) */
-    KRYL_AMG_PLAIN = 1     /* plain aggregation: P = T, the tentative prolongator; sparser
+    KRYL_AMG_AUTO_AGGREGATION = 0, /* smoothed for a symmetric A (up to symmetry_tol), else
+                                      plain */
+    KRYL_AMG_SMOOTHED = 1, /* smoothed aggregation: P = (I - omega D^-1 A) T (symmetric A) */
+    KRYL_AMG_PLAIN = 2     /* plain aggregation: P = T, the tentative prolongator; sparser
                               coarse levels, the usual choice for nonsymmetric A */
 } kryl_amg_aggregation;
 
@@ -169,7 +171,7 @@ typedef struct kryl_amg_options {
     int sweeps;                       /* pre- and post-smoothing sweeps (Chebyshev: the degree);
                                        * 0 = 2 for Chebyshev, 1 for the others */
     kryl_amg_cycle cycle;             /* default KRYL_AMG_V_CYCLE */
-    kryl_amg_aggregation aggregation; /* default KRYL_AMG_SMOOTHED */
+    kryl_amg_aggregation aggregation; /* default KRYL_AMG_AUTO_AGGREGATION */
     kryl_amg_coarsening coarsening;   /* default KRYL_AMG_GREEDY */
     int coarse_size;                  /* coarsening stops at this many rows or fewer, which are
                                        * solved by a dense inverse; default 400 (at most 4000) */
@@ -249,7 +251,7 @@ const char *kryl_order_name(kryl_order_kind kind); /* "none", "rcm", "amd", "col
 const char *kryl_partition_name(kryl_partition_kind kind);
 const char *kryl_amg_smoother_name(kryl_amg_smoother smoother); /* "chebyshev", "jacobi", ... */
 const char *kryl_amg_cycle_name(kryl_amg_cycle cycle);          /* "v", "w" */
-const char *kryl_amg_aggregation_name(kryl_amg_aggregation aggregation); /* "sa", "plain" */
+const char *kryl_amg_aggregation_name(kryl_amg_aggregation aggregation); /* "auto", "sa", ... */
 const char *kryl_amg_coarsening_name(kryl_amg_coarsening coarsening);    /* "greedy", "mis2" */
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.

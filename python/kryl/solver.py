@@ -44,7 +44,8 @@ Method:
   amg_smoother  amg: "chebyshev" (the default), "jacobi", "l1jacobi", "mcgs"
   amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2, else 1)
   amg_cycle     amg: "v" (the default) or "w"
-  amg_aggregation amg: "sa" (smoothed, the default) or "plain"
+  amg_aggregation amg: "auto" (the default: "sa" for a symmetric matrix, else
+                  "plain"), "sa" (smoothed) or "plain"
   amg_coarsening amg: "greedy" (the default) or "mis2"
   amg_coarse_size amg: stop coarsening at this many rows, inverted densely
   amg_max_levels amg: at most this many levels (default 20)

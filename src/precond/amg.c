@@ -31,7 +31,7 @@ kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown smoother %d", (int)o->smoother);
     if (o->cycle < KRYL_AMG_V_CYCLE || o->cycle > KRYL_AMG_W_CYCLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown cycle %d", (int)o->cycle);
-    if (o->aggregation < KRYL_AMG_SMOOTHED || o->aggregation > KRYL_AMG_PLAIN)
+    if (o->aggregation < KRYL_AMG_AUTO_AGGREGATION || o->aggregation > KRYL_AMG_PLAIN)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown aggregation %d",
                           (int)o->aggregation);
     if (o->coarsening < KRYL_AMG_GREEDY || o->coarsening > KRYL_AMG_MIS2)
@@ -75,6 +75,12 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
     kryl_amg_options o = opts->amg;
     KRYL_TRY(kryl_amg_options_check(&o, csr->nrows));
     if (o.sweeps == 0) o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV ? 2 : 1;
+    /* smoothing P with a nonsymmetric A stalls GMRES (convection-diffusion 300^2: no
+     * convergence in 10000 iterations, plain 56) */
+    if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION)
+        o.aggregation = kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol)
+                            ? KRYL_AMG_SMOOTHED
+                            : KRYL_AMG_PLAIN;
     amg_hierarchy *h = calloc(1, sizeof *h);
     if (h == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
     pc->data = h;

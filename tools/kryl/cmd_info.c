@@ -182,15 +182,14 @@ static kryl_status estimate_spectrum(kryl_matrix A, const info_args *a, const kr
     return st;
 }
 
-/* The default AMG hierarchy of A (plain aggregation under GMRES for a
- * nonsymmetric A), as kryl solve --precond amg builds it. */
+/* The default AMG hierarchy of A (under GMRES for a nonsymmetric A), as
+ * kryl solve --precond amg builds it. */
 static kryl_status build_amg(kryl_matrix A, const kryl_matrix_stats *s, kryl_solver *solver)
 {
     kryl_solver_options o;
     kryl_solver_options_init(&o);
     o.method = s->symmetric ? KRYL_METHOD_PCG : KRYL_METHOD_GMRES;
     o.precond = KRYL_PRECOND_AMG;
-    if (!s->symmetric) o.amg.aggregation = KRYL_AMG_PLAIN;
     kryl_status st = kryl_solver_create(solver, A, &o);
     if (st != KRYL_SUCCESS) cli_error(st);
     return st;

@@ -91,7 +91,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
                       .symmetry_tol = opt->symmetry_tol,
                       .amg_smoother = "chebyshev",
                       .amg_cycle = "v",
-                      .amg_aggregation = "sa",
+                      .amg_aggregation = "auto",
                       .amg_coarsening = "greedy",
                       .amg_theta = opt->amg.theta,
                       .amg_coarse_size = opt->amg.coarse_size,
