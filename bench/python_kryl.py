@@ -4,9 +4,9 @@
 CPU part: the 7-point Poisson matrix on n^3 points (kryl's poisson3d, the same
 matrix handed to both) and a real SPD matrix, b = A*1, x0 = 0, rtol 1e-8:
   - kryl.solve (omp backend) against scipy.sparse.linalg.cg, unpreconditioned
-    and with Jacobi (SciPy's M = diag(A)^-1), and pyamg's smoothed aggregation
-    with CG where pyamg is installed: wall seconds of the whole Python call and
-    the iterations;
+    and with Jacobi (SciPy's M = diag(A)^-1), and kryl's AMG-preconditioned CG
+    against pyamg's smoothed aggregation with CG where pyamg is installed: wall
+    seconds of the whole Python call (setup included) and the iterations;
   - the Python overhead of kryl.Solver.solve: its wall time minus the library's
     solve_s (copies of b and x, the SolveInfo), against solve_s;
   - seconds per iteration from Python against `kryl solve --json` on the same
@@ -95,6 +95,12 @@ def cpu_comparison(label, A, b, repeat, threads):
         M = None if precond == "none" else sp.diags(1.0 / A.diagonal()).tocsr()
         t, (x, its) = median_time(lambda: scipy_cg(A, b, M), repeat)
         row(f"scipy cg{' + jacobi' if M is not None else ''}", t, its, relres(A, x, b))
+    t, (x, info) = median_time(
+        lambda: kryl.solve(A, b, method="pcg", precond="amg", rtol=RTOL, backend="omp",
+                           threads=threads, history=False), repeat)
+    row(f"kryl.solve amg ({info.device})", t, info.iterations, relres(A, x, b))
+    print(f"  {'':<38} of which setup {info.setup_s:.4f} s, solve {info.solve_s:.4f} s, "
+          f"conversion {info.read_s:.4f} s")
     try:
         import pyamg
     except ImportError:
