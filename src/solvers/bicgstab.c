@@ -139,5 +139,6 @@ const kryl_method_ops kryl_method_bicgstab = {
     .setup = bicgstab_setup,
     .start = bicgstab_start,
     .step = bicgstab_step,
+    .breakdown_restarts = 10,
     .destroy = bicgstab_destroy,
 };

@@ -524,8 +524,10 @@ typedef struct solve_state {
     double rr_last;    /* ||b - A x||^2 of the last iterate */
     double rr_best;    /* of the best x computed so far (kept in x_best) */
     int64_t best_iteration;
-    double rr_mark; /* rr_best when it last fell by half in norm (or at the start) */
-    int no_gain;    /* replacements since then */
+    double rr_mark;            /* rr_best when it last fell by half in norm (or at the start) */
+    int breakdown_restarts;    /* starts after a breakdown so far */
+    int64_t restart_iteration; /* the iteration of the last start */
+    int no_gain;               /* replacements since then */
 } solve_state;
 
 /* After a true residual rr of the iterate at `iteration`: keep x if it is
@@ -601,6 +603,20 @@ static kryl_status run_method(kryl_solver s, kryl_monitor *m, solve_state *st, k
         KRYL_TRY(true_residual(s, &rr_true));
         KRYL_TRY(keep_if_best(s, st, rr_true, m->iteration));
         bool met = sqrt(rr_true) <= st->tol;
+        if (!met && m->stop == KRYL_STOP_BREAKDOWN &&
+            st->breakdown_restarts < s->method->breakdown_restarts &&
+            m->iteration > st->restart_iteration && m->iteration < s->options.max_iterations) {
+            /* a breakdown after some progress: start again from x (a new r^) */
+            st->breakdown_restarts++;
+            st->restart_iteration = m->iteration;
+            kryl_log(ctx, KRYL_LOG_INFO,
+                     "kryl: %s broke down at iteration %lld; restart %d from x (true ||r|| = "
+                     "%.3e)",
+                     s->method->name, (long long)m->iteration, st->breakdown_restarts,
+                     sqrt(rr_true) * ldexp(1.0, -st->e));
+            m->stop = KRYL_STOP_RUNNING;
+            continue;
+        }
         if (met || m->stop != KRYL_STOP_CONVERGED || m->iteration >= s->options.max_iterations)
             return KRYL_SUCCESS;
         /* the recursive residual met the test but the true one did not:

@@ -107,6 +107,10 @@ struct kryl_method_ops {
      * stable variant for the rest of the solve (GMRES: DCGS2 -> CGS2), saying
      * so in the log; *switched tells whether it did. */
     kryl_status (*fall_back)(kryl_solver s, bool *switched);
+    /* After a breakdown, start again from x (BiCGSTAB: with a new shadow
+     * residual r^ = b - A x) at most this many times a solve, as long as
+     * each start makes progress; 0: a breakdown ends the solve. */
+    int breakdown_restarts;
     void (*destroy)(kryl_solver s);
 };
 
