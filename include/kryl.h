@@ -102,11 +102,17 @@ typedef enum kryl_precision {
 } kryl_precision;
 
 typedef enum kryl_method {
-    KRYL_METHOD_CG = 0,      /* conjugate gradients; with a preconditioner it is PCG */
-    KRYL_METHOD_PCG = 1,     /* preconditioned CG (Jacobi unless another is chosen) */
-    KRYL_METHOD_PIPECG = 2,  /* pipelined (P)CG: one fused reduction per iteration */
-    KRYL_METHOD_GMRES = 3,   /* restarted GMRES(m), right-preconditioned; nonsymmetric A */
-    KRYL_METHOD_BICGSTAB = 4 /* BiCGSTAB, right-preconditioned; nonsymmetric A */
+    KRYL_METHOD_CG = 0,       /* conjugate gradients; with a preconditioner it is PCG */
+    KRYL_METHOD_PCG = 1,      /* preconditioned CG (Jacobi unless another is chosen) */
+    KRYL_METHOD_PIPECG = 2,   /* pipelined (P)CG: one fused reduction per iteration */
+    KRYL_METHOD_GMRES = 3,    /* restarted GMRES(m), right-preconditioned; nonsymmetric A */
+    KRYL_METHOD_BICGSTAB = 4, /* BiCGSTAB, right-preconditioned; nonsymmetric A */
+    /* Chosen from A (docs/SOLVERS.md, "The default"): PCG with IC(0) for a
+     * matrix symmetric up to symmetry_tol with a positive diagonal, GMRES with
+     * ILU(0) otherwise, each falling back to other preconditioners when one
+     * refuses A or its solve does not converge; kryl_solver_choice says what
+     * was chosen and why */
+    KRYL_METHOD_AUTO = 5
 } kryl_method;
 
 /* Mixed-precision schemes (docs/SOLVERS.md): the outer iteration and the
@@ -131,7 +137,8 @@ typedef enum kryl_precond_kind {
     KRYL_PRECOND_BJACOBI = 8, /* block Jacobi: IC(0)/ILU(0) of options.blocks diagonal blocks */
     KRYL_PRECOND_MCSSOR = 9,  /* multicolor SSOR: options.sweeps symmetric sweeps, omega */
     KRYL_PRECOND_MCILU0 = 10, /* multicolor ILU(0): ILU(0) of A in a greedy color order */
-    KRYL_PRECOND_AMG = 11     /* algebraic multigrid, one cycle per apply (options.amg) */
+    KRYL_PRECOND_AMG = 11,    /* algebraic multigrid, one cycle per apply (options.amg) */
+    KRYL_PRECOND_ILUTP = 12   /* ILUT with column pivoting (Saad): A Q ~ L U, never a zero pivot */
 } kryl_precond_kind;
 
 /* Algebraic multigrid (docs/PRECONDITIONERS.md): the smoother of every
@@ -748,6 +755,11 @@ typedef struct kryl_solver_options {
      * default KRYL_SYMMETRY_TOL (1e-12), 0: exactly symmetric */
     double symmetry_tol;
     kryl_amg_options amg; /* amg: the hierarchy and its cycle */
+    /* ilu0, iluk, ilut, ilutp: factor P A, P a maximum-transversal row
+     * permutation that puts a nonzero on every diagonal position (Duff's
+     * MC21 through SuiteSparse BTF; KRYL_ERR_UNSUPPORTED in builds without
+     * it), so matrices with zero diagonal entries can be factored */
+    bool match;
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);
@@ -930,6 +942,16 @@ kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double 
  * coloring sparsified by weights (mcolor) keeps the old weights' colors.
  * kryl_solver_solve calls it itself when the values changed since. */
 kryl_status kryl_solver_update(kryl_solver solver);
+
+/* The method and preconditioner the solver uses and why: for
+ * KRYL_METHOD_AUTO, what the checks of A found, each candidate refused
+ * or abandoned and the reason ("requested" otherwise).  The string is
+ * valid until the solver solves again or is destroyed. */
+kryl_status kryl_solver_choice(kryl_solver solver, kryl_method *method, kryl_precond_kind *precond,
+                               const char **why);
+
+/* Whether this build can permute rows by a maximum transversal (options.match). */
+bool kryl_match_available(void);
 
 kryl_status kryl_solver_destroy(kryl_solver *solver);
 

@@ -18,7 +18,8 @@ static const name_entry method_names[] = {{"cg", KRYL_METHOD_CG},
                                           {"pcg", KRYL_METHOD_PCG},
                                           {"pipecg", KRYL_METHOD_PIPECG},
                                           {"gmres", KRYL_METHOD_GMRES},
-                                          {"bicgstab", KRYL_METHOD_BICGSTAB}};
+                                          {"bicgstab", KRYL_METHOD_BICGSTAB},
+                                          {"auto", KRYL_METHOD_AUTO}};
 static const name_entry mixed_names[] = {{"none", KRYL_MIXED_NONE},
                                          {"ir", KRYL_MIXED_IR},
                                          {"inner-outer", KRYL_MIXED_INNER_OUTER},
@@ -29,7 +30,8 @@ static const name_entry precond_names[] = {
     {"mic0", KRYL_PRECOND_MIC0},       {"ilu0", KRYL_PRECOND_ILU0},
     {"iluk", KRYL_PRECOND_ILUK},       {"ilut", KRYL_PRECOND_ILUT},
     {"bjacobi", KRYL_PRECOND_BJACOBI}, {"mcssor", KRYL_PRECOND_MCSSOR},
-    {"mcilu0", KRYL_PRECOND_MCILU0},   {"amg", KRYL_PRECOND_AMG}};
+    {"mcilu0", KRYL_PRECOND_MCILU0},   {"amg", KRYL_PRECOND_AMG},
+    {"ilutp", KRYL_PRECOND_ILUTP}};
 static const name_entry amg_smoother_names[] = {{"chebyshev", KRYL_AMG_CHEBYSHEV},
                                                 {"jacobi", KRYL_AMG_JACOBI},
                                                 {"l1jacobi", KRYL_AMG_L1JACOBI},

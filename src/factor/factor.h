@@ -36,6 +36,8 @@ typedef struct kryl_factor {
     int64_t nnz_L;   /* entries stored in L */
     int64_t nnz_U;   /* entries stored in U */
     int64_t fill_in; /* positions of L + U (diagonal included) outside the pattern of A */
+    /* ILUTP: L U ~ A Q, column j of A Q = column col_perm[j] of A; NULL otherwise */
+    int32_t *col_perm;
 } kryl_factor;
 
 /* IC(0) of symmetric A (only tril(A) is read).  A non-positive pivot gives
@@ -57,9 +59,14 @@ kryl_status kryl_factor_iluk(const kryl_csr *A, int k, kryl_factor *F);
  * per row kept in L and in U besides the diagonal (tau >= 0, p >= 0). */
 kryl_status kryl_factor_ilut(const kryl_csr *A, double tau, int64_t p, kryl_factor *F);
 
+/* ILUTP(tau, p): ILUT with column pivoting, L U ~ A Q (F->col_perm); a pivot
+ * that stays zero is replaced by (1e-4 + tau) ||a_i*||_2. */
+kryl_status kryl_factor_ilutp(const kryl_csr *A, double tau, int64_t p, kryl_factor *F);
+
 void kryl_factor_free(kryl_factor *F);
 
-/* x = U^-1 L^-1 b (x and b of length F->n; they may be the same array). */
+/* x = U^-1 L^-1 b (x and b of length F->n; they may be the same array); for
+ * ILUTP the solution of A z = b is then z[col_perm[j]] = x[j]. */
 kryl_status kryl_factor_solve_host(const kryl_factor *F, const double *b, double *x);
 
 #ifdef __cplusplus

@@ -116,5 +116,6 @@ void kryl_factor_free(kryl_factor *F)
     if (F == NULL) return;
     kryl_csr_free(&F->L);
     kryl_csr_free(&F->U);
+    free(F->col_perm);
     memset(F, 0, sizeof *F);
 }

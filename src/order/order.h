@@ -27,6 +27,12 @@ extern "C" {
 /* Whether this build has SuiteSparse AMD. */
 bool kryl_order_have_amd(void);
 
+/* Maximum-transversal row matching into perm[n] (row j of P A is row
+ * perm[j] of A), *matched = the nonzero diagonal entries of P A (n when A
+ * is structurally nonsingular); KRYL_ERR_UNSUPPORTED without SuiteSparse
+ * BTF (match.c). */
+kryl_status kryl_order_match(const kryl_csr *A, int32_t *perm, int64_t *matched);
+
 /* Reverse Cuthill-McKee into perm[n]. */
 kryl_status kryl_order_rcm(const kryl_csr *A, int32_t *perm);
 

@@ -19,10 +19,13 @@
 #include "precond/precond.h"
 
 typedef struct ilu_data {
-    void *L, *U;    /* backend triangles */
-    kryl_vector w;  /* w = L^{-1} r */
-    int32_t *order; /* backend: iteration row at each factor position; NULL: same order */
-    kryl_vector x;  /* with order: r gathered, then z before its scatter */
+    void *L, *U;   /* backend triangles */
+    kryl_vector w; /* w = L^{-1} r */
+    /* backend: the iteration row at each factor row (the symmetric ordering,
+     * or the row matching) and at each factor column (the symmetric
+     * ordering, or ILUTP's column pivoting); NULL: the iteration's order */
+    int32_t *rows, *cols;
+    kryl_vector x; /* with rows or cols: r gathered, then z before its scatter */
     /* what a refactorization for new values repeats (kryl_precond_factor_update) */
     kryl_matrix A; /* the iteration matrix (not owned) */
     kryl_solver_options opts;
@@ -36,16 +39,17 @@ static kryl_status ilu_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
 {
     ilu_data *d = pc->data;
     const kryl_backend_ops *ops = pc->ctx->ops;
-    if (d->order == NULL) {
-        /* w = L^{-1} r;  z = U^{-1} w */
-        KRYL_TRY(ops->trsv(pc->ctx, d->L, r, d->w));
-        return ops->trsv(pc->ctx, d->U, d->w, z);
+    /* x = r in the factor's row order;  w = L^{-1} x;  x = U^{-1} w;  z = x in the iteration order
+     */
+    kryl_vector in = r, out = d->cols ? d->x : z;
+    if (d->rows) {
+        KRYL_TRY(ops->permute_copy(pc->ctx, d->x, r, d->rows, KRYL_GATHER, NULL));
+        in = d->x;
     }
-    /* x = r in the factor's order;  w = L^{-1} x;  x = U^{-1} w;  z = x in the iteration order */
-    KRYL_TRY(ops->permute_copy(pc->ctx, d->x, r, d->order, KRYL_GATHER, NULL));
-    KRYL_TRY(ops->trsv(pc->ctx, d->L, d->x, d->w));
-    KRYL_TRY(ops->trsv(pc->ctx, d->U, d->w, d->x));
-    return ops->permute_copy(pc->ctx, z, d->x, d->order, KRYL_SCATTER, NULL);
+    KRYL_TRY(ops->trsv(pc->ctx, d->L, in, d->w));
+    KRYL_TRY(ops->trsv(pc->ctx, d->U, d->w, out));
+    if (d->cols == NULL) return KRYL_SUCCESS;
+    return ops->permute_copy(pc->ctx, z, d->x, d->cols, KRYL_SCATTER, NULL);
 }
 
 static void ilu_destroy(kryl_precond *pc)
@@ -56,7 +60,8 @@ static void ilu_destroy(kryl_precond *pc)
     if (d->U) pc->ctx->ops->trsv_release(pc->ctx, d->U);
     kryl_vector_destroy(&d->w);
     kryl_vector_destroy(&d->x);
-    if (d->order) pc->ctx->ops->release(pc->ctx, d->order);
+    if (d->rows) pc->ctx->ops->release(pc->ctx, d->rows);
+    if (d->cols && d->cols != d->rows) pc->ctx->ops->release(pc->ctx, d->cols);
     kryl_levels_free(&d->levels_L);
     kryl_levels_free(&d->levels_U);
     free(d);
@@ -99,6 +104,7 @@ static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
     case KRYL_PRECOND_MIC0: return kryl_factor_mic0(A, F);
     case KRYL_PRECOND_ILU0: return kryl_factor_ilu0(A, F);
     case KRYL_PRECOND_ILUK: return kryl_factor_iluk(A, opts->fill, F);
+    case KRYL_PRECOND_ILUTP: return kryl_factor_ilutp(A, opts->droptol, opts->maxfill, F);
     default: return kryl_factor_ilut(A, opts->droptol, opts->maxfill, F);
     }
 }
@@ -119,9 +125,9 @@ static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_prec
     return st;
 }
 
-/* d->order[i] = the iteration row holding row order[i] of A, in backend memory. */
+/* *out[i] = the iteration row holding row order[i] of A, in backend memory. */
 static kryl_status upload_order(kryl_context ctx, const kryl_layout *layout, const int32_t *order,
-                                ilu_data *d)
+                                int32_t **out)
 {
     int64_t n = layout->n;
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
@@ -136,11 +142,69 @@ static kryl_status upload_order(kryl_context ctx, const kryl_layout *layout, con
     /* q = P_layout^{-1} order */
     for (int64_t i = 0; i < n && st == KRYL_SUCCESS; i++) q[i] = inv[order[i]];
     size_t bytes = (size_t)n * sizeof *q;
-    if (st == KRYL_SUCCESS) st = ctx->ops->alloc(ctx, (void **)&d->order, bytes);
-    if (st == KRYL_SUCCESS && n > 0) st = ctx->ops->upload(ctx, d->order, q, bytes);
+    if (st == KRYL_SUCCESS) st = ctx->ops->alloc(ctx, (void **)out, bytes);
+    if (st == KRYL_SUCCESS && n > 0) st = ctx->ops->upload(ctx, *out, q, bytes);
     free(q);
     free(inv);
     kryl_setup_leave(ctx, phase);
+    return st;
+}
+
+/* Whether kind is one of the LU factorizations a row matching may precede. */
+static bool is_lu(kryl_precond_kind kind)
+{
+    return kind == KRYL_PRECOND_ILU0 || kind == KRYL_PRECOND_ILUK || kind == KRYL_PRECOND_ILUT ||
+           kind == KRYL_PRECOND_ILUTP;
+}
+
+/* *out = perm[0..n) in backend memory, as given (the iteration's numbering). */
+static kryl_status upload_raw(kryl_context ctx, const int32_t *perm, int64_t n, int32_t **out)
+{
+    const size_t bytes = (size_t)n * sizeof *perm;
+    KRYL_TRY(ctx->ops->alloc(ctx, (void **)out, bytes));
+    return n > 0 ? ctx->ops->upload(ctx, *out, perm, bytes) : KRYL_SUCCESS;
+}
+
+/* A rebuild (new values) computes the row matching and the column pivoting
+ * again: the permutations of the previous build go. */
+static void release_own_perms(kryl_precond *pc, ilu_data *d)
+{
+    if (d->cols && d->cols != d->rows) pc->ctx->ops->release(pc->ctx, d->cols);
+    d->cols = d->ordering.order ? d->rows : NULL;
+    if (d->rows && !d->ordering.order) {
+        pc->ctx->ops->release(pc->ctx, d->rows);
+        d->rows = NULL;
+    }
+}
+
+/* M = P B rows matched by a maximum transversal (nonzero diagonal), d->rows = P. */
+static kryl_status match_rows(kryl_precond *pc, const kryl_csr *B, kryl_csr *M, ilu_data *d)
+{
+    const int64_t n = B->nrows;
+    int32_t *perm = malloc((size_t)(n > 0 ? n : 1) * sizeof *perm);
+    if (perm == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "match: cannot allocate %lld rows", (long long)n);
+    int64_t matched = 0;
+    kryl_status st = kryl_order_match(B, perm, &matched);
+    if (st == KRYL_SUCCESS) st = kryl_csr_alloc(M, n, B->ncols, kryl_csr_nnz(B));
+    if (st == KRYL_SUCCESS) {
+        /* row j of M = row perm[j] of B */
+        int64_t at = 0;
+        for (int64_t j = 0; j < n; j++) {
+            for (int64_t e = B->row_ptr[perm[j]]; e < B->row_ptr[perm[j] + 1]; e++, at++) {
+                M->col_idx[at] = B->col_idx[e];
+                M->values[at] = B->values[e];
+            }
+            M->row_ptr[j + 1] = at;
+        }
+        M->nrows_global = n;
+        st = upload_raw(pc->ctx, perm, n, &d->rows);
+        kryl_log(pc->ctx, KRYL_LOG_INFO,
+                 "%s: rows matched by a maximum transversal, %lld of %lld diagonal entries "
+                 "nonzero",
+                 kryl_precond_name(pc->kind), (long long)matched, (long long)n);
+    }
+    free(perm);
     return st;
 }
 
@@ -158,11 +222,19 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
     if (perm || filter) KRYL_TRY(permuted_copy(csr, perm, &copy));
     kryl_status st = filter ? filter->apply(pc, &copy, filter->user) : KRYL_SUCCESS;
     const kryl_csr *B = copy.row_ptr ? &copy : csr;
+    kryl_csr matched = {0};
+    release_own_perms(pc, d);
+    if (st == KRYL_SUCCESS && d->opts.match && is_lu(pc->kind)) {
+        st = match_rows(pc, B, &matched, d);
+        B = &matched;
+    }
     kryl_factor F = {0};
     if (st == KRYL_SUCCESS && d->ordering.build)
         st = d->ordering.build(pc, B, &F, d->ordering.user);
     else if (st == KRYL_SUCCESS)
         st = factorize(d->factor, B, &d->opts, &F);
+    if (st == KRYL_SUCCESS && F.col_perm) st = upload_raw(pc->ctx, F.col_perm, F.n, &d->cols);
+    kryl_csr_free(&matched);
     kryl_csr_free(&copy);
     kryl_setup_enter(pc->ctx, KRYL_SETUP_LEVELS);
     const char *path_L = "", *path_U = "";
@@ -231,9 +303,10 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
     pc->apply = ilu_apply;
     pc->destroy = ilu_destroy;
     KRYL_TRY(kryl_vector_create_like(&d->w, pc->ctx, A->layout, A->precision));
+    KRYL_TRY(kryl_vector_create_like(&d->x, pc->ctx, A->layout, A->precision));
     if (ordering && ordering->order) {
-        KRYL_TRY(kryl_vector_create_like(&d->x, pc->ctx, A->layout, A->precision));
-        KRYL_TRY(upload_order(pc->ctx, A->layout, ordering->order, d));
+        KRYL_TRY(upload_order(pc->ctx, A->layout, ordering->order, &d->rows));
+        d->cols = d->rows;
     }
     d->A = A;
     d->opts = *opts;
@@ -250,8 +323,8 @@ kryl_status kryl_precond_factor_update(kryl_precond *pc)
     ops->trsv_release(pc->ctx, d->L);
     ops->trsv_release(pc->ctx, d->U);
     d->L = d->U = NULL;
-    /* ILUT's pattern follows the values: its levels are computed again */
-    if (d->factor == KRYL_PRECOND_ILUT) {
+    /* ILUT's and ILUTP's patterns follow the values: their levels are computed again */
+    if (d->factor == KRYL_PRECOND_ILUT || d->factor == KRYL_PRECOND_ILUTP) {
         kryl_levels_free(&d->levels_L);
         kryl_levels_free(&d->levels_U);
     }

@@ -25,7 +25,8 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
     case KRYL_PRECOND_MIC0:
     case KRYL_PRECOND_ILU0:
     case KRYL_PRECOND_ILUK:
-    case KRYL_PRECOND_ILUT: st = kryl_precond_ilu_create(p, A, opts); break;
+    case KRYL_PRECOND_ILUT:
+    case KRYL_PRECOND_ILUTP: st = kryl_precond_ilu_create(p, A, opts); break;
     case KRYL_PRECOND_BJACOBI: st = kryl_precond_bjacobi_create(p, A, opts); break;
     case KRYL_PRECOND_MCSSOR: st = kryl_precond_mcssor_create(p, A, opts); break;
     case KRYL_PRECOND_MCILU0: st = kryl_precond_mcilu0_create(p, A, opts); break;

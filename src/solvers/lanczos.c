@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "solvers/auto_choice.h"
 #include "solvers/lanczos.h"
 #include "solvers/solver_impl.h"
 
@@ -228,6 +229,7 @@ kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double 
     KRYL_REQUIRE_ARG(solver);
     KRYL_REQUIRE_ARG(lambda_min);
     KRYL_REQUIRE_ARG(lambda_max);
+    solver = kryl_auto_chosen(solver);
     if (solver->cg_coefficients == NULL)
         return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
                           "kryl_solver_spectrum: %s does not record CG coefficients (pipecg "

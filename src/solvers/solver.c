@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/setup_clock.h"
+#include "solvers/auto_choice.h"
 #include "solvers/mixed.h"
 #include "solvers/solver_impl.h"
 
@@ -50,6 +51,7 @@ static const kryl_method_ops *plain_method_ops(kryl_method method)
     case KRYL_METHOD_PIPECG: return &kryl_method_pipecg;
     case KRYL_METHOD_GMRES: return &kryl_method_gmres;
     case KRYL_METHOD_BICGSTAB: return &kryl_method_bicgstab;
+    case KRYL_METHOD_AUTO: return NULL; /* a choice among these (auto_choice.c) */
     }
     return NULL;
 }
@@ -83,7 +85,7 @@ static kryl_status check_options(kryl_solver_options *o)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown ordering %d", (int)o->order);
     if (o->format < KRYL_FORMAT_AUTO || o->format > KRYL_FORMAT_DIA)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown storage format %d", (int)o->format);
-    if (plain_method_ops(o->method) == NULL)
+    if (plain_method_ops(o->method) == NULL && o->method != KRYL_METHOD_AUTO)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
     if (o->mixed < KRYL_MIXED_NONE || o->mixed > KRYL_MIXED_RELIABLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown mixed-precision scheme %d",
@@ -118,7 +120,7 @@ static kryl_status check_options(kryl_solver_options *o)
     if (!(o->inner_rtol > 0.0 && o->inner_rtol < 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "inner_rtol %g: expected a reduction factor in (0, 1)", o->inner_rtol);
-    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_AMG)
+    if (o->precond < KRYL_PRECOND_NONE || o->precond > KRYL_PRECOND_ILUTP)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)o->precond);
     if (o->precision != KRYL_DOUBLE && o->precision != KRYL_SINGLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown precision %d", (int)o->precision);
@@ -362,6 +364,13 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
 kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
                                const kryl_solver_options *options)
 {
+    if (options && options->method == KRYL_METHOD_AUTO && solver && A) {
+        /* the candidates get the caller's options, checked here once */
+        kryl_solver_options checked = *options;
+        *solver = NULL;
+        KRYL_TRY(check_options(&checked));
+        return kryl_auto_create(solver, A, options);
+    }
     return solver_create(solver, A, options, false);
 }
 
@@ -374,6 +383,7 @@ kryl_status kryl_solver_create_inner(kryl_solver *solver, kryl_matrix A,
 kryl_status kryl_solver_update(kryl_solver s)
 {
     KRYL_REQUIRE_ARG(s);
+    if (s->automatic) return kryl_solver_update(kryl_auto_chosen(s));
     kryl_matrix A = s->A;
     /* the new values must still suit the method */
     KRYL_TRY(check_matrix(A, s->method, s->options.symmetry_tol));
@@ -401,6 +411,7 @@ kryl_status kryl_solver_destroy(kryl_solver *solver)
 {
     if (solver == NULL || *solver == NULL) return KRYL_SUCCESS;
     kryl_solver s = *solver;
+    kryl_auto_destroy(s);
     kryl_solver_batching_release(s);
     if (s->method && s->work) s->method->destroy(s);
     kryl_precond_destroy(&s->pc);
@@ -657,6 +668,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     KRYL_REQUIRE_ARG(result);
     KRYL_TRY(check_vector(s, b, "b"));
     KRYL_TRY(check_vector(s, x, "x"));
+    if (s->automatic) return kryl_auto_solve(s, b, x, result);
     memset(result, 0, sizeof *result);
     if (s->values_seen != s->A->host->values_seen) KRYL_TRY(kryl_solver_update(s));
     double t0 = kryl_wtime();
@@ -757,6 +769,7 @@ kryl_status kryl_solver_history(kryl_solver solver, const double **history, int6
     KRYL_REQUIRE_ARG(solver);
     KRYL_REQUIRE_ARG(history);
     KRYL_REQUIRE_ARG(length);
+    solver = kryl_auto_chosen(solver);
     *history = solver->history_host;
     *length = solver->history ? solver->history_length : 0;
     return KRYL_SUCCESS;
@@ -765,6 +778,7 @@ kryl_status kryl_solver_history(kryl_solver solver, const double **history, int6
 kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const char **reason)
 {
     KRYL_REQUIRE_ARG(solver);
+    solver = kryl_auto_chosen(solver);
     if (format) *format = solver->format;
     if (reason) *reason = solver->format_reason;
     return KRYL_SUCCESS;
@@ -774,6 +788,7 @@ kryl_status kryl_solver_precond_info(kryl_solver solver, char *buf, size_t len)
 {
     KRYL_REQUIRE_ARG(solver);
     KRYL_REQUIRE_ARG(buf);
+    solver = kryl_auto_chosen(solver);
     const kryl_precond *pc = solver->inner ? solver->inner->pc : solver->pc;
     const char *name = kryl_precond_name(pc ? pc->kind : KRYL_PRECOND_NONE);
     if (len > 0) snprintf(buf, len, "%s", pc && pc->info[0] ? pc->info : name);
@@ -785,6 +800,7 @@ kryl_status kryl_solver_apply_preconditioner(kryl_solver solver, kryl_vector r, 
     KRYL_REQUIRE_ARG(solver);
     KRYL_REQUIRE_ARG(r);
     KRYL_REQUIRE_ARG(z);
+    solver = kryl_auto_chosen(solver);
     KRYL_TRY(check_vector(solver, r, "r"));
     KRYL_TRY(check_vector(solver, z, "z"));
     if (r == z)
@@ -814,6 +830,7 @@ kryl_status kryl_solver_setup_phases(kryl_solver solver, double *seconds)
 {
     KRYL_REQUIRE_ARG(solver);
     KRYL_REQUIRE_ARG(seconds);
+    solver = kryl_auto_chosen(solver);
     memcpy(seconds, solver->setup_phases, sizeof solver->setup_phases);
     return KRYL_SUCCESS;
 }

@@ -67,6 +67,9 @@ struct kryl_solver_s {
     /* backend: (alpha_k, beta_k) of each iteration of a CG-type method that
      * records them (kryl_solver_spectrum), or NULL */
     double *cg_coefficients;
+    /* KRYL_METHOD_AUTO: the candidates and the solver chosen, which does the
+     * work (auto_choice.c); NULL otherwise */
+    struct kryl_auto *automatic;
 };
 
 struct kryl_method_ops {

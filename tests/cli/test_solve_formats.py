@@ -32,8 +32,9 @@ def solve_each_format(t, kryl, path, backend, what):
     csr_its = None
     for fmt in FORMATS:
         label = "%s %s on %s" % (what, fmt, backend)
+        # pcg + jacobi: its iterations do not depend on the row order a format sorts by
         rc, obj, err = kryl.json("solve", path, "--backend", backend, "--format", fmt,
-                                 "--rtol", "1e-10")
+                                 "--rtol", "1e-10", "--method", "pcg")
         if unsupported(t, backend, label, rc, err):
             continue
         if formats[fmt]["suitable"]:
@@ -124,7 +125,7 @@ def test_orders(t, kryl, tmp, usable):
         for backend in usable:
             what = "--order %s on %s" % (order, backend)
             rc, obj, err = kryl.json("solve", a, "--backend", backend, "--order", order,
-                                     "--format", "sell")
+                                     "--format", "sell", "--method", "pcg")
             if unsupported(t, backend, what, rc, err) or (order == "amd" and rc == 1
                                                            and "SuiteSparse" in err):
                 continue

@@ -28,7 +28,8 @@ typedef struct solve_args {
         blocks, sweeps;
     int64_t monitor; /* --monitor k: a residual line every k iterations; 0 = none */
     bool check_interval_given, view;
-    bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune;
+    bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune,
+        match;
 } solve_args;
 
 /* Resolve --precision and --mixed: a scheme implies --precision mixed, and
@@ -64,7 +65,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
 {
     static const char *cmd = "solve";
     kryl_solver_options_init(opt);
-    *a = (solve_args){.method = "pcg",
+    *a = (solve_args){.method = "auto",
                       .precond = "none",
                       .backend = "auto",
                       .precision = "double",
@@ -129,6 +130,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--format", NULL, ARG_STRING, &a->format, NULL},
         {"--order", NULL, ARG_STRING, &a->order, NULL},
         {"--tune", NULL, ARG_FLAG, &a->tune, NULL},
+        {"--match", NULL, ARG_FLAG, &a->match, NULL},
         {"--precision", NULL, ARG_STRING, &a->precision, &a->precision_given},
         {"--mixed", NULL, ARG_STRING, &a->mixed, &a->mixed_given},
         {"--inner-its", NULL, ARG_POSITIVE, &a->inner_its, NULL},
@@ -238,6 +240,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     r = resolve_mixed(a, opt);
     if (r != ARGS_OK) return r;
     opt->tune = a->tune;
+    opt->match = a->match;
     opt->restart = (int)a->restart;
     opt->degree = (int)a->degree;
     opt->fill = (int)a->fill;

@@ -87,10 +87,21 @@ static kryl_format solver_format(const solve_job *job, const char **reason)
     return format;
 }
 
+/* The options as run: for --method auto, the method and preconditioner it
+ * chose (*why says why; "requested" otherwise). */
+static kryl_solver_options options_run(const solve_job *job, const char **why)
+{
+    kryl_solver_options o = job->options;
+    *why = "requested";
+    kryl_solver_choice(job->solver, &o.method, &o.precond, why);
+    return o;
+}
+
 void solve_report_json(const solve_job *job, const char *matrix, double read_s)
 {
     const kryl_result *r = &job->result;
-    const kryl_solver_options *o = &job->options;
+    const char *why;
+    const kryl_solver_options run = options_run(job, &why), *o = &run;
     int64_t nrows, ncols, nnz;
     kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
     const char *reason;
@@ -108,6 +119,9 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "symmetry_tol", o->symmetry_tol);
     json_string(&w, "method", kryl_method_name(o->method));
     json_string(&w, "precond", kryl_precond_name(o->precond));
+    json_string(&w, "method_requested", kryl_method_name(job->options.method));
+    json_string(&w, "choice", why);
+    json_bool(&w, "match", o->match);
     char precond_info[192] = "";
     kryl_solver_precond_info(job->solver, precond_info, sizeof precond_info);
     json_string(&w, "precond_info", precond_info);
@@ -252,7 +266,8 @@ static void print_method(const kryl_solver_options *o)
 void solve_report_summary(const solve_job *job, const char *matrix, double read_s)
 {
     const kryl_result *r = &job->result;
-    const kryl_solver_options *o = &job->options;
+    const char *why;
+    const kryl_solver_options run = options_run(job, &why), *o = &run;
     int64_t nrows, ncols, nnz;
     kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
     const char *reason;
@@ -261,6 +276,7 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     printf("matrix      %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros\n",
            cli_basename(matrix), nrows, ncols, nnz);
     print_symmetry(job);
+    if (job->options.method == KRYL_METHOD_AUTO) printf("auto        %s\n", why);
     print_method(o);
     printf("format      %s, order %s", kryl_format_name(format), kryl_order_name(o->order));
     if (o->format == KRYL_FORMAT_AUTO)

@@ -1,0 +1,288 @@
+/* KRYL_METHOD_AUTO: a method and a preconditioner chosen from A, with
+ * fallbacks.  A symmetric matrix (up to options.symmetry_tol) with a
+ * positive diagonal gets PCG with IC(0), then MIC(0), then Jacobi; any
+ * other matrix, or one on which PCG fails, GMRES with ILU(0), then
+ * BiCGSTAB with ILU(0), then GMRES with ILUT, then with ILUTP (column
+ * pivoting), then with Jacobi, then with none.  Where A has
+ * zero diagonal entries the factorizations first permute its rows by a
+ * maximum transversal (options.match).  A candidate whose setup refuses A
+ * gives way to the next at once; one whose solve does not converge gives
+ * way to the next, which starts again from the caller's x0.  The attempts
+ * share options.max_iterations: each but the last may take half of what
+ * is left.  The x
+ * returned is the one with the smallest true residual of the attempts.
+ * A preconditioner named in the options is kept: then only the method is
+ * chosen.  The chosen solver does the work: the auto solver holds it and
+ * forwards to it. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/auto_choice.h"
+
+#define CANDIDATES_MAX 10
+#define WHY_SIZE       2048
+
+typedef struct candidate {
+    kryl_method method;
+    kryl_precond_kind precond;
+    bool match; /* factor the row-matched matrix */
+} candidate;
+
+struct kryl_auto {
+    kryl_solver_options options; /* the caller's, method AUTO */
+    candidate list[CANDIDATES_MAX];
+    int count, next; /* candidates, the next one to try */
+    candidate chosen;
+    kryl_solver solver; /* the candidate being used */
+    char why[WHY_SIZE];
+};
+
+/* Append to the explanation, and log it at info level. */
+static void explain(kryl_solver s, const char *fmt, ...) KRYL_PRINTF_LIKE(2, 3);
+static void explain(kryl_solver s, const char *fmt, ...)
+{
+    struct kryl_auto *a = s->automatic;
+    size_t used = strlen(a->why);
+    va_list ap;
+    va_start(ap, fmt);
+    if (used + 1 < sizeof a->why) vsnprintf(a->why + used, sizeof a->why - used, fmt, ap);
+    va_end(ap);
+    va_start(ap, fmt);
+    char line[WHY_SIZE];
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    kryl_log(s->ctx, KRYL_LOG_INFO, "kryl: auto: %s", line[0] == ';' ? line + 2 : line);
+}
+
+static void add(struct kryl_auto *a, kryl_method method, kryl_precond_kind precond, bool match)
+{
+    if (a->count < CANDIDATES_MAX) a->list[a->count++] = (candidate){method, precond, match};
+}
+
+/* Whether every diagonal entry is positive, and whether one is zero or
+ * absent, over all ranks. */
+static void diagonal_signs(kryl_matrix A, bool *positive, bool *zero)
+{
+    const kryl_csr *csr = &A->host->csr;
+    bool pos = true, zer = false;
+    for (int64_t i = 0; i < csr->nrows; i++) {
+        const int64_t k = kryl_csr_find(csr, i, csr->row_begin + i);
+        const double aii = k < 0 ? 0.0 : csr->values[k];
+        pos = pos && aii > 0.0;
+        zer = zer || aii == 0.0;
+    }
+    /* one rank's answer for all: agreement on a status */
+    *positive = kryl_context_agree(A->ctx, pos ? KRYL_SUCCESS : KRYL_ERR_NOT_POSITIVE_DEFINITE) ==
+                KRYL_SUCCESS;
+    *zero = kryl_context_agree(A->ctx, zer ? KRYL_ERR_ZERO_DIAGONAL : KRYL_SUCCESS) != KRYL_SUCCESS;
+}
+
+/* The candidates for A, in the order they are tried. */
+static void choose(kryl_solver s, kryl_matrix A)
+{
+    struct kryl_auto *a = s->automatic;
+    const double asym = kryl_host_matrix_asymmetry(A->host), tol = a->options.symmetry_tol;
+    bool positive, zero;
+    diagonal_signs(A, &positive, &zero);
+    const bool symmetric = asym <= tol;
+    if (asym == 0.0)
+        explain(s, "symmetric");
+    else if (symmetric)
+        explain(s, "symmetric up to %.2g (tolerance %g)", asym, tol);
+    else
+        explain(s, "nonsymmetric (max |a_ij - a_ji| = %.2g max |a_ij|)", asym);
+    explain(s, zero ? ", zero diagonal entries" : positive ? ", positive diagonal" : "");
+    const kryl_precond_kind given = a->options.precond;
+    if (symmetric && positive) {
+        explain(s, ": pcg");
+        if (given != KRYL_PRECOND_NONE) {
+            add(a, KRYL_METHOD_PCG, given, false);
+        } else {
+            add(a, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, false);
+            add(a, KRYL_METHOD_PCG, KRYL_PRECOND_MIC0, false);
+            add(a, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, false);
+        }
+    } else {
+        explain(s, ": gmres");
+    }
+    /* PCG may break down on an indefinite matrix: GMRES follows it */
+    if (given != KRYL_PRECOND_NONE) {
+        add(a, KRYL_METHOD_GMRES, given, false);
+        return;
+    }
+    add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, zero);
+    add(a, KRYL_METHOD_BICGSTAB, KRYL_PRECOND_ILU0, zero);
+    add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILUT, zero);
+    add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILUTP, false);
+    if (!zero) add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI, false);
+    add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, false);
+}
+
+static const char *candidate_name(const candidate *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s + %s%s", kryl_method_name(c->method), kryl_precond_name(c->precond),
+             c->match ? " (rows matched)" : "");
+    return buf;
+}
+
+/* Create the solver of the next candidate that A does not refuse. */
+static kryl_status create_next(kryl_solver s)
+{
+    struct kryl_auto *a = s->automatic;
+    while (a->next < a->count) {
+        const candidate *c = &a->list[a->next++];
+        kryl_solver_options o = a->options;
+        o.method = c->method;
+        o.precond = c->precond;
+        o.match = o.match || c->match;
+        char name[96];
+        candidate_name(c, name, sizeof name);
+        kryl_status st = kryl_solver_create(&a->solver, s->A, &o);
+        if (st == KRYL_SUCCESS) {
+            a->chosen = *c;
+            explain(s, "; %s", name);
+            return KRYL_SUCCESS;
+        }
+        /* what the candidate cannot do with A gives way to the next; anything
+         * else (a bad option, a format, memory, the device) is the caller's */
+        if (st != KRYL_ERR_NOT_SYMMETRIC && st != KRYL_ERR_NOT_POSITIVE_DEFINITE &&
+            st != KRYL_ERR_ZERO_DIAGONAL && st != KRYL_ERR_UNSUPPORTED)
+            return st;
+        explain(s, "; %s refused (%s)", name, kryl_last_error());
+    }
+    return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "auto: every candidate refused the matrix: %s",
+                      s->automatic->why);
+}
+
+kryl_status kryl_auto_create(kryl_solver *solver, kryl_matrix A, const kryl_solver_options *o)
+{
+    double t0 = kryl_wtime();
+    struct kryl_solver_s *s = calloc(1, sizeof *s);
+    struct kryl_auto *a = calloc(1, sizeof *a);
+    if (s == NULL || a == NULL) {
+        free(s);
+        free(a);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a solver");
+    }
+    s->ctx = A->ctx;
+    s->ops = A->ctx->ops;
+    s->options = *o;
+    s->A = A;
+    s->automatic = a;
+    s->ctx->live_objects++;
+    a->options = *o;
+    const kryl_csr *csr = &A->host->csr;
+    kryl_status st = csr->nrows_global == csr->ncols
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
+                                      "the matrix is %lld x %lld; auto needs a square matrix",
+                                      (long long)csr->nrows_global, (long long)csr->ncols);
+    if (st == KRYL_SUCCESS) {
+        choose(s, A);
+        st = create_next(s);
+    }
+    if (st != KRYL_SUCCESS) {
+        kryl_solver_destroy(&s);
+        return st;
+    }
+    s->setup_s = kryl_wtime() - t0;
+    *solver = s;
+    return KRYL_SUCCESS;
+}
+
+void kryl_auto_destroy(kryl_solver s)
+{
+    if (s->automatic == NULL) return;
+    kryl_solver_destroy(&s->automatic->solver);
+    free(s->automatic);
+    s->automatic = NULL;
+}
+
+kryl_solver kryl_auto_chosen(kryl_solver s)
+{
+    return s->automatic && s->automatic->solver ? s->automatic->solver : s;
+}
+
+/* x = values (the caller's order, doubles). */
+static kryl_status set_x(kryl_solver s, kryl_vector x, const double *values)
+{
+    return kryl_vector_set(x, values, x->n);
+}
+
+kryl_status kryl_auto_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_result *result)
+{
+    struct kryl_auto *a = s->automatic;
+    const int64_t n = x->n;
+    double *x0 = malloc((size_t)(n > 0 ? n : 1) * sizeof *x0);
+    double *best = malloc((size_t)(n > 0 ? n : 1) * sizeof *best);
+    if (x0 == NULL || best == NULL) {
+        free(x0);
+        free(best);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "auto: cannot keep x0 (%lld entries)",
+                          (long long)n);
+    }
+    const double t0 = kryl_wtime();
+    kryl_status st = kryl_vector_get(x, x0, n);
+    kryl_result r, kept = {0};
+    int64_t iterations = 0;
+    bool have = false;
+    candidate kept_choice = a->chosen;
+    const int64_t budget = a->options.max_iterations;
+    while (st == KRYL_SUCCESS) {
+        /* all attempts share max_iterations: one that is not the last may take
+         * half of what is left */
+        const int64_t left = budget - iterations;
+        a->solver->options.max_iterations = a->next < a->count ? (left + 1) / 2 : left;
+        if (have) st = set_x(s, x, x0);
+        if (st == KRYL_SUCCESS) st = kryl_solver_solve(a->solver, b, x, &r);
+        if (st != KRYL_SUCCESS) break;
+        iterations += r.iterations;
+        if (!have || r.relres < kept.relres) {
+            /* the best x so far */
+            kept = r;
+            kept_choice = a->chosen;
+            st = kryl_vector_get(x, best, n);
+            have = true;
+        }
+        if (r.converged || a->next >= a->count || iterations >= budget) break;
+        char name[96];
+        explain(s, "; %s stopped: %s after %lld iterations, relres %.2g",
+                candidate_name(&a->chosen, name, sizeof name), kryl_reason_name(r.reason),
+                (long long)r.iterations, r.relres);
+        kryl_solver_destroy(&a->solver);
+        if (st == KRYL_SUCCESS) st = create_next(s);
+        if (st == KRYL_ERR_UNSUPPORTED) {
+            /* no candidate left: keep the best attempt */
+            st = KRYL_SUCCESS;
+            break;
+        }
+    }
+    if (st == KRYL_SUCCESS && have) st = set_x(s, x, best);
+    free(x0);
+    free(best);
+    if (st != KRYL_SUCCESS) return st;
+    *result = kept;
+    result->iterations = iterations;
+    result->solve_s = kryl_wtime() - t0;
+    if (kept_choice.method != a->chosen.method || kept_choice.precond != a->chosen.precond) {
+        char name[96];
+        explain(s, "; returned the x of %s (smallest true residual)",
+                candidate_name(&kept_choice, name, sizeof name));
+    }
+    a->chosen = kept_choice;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_solver_choice(kryl_solver solver, kryl_method *method, kryl_precond_kind *precond,
+                               const char **why)
+{
+    KRYL_REQUIRE_ARG(solver);
+    const struct kryl_auto *a = solver->automatic;
+    if (method) *method = a ? a->chosen.method : solver->options.method;
+    if (precond) *precond = a ? a->chosen.precond : solver->options.precond;
+    if (why) *why = a ? a->why : "requested";
+    return KRYL_SUCCESS;
+}
