@@ -97,6 +97,7 @@ class SolverOptions(ctypes.Structure):
         ("block_factor", c_int),
         ("symmetry_tol", c_double),
         ("amg", AmgOptions),
+        ("match", c_bool),
     ]
 
 

@@ -76,3 +76,12 @@ int solve_job_finish(solve_job *job, kryl_status st)
     if (st != KRYL_SUCCESS) return CLI_EXIT_ERROR;
     return converged ? CLI_EXIT_OK : CLI_EXIT_NOT_CONVERGED;
 }
+
+kryl_solver_options solve_job_options_run(const solve_job *job, const char **why)
+{
+    kryl_solver_options o = job->options;
+    const char *said = "requested";
+    kryl_solver_choice(job->solver, &o.method, &o.precond, &said);
+    if (why) *why = said;
+    return o;
+}

@@ -32,6 +32,10 @@ kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, 
  * the matrix's global row count (read on rank 0 in a distributed run). */
 kryl_status solve_job_solve(solve_job *job, const double *b, const double *x0);
 
+/* The options as run: for --method auto, with the method and preconditioner
+ * it chose (*why says why and what fell back; "requested" otherwise). */
+kryl_solver_options solve_job_options_run(const solve_job *job, const char **why);
+
 /* Destroy what the job holds, in dependency order, and return the exit
  * status: CLI_EXIT_ERROR if st failed, else whether the solve converged. */
 int solve_job_finish(solve_job *job, kryl_status st);

@@ -87,21 +87,11 @@ static kryl_format solver_format(const solve_job *job, const char **reason)
     return format;
 }
 
-/* The options as run: for --method auto, the method and preconditioner it
- * chose (*why says why; "requested" otherwise). */
-static kryl_solver_options options_run(const solve_job *job, const char **why)
-{
-    kryl_solver_options o = job->options;
-    *why = "requested";
-    kryl_solver_choice(job->solver, &o.method, &o.precond, why);
-    return o;
-}
-
 void solve_report_json(const solve_job *job, const char *matrix, double read_s)
 {
     const kryl_result *r = &job->result;
     const char *why;
-    const kryl_solver_options run = options_run(job, &why), *o = &run;
+    const kryl_solver_options run = solve_job_options_run(job, &why), *o = &run;
     int64_t nrows, ncols, nnz;
     kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
     const char *reason;
@@ -267,7 +257,7 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
 {
     const kryl_result *r = &job->result;
     const char *why;
-    const kryl_solver_options run = options_run(job, &why), *o = &run;
+    const kryl_solver_options run = solve_job_options_run(job, &why), *o = &run;
     int64_t nrows, ncols, nnz;
     kryl_matrix_size(job->A, &nrows, &ncols, &nnz);
     const char *reason;

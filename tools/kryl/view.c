@@ -112,7 +112,7 @@ static void method(emitter *e, const kryl_solver_options *o)
 
 static void precond(emitter *e, const solve_job *job)
 {
-    const kryl_solver_options *o = &job->options;
+    const kryl_solver_options run = solve_job_options_run(job, NULL), *o = &run;
     part(e, "precond", kryl_precond_name(o->precond));
     switch (o->precond) {
     case KRYL_PRECOND_LSPOLY: param_int(e, "degree", o->degree > 0 ? o->degree : 8); break;
@@ -173,7 +173,7 @@ static void matrix(emitter *e, const solve_job *job)
 
 static void emit(emitter *e, const solve_job *job)
 {
-    const kryl_solver_options *o = &job->options;
+    const kryl_solver_options run = solve_job_options_run(job, NULL), *o = &run;
     method(e, o);
     precond(e, job);
     matrix(e, job);
