@@ -839,5 +839,6 @@ kryl_status kryl_solver_amg_info(kryl_solver solver, kryl_amg_info *info)
 {
     KRYL_REQUIRE_ARG(solver);
     KRYL_REQUIRE_ARG(info);
+    solver = kryl_auto_chosen(solver);
     return kryl_precond_amg_info(solver->inner ? solver->inner->pc : solver->pc, info);
 }

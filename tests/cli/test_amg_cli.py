@@ -21,7 +21,7 @@ def test_hierarchy(t, kryl, tmp, usable):
     gen = os.path.join(tmp, "poisson2d.mtx")
     kryl.run("gen", "poisson2d", "--n", 40, "-o", gen)
     for backend in usable:
-        jac = solve(t, kryl, "jacobi-pcg on %s" % backend, backend, gen, [], tmp)
+        jac = solve(t, kryl, "jacobi-pcg on %s" % backend, backend, gen, ["--method", "pcg"], tmp)
         for args in [[], ["--method", "pipecg"], ["--method", "gmres"],
                      ["--amg-smoother", "mcgs", "--amg-cycle", "w"],
                      ["--amg-smoother", "jacobi", "--amg-sweeps", "2", "--format", "sell"],
