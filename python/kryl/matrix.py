@@ -116,7 +116,23 @@ def _as_scipy_csr(A: Any) -> Any:
     return csr
 
 
-class Matrix:
+class Closeable:
+    """close() when a with block is left and when the object is collected."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class Matrix(Closeable):
     """A sparse matrix held by kryl (a host CSR copy, and the backend's copy).
 
     Make one with :meth:`from_scipy`, :meth:`from_file` or
@@ -275,15 +291,6 @@ class Matrix:
         if getattr(self, "_handle", None):
             lib.kryl_matrix_destroy(ctypes.byref(self._handle))
             self._handle = Handle()
-
-    def __enter__(self) -> "Matrix":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return (f"<kryl.Matrix {self.shape[0]} x {self.shape[1]}, {self.nnz} nonzeros, "

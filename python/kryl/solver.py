@@ -12,7 +12,7 @@ from . import _lib
 from ._lib import Handle, lib
 from .errors import InvalidArgumentError, check
 from .info import SolveInfo
-from .matrix import Matrix, Vector, as_matrix, device_vector, enum_name, host_vector, is_cupy
+from .matrix import Closeable, Matrix, Vector, as_matrix, device_vector, enum_name, host_vector, is_cupy
 from .options import OPTIONS, solver_options
 
 OPTIONS_HELP = """\
@@ -100,7 +100,7 @@ value) raise kryl.KrylError subclasses carrying the library's message.
 ArrayLike = Any  # a NumPy or CuPy array
 
 
-class Solver:
+class Solver(Closeable):
     """A solver for A x = b that keeps the matrix, its storage format and the
     preconditioner (on the device, for cuda) across solves.
 
@@ -298,15 +298,6 @@ class Solver:
             self._handle = Handle()
             if self._owns_matrix:
                 self.matrix.close()
-
-    def __enter__(self) -> "Solver":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         o = self._copts
