@@ -764,6 +764,35 @@ typedef struct kryl_solver_options {
 
 void kryl_solver_options_init(kryl_solver_options *options);
 
+/* Set one option by the kryl command's name for it ("rtol", "precond",
+ * "block-factor", ...; leading dashes allowed) from its value as text
+ * (NULL for a flag such as "tune").  An unknown name or a bad value is
+ * KRYL_ERR_INVALID_ARGUMENT, with a message naming the option. */
+kryl_status kryl_solver_options_set(kryl_solver_options *options, const char *name,
+                                    const char *value);
+
+/* One option of an options file: its name (the kryl command's, without the
+ * dashes), its value as text (NULL for a flag) and where it was written. */
+typedef struct kryl_option_setting {
+    const char *name;   /* "rtol", "block-factor" */
+    const char *value;  /* "1e-8"; NULL: a flag */
+    const char *origin; /* "run.opts:3" or "run.json:7: key precond.blocks" */
+} kryl_option_setting;
+
+/* Read an options file (docs/OPTIONS.md): one "--name value" a line, or a
+ * JSON object of the same names, where {"type": V, ...} gives an option the
+ * value V and its parameters ({"precond": {"type": "ilut", "droptol": 1e-4}}).
+ * *settings (free with kryl_options_file_free) lists them in file order.
+ * Malformed files are KRYL_ERR_PARSE with the line, column or key. */
+kryl_status kryl_options_file_read(const char *path, kryl_option_setting **settings,
+                                   int64_t *count);
+void kryl_options_file_free(kryl_option_setting *settings, int64_t count);
+
+/* Apply an options file's solver options to *options, in order (later ones
+ * win); the kryl command's own options (backend, out, monitor, ...) are
+ * passed over, any other unknown name is an error naming its key. */
+kryl_status kryl_solver_options_from_file(const char *path, kryl_solver_options *options);
+
 /* Phases timed by kryl_result.profile (seconds).  Without profiling all
  * iteration work is reported in `iteration` only. */
 typedef struct kryl_profile {

@@ -52,7 +52,8 @@ def solve_each_format(t, kryl, path, backend, what):
                         "%s: %d iterations, csr %d" % (label, obj["iterations"], csr_its))
         else:
             why = formats[fmt]["why"]
-            t.check(rc == 1 and obj is None, "%s: refused, exit 1" % label, "exit %d" % rc)
+            t.check(rc == 1 and obj is not None and "error" in obj, "%s: refused, exit 1" % label,
+                    "exit %d" % rc)
             t.check(why and why in err and "would store" in err,
                     "%s: the refusal says why and what it would cost" % label,
                     "stderr: %s\ninfo: %s" % (err, why))

@@ -10,13 +10,23 @@
 
 #include "cli.h"
 
+/* Where the option being parsed came from, when not the command line
+ * ("run.json:4: key precond.blocks", "KRYL_OPTIONS"); errors name it. */
+static const char *option_origin = NULL;
+
 args_result args_usage_error(const char *command, const char *fmt, ...)
 {
+    char message[1024];
     va_list ap;
-    fprintf(stderr, "kryl %s: ", command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "kryl %s: %s%s%s", command, option_origin ? option_origin : "",
+            option_origin ? ": " : "", message);
+    char full[1200];
+    snprintf(full, sizeof full, "%s%s%s", option_origin ? option_origin : "",
+             option_origin ? ": " : "", message);
+    cli_json_error(KRYL_ERR_INVALID_ARGUMENT, full);
     fprintf(stderr, "\nusage: %s\nRun 'kryl help %s' for the options.\n", help_usage(command),
             command);
     return ARGS_ERROR;
@@ -96,6 +106,113 @@ static args_result set_value(const char *command, const arg_spec *opt, const cha
     return ARGS_OK;
 }
 
+/* Options files read so far: string options point into them until exit. */
+typedef struct kept_file {
+    kryl_option_setting *settings;
+    int64_t count;
+    struct kept_file *next;
+} kept_file;
+static kept_file *kept_files = NULL;
+
+static void free_kept_files(void)
+{
+    while (kept_files != NULL) {
+        kept_file *k = kept_files;
+        kept_files = k->next;
+        kryl_options_file_free(k->settings, k->count);
+        free(k);
+    }
+}
+
+/* Keep `settings` until exit; false when out of memory (then freed). */
+static bool keep(kryl_option_setting *settings, int64_t count)
+{
+    kept_file *k = malloc(sizeof *k);
+    if (k == NULL) {
+        kryl_options_file_free(settings, count);
+        return false;
+    }
+    if (kept_files == NULL) atexit(free_kept_files);
+    *k = (kept_file){settings, count, kept_files};
+    kept_files = k;
+    return true;
+}
+
+/* One setting of an options file, as if given on the command line. */
+static args_result apply_setting(const char *command, const kryl_option_setting *s,
+                                 const arg_spec *specs, int nspecs)
+{
+    char name[128];
+    snprintf(name, sizeof name, "--%s", s->name);
+    if (strcmp(s->name, "options-file") == 0)
+        return args_usage_error(command, "an options file cannot name another");
+    const arg_spec *opt = find_spec(specs, nspecs, name, strlen(name));
+    if (opt == NULL) return args_usage_error(command, "unknown option '%s'", name);
+    const char *value = s->value;
+    if (opt->type == ARG_FLAG) {
+        if (value != NULL && strcmp(value, "true") != 0)
+            return args_usage_error(command, "%s takes no value (or true)", opt->name);
+    } else if (value == NULL) {
+        if (opt->type != ARG_EVERY) return args_usage_error(command, "%s needs a value", opt->name);
+        value = "1";
+    }
+    return set_value(command, opt, value);
+}
+
+static args_result parse_options_file(const char *command, const char *path, const arg_spec *specs,
+                                      int nspecs)
+{
+    kryl_option_setting *settings;
+    int64_t count;
+    if (kryl_options_file_read(path, &settings, &count) != KRYL_SUCCESS)
+        return args_usage_error(command, "--options-file: %s", kryl_last_error());
+    if (!keep(settings, count))
+        return args_usage_error(command, "--options-file %s: out of memory", path);
+    const char *outer = option_origin;
+    args_result r = ARGS_OK;
+    for (int64_t k = 0; k < count && r == ARGS_OK; k++) {
+        option_origin = settings[k].origin;
+        r = apply_setting(command, &settings[k], specs, nspecs);
+    }
+    option_origin = outer;
+    return r;
+}
+
+args_result args_parse_environment(const char *command, const char *variable, const arg_spec *specs,
+                                   int nspecs)
+{
+    const char *value = getenv(variable);
+    if (value == NULL || value[0] == '\0') return ARGS_OK;
+    /* its words, as the shell would split them without quotes */
+    size_t length = strlen(value);
+    char *words = malloc(length + 1);
+    char **argv = malloc((length / 2 + 2) * sizeof *argv);
+    kryl_option_setting *held = calloc(1, sizeof *held);
+    if (words == NULL || argv == NULL || held == NULL) {
+        free(words);
+        free(argv);
+        free(held);
+        return args_usage_error(command, "%s: out of memory", variable);
+    }
+    memcpy(words, value, length + 1);
+    int argc = 0;
+    argv[argc++] = (char *)command;
+    for (char *w = strtok(words, " \t\n"); w != NULL; w = strtok(NULL, " \t\n")) argv[argc++] = w;
+    /* the words stay until exit, as an options file's settings do */
+    held->origin = words;
+    if (!keep(held, 1)) {
+        free(argv);
+        return args_usage_error(command, "%s: out of memory", variable);
+    }
+    const char *outer = option_origin;
+    option_origin = variable;
+    int npositional;
+    args_result r = args_parse(command, argc, argv, specs, nspecs, NULL, 0, &npositional);
+    option_origin = outer;
+    free(argv);
+    return r;
+}
+
 args_result args_parse(const char *command, int argc, char **argv, const arg_spec *specs,
                        int nspecs, const char **positional, int max_positional, int *npositional)
 {
@@ -111,6 +228,14 @@ args_result args_parse(const char *command, int argc, char **argv, const arg_spe
         }
         if (strcmp(arg, "--") == 0) {
             options_done = true;
+            continue;
+        }
+        if (strcmp(arg, "--options-file") == 0 || strncmp(arg, "--options-file=", 15) == 0) {
+            const char *path = arg[14] == '=' ? arg + 15 : i + 1 < argc ? argv[++i] : NULL;
+            if (path == NULL || path[0] == '\0')
+                return args_usage_error(command, "--options-file needs a file");
+            args_result r = parse_options_file(command, path, specs, nspecs);
+            if (r != ARGS_OK) return r;
             continue;
         }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {

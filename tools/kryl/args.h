@@ -37,9 +37,17 @@ typedef enum args_result {
 /* Parse argv[1..argc-1] of `command` against specs[0..nspecs-1]; the other
  * arguments are positional and go to positional[0..max_positional-1]
  * (*npositional of them).  Options take their value as the next argument
- * or after '='; "--" ends the options. */
+ * or after '='; "--" ends the options.  "--options-file FILE" reads the
+ * options in FILE (kryl_options_file_read: lines or JSON) at that place, so
+ * every option in specs can be given there under its own name. */
 args_result args_parse(const char *command, int argc, char **argv, const arg_spec *specs,
                        int nspecs, const char **positional, int max_positional, int *npositional);
+
+/* Parse the options in the environment variable `variable` (words split at
+ * blanks, as the command line's; none when unset) against the specs; its
+ * errors name the variable.  Call before args_parse: the command line wins. */
+args_result args_parse_environment(const char *command, const char *variable, const arg_spec *specs,
+                                   int nspecs);
 
 /* Print "kryl COMMAND: <message>" and the command's short usage to stderr;
  * returns ARGS_ERROR. */

@@ -4,28 +4,50 @@
 
 #include "cli.h"
 #include "cli_mpi.h"
+#include "json.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+static bool json_errors = false;
+
+void cli_json_errors(bool on) { json_errors = on; }
+
+void cli_json_error(kryl_status status, const char *message)
+{
+    if (!json_errors) return;
+    json_errors = false; /* one object */
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin(&w, NULL);
+    json_string(&w, "error", message);
+    json_int(&w, "status", status);
+    json_string(&w, "status_text", kryl_strerror(status));
+    json_end(&w);
+    fflush(stdout);
+}
+
 int cli_error(kryl_status status)
 {
     const char *message = kryl_last_error();
     if (message == NULL || message[0] == '\0') message = kryl_strerror(status);
     fprintf(stderr, "kryl: error: %s\n", message);
+    cli_json_error(status, message);
     return CLI_EXIT_ERROR;
 }
 
 int cli_error_message(const char *fmt, ...)
 {
+    char message[1024];
     va_list ap;
-    fputs("kryl: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "kryl: error: %s\n", message);
+    /* the library's status for what the message says is not known here */
+    cli_json_error(KRYL_ERR_INVALID_ARGUMENT, message);
     return CLI_EXIT_ERROR;
 }
 

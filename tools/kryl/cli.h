@@ -30,6 +30,14 @@ int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 
+/* With --json, errors are also printed as {"error": message, "status":
+ * kryl_status, "status_text": ...} on stdout (once), so that a script reads
+ * one JSON object whatever happened; the exit status is unchanged. */
+void cli_json_errors(bool on);
+
+/* Print the JSON error object if cli_json_errors is on and none was printed. */
+void cli_json_error(kryl_status status, const char *message);
+
 /* Print "kryl: error: <kryl_last_error()>" (or the status's description)
  * to stderr; returns CLI_EXIT_ERROR. */
 int cli_error(kryl_status status);

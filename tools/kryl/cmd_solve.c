@@ -152,10 +152,15 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--profile", NULL, ARG_FLAG, &a->profile, NULL},
         {"--quiet", "-q", ARG_FLAG, &a->quiet, NULL},
     };
-    int npos;
-    args_result r = args_parse(cmd, argc, argv, specs, (int)(sizeof specs / sizeof specs[0]),
-                               &a->matrix, 1, &npos);
+    /* KRYL_OPTIONS first: the command line overrides it */
+    args_result r =
+        args_parse_environment(cmd, "KRYL_OPTIONS", specs, (int)(sizeof specs / sizeof specs[0]));
     if (r != ARGS_OK) return r;
+    int npos;
+    r = args_parse(cmd, argc, argv, specs, (int)(sizeof specs / sizeof specs[0]), &a->matrix, 1,
+                   &npos);
+    if (r != ARGS_OK) return r;
+    if (a->json) cli_json_errors(true); /* --json from KRYL_OPTIONS or an options file */
     if (npos == 0 && a->gen == NULL)
         return args_usage_error(cmd, "missing the matrix file A.mtx (or --gen KIND --n N)");
     if (npos > 0 && a->gen != NULL)

@@ -72,6 +72,9 @@ int main(int argc, char **argv)
     /* under mpirun every rank runs the command; otherwise MPI is never touched */
     cli_mpi_start(&argc, &argv);
     if (argc > 0 && strchr(argv[0], '/') != NULL) cli_program = argv[0];
+    /* --json anywhere before "--": errors are JSON too, usage errors included */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0) cli_json_errors(true);
     int status = run_command(argc, argv);
     cli_mpi_finish();
     return status;
