@@ -211,6 +211,14 @@ static const command_help commands[] = {
      "  --n N                 grid points per direction (default 64: 262144 rows)\n"
      "  --backend auto|ref|omp|cuda  (default auto)\n",
      NULL, NULL},
+    {"plot", "kryl plot HISTORY.csv [MORE.csv ...] -o FILE.svg [--title T]",
+     "Draw residual histories (kryl solve --history FILE) in one SVG picture:\n"
+     "||r||/||b|| on a log scale against the iteration, a colored curve per file\n"
+     "(up to 8), named in the legend with its iteration count.\n"
+     "\n"
+     "  --out, -o FILE        the SVG file to write\n"
+     "  --title T             the picture's title (default Residual history)\n",
+     NULL, NULL},
 };
 
 static const char *overview =
@@ -221,6 +229,7 @@ static const char *overview =
     "  solve    solve A x = b for a Matrix Market matrix\n"
     "  gen      generate a test matrix and write it as Matrix Market\n"
     "  info     print the structure, storage-format costs and spectrum of a matrix\n"
+    "  plot     draw residual histories (--history files) as an SVG picture\n"
     "  help     print the help of a command: kryl help solve\n"
     "\n"
     "Options:\n"

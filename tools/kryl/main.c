@@ -13,10 +13,8 @@ typedef struct command {
 } command;
 
 static const command table[] = {
-    {"solve", cmd_solve},
-    {"gen", cmd_gen},
-    {"info", cmd_info},
-    {"demo", cmd_demo},
+    {"solve", cmd_solve}, {"gen", cmd_gen},   {"info", cmd_info},
+    {"demo", cmd_demo},   {"plot", cmd_plot},
 };
 
 /* "kryl 0.1.0 (backends: ref omp; not usable here: cuda)" */
