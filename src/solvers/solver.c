@@ -477,6 +477,26 @@ static kryl_status scale_by_power_of_two(kryl_solver s, kryl_vector v, int e)
     return KRYL_SUCCESS;
 }
 
+/* Whether every entry of v is finite: 2^-600 v (in x_best, free by
+ * then) has a finite v'v exactly when v has no Inf or NaN, whatever the
+ * size of its finite entries. */
+static kryl_status all_finite(kryl_solver s, kryl_vector v, bool *finite)
+{
+    kryl_scalar dot = kryl_scalar_at(s->scalars, 0);
+    double vv;
+    /* x_best = v, then x_best = 2^-600 v + 0 x_best (a copy first: 0 times
+     * whatever x_best held could be NaN) */
+    KRYL_TRY(s->ops->permute_copy(s->ctx, s->x_best, v, NULL, KRYL_GATHER, NULL));
+    KRYL_TRY(s->ops->axpby(s->ctx, ldexp(1.0, -600), v, 0.0, s->x_best));
+    /* vv = x_best'x_best */
+    KRYL_TRY(s->ops->dot(s->ctx, s->x_best, s->x_best, dot));
+    KRYL_TRY(kryl_reduce_begin(s->ctx, dot, 1));
+    KRYL_TRY(kryl_reduce_end(s->ctx));
+    KRYL_TRY(fetch(s, dot.ptr, &vv));
+    *finite = isfinite(vv);
+    return KRYL_SUCCESS;
+}
+
 /* The squares of a norm stay far from under- and overflow in
  * [2^-SAFE_EXPONENT, 2^SAFE_EXPONENT]. */
 enum { SAFE_EXPONENT = 500, BLIND_STEP = 600 };
@@ -532,6 +552,7 @@ static kryl_status set_monitor(kryl_solver s, kryl_monitor *m)
 typedef struct solve_state {
     int e;             /* b and x are scaled by 2^e */
     double bnorm, tol; /* ||2^e b||, the tolerance on ||2^e (b - A x)|| */
+    double rr_x0;      /* ||b - A x0||^2 */
     double rr_last;    /* ||b - A x||^2 of the last iterate */
     double rr_best;    /* of the best x computed so far (kept in x_best) */
     int64_t best_iteration;
@@ -702,7 +723,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     kryl_monitor m = {.tol2 = st.tol * st.tol,
                       .history = s->history,
                       .history_capacity = s->history ? s->options.max_iterations + 1 : 0};
-    bool stagnated = false;
+    bool stagnated = false, x_finite = true;
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
     double t_iter = kryl_wtime();
     if (st.bnorm == 0.0) {
@@ -712,7 +733,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
     } else {
         /* x0's true residual: the x to return unless an iterate does better */
         KRYL_TRY(true_residual(s, &st.rr_best));
-        st.rr_last = st.rr_mark = st.rr_best;
+        st.rr_x0 = st.rr_last = st.rr_mark = st.rr_best;
         if (s->options.residual)
             s->options.residual(0, sqrt(st.rr_best) * ldexp(1.0, -st.e), ldexp(st.bnorm, -st.e),
                                 s->options.residual_user);
@@ -732,6 +753,18 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
         }
         /* x = 2^-e x_true: the caller's unscaled system */
         KRYL_TRY(scale_by_power_of_two(s, s->x_true, -st.e));
+        KRYL_TRY(all_finite(s, s->x_true, &x_finite));
+        if (!x_finite) {
+            /* an x no double holds (entries past DBL_MAX in the caller's units):
+             * the caller's x0 stays, with its residual */
+            kryl_log(ctx, KRYL_LOG_WARNING,
+                     "kryl: the x of iteration %lld has entries no double can hold in the "
+                     "caller's units; x0 is returned",
+                     (long long)st.best_iteration);
+            st.rr_best = st.rr_x0;
+            st.best_iteration = 0;
+            m.stop = KRYL_STOP_NAN;
+        }
     }
     result->profile.iteration = kryl_wtime() - t_iter;
     finish_result(s, result, &m, &st, stagnated);
@@ -744,7 +777,7 @@ kryl_status kryl_solver_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_
                  (long long)result->inner_iterations, s->inner->method->name);
     }
     /* x (caller's order and precision) = x_true */
-    KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER, NULL));
+    if (x_finite) KRYL_TRY(ops->permute_copy(ctx, x, s->x_true, perm, KRYL_SCATTER, NULL));
     if (s->history) {
         KRYL_TRY(ops->download(ctx, s->history_host, s->history,
                                (size_t)s->history_length * sizeof(double)));
