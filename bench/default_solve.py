@@ -25,14 +25,14 @@ def main():
             rows.append("| %s | timed out (900 s) | | | |" % name)
             total += 1
             continue
-        if not p.stdout.strip():
-            err = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "?"
+        o = json.loads(p.stdout) if p.stdout.strip() else {}
+        if "converged" not in o:  # an error: --json prints {"error": ...}
+            err = o.get("error") or (p.stderr.strip().splitlines() or ["?"])[-1]
             if "square" in err:
                 continue  # rectangular: not a system kryl solve takes
             rows.append("| %s | error: %s | | | |" % (name, err.replace("|", "/")))
             total += 1
             continue
-        o = json.loads(p.stdout)
         total += 1
         converged += o["converged"]
         choice = "%s + %s%s" % (o["method"], o["precond"], " (rows matched)" if o.get("match") else "")
