@@ -217,26 +217,37 @@ static void test_stagnation(void)
     kryl_context_destroy(&ctx);
 }
 
+/* A real matrix on omp and b = A 1 (as kryl solve makes it), or NULL
+ * with a note when the file is absent. */
+static double *real_system(kryl_context ctx, const char *file, kryl_matrix *A)
+{
+    *A = kt_read(ctx, file);
+    if (*A == NULL) {
+        printf("%s: absent, skipped\n", file);
+        return NULL;
+    }
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    kryl_matrix_csr_view(*A, &rp, &ci, &v);
+    double *b = calloc((size_t)kt_rows(*A), sizeof *b);
+    for (int64_t i = 0; i < kt_rows(*A); i++)
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) b[i] += v[k];
+    return b;
+}
+
 /* Restarted GMRES whose DCGS2 loses orthogonality (qh1484, m = 200): the
  * true residual exposes it at the first replacement, the solve goes on
  * with CGS2 and ends far below x0's residual instead of above it. */
 static void test_dcgs2_fallback(void)
 {
     kryl_context ctx = kt_context(KRYL_BACKEND_OMP);
-    kryl_matrix A = kt_read(ctx, "qh1484.mtx");
-    if (A == NULL) {
-        printf("qh1484.mtx: absent, skipped\n");
+    kryl_matrix A;
+    double *b = real_system(ctx, "qh1484.mtx", &A);
+    if (b == NULL) {
         kryl_context_destroy(&ctx);
         return;
     }
-    /* b = A 1, as kryl solve makes it */
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *v;
-    kryl_matrix_csr_view(A, &rp, &ci, &v);
-    double *b = calloc((size_t)kt_rows(A), sizeof *b);
-    for (int64_t i = 0; i < kt_rows(A); i++)
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) b[i] += v[k];
     kryl_solver_options o;
     kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, 1e-8, 1500);
     o.restart = 200;
@@ -258,19 +269,12 @@ static void test_dcgs2_fallback(void)
 static void test_bicgstab_restart(void)
 {
     kryl_context ctx = kt_context(KRYL_BACKEND_OMP);
-    kryl_matrix A = kt_read(ctx, "sherman3.mtx");
-    if (A == NULL) {
-        printf("sherman3.mtx: absent, skipped\n");
+    kryl_matrix A;
+    double *b = real_system(ctx, "sherman3.mtx", &A);
+    if (b == NULL) {
         kryl_context_destroy(&ctx);
         return;
     }
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *v;
-    kryl_matrix_csr_view(A, &rp, &ci, &v);
-    double *b = calloc((size_t)kt_rows(A), sizeof *b);
-    for (int64_t i = 0; i < kt_rows(A); i++)
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) b[i] += v[k];
     kryl_solver_options o;
     kt_options(&o, KRYL_METHOD_BICGSTAB, KRYL_PRECOND_JACOBI, 1e-8, 3000);
     o.format = KRYL_FORMAT_SELL;
