@@ -143,6 +143,15 @@ static void test_refusals(void)
     CHECK_STATUS(kryl_solver_options_set(&o, "rtol", "-1"), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_OK(kryl_solver_options_set(&o, "--inner-its", "7"));
     CHECK(o.inner_iterations == 7, "kryl_solver_options_set --inner-its");
+    /* the AMG parameters, the divergence bound and the matching, as the kryl command names them */
+    CHECK_OK(kryl_solver_options_set(&o, "amg-theta", "0.08"));
+    CHECK_OK(kryl_solver_options_set(&o, "amg-cycle", "w"));
+    CHECK_OK(kryl_solver_options_set(&o, "amg-coarse-size", "100"));
+    CHECK_OK(kryl_solver_options_set(&o, "dtol", "1e6"));
+    CHECK_OK(kryl_solver_options_set(&o, "match", "true"));
+    CHECK(o.amg.theta == 0.08 && o.amg.cycle == KRYL_AMG_W_CYCLE && o.amg.coarse_size == 100 &&
+              o.dtol == 1e6 && o.match,
+          "kryl_solver_options_set: amg-theta, amg-cycle, amg-coarse-size, dtol, match");
 }
 
 int main(void)

@@ -55,6 +55,22 @@ static kryl_status set_partition(const char *v, kryl_solver_options *o)
 {
     return kryl_partition_from_name(v, &o->partition);
 }
+static kryl_status set_amg_smoother(const char *v, kryl_solver_options *o)
+{
+    return kryl_amg_smoother_from_name(v, &o->amg.smoother);
+}
+static kryl_status set_amg_cycle(const char *v, kryl_solver_options *o)
+{
+    return kryl_amg_cycle_from_name(v, &o->amg.cycle);
+}
+static kryl_status set_amg_aggregation(const char *v, kryl_solver_options *o)
+{
+    return kryl_amg_aggregation_from_name(v, &o->amg.aggregation);
+}
+static kryl_status set_amg_coarsening(const char *v, kryl_solver_options *o)
+{
+    return kryl_amg_coarsening_from_name(v, &o->amg.coarsening);
+}
 static kryl_status set_orthog(const char *v, kryl_solver_options *o)
 {
     if (strcmp(v, "cgs2") == 0)
@@ -85,6 +101,16 @@ static const option_name solver_names[] = {
     {"partition", VALUE_NAME, 0, set_partition},
     {"block-factor", VALUE_NAME, 0, set_block_factor},
     {"orthog", VALUE_NAME, 0, set_orthog},
+    {"amg-smoother", VALUE_NAME, 0, set_amg_smoother},
+    {"amg-cycle", VALUE_NAME, 0, set_amg_cycle},
+    {"amg-aggregation", VALUE_NAME, 0, set_amg_aggregation},
+    {"amg-coarsening", VALUE_NAME, 0, set_amg_coarsening},
+    {"amg-theta", VALUE_DOUBLE, AT(amg.theta), NULL},
+    {"amg-sweeps", VALUE_POSITIVE, AT(amg.sweeps), NULL},
+    {"amg-coarse-size", VALUE_POSITIVE, AT(amg.coarse_size), NULL},
+    {"amg-max-levels", VALUE_POSITIVE, AT(amg.max_levels), NULL},
+    {"dtol", VALUE_DOUBLE, AT(dtol), NULL},
+    {"match", VALUE_FLAG, AT(match), NULL},
     {"rtol", VALUE_DOUBLE, AT(rtol), NULL},
     {"atol", VALUE_DOUBLE, AT(atol), NULL},
     {"droptol", VALUE_DOUBLE, AT(droptol), NULL},
