@@ -214,6 +214,7 @@ _PROTOTYPES = {
     "kryl_solver_solve": (_S, [Handle, Handle, Handle, POINTER(Result)]),
     "kryl_solver_history": (_S, [Handle, POINTER(POINTER(c_double)), POINTER(c_int64)]),
     "kryl_solver_format": (_S, [Handle, POINTER(c_int), POINTER(c_char_p)]),
+    "kryl_solver_choice": (_S, [Handle, POINTER(c_int), POINTER(c_int), POINTER(c_char_p)]),
     "kryl_solver_precond_info": (_S, [Handle, c_char_p, c_size_t]),
     "kryl_solver_apply_preconditioner": (_S, [Handle, Handle, Handle]),
     "kryl_solver_update": (_S, [Handle]),

@@ -28,8 +28,11 @@ class SolveInfo:
     nnz: int
     asymmetry: float
     symmetry_tol: float
-    method: str
+    method: str  # the method that ran (for "auto", the one it chose)
     precond: str
+    method_requested: str
+    choice: str  # why: what auto found and each candidate it gave up ("requested" otherwise)
+    match: bool
     precond_info: str
     restart: int
     orthog: str

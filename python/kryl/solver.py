@@ -216,8 +216,12 @@ class Solver(Closeable):
         check(lib.kryl_solver_precond_info(self.handle, buf, len(buf)))
         ctx = self.matrix.context
         n, ncols = self.matrix.shape
-        precond = o.precond
-        if o.method == 1 and precond == 0:  # pcg: Jacobi unless another is named
+        # what ran: for method="auto", the candidate that produced x
+        method, precond, choice = ctypes.c_int(), ctypes.c_int(), ctypes.c_char_p()
+        check(lib.kryl_solver_choice(self.handle, ctypes.byref(method), ctypes.byref(precond),
+                                     ctypes.byref(choice)))
+        method, precond = method.value, precond.value
+        if method == 1 and precond == 0:  # pcg: Jacobi unless another is named
             precond = 1
         mixed = enum_name("mixed_scheme", o.mixed)
         precision = enum_name("precision", o.precision)
@@ -231,7 +235,9 @@ class Solver(Closeable):
         return SolveInfo(
             matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
             asymmetry=self.matrix.asymmetry, symmetry_tol=o.symmetry_tol,
-            method=enum_name("method", o.method), precond=enum_name("precond", precond),
+            method=enum_name("method", method), precond=enum_name("precond", precond),
+            method_requested=enum_name("method", o.method), choice=_lib.text(choice.value),
+            match=bool(o.match),
             precond_info=_lib.text(buf.value), restart=o.restart or 40,
             orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",
             degree=o.degree or 8, fill=o.fill, droptol=o.droptol, maxfill=o.maxfill,

@@ -81,8 +81,11 @@ def test_update_values_refusals():
 def test_method_default():
     x, info = kryl.solve(A0, B0)
     assert info.converged
-    assert info.method == ("auto" if kryl.method_auto_available() else "cg") or \
-        kryl.method_auto_available()
+    assert info.method_requested == ("auto" if kryl.method_auto_available() else "cg")
+    if kryl.method_auto_available():
+        # A0 is symmetric with a positive diagonal: auto runs PCG
+        assert info.method == "pcg" and info.precond != "none"
+        assert "symmetric" in info.choice
 
 
 def test_apply_preconditioner_jacobi():
