@@ -157,25 +157,28 @@ static kryl_status check_options(kryl_solver_options *o)
     return KRYL_SUCCESS;
 }
 
-/* What the method needs of A: square, and symmetric (up to symmetry_tol) for CG. */
-static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method, double symmetry_tol)
+/* What the method needs of A: square, and symmetric (up to symmetry_tol) for
+ * CG; messages name the method as the caller asked for it (`asked`). */
+static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method, const char *asked,
+                                double symmetry_tol)
 {
     const kryl_csr *csr = &A->host->csr;
     if (csr->nrows_global != csr->ncols)
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                           "the matrix is %lld x %lld; %s needs a square matrix",
-                          (long long)csr->nrows_global, (long long)csr->ncols, method->name);
+                          (long long)csr->nrows_global, (long long)csr->ncols, asked);
     if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host, symmetry_tol))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "the matrix is not symmetric (max |a_ij - a_ji| = %.3g max |a_ij|, "
                           "above the symmetry tolerance %g); %s needs a symmetric positive "
                           "definite matrix (gmres or bicgstab solve nonsymmetric systems)",
-                          kryl_host_matrix_asymmetry(A->host), symmetry_tol, method->name);
+                          kryl_host_matrix_asymmetry(A->host), symmetry_tol, asked);
     return KRYL_SUCCESS;
 }
 
 /* CG needs A positive definite, so a_ii = e_i'A e_i > 0 for every i. */
-static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops *method)
+static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops *method,
+                                           const char *asked)
 {
     const kryl_csr *csr = &A->host->csr;
     if (!method->needs_symmetric) return KRYL_SUCCESS;
@@ -187,7 +190,7 @@ static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops 
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "a_ii = %g at row %lld (0-based): a symmetric positive definite "
                               "matrix has a positive diagonal, and %s needs one",
-                              aii, (long long)(csr->row_begin + i), method->name);
+                              aii, (long long)(csr->row_begin + i), asked);
     }
     return KRYL_SUCCESS;
 }
@@ -299,7 +302,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
         opts.precond = KRYL_PRECOND_JACOBI;
     KRYL_TRY(check_options(&opts));
     const kryl_method_ops *method = method_ops(&opts);
-    KRYL_TRY(check_matrix(A, method, opts.symmetry_tol));
+    KRYL_TRY(check_matrix(A, method, kryl_method_name(opts.method), opts.symmetry_tol));
     if (A->precision != KRYL_DOUBLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "give the solver the double-precision matrix: the true residual is "
@@ -339,7 +342,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     if (st == KRYL_SUCCESS && !method->inner_solver)
         st = precond_create(&s->pc, opts.precond, &opts, M, s->Aw);
     kryl_setup_enter(s->ctx, KRYL_SETUP_CHECKS);
-    if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method);
+    if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method, kryl_method_name(opts.method));
     /* a check or a preconditioner that failed on one rank fails on all */
     st = kryl_context_agree(s->ctx, st);
     kryl_setup_enter(s->ctx, KRYL_SETUP_WORKSPACE);
@@ -386,8 +389,9 @@ kryl_status kryl_solver_update(kryl_solver s)
     if (s->automatic) return kryl_solver_update(kryl_auto_chosen(s));
     kryl_matrix A = s->A;
     /* the new values must still suit the method */
-    KRYL_TRY(check_matrix(A, s->method, s->options.symmetry_tol));
-    KRYL_TRY(check_positive_diagonal(A, s->method));
+    const char *asked = kryl_method_name(s->options.method);
+    KRYL_TRY(check_matrix(A, s->method, asked, s->options.symmetry_tol));
+    KRYL_TRY(check_positive_diagonal(A, s->method, asked));
     if (s->Aw != A) KRYL_TRY(kryl_matrix_refresh_values(s->Aw));
     if (s->pc && s->pc->update) {
         KRYL_TRY(s->pc->update(s->pc));
