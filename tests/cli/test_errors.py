@@ -130,7 +130,8 @@ def test_usage(t, kryl, tmp):
             err)
     expect_error(t, kryl, "unknown format", ["solve", a, "--format", "coo"],
                  ["--format", "coo", "csr", "sell", "dia", "auto"])
-    expect_error(t, kryl, "--tune without auto", ["solve", a, "--tune"], ["--tune", "auto"])
+    expect_error(t, kryl, "--tune with another format", ["solve", a, "--tune", "--format", "csr"],
+                 ["--tune", "auto", "csr"])
     expect_error(t, kryl, "unknown mixed scheme", ["solve", a, "--mixed", "half"],
                  ["--mixed", "half", "ir", "inner-outer", "reliable"])
     expect_error(t, kryl, "--mixed with --precision single",

@@ -110,6 +110,9 @@ def test_tune_and_summary(t, kryl, tmp, usable):
             t.check(obj["tune"] is True and reason.startswith("timed:") and "csr" in reason,
                     "%s: the reason lists the timings" % what, reason)
             t.check(obj["format"] in FORMATS, "%s: chose %s" % (what, obj["format"]))
+    rc, obj, err = kryl.json("solve", a, "--backend", "ref", "--tune")
+    t.check(rc == 0 and obj is not None and obj["format_reason"].startswith("timed:"),
+            "--tune alone times the candidates of --format auto", err)
     rc, out, err = kryl.run("solve", a, "--backend", "ref", "--format", "auto")
     t.check(rc == 0 and "--format auto" in out and "latency-bound" in out,
             "auto summary names the choice and why (a small SpMV: latency-bound)", out + err)

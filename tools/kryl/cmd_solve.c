@@ -27,7 +27,7 @@ typedef struct solve_args {
     int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
         blocks, sweeps;
     int64_t monitor; /* --monitor k: a residual line every k iterations; 0 = none */
-    bool check_interval_given, view;
+    bool check_interval_given, format_given, view;
     bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune,
         match;
 } solve_args;
@@ -127,7 +127,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--amg-coarse-size", NULL, ARG_POSITIVE, &a->amg_coarse_size, NULL},
         {"--amg-max-levels", NULL, ARG_POSITIVE, &a->amg_max_levels, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
-        {"--format", NULL, ARG_STRING, &a->format, NULL},
+        {"--format", NULL, ARG_STRING, &a->format, &a->format_given},
         {"--order", NULL, ARG_STRING, &a->order, NULL},
         {"--tune", NULL, ARG_FLAG, &a->tune, NULL},
         {"--match", NULL, ARG_FLAG, &a->match, NULL},
@@ -209,6 +209,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         opt->gmres_orthog = KRYL_ORTHOG_DCGS2;
     else
         return args_usage_error(cmd, "--orthog: '%s', expected cgs2 or dcgs2", a->orthog);
+    if (a->tune && !a->format_given) opt->format = KRYL_FORMAT_AUTO; /* --tune alone: auto's */
     if (a->tune && opt->format != KRYL_FORMAT_AUTO)
         return args_usage_error(cmd,
                                 "--tune times the candidates of --format auto; "

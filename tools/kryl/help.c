@@ -105,7 +105,7 @@ static const command_help commands[] = {
      "                        or auto: the format the bandwidth model predicts fastest\n"
      "                        (the summary says why).  A format that would store too much\n"
      "                        padding for A is refused, saying what it would cost\n"
-     "  --tune                with --format auto: time a few SpMVs of each candidate\n"
+     "  --tune                time a few SpMVs of each candidate of --format auto (implied)\n"
      "  --order O             none (default), rcm, amd (SuiteSparse builds) or color: rows\n"
      "                        and columns reordered before the format's own row sort;\n"
      "                        b and x stay in the caller's order\n"
