@@ -771,6 +771,10 @@ void kryl_solver_options_init(kryl_solver_options *options);
 kryl_status kryl_solver_options_set(kryl_solver_options *options, const char *name,
                                     const char *value);
 
+/* Whether kryl_solver_options_set knows the option `name` (leading dashes
+ * allowed); then *is_flag (unless NULL) tells a flag, which takes no value. */
+bool kryl_solver_option_exists(const char *name, bool *is_flag);
+
 /* One option of an options file: its name (the kryl command's, without the
  * dashes), its value as text (NULL for a flag) and where it was written. */
 typedef struct kryl_option_setting {

@@ -152,6 +152,15 @@ static void test_refusals(void)
     CHECK(o.amg.theta == 0.08 && o.amg.cycle == KRYL_AMG_W_CYCLE && o.amg.coarse_size == 100 &&
               o.dtol == 1e6 && o.match,
           "kryl_solver_options_set: amg-theta, amg-cycle, amg-coarse-size, dtol, match");
+    /* the bounds of the table, and what it knows by name (the kryl command's parser asks) */
+    CHECK_STATUS(kryl_solver_options_set(&o, "amg-theta", "1.5"), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(kryl_solver_options_set(&o, "amg-sweeps", "65"), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(kryl_last_error(), "amg-sweeps") != NULL, "the bound's refusal names the option");
+    bool flag = false;
+    CHECK(kryl_solver_option_exists("--tune", &flag) && flag, "tune: a flag");
+    CHECK(kryl_solver_option_exists("rtol", &flag) && !flag, "rtol: takes a value");
+    CHECK(!kryl_solver_option_exists("--out", NULL) && !kryl_solver_option_exists("rtoll", NULL),
+          "the command's own options and misspellings are not solver options");
 }
 
 int main(void)

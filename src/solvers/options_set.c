@@ -82,7 +82,9 @@ static kryl_status set_orthog(const char *v, kryl_solver_options *o)
     return KRYL_SUCCESS;
 }
 
-/* One option: its name and where its value goes. */
+/* One option: its name and where its value goes.  Every solver option of the
+ * library and of the kryl command is defined here, once: a new one is a row
+ * of this table (and a line of help.c's and docs/OPTIONS.md's lists). */
 typedef struct option_name {
     const char *name;
     value_kind kind;
@@ -136,8 +138,23 @@ static const char *const command_names[] = {
     "rhs", "x0",      "gen",  "n",     "overlap", "backend", "threads",    "device",
     "out", "history", "json", "quiet", "monitor", "view",    "max-memory", "options-file"};
 
+/* The numbers with a bound below the kind's own limit: the largest accepted. */
+static const struct {
+    const char *name;
+    double most;
+} upper_bounds[] = {
+    {"amg-theta", 1.0}, {"amg-sweeps", 64}, {"amg-coarse-size", 4000}, {"amg-max-levels", 32}};
+
+static double upper_bound(const char *name)
+{
+    for (size_t k = 0; k < sizeof upper_bounds / sizeof upper_bounds[0]; k++)
+        if (strcmp(upper_bounds[k].name, name) == 0) return upper_bounds[k].most;
+    return 0.0;
+}
+
 static kryl_status set_number(const option_name *opt, const char *value, kryl_solver_options *o)
 {
+    double bound = upper_bound(opt->name);
     char *end;
     errno = 0;
     char *target = (char *)o + opt->offset;
@@ -146,15 +163,24 @@ static kryl_status set_number(const option_name *opt, const char *value, kryl_so
         if (end == value || *end != '\0' || errno == ERANGE || !isfinite(d) || d < 0.0)
             return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "'%s' is not a finite number of 0 or more",
                               value);
+        if (bound > 0.0 && d > bound)
+            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "'%s': expected 0 <= %s <= %g", value,
+                              opt->name, bound);
         memcpy(target, &d, sizeof d);
         return KRYL_SUCCESS;
     }
     long long n = strtoll(value, &end, 10);
     long long least = opt->kind == VALUE_POSITIVE ? 1 : 0;
-    long long most = opt->kind == VALUE_COUNT ? LLONG_MAX : INT_MAX;
-    if (end == value || *end != '\0' || errno == ERANGE || n < least || n > most)
+    long long most = bound > 0.0                ? (long long)bound
+                     : opt->kind == VALUE_COUNT ? LLONG_MAX
+                                                : INT_MAX;
+    if (end == value || *end != '\0' || errno == ERANGE || n < least || n > most) {
+        if (most == LLONG_MAX)
+            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "'%s' is not an integer of %lld or more",
+                              value, least);
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "'%s' is not an integer from %lld to %lld",
                           value, least, most);
+    }
     if (opt->kind == VALUE_COUNT) {
         int64_t v = (int64_t)n;
         memcpy(target, &v, sizeof v);
@@ -165,15 +191,29 @@ static kryl_status set_number(const option_name *opt, const char *value, kryl_so
     return KRYL_SUCCESS;
 }
 
+/* The table's row of `name` (leading dashes allowed), or NULL. */
+static const option_name *find_option(const char *name)
+{
+    while (*name == '-') name++;
+    for (size_t k = 0; k < sizeof solver_names / sizeof solver_names[0]; k++)
+        if (strcmp(solver_names[k].name, name) == 0) return &solver_names[k];
+    return NULL;
+}
+
+bool kryl_solver_option_exists(const char *name, bool *is_flag)
+{
+    const option_name *opt = name != NULL ? find_option(name) : NULL;
+    if (opt != NULL && is_flag != NULL) *is_flag = opt->kind == VALUE_FLAG;
+    return opt != NULL;
+}
+
 kryl_status kryl_solver_options_set(kryl_solver_options *options, const char *name,
                                     const char *value)
 {
     KRYL_REQUIRE_ARG(options);
     KRYL_REQUIRE_ARG(name);
     while (*name == '-') name++;
-    const option_name *opt = NULL;
-    for (size_t k = 0; k < sizeof solver_names / sizeof solver_names[0]; k++)
-        if (strcmp(solver_names[k].name, name) == 0) opt = &solver_names[k];
+    const option_name *opt = find_option(name);
     if (opt == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown solver option '%s'", name);
     if (opt->kind == VALUE_FLAG) {

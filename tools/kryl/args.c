@@ -32,7 +32,8 @@ args_result args_usage_error(const char *command, const char *fmt, ...)
     return ARGS_ERROR;
 }
 
-/* The spec whose name or alias is `name` (the part before any '='). */
+/* The spec whose name or alias is `name` (the part before any '='), else an
+ * ARG_SOLVER spec when the library's table has the name. */
 static const arg_spec *find_spec(const arg_spec *specs, int nspecs, const char *name, size_t length)
 {
     for (int i = 0; i < nspecs; i++) {
@@ -42,7 +43,41 @@ static const arg_spec *find_spec(const arg_spec *specs, int nspecs, const char *
                 strncmp(names[k], name, length) == 0)
                 return &specs[i];
     }
+    char solver_name[64];
+    if (length < 3 || length >= sizeof solver_name || strncmp(name, "--", 2) != 0) return NULL;
+    memcpy(solver_name, name, length);
+    solver_name[length] = '\0';
+    for (int i = 0; i < nspecs; i++)
+        if (specs[i].type == ARG_SOLVER && kryl_solver_option_exists(solver_name, NULL))
+            return &specs[i];
     return NULL;
+}
+
+/* Whether option `opt`, given as `name`, is a flag (takes no value). */
+static bool is_flag(const arg_spec *opt, const char *name)
+{
+    bool flag = opt->type == ARG_FLAG;
+    if (opt->type == ARG_SOLVER) kryl_solver_option_exists(name, &flag);
+    return flag;
+}
+
+bool args_solver_given(const args_solver *solver, const char *name)
+{
+    for (int k = 0; k < solver->ngiven; k++)
+        if (strcmp(solver->given[k], name) == 0) return true;
+    return false;
+}
+
+/* Set the library's solver option `name` (with its dashes) and note it given. */
+static args_result set_solver_option(const char *command, args_solver *solver, const char *name,
+                                     const char *value)
+{
+    if (kryl_solver_options_set(solver->options, name, value) != KRYL_SUCCESS)
+        return args_usage_error(command, "--%s", kryl_last_error());
+    while (*name == '-') name++;
+    if (!args_solver_given(solver, name) && solver->ngiven < ARGS_SOLVER_MAX_GIVEN)
+        snprintf(solver->given[solver->ngiven++], sizeof solver->given[0], "%s", name);
+    return ARGS_OK;
 }
 
 /* Parse the whole of `text` as a finite double. */
@@ -67,12 +102,14 @@ static bool parse_int64(const char *text, int64_t *value)
     return true;
 }
 
-/* Store `value` of option `opt` into its target. */
-static args_result set_value(const char *command, const arg_spec *opt, const char *value)
+/* Store `value` of option `opt`, given as `name`, into its target. */
+static args_result set_value(const char *command, const arg_spec *opt, const char *name,
+                             const char *value)
 {
     double d;
     int64_t n;
     switch (opt->type) {
+    case ARG_SOLVER: return set_solver_option(command, opt->target, name, value);
     case ARG_FLAG: *(bool *)opt->target = true; break;
     case ARG_STRING:
         if (value[0] == '\0') return args_usage_error(command, "%s needs a value", opt->name);
@@ -149,6 +186,7 @@ static args_result apply_setting(const char *command, const kryl_option_setting 
     const arg_spec *opt = find_spec(specs, nspecs, name, strlen(name));
     if (opt == NULL) return args_usage_error(command, "unknown option '%s'", name);
     const char *value = s->value;
+    if (opt->type == ARG_SOLVER) return set_value(command, opt, name, value);
     if (opt->type == ARG_FLAG) {
         if (value != NULL && strcmp(value, "true") != 0)
             return args_usage_error(command, "%s takes no value (or true)", opt->name);
@@ -156,7 +194,7 @@ static args_result apply_setting(const char *command, const kryl_option_setting 
         if (opt->type != ARG_EVERY) return args_usage_error(command, "%s needs a value", opt->name);
         value = "1";
     }
-    return set_value(command, opt, value);
+    return set_value(command, opt, name, value);
 }
 
 static args_result parse_options_file(const char *command, const char *path, const arg_spec *specs,
@@ -247,9 +285,11 @@ args_result args_parse(const char *command, int argc, char **argv, const arg_spe
         const arg_spec *opt = find_spec(specs, nspecs, arg, length);
         if (opt == NULL)
             return args_usage_error(command, "unknown option '%.*s'", (int)length, arg);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)length, arg);
         const char *value = NULL;
-        if (opt->type == ARG_FLAG) {
-            if (eq != NULL) return args_usage_error(command, "%s takes no value", opt->name);
+        if (is_flag(opt, name)) {
+            if (eq != NULL) return args_usage_error(command, "%s takes no value", name);
         } else if (eq != NULL) {
             value = eq + 1;
         } else if (opt->type == ARG_EVERY) {
@@ -259,9 +299,9 @@ args_result args_parse(const char *command, int argc, char **argv, const arg_spe
         } else if (i + 1 < argc) {
             value = argv[++i];
         } else {
-            return args_usage_error(command, "%s needs a value", opt->name);
+            return args_usage_error(command, "%s needs a value", name);
         }
-        args_result r = set_value(command, opt, value);
+        args_result r = set_value(command, opt, name, value);
         if (r != ARGS_OK) return r;
     }
     return ARGS_OK;

@@ -17,8 +17,21 @@ typedef enum arg_type {
     ARG_POSITIVE, /* int64_t >= 1 */
     ARG_MEMORY,   /* a size ("64G"; 0: none) set as the process's memory limit
                    * (kryl_set_max_memory); target unused */
-    ARG_EVERY     /* int64_t >= 1, the value optional: "--monitor" alone is 1 */
+    ARG_EVERY,    /* int64_t >= 1, the value optional: "--monitor" alone is 1 */
+    ARG_SOLVER    /* no name of its own: every option of the library's table
+                   * (kryl_solver_options_set), target an args_solver * */
 } arg_type;
+
+/* Where ARG_SOLVER options go, and which of them were given. */
+#define ARGS_SOLVER_MAX_GIVEN 64
+typedef struct args_solver {
+    kryl_solver_options *options;
+    char given[ARGS_SOLVER_MAX_GIVEN][32]; /* names without dashes */
+    int ngiven;
+} args_solver;
+
+/* Whether the solver option `name` ("precond") was given. */
+bool args_solver_given(const args_solver *solver, const char *name);
 
 typedef struct arg_spec {
     const char *name;  /* "--rtol" */

@@ -13,144 +13,118 @@
 
 typedef struct solve_args {
     const char *matrix, *rhs, *x0, *out, *history;
-    const char *method, *precond, *backend, *precision, *mixed, *format, *order, *partition,
-        *block_factor;
-    const char *orthog;
-    const char *amg_smoother, *amg_cycle, *amg_aggregation, *amg_coarsening;
+    const char *backend;
     const char *nullspace, *coordinates; /* AMG's near-nullspace */
-    double amg_theta;
-    int64_t amg_sweeps, amg_coarse_size, amg_max_levels;
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
     int64_t gen_n;
-    bool partition_given;
-    double rtol, atol, dtol, inner_rtol, droptol, omega, symmetry_tol;
-    int64_t maxit, threads, device, check_interval, restart, inner_its, degree, fill, maxfill,
-        blocks, sweeps;
+    int64_t threads, device;
     int64_t monitor; /* --monitor k: a residual line every k iterations; 0 = none */
-    bool check_interval_given, format_given, view;
-    bool precond_given, precision_given, mixed_given, inner_rtol_given, json, profile, quiet, tune,
-        match;
+    bool view, json, quiet;
+    args_solver solver; /* the solver's options, by the library's table */
 } solve_args;
 
 /* Resolve --precision and --mixed: a scheme implies --precision mixed, and
  * --precision mixed alone runs inner-outer. */
-static args_result resolve_mixed(const solve_args *a, kryl_solver_options *opt)
+static args_result resolve_mixed(const args_solver *s, kryl_solver_options *opt)
 {
     static const char *cmd = "solve";
-    if (kryl_precision_from_name(a->precision, &opt->precision) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--precision: %s", kryl_last_error());
-    if (kryl_mixed_scheme_from_name(a->mixed, &opt->mixed) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--mixed: %s", kryl_last_error());
     if (opt->precision == KRYL_MIXED && opt->mixed == KRYL_MIXED_NONE) {
-        if (a->mixed_given)
+        if (args_solver_given(s, "mixed"))
             return args_usage_error(cmd, "--precision mixed needs a scheme: --mixed ir, "
                                          "--mixed reliable or --mixed inner-outer (the default)");
         opt->mixed = KRYL_MIXED_INNER_OUTER;
     }
     if (opt->precision != KRYL_MIXED && opt->mixed != KRYL_MIXED_NONE) {
-        if (a->precision_given)
+        if (args_solver_given(s, "precision"))
             return args_usage_error(cmd,
                                     "--mixed %s runs single-precision inner solves inside a "
                                     "double-precision iteration: use --precision mixed, not %s",
-                                    a->mixed, a->precision);
+                                    kryl_mixed_scheme_name(opt->mixed),
+                                    kryl_precision_name(opt->precision));
         opt->precision = KRYL_MIXED;
     }
     return ARGS_OK;
 }
 
+/* The solve's defaults where they differ from kryl_solver_options_init:
+ * auto's choice of method, and the library's "0 = default" values made
+ * explicit so the report shows the values used. */
+static void solve_defaults(kryl_solver_options *opt)
+{
+    kryl_solver_options_init(opt);
+    opt->method = KRYL_METHOD_AUTO;
+    opt->restart = 40;
+    opt->degree = 8;
+    opt->gmres_orthog = KRYL_ORTHOG_DCGS2;
+}
+
+/* Check the solver options given, and fill in those that depend on others. */
+static args_result resolve_solver(solve_args *a, kryl_solver_options *opt)
+{
+    static const char *cmd = "solve";
+    const args_solver *s = &a->solver;
+    if (args_solver_given(s, "inner-rtol") && !(opt->inner_rtol > 0.0 && opt->inner_rtol < 1.0))
+        return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
+                                opt->inner_rtol);
+    if (!(opt->symmetry_tol < 1.0))
+        return args_usage_error(cmd, "--symmetry-tol %g: expected a relative tolerance in [0, 1)",
+                                opt->symmetry_tol);
+    if (!args_solver_given(s, "precond") && opt->method == KRYL_METHOD_PCG)
+        opt->precond = KRYL_PRECOND_JACOBI;
+    if (opt->method == KRYL_METHOD_PCG && opt->precond == KRYL_PRECOND_NONE)
+        return args_usage_error(cmd, "--method pcg is preconditioned CG: name a preconditioner "
+                                     "other than none, or use --method cg");
+    /* --tune alone: auto's candidates */
+    if (opt->tune && !args_solver_given(s, "format")) opt->format = KRYL_FORMAT_AUTO;
+    if (opt->tune && opt->format != KRYL_FORMAT_AUTO)
+        return args_usage_error(cmd,
+                                "--tune times the candidates of --format auto; "
+                                "--format %s names one",
+                                kryl_format_name(opt->format));
+    if ((a->nullspace != NULL || a->coordinates != NULL) && opt->precond != KRYL_PRECOND_AMG)
+        return args_usage_error(cmd, "--nullspace and --coordinates are for --precond amg");
+    args_result r = resolve_mixed(s, opt);
+    if (r != ARGS_OK) return r;
+    /* the scheme's own default: how far an inner solve goes, or (reliable)
+     * the drop between refreshes of the one inner CG */
+    if (!args_solver_given(s, "inner-rtol"))
+        opt->inner_rtol = kryl_mixed_default_inner_rtol(opt->mixed);
+    /* the monitor's lines fall every k iterations when the checks do */
+    if (a->monitor > 0 && !args_solver_given(s, "check-interval"))
+        opt->check_interval = (int)a->monitor;
+    opt->record_history = a->history != NULL;
+    return ARGS_OK;
+}
+
 /* Parse the command line into a and the solver options; ARGS_OK or the
- * parse result to exit with. */
+ * parse result to exit with.  The solver's options are the library's
+ * (kryl_solver_options_set, src/solvers/options_set.c); those below choose
+ * the run: files, the generated matrix, the backend, the report. */
 static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_options *opt,
                          kryl_backend_kind *backend)
 {
     static const char *cmd = "solve";
-    kryl_solver_options_init(opt);
-    *a = (solve_args){.method = "auto",
-                      .precond = "none",
-                      .backend = "auto",
-                      .precision = "double",
-                      .mixed = "none",
-                      .format = "csr",
-                      .order = "none",
-                      .partition = "auto",
-                      .block_factor = "none",
-                      .overlap = "naive",
-                      .orthog = "dcgs2",
-                      .rtol = opt->rtol,
-                      .atol = opt->atol,
-                      .dtol = opt->dtol,
-                      .maxit = opt->max_iterations,
-                      /* the library's documented defaults, passed explicitly so the
-                       * report shows the values used */
-                      .restart = 40,
-                      .degree = 8,
-                      .fill = 1,
-                      .droptol = 1e-3,
-                      .maxfill = 20,
-                      .sweeps = 1,
-                      .omega = 1.0,
-                      .symmetry_tol = opt->symmetry_tol,
-                      .amg_smoother = "chebyshev",
-                      .amg_cycle = "v",
-                      .amg_aggregation = "auto",
-                      .amg_coarsening = "greedy",
-                      .amg_theta = opt->amg.theta,
-                      .amg_coarse_size = opt->amg.coarse_size,
-                      .amg_max_levels = opt->amg.max_levels};
+    solve_defaults(opt);
+    *a = (solve_args){.backend = "auto", .overlap = "naive", .solver = {.options = opt}};
     const arg_spec specs[] = {
         {"--rhs", NULL, ARG_STRING, &a->rhs, NULL},
         {"--x0", NULL, ARG_STRING, &a->x0, NULL},
-        {"--method", NULL, ARG_STRING, &a->method, NULL},
-        {"--precond", NULL, ARG_STRING, &a->precond, &a->precond_given},
-        {"--restart", NULL, ARG_POSITIVE, &a->restart, NULL},
-        {"--orthog", NULL, ARG_STRING, &a->orthog, NULL},
-        {"--degree", NULL, ARG_POSITIVE, &a->degree, NULL},
-        {"--fill", NULL, ARG_COUNT, &a->fill, NULL},
-        {"--droptol", NULL, ARG_DOUBLE, &a->droptol, NULL},
-        {"--maxfill", NULL, ARG_COUNT, &a->maxfill, NULL},
-        {"--blocks", NULL, ARG_COUNT, &a->blocks, NULL},
-        {"--partition", NULL, ARG_STRING, &a->partition, &a->partition_given},
-        {"--block-factor", NULL, ARG_STRING, &a->block_factor, NULL},
         {"--gen", NULL, ARG_STRING, &a->gen, NULL},
         {"--n", NULL, ARG_POSITIVE, &a->gen_n, NULL},
         {"--overlap", NULL, ARG_STRING, &a->overlap, NULL},
-        {"--sweeps", NULL, ARG_POSITIVE, &a->sweeps, NULL},
-        {"--omega", NULL, ARG_DOUBLE, &a->omega, NULL},
-        {"--amg-theta", NULL, ARG_DOUBLE, &a->amg_theta, NULL},
-        {"--amg-smoother", NULL, ARG_STRING, &a->amg_smoother, NULL},
-        {"--amg-sweeps", NULL, ARG_POSITIVE, &a->amg_sweeps, NULL},
-        {"--amg-cycle", NULL, ARG_STRING, &a->amg_cycle, NULL},
-        {"--amg-aggregation", NULL, ARG_STRING, &a->amg_aggregation, NULL},
-        {"--amg-coarsening", NULL, ARG_STRING, &a->amg_coarsening, NULL},
         {"--nullspace", NULL, ARG_STRING, &a->nullspace, NULL},
         {"--coordinates", NULL, ARG_STRING, &a->coordinates, NULL},
-        {"--amg-coarse-size", NULL, ARG_POSITIVE, &a->amg_coarse_size, NULL},
-        {"--amg-max-levels", NULL, ARG_POSITIVE, &a->amg_max_levels, NULL},
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
-        {"--format", NULL, ARG_STRING, &a->format, &a->format_given},
-        {"--order", NULL, ARG_STRING, &a->order, NULL},
-        {"--tune", NULL, ARG_FLAG, &a->tune, NULL},
-        {"--match", NULL, ARG_FLAG, &a->match, NULL},
-        {"--precision", NULL, ARG_STRING, &a->precision, &a->precision_given},
-        {"--mixed", NULL, ARG_STRING, &a->mixed, &a->mixed_given},
-        {"--inner-its", NULL, ARG_POSITIVE, &a->inner_its, NULL},
-        {"--inner-rtol", NULL, ARG_DOUBLE, &a->inner_rtol, &a->inner_rtol_given},
-        {"--rtol", NULL, ARG_DOUBLE, &a->rtol, NULL},
-        {"--symmetry-tol", NULL, ARG_DOUBLE, &a->symmetry_tol, NULL},
-        {"--atol", NULL, ARG_DOUBLE, &a->atol, NULL},
-        {"--dtol", NULL, ARG_DOUBLE, &a->dtol, NULL},
-        {"--maxit", NULL, ARG_COUNT, &a->maxit, NULL},
         {"--threads", NULL, ARG_COUNT, &a->threads, NULL},
         {"--device", NULL, ARG_COUNT, &a->device, NULL},
-        {"--check-interval", NULL, ARG_COUNT, &a->check_interval, &a->check_interval_given},
         {"--monitor", NULL, ARG_EVERY, &a->monitor, NULL},
         {"--view", NULL, ARG_FLAG, &a->view, NULL},
         {"--out", "-o", ARG_STRING, &a->out, NULL},
         {"--history", NULL, ARG_STRING, &a->history, NULL},
         {"--json", NULL, ARG_FLAG, &a->json, NULL},
         {"--max-memory", NULL, ARG_MEMORY, NULL, NULL},
-        {"--profile", NULL, ARG_FLAG, &a->profile, NULL},
         {"--quiet", "-q", ARG_FLAG, &a->quiet, NULL},
+        {NULL, NULL, ARG_SOLVER, &a->solver, NULL},
     };
     /* KRYL_OPTIONS first: the command line overrides it */
     args_result r =
@@ -173,104 +147,16 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
     kryl_overlap overlap;
     if (kryl_overlap_from_name(a->overlap, &overlap) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--overlap: %s", kryl_last_error());
-    if (a->threads > INT_MAX || a->device > INT_MAX || a->check_interval > INT_MAX ||
-        a->monitor > INT_MAX)
-        return args_usage_error(cmd,
-                                "--threads, --device, --check-interval or --monitor is too large");
-    if (a->restart > INT_MAX || a->inner_its > INT_MAX || a->degree > INT_MAX)
-        return args_usage_error(cmd, "--restart, --inner-its or --degree is too large");
-    if (a->fill > INT_MAX || a->maxfill > INT_MAX || a->blocks > INT_MAX || a->sweeps > INT_MAX)
-        return args_usage_error(cmd, "--fill, --maxfill, --blocks or --sweeps is too large");
-    if (a->inner_rtol_given && !(a->inner_rtol > 0.0 && a->inner_rtol < 1.0))
-        return args_usage_error(cmd, "--inner-rtol %g: expected a reduction factor in (0, 1)",
-                                a->inner_rtol);
-    if (!(a->symmetry_tol < 1.0))
-        return args_usage_error(cmd, "--symmetry-tol %g: expected a relative tolerance in [0, 1)",
-                                a->symmetry_tol);
-    if (kryl_method_from_name(a->method, &opt->method) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--method: %s", kryl_last_error());
-    if (!a->precond_given && opt->method == KRYL_METHOD_PCG) a->precond = "jacobi";
-    if (kryl_precond_from_name(a->precond, &opt->precond) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--precond: %s", kryl_last_error());
-    if (opt->method == KRYL_METHOD_PCG && opt->precond == KRYL_PRECOND_NONE)
-        return args_usage_error(cmd, "--method pcg is preconditioned CG: name a preconditioner "
-                                     "other than none, or use --method cg");
-    if (kryl_format_from_name(a->format, &opt->format) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--format: %s", kryl_last_error());
-    if (kryl_order_from_name(a->order, &opt->order) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--order: %s", kryl_last_error());
-    if (kryl_partition_from_name(a->partition, &opt->partition) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--partition: %s", kryl_last_error());
-    if (kryl_precond_from_name(a->block_factor, &opt->block_factor) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--block-factor: %s", kryl_last_error());
-    if (strcmp(a->orthog, "cgs2") == 0)
-        opt->gmres_orthog = KRYL_ORTHOG_CGS2;
-    else if (strcmp(a->orthog, "dcgs2") == 0)
-        opt->gmres_orthog = KRYL_ORTHOG_DCGS2;
-    else
-        return args_usage_error(cmd, "--orthog: '%s', expected cgs2 or dcgs2", a->orthog);
-    if (a->tune && !a->format_given) opt->format = KRYL_FORMAT_AUTO; /* --tune alone: auto's */
-    if (a->tune && opt->format != KRYL_FORMAT_AUTO)
-        return args_usage_error(cmd,
-                                "--tune times the candidates of --format auto; "
-                                "--format %s names one",
-                                a->format);
+    if (a->threads > INT_MAX || a->device > INT_MAX || a->monitor > INT_MAX)
+        return args_usage_error(cmd, "--threads, --device or --monitor is too large");
     const cli_path inputs[] = {{"the matrix", a->matrix}, {"--rhs", a->rhs}, {"--x0", a->x0}};
     const cli_path outputs[] = {{"--out", a->out}, {"--history", a->history}};
     if (!cli_outputs_distinct(inputs, 3, outputs, 2)) return ARGS_ERROR;
-    if (kryl_amg_smoother_from_name(a->amg_smoother, &opt->amg.smoother) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--amg-smoother: %s", kryl_last_error());
-    if (kryl_amg_cycle_from_name(a->amg_cycle, &opt->amg.cycle) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--amg-cycle: %s", kryl_last_error());
-    if (kryl_amg_aggregation_from_name(a->amg_aggregation, &opt->amg.aggregation) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--amg-aggregation: %s", kryl_last_error());
-    if (kryl_amg_coarsening_from_name(a->amg_coarsening, &opt->amg.coarsening) != KRYL_SUCCESS)
-        return args_usage_error(cmd, "--amg-coarsening: %s", kryl_last_error());
     if (a->nullspace != NULL && a->coordinates != NULL)
         return args_usage_error(cmd, "give --nullspace FILE or --coordinates FILE, not both");
-    if ((a->nullspace != NULL || a->coordinates != NULL) && opt->precond != KRYL_PRECOND_AMG)
-        return args_usage_error(cmd, "--nullspace and --coordinates are for --precond amg");
-    if (a->amg_theta > 1.0)
-        return args_usage_error(cmd, "--amg-theta %g: expected 0 <= theta <= 1", a->amg_theta);
-    if (a->amg_sweeps > 64 || a->amg_coarse_size > 4000 || a->amg_max_levels > 32)
-        return args_usage_error(cmd,
-                                "--amg-sweeps %" PRId64 ", --amg-coarse-size %" PRId64
-                                ", --amg-max-levels %" PRId64 ": expected at most 64, 4000 and 32",
-                                a->amg_sweeps, a->amg_coarse_size, a->amg_max_levels);
-    opt->amg.theta = a->amg_theta;
-    opt->amg.sweeps = (int)a->amg_sweeps;
-    opt->amg.coarse_size = (int)a->amg_coarse_size;
-    opt->amg.max_levels = (int)a->amg_max_levels;
     if (kryl_backend_from_name(a->backend, backend) != KRYL_SUCCESS)
         return args_usage_error(cmd, "--backend: %s", kryl_last_error());
-    r = resolve_mixed(a, opt);
-    if (r != ARGS_OK) return r;
-    opt->tune = a->tune;
-    opt->match = a->match;
-    opt->restart = (int)a->restart;
-    opt->degree = (int)a->degree;
-    opt->fill = (int)a->fill;
-    opt->droptol = a->droptol;
-    opt->maxfill = (int)a->maxfill;
-    opt->blocks = (int)a->blocks;
-    opt->sweeps = (int)a->sweeps;
-    opt->omega = a->omega;
-    opt->inner_iterations = (int)a->inner_its;
-    /* the scheme's own default: how far an inner solve goes, or (reliable)
-     * the drop between refreshes of the one inner CG */
-    opt->inner_rtol =
-        a->inner_rtol_given ? a->inner_rtol : kryl_mixed_default_inner_rtol(opt->mixed);
-    opt->rtol = a->rtol;
-    opt->atol = a->atol;
-    opt->symmetry_tol = a->symmetry_tol;
-    opt->dtol = a->dtol;
-    opt->max_iterations = a->maxit;
-    opt->check_interval = (int)a->check_interval;
-    /* the monitor's lines fall every k iterations when the checks do */
-    if (a->monitor > 0 && !a->check_interval_given) opt->check_interval = (int)a->monitor;
-    opt->profile = a->profile;
-    opt->record_history = a->history != NULL;
-    return ARGS_OK;
+    return resolve_solver(a, opt);
 }
 
 /* Read an n x 1 Matrix Market vector given by `option`; it must have n entries. */
@@ -397,7 +283,7 @@ int cmd_solve(int argc, char **argv)
     kryl_overlap_from_name(a.overlap, &overlap);
     if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job.ctx, overlap);
     /* --partition also splits the rows a distributed run reads */
-    if (st == KRYL_SUCCESS && a.partition_given)
+    if (st == KRYL_SUCCESS && args_solver_given(&a.solver, "partition"))
         st = kryl_context_set_partition(job.ctx, opt.partition);
     char generated[96];
     const char *name = a.matrix;
