@@ -346,6 +346,31 @@ kryl_status kryl_set_max_memory(int64_t bytes);
  * of 1024) into *bytes (KRYL_ERR_INVALID_ARGUMENT otherwise). */
 kryl_status kryl_parse_bytes(const char *text, int64_t *bytes);
 
+/* Device memory.  A context on a GPU counts the bytes it allocates there
+ * (matrices and their formats, preconditioners, vectors, solver workspace)
+ * and refuses an allocation beyond its cap, or one the device cannot hold,
+ * with KRYL_ERR_DEVICE_OUT_OF_MEMORY: the message names what was being
+ * allocated and the bytes asked, whatever the failing call had allocated
+ * is freed, and the context stays usable (a smaller problem can follow). */
+typedef struct kryl_device_memory {
+    int64_t in_use;    /* bytes the context holds on its device now */
+    int64_t peak;      /* the most it has held at once */
+    int64_t limit;     /* its cap; 0: none */
+    int64_t available; /* what it may allocate still: the device's free memory, at
+                        * most limit - in_use under a cap */
+    int64_t total;     /* the device's memory */
+} kryl_device_memory;
+
+/* Cap the device memory ctx may hold at `bytes` from now on (0: no cap).
+ * The default is the KRYL_GPU_MEMORY environment variable ("2G", as
+ * kryl_parse_bytes reads it) when the context is created, else no cap.
+ * A cap below what is in use frees nothing: later allocations are
+ * refused.  No effect on a context without a device (ref, omp). */
+kryl_status kryl_context_set_gpu_memory(kryl_context ctx, int64_t bytes);
+
+/* Fill *info with ctx's device memory (all zero on a context without a device). */
+kryl_status kryl_context_device_memory(kryl_context ctx, kryl_device_memory *info);
+
 /* ------------------------------------------------------------------ */
 /* Distributed runs (docs/DISTRIBUTED.md)                              */
 /* ------------------------------------------------------------------ */

@@ -146,6 +146,11 @@ typedef struct kryl_backend_ops {
     /* host dst <- backend src; waits for the work queued before it */
     kryl_status (*download)(kryl_context ctx, void *dst, const void *src, size_t bytes);
     kryl_status (*synchronize)(kryl_context ctx);
+    /* Device memory accounting (NULL on a backend without a device): the
+     * cap on what alloc and the backend's own storage may hold (0: none),
+     * and what they hold. */
+    kryl_status (*set_memory_limit)(kryl_context ctx, int64_t bytes);
+    void (*memory_info)(kryl_context ctx, kryl_device_memory *info);
 
     /* ---- graphs (optional; NULL: operations are launched one by one) ----
      * Operations queued between capture_begin and capture_end are recorded,

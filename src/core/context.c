@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "backends/backend.h"
@@ -41,6 +42,17 @@ static kryl_backend_kind resolve_backend(kryl_backend_kind kind)
     return KRYL_BACKEND_REF;
 }
 
+/* The device memory cap KRYL_GPU_MEMORY sets on a new context. */
+static kryl_status cap_from_environment(kryl_context c)
+{
+    const char *text = getenv("KRYL_GPU_MEMORY");
+    if (text == NULL || text[0] == '\0' || c->ops->set_memory_limit == NULL) return KRYL_SUCCESS;
+    int64_t bytes = 0;
+    kryl_status st = kryl_parse_bytes(text, &bytes);
+    if (st != KRYL_SUCCESS) return kryl_error_prefix(st, "KRYL_GPU_MEMORY");
+    return c->ops->set_memory_limit(c, bytes);
+}
+
 kryl_status kryl_context_create(kryl_context *ctx, const kryl_context_options *options)
 {
     KRYL_REQUIRE_ARG(ctx);
@@ -75,6 +87,12 @@ kryl_status kryl_context_create(kryl_context *ctx, const kryl_context_options *o
     c->log_level = options->log_level;
     kryl_status st = ops->init(c);
     if (st != KRYL_SUCCESS) {
+        free(c);
+        return st;
+    }
+    st = cap_from_environment(c);
+    if (st != KRYL_SUCCESS) {
+        ops->finalize(c);
         free(c);
         return st;
     }
@@ -140,6 +158,26 @@ kryl_status kryl_context_set_partition(kryl_context ctx, kryl_partition_kind par
 #ifdef KRYL_HAVE_MPI
     if (ctx->dist) kryl_dist_set_partition(ctx, partition);
 #endif
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_set_gpu_memory(kryl_context ctx, int64_t bytes)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    if (bytes < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "kryl_context_set_gpu_memory: %lld bytes; expected a cap > 0 or 0 for "
+                          "none",
+                          (long long)bytes);
+    return ctx->ops->set_memory_limit ? ctx->ops->set_memory_limit(ctx, bytes) : KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_device_memory(kryl_context ctx, kryl_device_memory *info)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    KRYL_REQUIRE_ARG(info);
+    memset(info, 0, sizeof *info);
+    if (ctx->ops->memory_info) ctx->ops->memory_info(ctx, info);
     return KRYL_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 /* Matrices: creation from CSR arrays, conversion, queries and SpMV. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +49,13 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     memset(fmt, 0, sizeof *fmt);
     kryl_status st = ctx->ops->matrix_setup(ctx, m);
     if (st != KRYL_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "the %s storage of a %lld-row matrix (%lld entries, %s)",
+                 kryl_format_name(m->fmt.kind), (long long)m->fmt.nrows, (long long)m->fmt.nnz,
+                 kryl_precision_name(precision));
         kryl_fmt_free(&m->fmt);
         free(m);
-        return st;
+        return kryl_error_prefix(st, what);
     }
     host->refs++;
     kryl_layout_retain(layout);
@@ -132,6 +137,10 @@ static kryl_status format_layout(kryl_context ctx, const kryl_csr *csr, const kr
     if (st != KRYL_SUCCESS) {
         kryl_layout_release(ctx, l);
         *layout = NULL;
+        char what[64];
+        snprintf(what, sizeof what, "the row permutation of the %s format",
+                 kryl_format_name(fmt->kind));
+        kryl_error_prefix(st, what);
     }
     return st;
 }

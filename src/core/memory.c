@@ -99,8 +99,7 @@ int64_t kryl_bytes_mul_add(int64_t a, int64_t b, int64_t c)
     return a * b + c;
 }
 
-/* "172 kB", "34.4 GB": decimal units for messages. */
-static const char *format_bytes(char *text, size_t size, int64_t bytes)
+const char *kryl_format_bytes(char *text, size_t size, int64_t bytes)
 {
     static const char *units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
     double v = (double)bytes;
@@ -122,6 +121,6 @@ kryl_status kryl_memory_check(int64_t bytes, const char *what)
     return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                       "%s needs %s of host memory (%lld bytes), more than the %s of %s; give a "
                       "larger --max-memory (or KRYL_MAX_MEMORY) if it fits",
-                      what, format_bytes(need, sizeof need, bytes), (long long)bytes,
-                      format_bytes(have, sizeof have, limit), source);
+                      what, kryl_format_bytes(need, sizeof need, bytes), (long long)bytes,
+                      kryl_format_bytes(have, sizeof have, limit), source);
 }

@@ -19,6 +19,9 @@ int64_t kryl_memory_limit(const char **source);
  * file and line or the object. */
 kryl_status kryl_memory_check(int64_t bytes, const char *what);
 
+/* "172 kB", "34.4 GB": bytes in decimal units for messages, written to text. */
+const char *kryl_format_bytes(char *text, size_t size, int64_t bytes);
+
 /* a * b + c, saturating at INT64_MAX (a, b, c >= 0). */
 int64_t kryl_bytes_mul_add(int64_t a, int64_t b, int64_t c);
 

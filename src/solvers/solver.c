@@ -245,6 +245,16 @@ static kryl_status precond_create(kryl_precond **pc, kryl_precond_kind kind,
     return KRYL_SUCCESS;
 }
 
+/* An allocation failure named by the stage of the setup it happened in:
+ * "the NAME STAGE: ..." ("the ilu0 preconditioner: cuda: cannot allocate ..."). */
+static kryl_status name_stage(kryl_status st, const char *name, const char *stage)
+{
+    if (st != KRYL_ERR_DEVICE_OUT_OF_MEMORY && st != KRYL_ERR_OUT_OF_MEMORY) return st;
+    char what[96];
+    snprintf(what, sizeof what, "the %s %s", name, stage);
+    return kryl_error_prefix(st, what);
+}
+
 kryl_status kryl_solver_work_vector(kryl_solver s, kryl_vector *v)
 {
     return kryl_vector_create_like(v, s->ctx, s->Aw->layout, s->precision);
@@ -340,15 +350,19 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
     kryl_setup_enter(s->ctx, KRYL_SETUP_PRECOND);
     if (st == KRYL_SUCCESS && !method->inner_solver)
-        st = precond_create(&s->pc, opts.precond, &opts, M, s->Aw);
+        st = name_stage(precond_create(&s->pc, opts.precond, &opts, M, s->Aw),
+                        kryl_precond_name(opts.precond), "preconditioner");
     kryl_setup_enter(s->ctx, KRYL_SETUP_CHECKS);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method, kryl_method_name(opts.method));
     /* a check or a preconditioner that failed on one rank fails on all */
     st = kryl_context_agree(s->ctx, st);
     kryl_setup_enter(s->ctx, KRYL_SETUP_WORKSPACE);
-    if (st == KRYL_SUCCESS) st = allocate_workspace(s, inner);
     s->period = method->period;
-    if (st == KRYL_SUCCESS) st = method->setup(s);
+    if (st == KRYL_SUCCESS) {
+        st = allocate_workspace(s, inner);
+        if (st == KRYL_SUCCESS) st = method->setup(s);
+        st = name_stage(st, kryl_method_name(opts.method), "solver's vectors and workspace");
+    }
     if (st == KRYL_SUCCESS) st = kryl_solver_batching_setup(s);
     if (st == KRYL_SUCCESS) st = s->ops->synchronize(s->ctx);
     /* what failed on one rank (workspace, the method's setup) fails on all */

@@ -1,6 +1,7 @@
 """Memory stays bounded from the command line: a size line or a generated
 problem larger than --max-memory (or KRYL_MAX_MEMORY) is refused with the
-file, the line and the bytes; /dev/zero ends with an error."""
+file, the line and the bytes; /dev/zero ends with an error; --gpu-memory
+takes a size."""
 
 import os
 
@@ -33,6 +34,12 @@ def main():
         expect(t, kryl, "a generated problem too large",
                ["solve", "--gen", "poisson3d", "--n", 1200, "--max-memory", "2G"],
                ["poisson3d with 1728000000 rows", "of host memory"])
+        expect(t, kryl, "--gpu-memory that is not a size",
+               ["solve", "--gen", "poisson2d", "--n", 10, "--gpu-memory", "lots"],
+               ["--gpu-memory", "expected a size in bytes"])
+        rc, _, err = kryl.run("solve", "--gen", "poisson2d", "--n", 10, "--backend", "omp",
+                              "--gpu-memory", "1M", "--quiet")
+        t.check(rc == 0, "--gpu-memory on a backend without a device has no effect", err)
         a = os.path.join(tmp, "A.mtx")
         rc, _, err = kryl.run("gen", "poisson2d", "--n", 20, "-o", a, "--max-memory", "1M")
         t.check(rc == 0, "a small problem within --max-memory", err)

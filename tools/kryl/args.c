@@ -138,6 +138,10 @@ static args_result set_value(const char *command, const arg_spec *opt, const cha
             return args_usage_error(command, "%s: %s", opt->name, kryl_last_error());
         kryl_set_max_memory(n > 0 ? n : -1);
         break;
+    case ARG_BYTES:
+        if (kryl_parse_bytes(value, (int64_t *)opt->target) != KRYL_SUCCESS)
+            return args_usage_error(command, "%s: %s", opt->name, kryl_last_error());
+        break;
     }
     if (opt->given != NULL) *opt->given = true;
     return ARGS_OK;

@@ -17,6 +17,7 @@ typedef enum arg_type {
     ARG_POSITIVE, /* int64_t >= 1 */
     ARG_MEMORY,   /* a size ("64G"; 0: none) set as the process's memory limit
                    * (kryl_set_max_memory); target unused */
+    ARG_BYTES,    /* a size ("2G", kryl_parse_bytes) into an int64_t */
     ARG_EVERY,    /* int64_t >= 1, the value optional: "--monitor" alone is 1 */
     ARG_SOLVER    /* no name of its own: every option of the library's table
                    * (kryl_solver_options_set), target an args_solver * */

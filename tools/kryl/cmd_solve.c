@@ -18,7 +18,9 @@ typedef struct solve_args {
     const char *gen, *overlap; /* a generated matrix (--gen KIND --n N); SpMV overlap over ranks */
     int64_t gen_n;
     int64_t threads, device;
-    int64_t monitor; /* --monitor k: a residual line every k iterations; 0 = none */
+    int64_t monitor;    /* --monitor k: a residual line every k iterations; 0 = none */
+    int64_t gpu_memory; /* --gpu-memory: the context's device memory cap; 0 = none */
+    bool gpu_memory_given;
     bool view, json, quiet;
     args_solver solver; /* the solver's options, by the library's table */
 } solve_args;
@@ -123,6 +125,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--history", NULL, ARG_STRING, &a->history, NULL},
         {"--json", NULL, ARG_FLAG, &a->json, NULL},
         {"--max-memory", NULL, ARG_MEMORY, NULL, NULL},
+        {"--gpu-memory", NULL, ARG_BYTES, &a->gpu_memory, &a->gpu_memory_given},
         {"--quiet", "-q", ARG_FLAG, &a->quiet, NULL},
         {NULL, NULL, ARG_SOLVER, &a->solver, NULL},
     };
@@ -282,6 +285,8 @@ int cmd_solve(int argc, char **argv)
     kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
     kryl_overlap_from_name(a.overlap, &overlap);
     if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job.ctx, overlap);
+    if (st == KRYL_SUCCESS && a.gpu_memory_given)
+        st = kryl_context_set_gpu_memory(job.ctx, a.gpu_memory);
     /* --partition also splits the rows a distributed run reads */
     if (st == KRYL_SUCCESS && args_solver_given(&a.solver, "partition"))
         st = kryl_context_set_partition(job.ctx, opt.partition);

@@ -86,7 +86,7 @@ static const command_help commands[] = {
      "  --coordinates FILE    amg: node coordinates (an n/3 x 3 array, a row per node, or\n"
      "                        n x 3, a row per unknown; unknowns node by node) whose six\n"
      "                        rigid-body modes are the near-nullspace (3-D elasticity)\n"
-     "\n",
+     "\n"
      "Precision:\n"
      "  --precision double|single|mixed  arithmetic of the iteration (default double);\n"
      "                        mixed: double accuracy from single-precision inner solves\n"
@@ -99,7 +99,7 @@ static const command_help commands[] = {
      "  --inner-rtol T        an inner solve stops once it reduced its residual by T, or\n"
      "                        reached half the outer tolerance (default 1e-6; reliable:\n"
      "                        the drop between refreshes, default 1e-2)\n"
-     "  --inner-its K         and after at most K iterations (default: no limit)\n"
+     "  --inner-its K         and after at most K iterations (default: no limit)\n",
      "Storage format of the iteration's SpMV (see kryl info A.mtx for their costs):\n"
      "  --format F            csr (default), ell, ellr, jds, pjds, sell, bcsr2, bcsr4, dia,\n"
      "                        or auto: the format the bandwidth model predicts fastest\n"
@@ -139,6 +139,9 @@ static const command_help commands[] = {
      "  --max-memory SIZE     refuse a matrix whose size line (or generator size) needs\n"
      "                        more host memory than SIZE (64G; 0: no check; default the\n"
      "                        memory available, or KRYL_MAX_MEMORY)\n"
+     "  --gpu-memory SIZE     cap the device memory the solve may hold (2G, 512M; 0: none;\n"
+     "                        default KRYL_GPU_MEMORY, else none): beyond it kryl stops\n"
+     "                        with an out-of-device-memory error, as on a smaller GPU\n"
      "\n"
      "Exit status: 0 converged, 2 not converged (the summary is still printed), 1 error.\n"},
     {"gen",

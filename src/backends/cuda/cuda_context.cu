@@ -5,10 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <new>
+#include <unordered_map>
+
 #include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
 #include "backends/cuda/cuda_krylov.cuh"
 #include "backends/cuda/cuda_trsv.cuh"
+#include "core/memory.h"
+
+/* The bytes of each live device block, so a free subtracts what was counted. */
+struct kryl_cuda_ledger {
+    std::unordered_map<void *, size_t> bytes;
+};
 
 kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where)
 {
@@ -74,11 +83,14 @@ static void release_state(kryl_cuda_state *s)
         cudaStreamSynchronize(s->stream);
         cudaStreamDestroy(s->stream);
     }
-    cudaFree(s->partials);
-    cudaFree(s->counter);
-    cudaFree(s->generation);
+    if (s->ledger) {
+        kryl_cuda_free(s, s->partials);
+        kryl_cuda_free(s, s->counter);
+        kryl_cuda_free(s, s->generation);
+    }
     cudaFreeHost(s->staging);
     cudaGetLastError(); /* teardown errors are not reported: clear them */
+    delete s->ledger;
     free(s);
 }
 
@@ -96,10 +108,15 @@ static kryl_status create_state(kryl_cuda_state *s, int device)
     KRYL_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     s->reduce_blocks = (unsigned int)(s->sm_count * KRYL_CUDA_REDUCE_BLOCKS_PER_SM);
     size_t partial_bytes = sizeof(double) * KRYL_CUDA_MAX_REDUCED * s->reduce_blocks;
-    KRYL_CUDA_CHECK(cudaMalloc(&s->partials, partial_bytes));
-    KRYL_CUDA_CHECK(cudaMalloc(&s->counter, sizeof *s->counter));
+    s->ledger = new (std::nothrow) kryl_cuda_ledger;
+    if (s->ledger == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate the allocation ledger");
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&s->partials, partial_bytes, "the reduction workspace"));
+    KRYL_TRY(
+        kryl_cuda_malloc(s, (void **)&s->counter, sizeof *s->counter, "the reduction counter"));
     KRYL_CUDA_CHECK(cudaMemsetAsync(s->counter, 0, sizeof *s->counter, s->stream));
-    KRYL_CUDA_CHECK(cudaMalloc(&s->generation, sizeof *s->generation));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&s->generation, sizeof *s->generation,
+                              "the grid barrier counter"));
     KRYL_CUDA_CHECK(cudaMemsetAsync(s->generation, 0, sizeof *s->generation, s->stream));
     KRYL_CUDA_CHECK(cudaMallocHost(&s->staging, KRYL_CUDA_STAGING_BYTES));
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -134,21 +151,92 @@ static void cuda_finalize(kryl_context ctx)
     ctx->backend = nullptr;
 }
 
-kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes)
+/* KRYL_ERR_DEVICE_OUT_OF_MEMORY for `bytes` of `what`: past the cap, or the device is full. */
+static kryl_status out_of_memory(kryl_cuda_state *s, size_t bytes, const char *what, bool capped)
 {
-    *ptr = nullptr;
-    if (bytes == 0) return KRYL_SUCCESS;
-    cudaError_t err = cudaMalloc(ptr, bytes);
-    if (err == cudaSuccess) return KRYL_SUCCESS;
-    *ptr = nullptr;
-    if (err != cudaErrorMemoryAllocation) return kryl_cuda_failed(err, "cudaMalloc", KRYL_WHERE);
-    cudaGetLastError();
+    char asked[32], held[32], cap[32], free_text[32], total_text[32];
+    kryl_format_bytes(asked, sizeof asked, (int64_t)bytes);
+    kryl_format_bytes(held, sizeof held, s->memory_in_use);
+    if (capped)
+        return KRYL_ERROR(
+            KRYL_ERR_DEVICE_OUT_OF_MEMORY,
+            "cuda: cannot allocate %s (%zu bytes) for %s on device %d: the "
+            "context's device memory cap is %s and it holds %s already (--gpu-memory, "
+            "KRYL_GPU_MEMORY or kryl_context_set_gpu_memory)",
+            asked, bytes, what, s->device, kryl_format_bytes(cap, sizeof cap, s->memory_limit),
+            held);
     size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
     cudaGetLastError();
     return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
-                      "cuda: cannot allocate %zu bytes on device %d (%zu of %zu bytes free)", bytes,
-                      s->device, free_bytes, total_bytes);
+                      "cuda: cannot allocate %s (%zu bytes) for %s on device %d: the device has "
+                      "%s free of %s (this context holds %s)",
+                      asked, bytes, what, s->device,
+                      kryl_format_bytes(free_text, sizeof free_text, (int64_t)free_bytes),
+                      kryl_format_bytes(total_text, sizeof total_text, (int64_t)total_bytes), held);
+}
+
+kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes, const char *what)
+{
+    *ptr = nullptr;
+    if (bytes == 0) return KRYL_SUCCESS;
+    if (s->memory_limit > 0 && (int64_t)bytes > s->memory_limit - s->memory_in_use)
+        return out_of_memory(s, bytes, what, true);
+    cudaError_t err = cudaMalloc(ptr, bytes);
+    if (err != cudaSuccess) {
+        *ptr = nullptr;
+        cudaGetLastError();
+        if (err == cudaErrorMemoryAllocation) return out_of_memory(s, bytes, what, false);
+        return kryl_cuda_failed(err, "cudaMalloc", KRYL_WHERE);
+    }
+    try {
+        s->ledger->bytes.emplace(*ptr, bytes);
+    } catch (const std::bad_alloc &) {
+        cudaFree(*ptr);
+        *ptr = nullptr;
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot record a device block of %s", what);
+    }
+    s->memory_in_use += (int64_t)bytes;
+    if (s->memory_in_use > s->memory_peak) s->memory_peak = s->memory_in_use;
+    return KRYL_SUCCESS;
+}
+
+void kryl_cuda_free(kryl_cuda_state *s, void *ptr)
+{
+    if (ptr == nullptr) return;
+    auto block = s->ledger->bytes.find(ptr);
+    if (block != s->ledger->bytes.end()) {
+        s->memory_in_use -= (int64_t)block->second;
+        s->ledger->bytes.erase(block);
+    }
+    /* work queued on the stream may still read ptr: cudaFree waits for the device */
+    cudaFree(ptr);
+    cudaGetLastError();
+}
+
+static kryl_status cuda_set_memory_limit(kryl_context ctx, int64_t bytes)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    s->memory_limit = bytes;
+    return KRYL_SUCCESS;
+}
+
+static void cuda_memory_info(kryl_context ctx, kryl_device_memory *info)
+{
+    kryl_cuda_state *s = nullptr;
+    if (kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) cudaGetLastError();
+    info->in_use = s->memory_in_use;
+    info->peak = s->memory_peak;
+    info->limit = s->memory_limit;
+    info->total = (int64_t)total_bytes;
+    info->available = (int64_t)free_bytes;
+    if (s->memory_limit > 0) {
+        int64_t left = s->memory_limit - s->memory_in_use;
+        if (left < info->available) info->available = left > 0 ? left : 0;
+    }
 }
 
 static kryl_status cuda_alloc(kryl_context ctx, void **ptr, size_t bytes)
@@ -156,11 +244,11 @@ static kryl_status cuda_alloc(kryl_context ctx, void **ptr, size_t bytes)
     *ptr = nullptr;
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    KRYL_TRY(kryl_cuda_malloc(s, ptr, bytes));
+    KRYL_TRY(kryl_cuda_malloc(s, ptr, bytes, "a vector or workspace array"));
     if (bytes == 0) return KRYL_SUCCESS;
     cudaError_t err = cudaMemsetAsync(*ptr, 0, bytes, s->stream);
     if (err != cudaSuccess) {
-        cudaFree(*ptr);
+        kryl_cuda_free(s, *ptr);
         *ptr = nullptr;
         return kryl_cuda_failed(err, "cudaMemsetAsync", KRYL_WHERE);
     }
@@ -171,9 +259,7 @@ static void cuda_release(kryl_context ctx, void *ptr)
 {
     kryl_cuda_state *s = nullptr;
     if (ptr == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
-    /* work queued on the stream may still read ptr: cudaFree waits for the device */
-    cudaFree(ptr);
-    cudaGetLastError();
+    kryl_cuda_free(s, ptr);
 }
 
 static kryl_status cuda_upload(kryl_context ctx, void *dst, const void *src, size_t bytes)
@@ -238,6 +324,8 @@ static kryl_backend_ops make_ops()
     ops.upload = cuda_upload;
     ops.download = cuda_download;
     ops.synchronize = cuda_synchronize;
+    ops.set_memory_limit = cuda_set_memory_limit;
+    ops.memory_info = cuda_memory_info;
     ops.device_model = kryl_cuda_device_model;
     ops.matrix_setup = kryl_cuda_matrix_setup;
     ops.matrix_release = kryl_cuda_matrix_release;

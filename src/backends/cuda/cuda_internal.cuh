@@ -29,14 +29,24 @@ struct kryl_cuda_state {
     unsigned int *generation;   /* device: grid barriers passed by resident kernels (only grows) */
     void *staging;              /* pinned host buffer of KRYL_CUDA_STAGING_BYTES */
     double copy_bandwidth;      /* bytes/s of a device-to-device copy; 0 until measured */
+    int64_t memory_limit;       /* cap on the bytes of kryl_cuda_malloc's live blocks; 0: none */
+    int64_t memory_in_use;      /* bytes of its live blocks */
+    int64_t memory_peak;        /* the most memory_in_use has been */
+    struct kryl_cuda_ledger *ledger; /* the bytes of each live block */
 };
 
 /* The state of a cuda context, with its device made current. */
 kryl_status kryl_cuda_enter(kryl_context ctx, kryl_cuda_state **state);
 
-/* *ptr = bytes of uninitialised device memory; out of memory is reported with
- * the bytes asked for and the device's free and total memory. */
-kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes);
+/* *ptr = bytes of uninitialised device memory for `what` ("CSR values"), counted
+ * against the context's cap.  Every device allocation of the backend goes
+ * through it: beyond the cap, or when the device is full, it fails with
+ * KRYL_ERR_DEVICE_OUT_OF_MEMORY naming `what`, the bytes asked, the cap or
+ * the device's free memory, and what the context holds. */
+kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes, const char *what);
+
+/* Free a block of kryl_cuda_malloc (NULL: nothing) and stop counting it. */
+void kryl_cuda_free(kryl_cuda_state *s, void *ptr);
 
 /* Record a failed CUDA call as KRYL_ERR_DEVICE naming the call and error. */
 kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where);

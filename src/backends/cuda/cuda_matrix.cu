@@ -15,21 +15,21 @@
 #include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_fmt.cuh"
 
-static void free_storage(cuda_csr *m)
+static void free_storage(kryl_cuda_state *s, cuda_csr *m)
 {
     if (m == nullptr) return;
-    cudaFree(m->row_ptr);
-    cudaFree(m->col_idx);
-    cudaFree(m->values);
-    cudaFree(m->row_blocks);
-    cudaGetLastError();
+    kryl_cuda_free(s, m->row_ptr);
+    kryl_cuda_free(s, m->col_idx);
+    kryl_cuda_free(s, m->values);
+    kryl_cuda_free(s, m->row_blocks);
     free(m);
 }
 
-/* *dst = a device copy of bytes from host src */
-static kryl_status device_copy(kryl_cuda_state *s, void **dst, const void *src, size_t bytes)
+/* *dst = a device copy of bytes from host src, `what` for an error */
+static kryl_status device_copy(kryl_cuda_state *s, void **dst, const void *src, size_t bytes,
+                               const char *what)
 {
-    KRYL_TRY(kryl_cuda_malloc(s, dst, bytes));
+    KRYL_TRY(kryl_cuda_malloc(s, dst, bytes, what));
     if (bytes)
         KRYL_CUDA_CHECK(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
     return KRYL_SUCCESS;
@@ -128,18 +128,22 @@ static kryl_status upload_csr(kryl_cuda_state *s, const kryl_csr *h, kryl_precis
     KRYL_CHECK_GOTO(st,
                     device_copy(s, &m->row_ptr,
                                 narrow_rows ? (const void *)rows32 : (const void *)h->row_ptr,
-                                (size_t)(n + 1) * (m->wide ? sizeof(int64_t) : sizeof(int32_t))),
+                                (size_t)(n + 1) * (m->wide ? sizeof(int64_t) : sizeof(int32_t)),
+                                "the CSR row offsets"),
                     done);
-    KRYL_CHECK_GOTO(
-        st, device_copy(s, (void **)&m->col_idx, h->col_idx, (size_t)nnz * sizeof(int32_t)), done);
+    KRYL_CHECK_GOTO(st,
+                    device_copy(s, (void **)&m->col_idx, h->col_idx, (size_t)nnz * sizeof(int32_t),
+                                "the CSR column indices"),
+                    done);
     KRYL_CHECK_GOTO(st,
                     device_copy(s, &m->values,
                                 float_values ? (const void *)values32 : (const void *)h->values,
-                                (size_t)nnz * kryl_precision_size(precision)),
+                                (size_t)nnz * kryl_precision_size(precision), "the CSR values"),
                     done);
     KRYL_CHECK_GOTO(st,
                     device_copy(s, (void **)&m->row_blocks, blocks,
-                                (size_t)(m->block_count + 1) * sizeof(int32_t)),
+                                (size_t)(m->block_count + 1) * sizeof(int32_t),
+                                "the CSR row blocks"),
                     done);
 done:
     /* the temporaries are read by the copies queued above */
@@ -186,7 +190,7 @@ static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
     choose_kernel(m);
     kryl_status st = upload_csr(s, h, A->precision, m);
     if (st != KRYL_SUCCESS) {
-        free_storage(m);
+        free_storage(s, m);
         return st;
     }
     A->storage = m;
@@ -201,19 +205,18 @@ static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
 
 /* ---- the other formats ---- */
 
-static void free_fmt(cuda_fmt *m)
+static void free_fmt(kryl_cuda_state *s, cuda_fmt *m)
 {
     if (m == nullptr) return;
-    cudaFree(m->val);
-    cudaFree(m->col);
-    cudaFree(m->row_len);
-    cudaFree(m->ptr);
-    cudaFree(m->offset);
-    cudaFree(m->units);
-    cudaFree(m->heavy);
-    cudaFree(m->partial);
-    cudaFree(m->acc);
-    cudaGetLastError();
+    kryl_cuda_free(s, m->val);
+    kryl_cuda_free(s, m->col);
+    kryl_cuda_free(s, m->row_len);
+    kryl_cuda_free(s, m->ptr);
+    kryl_cuda_free(s, m->offset);
+    kryl_cuda_free(s, m->units);
+    kryl_cuda_free(s, m->heavy);
+    kryl_cuda_free(s, m->partial);
+    kryl_cuda_free(s, m->acc);
     free(m->diag_rows);
     free(m);
 }
@@ -223,14 +226,15 @@ static kryl_status upload_values(kryl_cuda_state *s, void **dst, const double *v
                                  int64_t count, kryl_precision precision)
 {
     if (precision == KRYL_DOUBLE || count == 0)
-        return device_copy(s, dst, values, (size_t)count * sizeof(double));
+        return device_copy(s, dst, values, (size_t)count * sizeof(double), "the format's values");
     float *narrow = static_cast<float *>(malloc((size_t)count * sizeof(float)));
     if (narrow == nullptr)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                           "cuda: cannot allocate host staging for %lld float values",
                           (long long)count);
     for (int64_t k = 0; k < count; k++) narrow[k] = (float)values[k];
-    kryl_status st = device_copy(s, dst, narrow, (size_t)count * sizeof(float));
+    kryl_status st =
+        device_copy(s, dst, narrow, (size_t)count * sizeof(float), "the format's values");
     cudaError_t err = cudaStreamSynchronize(s->stream); /* the copy reads narrow */
     free(narrow);
     if (err != cudaSuccess && st == KRYL_SUCCESS)
@@ -319,13 +323,18 @@ static kryl_status build_units(kryl_cuda_state *s, const kryl_fmt *f, cuda_fmt *
         for (int64_t g = 0; g < groups; g++)
             if (width[g] <= 2 * grain) units[u++] = {(int32_t)g, 0, width[g], -1};
     }
-    KRYL_CHECK_GOTO(
-        st, device_copy(s, (void **)&m->units, units, (size_t)m->unit_count * sizeof(slab_unit)),
-        done);
-    KRYL_CHECK_GOTO(
-        st, device_copy(s, (void **)&m->heavy, split, (size_t)heavy * sizeof(slab_heavy)), done);
-    KRYL_CHECK_GOTO(
-        st, kryl_cuda_malloc(s, (void **)&m->partial, (size_t)chunks * 32 * sizeof(double)), done);
+    KRYL_CHECK_GOTO(st,
+                    device_copy(s, (void **)&m->units, units,
+                                (size_t)m->unit_count * sizeof(slab_unit), "the work units"),
+                    done);
+    KRYL_CHECK_GOTO(st,
+                    device_copy(s, (void **)&m->heavy, split, (size_t)heavy * sizeof(slab_heavy),
+                                "the long-row splits"),
+                    done);
+    KRYL_CHECK_GOTO(st,
+                    kryl_cuda_malloc(s, (void **)&m->partial, (size_t)chunks * 32 * sizeof(double),
+                                     "the long-row partial sums"),
+                    done);
 done:
     /* the copies read the host tables */
     err = cudaStreamSynchronize(s->stream);
@@ -362,27 +371,31 @@ static kryl_status upload_fmt(kryl_cuda_state *s, const kryl_fmt *f, kryl_precis
     case KRYL_FORMAT_ELLR:
         m->width = f->u.ell.width;
         m->stride = f->u.ell.stride;
-        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.ell.col, (size_t)f->stored * 4));
+        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.ell.col, (size_t)f->stored * 4,
+                             "the format's column indices"));
         if (f->kind == KRYL_FORMAT_ELLR)
             KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.ell.row_len,
-                                 (size_t)f->u.ell.stride * 4));
+                                 (size_t)f->u.ell.stride * 4, "the row lengths"));
         return build_units(s, f, m);
     case KRYL_FORMAT_JDS:
         m->ndiag = f->u.jds.ndiag;
         m->diag_start = f->u.jds.diag_ptr;
-        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.jds.col, (size_t)f->stored * 4));
-        KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.jds.row_len, (size_t)f->nrows * 4));
-        KRYL_TRY(
-            device_copy(s, (void **)&m->ptr, f->u.jds.diag_ptr, (size_t)(f->u.jds.ndiag + 1) * 8));
+        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.jds.col, (size_t)f->stored * 4,
+                             "the format's column indices"));
+        KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.jds.row_len, (size_t)f->nrows * 4,
+                             "the row lengths"));
+        KRYL_TRY(device_copy(s, (void **)&m->ptr, f->u.jds.diag_ptr,
+                             (size_t)(f->u.jds.ndiag + 1) * 8, "the jagged diagonal offsets"));
         return build_units(s, f, m);
     case KRYL_FORMAT_PJDS:
     case KRYL_FORMAT_SELL:
         m->C = f->u.sell.C;
-        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.sell.col, (size_t)f->stored * 4));
+        KRYL_TRY(device_copy(s, (void **)&m->col, f->u.sell.col, (size_t)f->stored * 4,
+                             "the format's column indices"));
         KRYL_TRY(device_copy(s, (void **)&m->row_len, f->u.sell.row_len,
-                             (size_t)(f->u.sell.nslices * f->u.sell.C) * 4));
+                             (size_t)(f->u.sell.nslices * f->u.sell.C) * 4, "the row lengths"));
         KRYL_TRY(device_copy(s, (void **)&m->ptr, f->u.sell.slice_ptr,
-                             (size_t)(f->u.sell.nslices + 1) * 8));
+                             (size_t)(f->u.sell.nslices + 1) * 8, "the slice offsets"));
         return build_units(s, f, m);
     case KRYL_FORMAT_BCSR2:
     case KRYL_FORMAT_BCSR4: {
@@ -390,8 +403,10 @@ static kryl_status upload_fmt(kryl_cuda_state *s, const kryl_fmt *f, kryl_precis
         m->b = b->b;
         m->nbrows = b->nbrows;
         m->variant = bcsr_lanes(b);
-        KRYL_TRY(device_copy(s, (void **)&m->col, b->bcol, (size_t)b->brow_ptr[b->nbrows] * 4));
-        return device_copy(s, (void **)&m->ptr, b->brow_ptr, (size_t)(b->nbrows + 1) * 8);
+        KRYL_TRY(device_copy(s, (void **)&m->col, b->bcol, (size_t)b->brow_ptr[b->nbrows] * 4,
+                             "the block column indices"));
+        return device_copy(s, (void **)&m->ptr, b->brow_ptr, (size_t)(b->nbrows + 1) * 8,
+                           "the block row offsets");
     }
     case KRYL_FORMAT_DIA: {
         m->ndiag = f->u.dia.ndiag;
@@ -408,7 +423,8 @@ static kryl_status upload_fmt(kryl_cuda_state *s, const kryl_fmt *f, kryl_precis
                               (long long)m->ndiag);
         /* |offset| < n < 2^31 */
         for (int64_t d = 0; d < m->ndiag; d++) offsets[d] = (int32_t)f->u.dia.offset[d];
-        kryl_status st = device_copy(s, (void **)&m->offset, offsets, (size_t)m->ndiag * 4);
+        kryl_status st = device_copy(s, (void **)&m->offset, offsets, (size_t)m->ndiag * 4,
+                                     "the diagonal offsets");
         cudaError_t err = cudaStreamSynchronize(s->stream); /* the copy reads offsets */
         free(offsets);
         if (err != cudaSuccess && st == KRYL_SUCCESS)
@@ -455,7 +471,7 @@ static kryl_status setup_fmt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
         (double)f->stored * (double)(kryl_precision_size(A->precision) + 4) > 0.5 * l2_bytes;
     kryl_status st = upload_fmt(s, f, A->precision, m);
     if (st != KRYL_SUCCESS) {
-        free_fmt(m);
+        free_fmt(s, m);
         return st;
     }
     A->storage = m;
@@ -489,9 +505,9 @@ void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A)
     kryl_cuda_state *s = nullptr;
     if (A == nullptr || A->storage == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
     if (A->fmt.kind == KRYL_FORMAT_CSR)
-        free_storage(static_cast<cuda_csr *>(A->storage));
+        free_storage(s, static_cast<cuda_csr *>(A->storage));
     else
-        free_fmt(static_cast<cuda_fmt *>(A->storage));
+        free_fmt(s, static_cast<cuda_fmt *>(A->storage));
     A->storage = nullptr;
 }
 
@@ -569,7 +585,8 @@ static kryl_status prepare_diagonals(kryl_matrix A, cuda_fmt *m)
         while (rows > 0 && j->row_len[rows - 1] <= d) rows--;
         m->diag_rows[d] = rows;
     }
-    return kryl_cuda_malloc(s, (void **)&m->acc, (size_t)(m->nrows + 1) * sizeof(double));
+    return kryl_cuda_malloc(s, (void **)&m->acc, (size_t)(m->nrows + 1) * sizeof(double),
+                            "the jds accumulator");
 }
 
 extern "C" kryl_status kryl_cuda_fmt_select(kryl_matrix A, int variant)

@@ -9,6 +9,10 @@
 /* Bytes copied per timed copy; smaller when the device has less free memory. */
 constexpr size_t MODEL_COPY_BYTES = (size_t)256 << 20;
 constexpr size_t MODEL_MIN_COPY_BYTES = (size_t)16 << 20;
+/* Bytes/s the model assumes while no copy could be timed (too little device
+ * memory free): the order of an H100's; the choice of format depends on the
+ * ratios of the formats' traffic, not on this scale. */
+constexpr double MODEL_UNMEASURED_BANDWIDTH = 2e12;
 /* Copies timed after one warm-up; the median is kept. */
 constexpr int MODEL_COPIES = 7;
 
@@ -44,6 +48,10 @@ static kryl_status measure_bandwidth(kryl_cuda_state *s)
 {
     size_t free_bytes = 0, total_bytes = 0;
     KRYL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    /* within the context's cap */
+    if (s->memory_limit > 0)
+        free_bytes = (size_t)std::max<int64_t>(
+            0, std::min<int64_t>((int64_t)free_bytes, s->memory_limit - s->memory_in_use));
     size_t bytes = std::min(MODEL_COPY_BYTES, free_bytes / 4);
     if (bytes < MODEL_MIN_COPY_BYTES)
         return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
@@ -51,16 +59,15 @@ static kryl_status measure_bandwidth(kryl_cuda_state *s)
                           "2 x %zu",
                           free_bytes, MODEL_MIN_COPY_BYTES);
     void *src = nullptr, *dst = nullptr;
-    kryl_status st = kryl_cuda_malloc(s, &src, bytes);
-    if (st == KRYL_SUCCESS) st = kryl_cuda_malloc(s, &dst, bytes);
+    kryl_status st = kryl_cuda_malloc(s, &src, bytes, "the bandwidth measurement");
+    if (st == KRYL_SUCCESS) st = kryl_cuda_malloc(s, &dst, bytes, "the bandwidth measurement");
     cudaError_t err = src ? cudaMemsetAsync(src, 1, bytes, s->stream) : cudaSuccess;
     if (st == KRYL_SUCCESS && err != cudaSuccess)
         st = kryl_cuda_failed(err, "cudaMemsetAsync", KRYL_WHERE);
     double seconds = 0.0;
     if (st == KRYL_SUCCESS) st = time_copies(s, dst, src, bytes, &seconds);
-    cudaFree(src);
-    cudaFree(dst);
-    cudaGetLastError();
+    kryl_cuda_free(s, src);
+    kryl_cuda_free(s, dst);
     if (st != KRYL_SUCCESS) return st;
     if (!(seconds > 0.0))
         return KRYL_ERROR(KRYL_ERR_DEVICE, "cuda device_model: a %zu-byte copy took %g s", bytes,
@@ -76,8 +83,16 @@ kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model)
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     int l2_bytes = 0;
     KRYL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, s->device));
-    if (s->copy_bandwidth <= 0.0) KRYL_TRY(measure_bandwidth(s));
-    model->bandwidth = s->copy_bandwidth;
+    model->bandwidth = MODEL_UNMEASURED_BANDWIDTH;
+    if (s->copy_bandwidth <= 0.0) {
+        kryl_status st = measure_bandwidth(s);
+        if (st == KRYL_ERR_DEVICE_OUT_OF_MEMORY)
+            kryl_log(ctx, KRYL_LOG_INFO, "cuda: %s; the format model assumes %.0f GB/s",
+                     kryl_last_error(), 1e-9 * MODEL_UNMEASURED_BANDWIDTH);
+        else if (st != KRYL_SUCCESS)
+            return st;
+    }
+    if (s->copy_bandwidth > 0.0) model->bandwidth = s->copy_bandwidth;
     model->cache_bytes = l2_bytes;
     model->line_bytes = 32; /* the L2's sector: the unit an x miss costs */
     return KRYL_SUCCESS;

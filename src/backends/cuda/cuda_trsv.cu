@@ -27,14 +27,13 @@ const char *kryl_cuda_trsv_path_of(kryl_context ctx, const void *handle)
 }
 
 /* Free the device copy of the factor (the host path does not need it). */
-static void release_device_arrays(cuda_trsv *D)
+static void release_device_arrays(kryl_cuda_state *s, cuda_trsv *D)
 {
-    cudaFree(D->ptr);
-    cudaFree(D->col);
-    cudaFree(D->val);
-    cudaFree(D->diag);
-    cudaFree(D->rows);
-    cudaGetLastError();
+    kryl_cuda_free(s, D->ptr);
+    kryl_cuda_free(s, D->col);
+    kryl_cuda_free(s, D->val);
+    kryl_cuda_free(s, D->diag);
+    kryl_cuda_free(s, D->rows);
     D->ptr = nullptr;
     D->col = nullptr;
     D->val = D->diag = nullptr;
@@ -43,21 +42,21 @@ static void release_device_arrays(cuda_trsv *D)
 
 void kryl_cuda_trsv_release(kryl_context ctx, void *handle)
 {
-    (void)ctx;
     cuda_trsv *D = static_cast<cuda_trsv *>(handle);
-    if (D == nullptr) return;
-    release_device_arrays(D);
-    cudaFree(D->ticket);
-    cudaGetLastError();
+    kryl_cuda_state *s = nullptr;
+    if (D == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
+    release_device_arrays(s, D);
+    kryl_cuda_free(s, D->ticket);
     kryl_cuda_trsv_host_release(D);
     free(D->level_ptr);
     free(D);
 }
 
 /* *dst = a device copy of bytes from host src (at least one byte allocated) */
-static kryl_status device_copy(kryl_cuda_state *s, void **dst, const void *src, size_t bytes)
+static kryl_status device_copy(kryl_cuda_state *s, void **dst, const void *src, size_t bytes,
+                               const char *what)
 {
-    KRYL_TRY(kryl_cuda_malloc(s, dst, bytes > 0 ? bytes : 1));
+    KRYL_TRY(kryl_cuda_malloc(s, dst, bytes > 0 ? bytes : 1, what));
     if (bytes > 0)
         KRYL_CUDA_CHECK(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
     return KRYL_SUCCESS;
@@ -79,11 +78,16 @@ static kryl_status upload(kryl_cuda_state *s, const kryl_host_trsv *H, cuda_trsv
 {
     const int64_t n = H->n, nnz = H->ptr[n];
     const size_t real = kryl_precision_size(H->precision);
-    KRYL_TRY(device_copy(s, (void **)&D->ptr, H->ptr, (size_t)(n + 1) * sizeof *H->ptr));
-    KRYL_TRY(device_copy(s, (void **)&D->col, H->col, (size_t)nnz * sizeof *H->col));
-    KRYL_TRY(device_copy(s, &D->val, H->val, (size_t)nnz * real));
-    if (H->diag) KRYL_TRY(device_copy(s, &D->diag, H->diag, (size_t)n * real));
-    KRYL_TRY(device_copy(s, (void **)&D->rows, H->rows, (size_t)n * sizeof *H->rows));
+    KRYL_TRY(device_copy(s, (void **)&D->ptr, H->ptr, (size_t)(n + 1) * sizeof *H->ptr,
+                         "the triangular factor's row offsets"));
+    KRYL_TRY(device_copy(s, (void **)&D->col, H->col, (size_t)nnz * sizeof *H->col,
+                         "the triangular factor's column indices"));
+    KRYL_TRY(device_copy(s, &D->val, H->val, (size_t)nnz * real, "the triangular factor's values"));
+    if (H->diag)
+        KRYL_TRY(device_copy(s, &D->diag, H->diag, (size_t)n * real,
+                             "the triangular factor's diagonal"));
+    KRYL_TRY(device_copy(s, (void **)&D->rows, H->rows, (size_t)n * sizeof *H->rows,
+                         "the triangular factor's level order"));
     /* the host split may be freed after this: wait for its copies */
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
@@ -139,11 +143,10 @@ static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H
     KRYL_TRY(kryl_cuda_trsv_choose(ctx, s, D, requested));
     if (D->path != KRYL_CUDA_TRSV_HOST) kryl_cuda_trsv_host_release(D);
     if (D->path != KRYL_CUDA_TRSV_SYNCFREE) {
-        cudaFree(D->ticket);
-        cudaGetLastError();
+        kryl_cuda_free(s, D->ticket);
         D->ticket = nullptr;
     }
-    if (D->path == KRYL_CUDA_TRSV_HOST) release_device_arrays(D);
+    if (D->path == KRYL_CUDA_TRSV_HOST) release_device_arrays(s, D);
     return KRYL_SUCCESS;
 }
 

@@ -54,7 +54,7 @@ static kryl_status time_paths(kryl_cuda_state *s, cuda_trsv *D, const bool *time
     const size_t bytes = (size_t)(D->n > 0 ? D->n : 1) * kryl_precision_size(D->precision);
     void *bx = nullptr;
     cudaEvent_t start = nullptr, stop = nullptr;
-    kryl_status st = kryl_cuda_malloc(s, &bx, 2 * bytes);
+    kryl_status st = kryl_cuda_malloc(s, &bx, 2 * bytes, "the vectors timing the solve paths");
     if (st == KRYL_SUCCESS &&
         (cudaMemsetAsync(bx, 0, 2 * bytes, s->stream) != cudaSuccess ||
          cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess))
@@ -69,8 +69,7 @@ static kryl_status time_paths(kryl_cuda_state *s, cuda_trsv *D, const bool *time
     }
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
-    cudaFree(bx);
-    cudaGetLastError();
+    kryl_cuda_free(s, bx);
     return st;
 }
 

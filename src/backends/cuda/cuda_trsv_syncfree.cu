@@ -89,7 +89,8 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void trsv_syncfree_kernel(
 
 kryl_status kryl_cuda_trsv_syncfree_setup(kryl_cuda_state *s, cuda_trsv *D)
 {
-    return kryl_cuda_malloc(s, (void **)&D->ticket, sizeof *D->ticket);
+    return kryl_cuda_malloc(s, (void **)&D->ticket, sizeof *D->ticket,
+                            "the sync-free solve's ticket");
 }
 
 kryl_status kryl_cuda_trsv_syncfree(kryl_cuda_state *s, const cuda_trsv *D, const void *b, void *x)
