@@ -202,8 +202,12 @@ static void check_all(const kryl_csr *A, const char *name, uint64_t seed)
     kryl_fmt_params_init(&small_slices);
     small_slices.slice_height = 4;
     small_slices.sort_window = 8;
+    kryl_fmt_params threaded; /* measured and filled on 3 threads */
+    kryl_fmt_params_init(&threaded);
+    threaded.threads = 3;
     for (int k = 0; k < TF_NFORMATS; k++) {
         check_format(A, tf_formats[k], NULL, NULL, name);
+        check_format(A, tf_formats[k], NULL, &threaded, name);
         check_format(A, tf_formats[k], order, NULL, name);
         if (A->nrows <= 1000) check_format(A, tf_formats[k], order, &lenient, name);
         if (tf_sorts(tf_formats[k])) check_format(A, tf_formats[k], NULL, &small_slices, name);

@@ -224,9 +224,47 @@ static void print_table(void)
     }
 }
 
+/* Threads change how the measures and the cache simulation run, not what
+ * they find: stored slots, alpha and the choice agree bitwise. */
+static void check_threads_agree(void)
+{
+    const kryl_device_model dev = tf_device(1 << 18); /* x is 1.7 MB and 400 KB */
+    kryl_fmt_params one, many;
+    kryl_fmt_params_init(&one);
+    kryl_fmt_params_init(&many);
+    many.threads = 4;
+    for (int g = 0; g < 3; g++) {
+        kryl_csr A;
+        if (g == 2)
+            tf_dense_blocks(&A, 3001, 3, 7);
+        else if (!tf_generate(&A, g == 0 ? KRYL_GEN_POISSON3D7 : KRYL_GEN_POWERLAW,
+                              g == 0 ? 60 : 50000))
+            continue;
+        for (int k = 0; k < TF_NFORMATS; k++) {
+            kryl_fmt_cost c1, c4;
+            kryl_fmt_model m1, m4;
+            CHECK_OK(kryl_fmt_cost_of(&A, tf_formats[k], &one, &c1));
+            CHECK_OK(kryl_fmt_cost_of(&A, tf_formats[k], &many, &c4));
+            CHECK_OK(kryl_fmt_predict(&A, tf_formats[k], &one, &dev, &m1));
+            CHECK_OK(kryl_fmt_predict(&A, tf_formats[k], &many, &dev, &m4));
+            CHECK(c1.stored == c4.stored && c1.suitable == c4.suitable && m1.alpha == m4.alpha,
+                  "generator %d %s: 1 thread stores %lld (alpha %.17g), 4 threads %lld (%.17g)", g,
+                  kryl_format_name(tf_formats[k]), (long long)c1.stored, m1.alpha,
+                  (long long)c4.stored, m4.alpha);
+        }
+        kryl_format f1, f4;
+        CHECK_OK(kryl_fmt_choose(&A, &one, &dev, &f1, NULL, 0));
+        CHECK_OK(kryl_fmt_choose(&A, &many, &dev, &f4, NULL, 0));
+        CHECK(f1 == f4, "generator %d: 1 thread chooses %s, 4 threads %s", g, kryl_format_name(f1),
+              kryl_format_name(f4));
+        kryl_csr_free(&A);
+    }
+}
+
 int main(void)
 {
     check_sanity_cases();
+    check_threads_agree();
     check_order_matters();
     check_choose();
     check_bad_device();

@@ -16,10 +16,15 @@
 #define KRYL_HOST_PARALLEL(nt) KRYL_PRAGMA(omp parallel num_threads(nt) if ((nt) > 1))
 /* The loop after it shares the region's iterations among its threads. */
 #define KRYL_HOST_FOR KRYL_PRAGMA(omp for schedule(dynamic, 512))
+/* A for loop whose iterations combine into `var` by op (max, min, +) on nt
+ * threads; with max and min the result is the serial loop's whatever nt. */
+#define KRYL_HOST_PARALLEL_REDUCE(nt, op, var)                                                     \
+    KRYL_PRAGMA(omp parallel for num_threads(nt) schedule(static) reduction(op : var) if ((nt) > 1))
 #else
 #define KRYL_HOST_PARALLEL_FOR(nt)
 #define KRYL_HOST_PARALLEL(nt)
 #define KRYL_HOST_FOR
+#define KRYL_HOST_PARALLEL_REDUCE(nt, op, var)
 #endif
 
 /* Threads for the host setup work of a context: 1 on ref, else the

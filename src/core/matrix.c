@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "core/host_threads.h"
 #include "core/setup_clock.h"
 #include "order/order.h"
 #ifdef KRYL_HAVE_MPI
@@ -79,6 +80,7 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     host->refs = 1;
     host->csr = *csr;
     host->asymmetry = -1.0;
+    host->threads = kryl_host_threads(ctx);
     csr->row_ptr = NULL;
     csr->col_idx = NULL;
     csr->values = NULL;
@@ -163,8 +165,12 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
         return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "the %s backend has no %s SpMV kernel",
                           ctx->ops->name, kryl_format_name(format));
     const kryl_csr *csr = &A->host->csr;
-    kryl_fmt_params defaults;
-    kryl_fmt_params_init(&defaults);
+    kryl_fmt_params used;
+    if (params)
+        used = *params;
+    else
+        kryl_fmt_params_init(&used);
+    used.threads = A->host->threads;
     if (order < KRYL_ORDER_NONE || order > KRYL_ORDER_COLOR)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "convert: ordering %d is not known",
                           (int)order);
@@ -182,13 +188,13 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     if (st == KRYL_SUCCESS && format == KRYL_FORMAT_CSR && perm == NULL)
         kryl_fmt_borrow_csr(csr, &fmt);
     else if (st == KRYL_SUCCESS)
-        st = kryl_fmt_build(csr, format, perm, params ? params : &defaults, &fmt);
+        st = kryl_fmt_build(csr, format, perm, &used, &fmt);
     free(perm);
     kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     kryl_layout *layout = NULL;
     if (st == KRYL_SUCCESS) st = format_layout(ctx, csr, &fmt, &layout);
     if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt);
-    if (st == KRYL_SUCCESS) (*B)->params = params ? *params : defaults;
+    if (st == KRYL_SUCCESS) (*B)->params = used;
     kryl_fmt_free(&fmt);              /* emptied by matrix_new */
     kryl_layout_release(ctx, layout); /* B holds its own reference */
     kryl_setup_leave(ctx, phase);
@@ -241,10 +247,11 @@ kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const i
 
 /* max |a_ij - a_ji| over the stored entries, an absent partner counting
  * as 0; INFINITY when A is not a square matrix of all its rows */
-static double asymmetry(const kryl_csr *A)
+static double asymmetry(const kryl_csr *A, int threads)
 {
     if (A->nrows != A->nrows_global || A->nrows != A->ncols) return INFINITY;
     double worst = 0.0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, max, worst)
     for (int64_t i = 0; i < A->nrows; i++) {
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             int64_t t = kryl_csr_find(A, A->col_idx[k], i);
@@ -263,10 +270,12 @@ static kryl_status global_asymmetry(kryl_host_matrix *h, double *worst, double *
     if (h->dist) return kryl_dist_asymmetry(h->dist, &h->csr, worst, max_abs);
 #endif
     const kryl_csr *csr = &h->csr;
-    *max_abs = 0.0;
+    double largest = 0.0;
+    KRYL_HOST_PARALLEL_REDUCE(h->threads, max, largest)
     for (int64_t k = 0; k < kryl_csr_nnz(csr); k++)
-        if (fabs(csr->values[k]) > *max_abs) *max_abs = fabs(csr->values[k]);
-    *worst = asymmetry(csr);
+        if (fabs(csr->values[k]) > largest) largest = fabs(csr->values[k]);
+    *max_abs = largest;
+    *worst = asymmetry(csr, h->threads);
     return KRYL_SUCCESS;
 }
 

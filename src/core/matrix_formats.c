@@ -23,6 +23,15 @@ static bool has_kernel(kryl_context ctx, kryl_format format)
     return (ctx->ops->formats & (1u << format)) != 0;
 }
 
+/* The default format parameters, measured on A's host threads. */
+static kryl_fmt_params host_params(kryl_matrix A)
+{
+    kryl_fmt_params p;
+    kryl_fmt_params_init(&p);
+    p.threads = A->host->threads;
+    return p;
+}
+
 kryl_status kryl_matrix_format_info(kryl_matrix A, kryl_format format, kryl_format_info *info)
 {
     KRYL_REQUIRE_ARG(info);
@@ -40,10 +49,11 @@ kryl_status kryl_matrix_format_info(kryl_matrix A, kryl_format format, kryl_form
     kryl_device_model dev;
     kryl_fmt_cost cost, csr_cost;
     kryl_fmt_model model;
+    const kryl_fmt_params p = host_params(A);
     KRYL_TRY(kryl_context_device_model(A->ctx, &dev));
-    KRYL_TRY(kryl_fmt_cost_of(csr, format, NULL, &cost));
-    KRYL_TRY(kryl_fmt_cost_of(csr, KRYL_FORMAT_CSR, NULL, &csr_cost));
-    KRYL_TRY(kryl_fmt_predict(csr, format, NULL, &dev, &model));
+    KRYL_TRY(kryl_fmt_cost_of(csr, format, &p, &cost));
+    KRYL_TRY(kryl_fmt_cost_of(csr, KRYL_FORMAT_CSR, &p, &csr_cost));
+    KRYL_TRY(kryl_fmt_predict(csr, format, &p, &dev, &model));
     const double nnz = (double)kryl_csr_nnz(csr);
     info->suitable = cost.suitable;
     info->kernel = has_kernel(A->ctx, format);
@@ -74,7 +84,8 @@ kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *
     char reason[320];
     kryl_device_model dev;
     KRYL_TRY(kryl_context_device_model(A->ctx, &dev));
-    KRYL_TRY(kryl_fmt_choose(&A->host->csr, NULL, &dev, format, reason, sizeof reason));
+    const kryl_fmt_params p = host_params(A);
+    KRYL_TRY(kryl_fmt_choose(&A->host->csr, &p, &dev, format, reason, sizeof reason));
     if (!has_kernel(A->ctx, *format)) {
         snprintf(reason, sizeof reason, "csr: the model's choice, %s, has no %s kernel",
                  kryl_format_name(*format), A->ctx->ops->name);

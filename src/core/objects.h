@@ -53,6 +53,7 @@ typedef struct kryl_host_matrix {
     uint64_t values_seen; /* kryl_matrix_update_values calls so far */
     /* rows of a distributed matrix: its checks are collective */
     struct kryl_dist_context *dist;
+    int threads; /* for its checks: the creating context's host threads */
 } kryl_host_matrix;
 
 /* How a matrix's rows are ordered on the backend: vectors created from the

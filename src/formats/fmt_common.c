@@ -17,6 +17,7 @@ void kryl_fmt_params_init(kryl_fmt_params *params)
     params->max_padding = 3.0;
     params->max_block_fill = 1.5;
     params->max_diagonals = 64;
+    params->threads = 1;
 }
 
 kryl_status fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *out)
@@ -36,6 +37,7 @@ kryl_status fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *o
                           "be finite and >= 1 (stored slots per nonzero)",
                           params->max_padding, params->max_block_fill);
     *out = *params;
+    if (out->threads < 1) out->threads = 1;
     return KRYL_SUCCESS;
 }
 

@@ -6,17 +6,25 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
 
 /* Occupied diagonals of the view, ascending, into offset when not NULL:
- * mark[off + n - 1] flags offset off = j - i (mark has 2n - 1 bytes). */
-static int64_t dia_offsets(const fmt_view *v, unsigned char *mark, int64_t *offset)
+ * mark[off + n - 1] flags offset off = j - i (mark has 2n - 1 bytes).  Rows
+ * run on `threads`; a flag is read before it is set (relaxed atomics), so
+ * the few lines of a banded matrix's flags stay shared between cores. */
+static int64_t dia_offsets(const fmt_view *v, int threads, unsigned char *mark, int64_t *offset)
 {
     const int64_t n = v->n;
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
         int64_t b, e;
         fmt_view_row(v, i, &b, &e);
-        for (int64_t q = b; q < e; q++) mark[fmt_view_col(v, q) - i + n - 1] = 1;
+        for (int64_t q = b; q < e; q++) {
+            unsigned char *flag = &mark[fmt_view_col(v, q) - i + n - 1];
+            if (!__atomic_load_n(flag, __ATOMIC_RELAXED))
+                __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
+        }
     }
     int64_t ndiag = 0;
     for (int64_t k = 0; k < 2 * n - 1; k++)
@@ -47,7 +55,7 @@ static kryl_status dia_measure(const fmt_view *v, kryl_format kind, const kryl_f
     const int64_t n = v->n, nnz = kryl_csr_nnz(v->A), stride = fmt_round_up(n, FMT_WARP);
     unsigned char *mark = NULL;
     KRYL_TRY(FMT_ALLOC(mark, n > 0 ? 2 * n - 1 : 0, "dia diagonal markers"));
-    const int64_t ndiag = dia_offsets(v, mark, NULL);
+    const int64_t ndiag = dia_offsets(v, p->threads, mark, NULL);
     free(mark);
     size->stored = fmt_mul_sat(ndiag, stride);
     size->index_bytes = 8 * ndiag; /* offsets */
@@ -84,9 +92,10 @@ static kryl_status dia_fill(kryl_csr *C, bool C_owned, kryl_format kind, const k
     KRYL_TRY(FMT_ALLOC(f->offset, f->ndiag, "dia offsets"));
     KRYL_TRY(FMT_ALLOC(f->val, out->stored, "dia values")); /* 0 outside the matrix */
     KRYL_TRY(FMT_ALLOC(mark, n > 0 ? 2 * n - 1 : 0, "dia diagonal markers"));
-    dia_offsets(&cv, mark, f->offset);
+    dia_offsets(&cv, p->threads, mark, f->offset);
     free(mark);
     /* val[d*stride + i] = a(i, i + offset[d]) */
+    KRYL_HOST_PARALLEL_FOR(p->threads)
     for (int64_t i = 0; i < n; i++)
         for (int64_t q = C->row_ptr[i]; q < C->row_ptr[i + 1]; q++)
             f->val[dia_find(f->offset, f->ndiag, C->col_idx[q] - i) * f->stride + i] = C->values[q];

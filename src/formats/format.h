@@ -31,6 +31,8 @@ typedef struct kryl_fmt_params {
     double max_block_fill; /* refuse BCSR whose stored entries exceed max_block_fill *
                               max(nnz, 1024) (default 1.5: dense blocks must be mostly full) */
     int64_t max_diagonals; /* refuse DIA with more diagonals (default 64) */
+    int threads;           /* host threads that measure and fill (default 1); what is built
+                              does not depend on it */
 } kryl_fmt_params;
 
 void kryl_fmt_params_init(kryl_fmt_params *params);

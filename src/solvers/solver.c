@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_threads.h"
 #include "core/setup_clock.h"
 #include "solvers/auto_choice.h"
 #include "solvers/mixed.h"
@@ -176,23 +177,31 @@ static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method, co
     return KRYL_SUCCESS;
 }
 
+/* a_ii of local row i (the last stored one; 0 when absent) */
+static double diagonal_entry(const kryl_csr *csr, int64_t i)
+{
+    double aii = 0.0;
+    for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
+        if (csr->col_idx[k] == csr->row_begin + i) aii = csr->values[k];
+    return aii;
+}
+
 /* CG needs A positive definite, so a_ii = e_i'A e_i > 0 for every i. */
 static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops *method,
                                            const char *asked)
 {
     const kryl_csr *csr = &A->host->csr;
     if (!method->needs_symmetric) return KRYL_SUCCESS;
-    for (int64_t i = 0; i < csr->nrows; i++) {
-        double aii = 0.0;
-        for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
-            if (csr->col_idx[k] == csr->row_begin + i) aii = csr->values[k];
-        if (!(aii > 0.0))
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "a_ii = %g at row %lld (0-based): a symmetric positive definite "
-                              "matrix has a positive diagonal, and %s needs one",
-                              aii, (long long)(csr->row_begin + i), asked);
-    }
-    return KRYL_SUCCESS;
+    /* the first row without a positive diagonal entry, or nrows */
+    int64_t first = csr->nrows;
+    KRYL_HOST_PARALLEL_REDUCE(A->host->threads, min, first)
+    for (int64_t i = 0; i < csr->nrows; i++)
+        if (!(diagonal_entry(csr, i) > 0.0) && i < first) first = i;
+    if (first == csr->nrows) return KRYL_SUCCESS;
+    return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                      "a_ii = %g at row %lld (0-based): a symmetric positive definite "
+                      "matrix has a positive diagonal, and %s needs one",
+                      diagonal_entry(csr, first), (long long)(csr->row_begin + first), asked);
 }
 
 /* The preconditioner's matrix over several ranks: the local part for the
