@@ -102,7 +102,8 @@ enum {
     KRYL_BICG_TT = 5,      /* (t, t) */
     KRYL_BICG_RR = 6,      /* (r, r) of the new residual */
     KRYL_BICG_RHO_NEW = 7, /* (r^, r) of the new residual */
-    KRYL_BICG_SCALARS = 8
+    KRYL_BICG_RHAT2 = 8,   /* (r^, r^) */
+    KRYL_BICG_SCALARS = 9
 };
 
 /* GMRES's small least-squares problem in backend memory (Saad & Schultz

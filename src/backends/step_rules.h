@@ -67,4 +67,29 @@ KRYL_STEP_RULE void kryl_cg1_expand(const double *t, bool jacobi, double alpha, 
                : *rr_next;
 }
 
+/* The unit roundoff of a working precision: 2^-24 single, 2^-53 double. */
+KRYL_STEP_RULE double kryl_unit_roundoff(kryl_precision precision)
+{
+    return precision == KRYL_SINGLE ? 0x1p-24 : 0x1p-53;
+}
+
+/* Why BiCGSTAB's next p cannot be formed from its scalars c (KRYL_BICG_*)
+ * in a working precision of unit roundoff eps: KRYL_STOP_NAN for a
+ * non-finite one, KRYL_STOP_BREAKDOWN for omega = 0, rho = 0 or a new rho
+ * that is rounding noise, |(r^, r)| <= eps ||r^|| ||r|| (the shadow
+ * residual has become orthogonal to r: the driver restarts with r^ = r),
+ * else KRYL_STOP_RUNNING. */
+KRYL_STEP_RULE int kryl_bicg_p_stop(const double *c, double eps)
+{
+    const double rho = c[KRYL_BICG_RHO], rho_new = c[KRYL_BICG_RHO_NEW];
+    const double alpha = c[KRYL_BICG_ALPHA], omega = c[KRYL_BICG_OMEGA];
+    if (!isfinite(rho) || !isfinite(rho_new) || !isfinite(alpha) || !isfinite(omega))
+        return KRYL_STOP_NAN;
+    if (rho == 0.0 || omega == 0.0 ||
+        fabs(rho_new) <= eps * sqrt(fabs(c[KRYL_BICG_RHAT2])) * sqrt(fabs(c[KRYL_BICG_RR])))
+        return KRYL_STOP_BREAKDOWN;
+    if (!isfinite((rho_new / rho) * (alpha / omega))) return KRYL_STOP_NAN;
+    return KRYL_STOP_RUNNING;
+}
+
 #endif

@@ -65,8 +65,9 @@ static kryl_status bicgstab_start(kryl_solver s, kryl_vector r0)
     KRYL_TRY(s->ops->permute_copy(ctx, w->r_hat, w->r, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(s->ops->permute_copy(ctx, w->p, w->r, NULL, KRYL_GATHER, NULL));
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, w->p, w->p_hat));
-    /* rho = r^'r;  rr = r'r */
+    /* rho = r^'r;  r^'r^;  rr = r'r */
     KRYL_TRY(reduced_dot(s, w->r_hat, w->r, at(w, KRYL_BICG_RHO)));
+    KRYL_TRY(reduced_dot(s, w->r_hat, w->r_hat, at(w, KRYL_BICG_RHAT2)));
     KRYL_TRY(reduced_dot(s, w->r, w->r, at(w, KRYL_BICG_RR)));
     return s->ops->monitor_update(ctx, s->monitor, at(w, KRYL_BICG_RR), 0);
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "backends/cuda/cuda_krylov.cuh"
+#include "backends/step_rules.h"
 
 /* alpha = rho/rv, or false after stopping the monitor (rv = 0: BREAKDOWN). */
 __device__ inline bool bicg_alpha(const double *c, kryl_monitor *monitor, double *alpha)
@@ -91,14 +92,11 @@ __global__ void bicg_p_kernel(int64_t len, double *sc, T *__restrict__ p, const 
     if (kryl_cuda_halted(monitor)) return;
     const double rho = sc[KRYL_BICG_RHO], rho_new = sc[KRYL_BICG_RHO_NEW];
     const double alpha = sc[KRYL_BICG_ALPHA], omega = sc[KRYL_BICG_OMEGA];
-    int32_t why = KRYL_STOP_RUNNING;
     double beta = 0.0;
-    if (!isfinite(rho) || !isfinite(rho_new) || !isfinite(alpha) || !isfinite(omega))
-        why = KRYL_STOP_NAN;
-    else if (rho == 0.0 || rho_new == 0.0 || omega == 0.0)
-        why = KRYL_STOP_BREAKDOWN; /* the next alpha or beta is undefined */
-    else if (!isfinite(beta = (rho_new / rho) * (alpha / omega)))
-        why = KRYL_STOP_NAN;
+    /* (r^, r) at rounding level or omega = 0: the next alpha or beta is undefined */
+    const int32_t why =
+        kryl_bicg_p_stop(sc, kryl_unit_roundoff(sizeof(T) == 4 ? KRYL_SINGLE : KRYL_DOUBLE));
+    if (why == KRYL_STOP_RUNNING) beta = (rho_new / rho) * (alpha / omega);
     if (why != KRYL_STOP_RUNNING) {
         kryl_cuda_halt(monitor, why);
         return;

@@ -185,14 +185,11 @@ kryl_status kryl_omp_bicgstab_update_p(kryl_context ctx, kryl_scalar sc, kryl_ve
     double *c = sc.ptr;
     double rho = c[KRYL_BICG_RHO], rho_new = c[KRYL_BICG_RHO_NEW];
     double alpha = c[KRYL_BICG_ALPHA], omega = c[KRYL_BICG_OMEGA];
-    const double all_scalars[4] = {rho, rho_new, alpha, omega};
-    if (!kryl_host_all_finite(all_scalars, 4)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
-    /* (r^, r) = 0 or omega = 0: the next alpha or beta is undefined */
-    if (rho == 0.0 || rho_new == 0.0 || omega == 0.0)
-        return kryl_host_halt(monitor, KRYL_STOP_BREAKDOWN);
+    /* (r^, r) at rounding level or omega = 0: the next alpha or beta is undefined */
+    int stop = kryl_bicg_p_stop(c, kryl_unit_roundoff(p->precision));
+    if (stop != KRYL_STOP_RUNNING) return kryl_host_halt(monitor, stop);
     /* beta = (rho_new/rho)(alpha/omega) */
     double beta = (rho_new / rho) * (alpha / omega);
-    if (!isfinite(beta)) return kryl_host_halt(monitor, KRYL_STOP_NAN);
     int threads = kryl_omp_state_of(ctx)->threads;
     void *ph = dinv != NULL ? p_hat->data : NULL;
     /* p = r + beta (p - omega v);  p_hat = dinv .* p */
