@@ -7,8 +7,10 @@
  * systems of equations using mixed precision solvers on GPUs", Comput.
  * Phys. Commun. 181, 2010).  ONE single-precision CG runs through the whole
  * solve on A d = r: its iterate d is a correction, its residual a
- * recurrence.  An outer step lets it run until that residual has fallen by
- * inner_rtol (default 1e-2) or to half the outer tolerance, then
+ * recurrence.  An outer step lets it run until van der Vorst & Ye's bound
+ * on the gap between that recurrence and r - A d crosses sqrt(u) ||r_n||
+ * (gap_crossed), or its residual has fallen by inner_rtol (default 1e-2)
+ * or to half the outer tolerance, then
  * folds the correction into the double x (x += d, d = 0), recomputes
  * r = b - A x in double and hands r to the CG as its residual, which keeps
  * its search direction.  Iterative refinement restarts the inner Krylov
@@ -35,14 +37,19 @@
  * r = b - A x (SpMV + 2n), r'r n, the CG's residual from r with its two
  * dots 5n (+ M^-1): about 15n + SpMV, once per many single iterations.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "solvers/mixed.h"
 #include "solvers/require_op.h"
 
 typedef struct reliable_work {
-    kryl_vector r, d; /* double */
-    double *rr;       /* backend: r'r */
+    kryl_vector r, d;         /* double */
+    double *rr;               /* backend: r'r */
+    double rnorm;             /* ||r|| of the last refresh */
+    double rnorm_prev;        /* the CG's ||r|| of the step before */
+    double bound, bound_init; /* van der Vorst & Ye's d_n, d_init */
 } reliable_work;
 
 static kryl_status reliable_setup(kryl_solver s)
@@ -71,6 +78,40 @@ static kryl_status residual_norm(kryl_solver s, reliable_work *w)
     return kryl_reduce_end(s->ctx);
 }
 
+/* The rounding of one step of the recurrences, at most u (N ||A|| ||d_n||
+ * + ||r_n||) (van der Vorst & Ye 2000, for the CG's correction d on
+ * A d = r; u: single precision's unit roundoff, N: entries per row).
+ * Bounded with ||A|| ||d_n|| it fires at every step where A is badly
+ * scaled (lund_a with Jacobi then made no progress); estimated instead by
+ * ||A d_n|| ~ ||r - r_n|| <= ||r|| + ||r_n||, with N = 20. */
+enum { RELIABLE_ROW_TERMS = 20 };
+static const double single_u = 0x1p-24, single_sqrt_u = 0x1p-12;
+
+/* After a refresh to r of norm sqrt(rr) (d = 0): d_n = d_init = u ||r||. */
+static kryl_status reset_bound(kryl_solver s, reliable_work *w)
+{
+    double rr;
+    KRYL_TRY(s->ops->download(s->ctx, &rr, w->rr, sizeof rr));
+    w->rnorm = w->rnorm_prev = sqrt(rr);
+    w->bound = w->bound_init = single_u * w->rnorm;
+    return KRYL_SUCCESS;
+}
+
+/* After a CG step with residual norm rnorm: d_n += the step's rounding;
+ * whether to refresh now (van der Vorst & Ye's criterion): the gap has
+ * just crossed sqrt(u) ||r_n||, d_{n-1} <= sqrt(u) ||r_{n-1}|| and
+ * d_n > sqrt(u) ||r_n||, and has grown since the refresh, d_n > 1.1 d_init,
+ * so r is replaced before rounding spoils the direction it is matched with. */
+static bool gap_crossed(reliable_work *w, double rnorm)
+{
+    const double before = w->bound;
+    w->bound += single_u * (RELIABLE_ROW_TERMS * (w->rnorm + rnorm) + rnorm);
+    const bool crossed = before <= single_sqrt_u * w->rnorm_prev &&
+                         w->bound > single_sqrt_u * rnorm && w->bound > 1.1 * w->bound_init;
+    w->rnorm_prev = rnorm;
+    return crossed;
+}
+
 /* The inner CG's monitor stops it once its residual has fallen by
  * inner_rtol below the refreshed r, or at half the outer tolerance (or at
  * once with the outer iteration stopped). */
@@ -88,6 +129,7 @@ static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
     /* r = r0;  rr = r'r */
     KRYL_TRY(s->ops->permute_copy(s->ctx, w->r, r0, NULL, KRYL_GATHER, NULL));
     KRYL_TRY(residual_norm(s, w));
+    KRYL_TRY(reset_bound(s, w));
     /* the CG from d = 0 on A d = r */
     KRYL_TRY(aim_inner(s, w));
     KRYL_TRY(s->ops->fill(s->ctx, in->x_work, 0.0));
@@ -113,13 +155,17 @@ static kryl_status reliable_step(kryl_solver s)
     kryl_context ctx = s->ctx;
 
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
-    /* the CG until its residual has fallen by inner_rtol since the last
-     * refresh (its monitor stops it after exactly that step) */
+    /* the CG a step at a time until the gap bound asks for a refresh, or
+     * its residual has fallen by inner_rtol since the last one (its
+     * monitor stops it after exactly that step) */
     KRYL_TRY(aim_inner(s, w));
     kryl_monitor m;
     KRYL_TRY(ops->download(ctx, &m, in->monitor, sizeof m));
-    const int64_t first = m.iteration;
-    KRYL_TRY(kryl_solver_iterate_to(in, &m, first + s->options.inner_iterations));
+    const int64_t first = m.iteration, limit = first + s->options.inner_iterations;
+    for (bool refresh = false; !refresh && m.iteration < limit && m.stop == KRYL_STOP_RUNNING;) {
+        KRYL_TRY(kryl_solver_iterate_to(in, &m, m.iteration + 1));
+        refresh = m.stop == KRYL_STOP_RUNNING && gap_crossed(w, sqrt(m.rr));
+    }
     /* a CG that broke down (a NaN or p'Ap <= 0, its last step undone) is
      * started afresh from the refreshed residual; one that could not take
      * a single step stops the outer iteration for the same reason */
@@ -135,6 +181,7 @@ static kryl_status reliable_step(kryl_solver s)
     KRYL_TRY(ops->spmv(ctx, s->Aw, -1.0, s->x_work, 1.0, s->b_work, w->r, s->monitor));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
     KRYL_TRY(residual_norm(s, w));
+    KRYL_TRY(reset_bound(s, w));
     /* the CG's residual = r, its search direction kept (or a new start) */
     KRYL_TRY(broke ? in->method->start(in, w->r) : in->method->replace_residual(in, w->r));
     /* record ||r||; stop when it meets the tolerance */
