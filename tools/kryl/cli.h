@@ -25,6 +25,10 @@ enum {
 extern const char *cli_program;
 
 /* Subcommands: argv[0] is the subcommand's name. */
+/* Without OMP_WAIT_POLICY or GOMP_SPINCOUNT in the environment, start the
+ * command again with passive OpenMP waits (wait_policy.c); returns when it did not. */
+void cli_wait_policy(char **argv);
+
 int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

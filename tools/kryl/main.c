@@ -67,6 +67,8 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* passive OpenMP waits unless the user chose (wait_policy.c): may start kryl again */
+    cli_wait_policy(argv);
     /* under mpirun every rank runs the command; otherwise MPI is never touched */
     cli_mpi_start(&argc, &argv);
     if (argc > 0 && strchr(argv[0], '/') != NULL) cli_program = argv[0];

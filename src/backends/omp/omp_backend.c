@@ -25,7 +25,8 @@ static kryl_status host_init(kryl_context ctx)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp backend: cannot allocate %zu bytes",
                           sizeof *s);
     s->threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
-    size_t bytes = (size_t)s->threads * KRYL_OMP_LINE_DOUBLES * sizeof(double);
+    kryl_omp_team_init(s);
+    size_t bytes = (size_t)s->max_threads * KRYL_OMP_LINE_DOUBLES * sizeof(double);
     s->partials = aligned_alloc(KRYL_OMP_ALIGN, bytes);
     if (s->partials == NULL) {
         free(s);

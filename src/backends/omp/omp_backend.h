@@ -15,7 +15,12 @@
 /* ctx->backend of an omp context (used by one host thread at a time, as
  * every context is). */
 typedef struct kryl_omp_state {
-    int threads; /* team size of every parallel region */
+    int threads;        /* team size of the parallel regions now (omp_team.c) */
+    int max_threads;    /* the context's thread count: the team at most */
+    bool adapt;         /* the team follows the free cores (no wait policy chosen) */
+    int cores;          /* cores this process may run on */
+    double next_sample; /* monotonic seconds of the next count of busy cores */
+    int room_samples;   /* counts in a row that found room for a larger team */
     /* threads * KRYL_OMP_LINE_DOUBLES partial sums of the reductions,
      * allocated once so that iteration operations never allocate */
     double *partials;
@@ -98,6 +103,14 @@ kryl_status kryl_omp_fmt_setup(kryl_context ctx, kryl_matrix A);
 /* omp_spmv_fmt.c: y = alpha*A*x + beta*z in M->fmt (z NULL: beta*z left out) */
 void kryl_omp_fmt_spmv(int nt, const kryl_omp_matrix *M, kryl_precision precision, double alpha,
                        const void *x, double beta, const void *z, void *y);
+
+/* omp_team.c: the team size on a machine other programs use */
+void kryl_omp_team_init(kryl_omp_state *s);
+/* At most every few milliseconds: threads = the cores other processes leave free. */
+void kryl_omp_team_refresh(kryl_omp_state *s);
+/* The team on `cores` cores with `others` runnable threads of other
+ * processes, for a context of `requested` threads: between 1 and requested. */
+int kryl_omp_team_for(int cores, int others, int requested);
 
 /* omp_spmv.c */
 kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

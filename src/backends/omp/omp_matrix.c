@@ -108,6 +108,7 @@ kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A)
 {
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(A->host);
+    kryl_omp_team_refresh(kryl_omp_state_of(ctx));
     /* The CSR format is used as it is, in whatever row order the layout
      * has; every other format has storage of its own (omp_matrix_fmt.c). */
     const kryl_fmt *f = &A->fmt;
@@ -122,7 +123,7 @@ kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A)
     M->row_ptr = f->u.csr.row_ptr;
     M->col_idx = f->u.csr.col;
     M->values_double = f->u.csr.val;
-    M->nparts = s->threads;
+    M->nparts = s->max_threads;
     size_t part_bytes = ((size_t)M->nparts + 1) * sizeof *M->part;
     M->part = malloc(part_bytes);
     if (M->part == NULL) {

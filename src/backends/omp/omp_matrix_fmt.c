@@ -138,7 +138,7 @@ kryl_status kryl_omp_fmt_setup(kryl_context ctx, kryl_matrix A)
     }
     kryl_omp_state *s = kryl_omp_state_of(ctx);
     kryl_omp_matrix *M = calloc(1, sizeof *M);
-    const size_t part_bytes = ((size_t)s->threads + 1) * sizeof *M->part;
+    const size_t part_bytes = ((size_t)s->max_threads + 1) * sizeof *M->part;
     if (M == NULL || (M->part = malloc(part_bytes)) == NULL) {
         free(M);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp backend: cannot allocate %zu bytes",
@@ -147,7 +147,7 @@ kryl_status kryl_omp_fmt_setup(kryl_context ctx, kryl_matrix A)
     M->nrows = f->nrows;
     M->ncols = f->ncols;
     M->fmt = f;
-    M->nparts = s->threads;
+    M->nparts = s->max_threads;
     M->chunk = chunk_rows(f);
     balance_units(f, unit_count(f), M->nparts, M->part);
     double *values;

@@ -86,6 +86,8 @@ kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_ve
     if (monitor != NULL && monitor->stop != KRYL_STOP_RUNNING) return KRYL_SUCCESS;
     /* beta = 0 ignores z, so NaN in it does not spread */
     const void *zd = z != NULL && beta != 0.0 ? z->data : NULL;
+    /* once an iteration of every method: the team follows the free cores */
+    kryl_omp_team_refresh(kryl_omp_state_of(ctx));
     int nt = kryl_omp_state_of(ctx)->threads;
     if (M->fmt != NULL) {
         kryl_omp_fmt_spmv(nt, M, A->precision, alpha, x->data, beta, zd, y->data);
