@@ -6,50 +6,19 @@
  * twice (its flags reset) and once more replayed from a captured graph;
  * then PCG + IC(0) and GMRES + ILU(0) solves on the device, checked by the
  * true residual.  Skipped (77) without a usable device. */
-#include <math.h>
 #include <string.h>
 
 #include "backends/backend.h"
 #include "factor/factor.h"
 #include "order/order.h"
 #include "test_krylov_support.h"
+#include "trsv_support.h"
 #ifdef KRYL_HAVE_CUDA
 #include "backends/cuda/cuda_trsv_hooks.h"
 #define TEST_PATHS KRYL_CUDA_TRSV_PATHS
 #else
 #define TEST_PATHS 1
 #endif
-
-/* A vector of n entries of `precision` in ctx's memory (data NULL on failure). */
-static struct kryl_vector_s make_vector(kryl_context ctx, int64_t n, kryl_precision precision)
-{
-    struct kryl_vector_s v = {ctx, NULL, n, precision, NULL};
-    CHECK_OK(
-        ctx->ops->alloc(ctx, &v.data, (size_t)(n > 0 ? n : 1) * kryl_precision_size(precision)));
-    return v;
-}
-
-/* v = scale * b in v's precision (buf: host scratch of n entries). */
-static void upload_scaled(kryl_context ctx, struct kryl_vector_s *v, const double *b, double scale,
-                          void *buf)
-{
-    for (int64_t i = 0; i < v->n; i++) {
-        if (v->precision == KRYL_DOUBLE)
-            ((double *)buf)[i] = scale * b[i];
-        else
-            ((float *)buf)[i] = (float)(scale * b[i]);
-    }
-    CHECK_OK(ctx->ops->upload(ctx, v->data, buf, (size_t)v->n * kryl_precision_size(v->precision)));
-}
-
-/* x = v in double. */
-static void download_double(kryl_context ctx, const struct kryl_vector_s *v, void *buf, double *x)
-{
-    CHECK_OK(
-        ctx->ops->download(ctx, buf, v->data, (size_t)v->n * kryl_precision_size(v->precision)));
-    for (int64_t i = 0; i < v->n; i++)
-        x[i] = v->precision == KRYL_DOUBLE ? ((double *)buf)[i] : (double)((float *)buf)[i];
-}
 
 /* The triangle on ctx by `path` (0: the ops' trsv_setup, which chooses). */
 static void *setup_on(kryl_context ctx, const kryl_csr *T, const kryl_levels *lv,
@@ -83,23 +52,24 @@ static void solve_on(kryl_context ctx, const kryl_csr *T, const kryl_levels *lv,
 {
     int64_t n = T->nrows;
     void *buf = malloc((size_t)(n > 0 ? n : 1) * kryl_precision_size(precision));
-    struct kryl_vector_s bv = make_vector(ctx, n, precision), xv = make_vector(ctx, n, precision);
+    struct kryl_vector_s bv = test_trsv_vector(ctx, n, precision),
+                         xv = test_trsv_vector(ctx, n, precision);
     void *handle = setup_on(ctx, T, lv, precision, lower, unit, path);
-    upload_scaled(ctx, &bv, b, 1.0, buf);
+    test_trsv_upload(ctx, &bv, b, 1.0, buf);
     /* twice: the second solve finds whatever state the first left */
     for (int k = 0; k < 2 && handle; k++) CHECK_OK(ctx->ops->trsv(ctx, handle, &bv, &xv));
-    download_double(ctx, &xv, buf, x);
+    test_trsv_download(ctx, &xv, buf, x);
     for (int64_t i = 0; i < n; i++) x2[i] = 2.0 * x[i];
     if (handle && ctx->ops->capture_begin) {
         void *graph = NULL;
-        upload_scaled(ctx, &bv, b, 2.0, buf);
+        test_trsv_upload(ctx, &bv, b, 2.0, buf);
         CHECK_OK(ctx->ops->capture_begin(ctx));
         kryl_status st = ctx->ops->trsv(ctx, handle, &bv, &xv);
         CHECK_OK(ctx->ops->capture_end(ctx, &graph));
         CHECK_OK(st);
         /* replayed twice */
         for (int k = 0; k < 2 && graph; k++) CHECK_OK(ctx->ops->graph_launch(ctx, graph));
-        if (graph) download_double(ctx, &xv, buf, x2);
+        if (graph) test_trsv_download(ctx, &xv, buf, x2);
         if (graph) ctx->ops->graph_release(ctx, graph);
     }
     ctx->ops->trsv_release(ctx, handle);
@@ -146,37 +116,6 @@ static void check_triangle(kryl_context ref, kryl_context gpu, const kryl_csr *T
     kryl_levels_free(&lv);
 }
 
-/* The `lower` (or upper) triangle of a random n x n matrix, with a diagonal
- * dominating each row unless unit (then no diagonal is stored). */
-static void random_triangle(kryl_csr *T, int64_t n, bool lower, bool unit, uint64_t seed)
-{
-    kryl_csr A = {0};
-    test_random_csr(&A, TEST_SHAPE_RANDOM, n, n, seed);
-    CHECK_OK(kryl_csr_alloc(T, n, n, kryl_csr_nnz(&A) + n));
-    int64_t nnz = 0;
-    for (int64_t i = 0; i < n; i++) {
-        /* the diagonal comes first in an upper row, last in a lower one */
-        int64_t diag = lower ? -1 : nnz;
-        if (!unit && !lower) nnz++;
-        double sum = 0.0;
-        for (int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) {
-            int64_t j = A.col_idx[k];
-            if (j == i || (lower ? j > i : j < i)) continue;
-            T->col_idx[nnz] = (int32_t)j;
-            T->values[nnz++] = A.values[k];
-            sum += fabs(A.values[k]);
-        }
-        if (!unit && lower) diag = nnz++;
-        /* t_ii = 1 + sum_{j != i} |t_ij| */
-        if (!unit) {
-            T->col_idx[diag] = (int32_t)i;
-            T->values[diag] = 1.0 + sum;
-        }
-        T->row_ptr[i + 1] = nnz;
-    }
-    kryl_csr_free(&A);
-}
-
 static void test_random(kryl_context ref, kryl_context gpu)
 {
     const int64_t sizes[] = {1, 31, 33, 257, 4099};
@@ -184,43 +123,10 @@ static void test_random(kryl_context ref, kryl_context gpu)
         for (int shape = 0; shape < 4; shape++) {
             bool lower = shape < 2, unit = shape % 2 == 1;
             kryl_csr T = {0};
-            random_triangle(&T, sizes[s], lower, unit, 100 + (uint64_t)(s * 4 + shape));
+            test_random_triangle(&T, sizes[s], lower, unit, 100 + (uint64_t)(s * 4 + shape));
             check_triangle(ref, gpu, &T, lower, unit, "random triangle");
             kryl_csr_free(&T);
         }
-}
-
-/* A triangle of order n (diagonal 4 unless unit) whose only off-diagonal
- * entries are `dense` (row n-1 of a lower, row 0 of an upper triangle
- * coupled to every other row) or a chain (t_{i,i-1}, or t_{i,i+1}: a
- * level per row). */
-static void shaped_triangle(kryl_csr *T, int64_t n, bool lower, bool unit, bool dense)
-{
-    CHECK_OK(kryl_csr_alloc(T, n, n, 3 * n));
-    int64_t nnz = 0;
-    for (int64_t i = 0; i < n; i++) {
-        /* the strict entries of row i: columns [first, last) */
-        int64_t first = lower ? (i > 0 ? i - 1 : 0) : i + 1;
-        int64_t last = lower ? i : (i + 1 < n ? i + 2 : n);
-        if (dense) {
-            bool special = i == (lower ? n - 1 : 0);
-            first = special ? (lower ? 0 : 1) : 0;
-            last = special ? (lower ? n - 1 : n) : 0;
-        }
-        if (!unit && !lower) {
-            T->col_idx[nnz] = (int32_t)i;
-            T->values[nnz++] = 4.0;
-        }
-        for (int64_t j = first; j < last; j++) {
-            T->col_idx[nnz] = (int32_t)j;
-            T->values[nnz++] = -1.0 / (double)(1 + (i + j) % 3);
-        }
-        if (!unit && lower) {
-            T->col_idx[nnz] = (int32_t)i;
-            T->values[nnz++] = 4.0;
-        }
-        T->row_ptr[i + 1] = nnz;
-    }
 }
 
 static void test_shapes(kryl_context ref, kryl_context gpu)
@@ -228,10 +134,10 @@ static void test_shapes(kryl_context ref, kryl_context gpu)
     for (int shape = 0; shape < 4; shape++) {
         bool lower = shape < 2, unit = shape % 2 == 1;
         kryl_csr T = {0};
-        shaped_triangle(&T, 3000, lower, unit, true);
+        test_shaped_triangle(&T, 3000, lower, unit, true);
         check_triangle(ref, gpu, &T, lower, unit, "dense row");
         kryl_csr_free(&T);
-        shaped_triangle(&T, 1500, lower, unit, false);
+        test_shaped_triangle(&T, 1500, lower, unit, false);
         check_triangle(ref, gpu, &T, lower, unit, "tridiagonal chain");
         kryl_csr_free(&T);
     }

@@ -131,15 +131,19 @@ kryl_status kryl_ref_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precis
     return KRYL_SUCCESS;
 }
 
+void kryl_ref_trsv_serial(const kryl_host_trsv *T, const void *b, void *x)
+{
+    /* x = T^{-1} b */
+    if (T->precision == KRYL_DOUBLE)
+        ref_trsv_serial_d(T, b, x);
+    else
+        ref_trsv_serial_s(T, b, x);
+}
+
 kryl_status kryl_ref_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x)
 {
     (void)ctx;
-    const kryl_host_trsv *T = handle;
-    /* x = T^{-1} b */
-    if (T->precision == KRYL_DOUBLE)
-        ref_trsv_serial_d(T, b->data, x->data);
-    else
-        ref_trsv_serial_s(T, b->data, x->data);
+    kryl_ref_trsv_serial(handle, b->data, x->data);
     return KRYL_SUCCESS;
 }
 

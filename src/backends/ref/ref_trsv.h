@@ -29,6 +29,9 @@ void kryl_ref_trsv_release(kryl_context ctx, void *handle);
 /* "serial": ref always substitutes row after row. */
 const char *kryl_ref_trsv_path(kryl_context ctx, const void *handle);
 
+/* x = T^{-1} b by substitution row after row (b, x: n values of T's precision). */
+void kryl_ref_trsv_serial(const kryl_host_trsv *T, const void *b, void *x);
+
 /* Row i of the substitution, once the rows it depends on are solved. */
 void kryl_ref_trsv_row_d(const kryl_host_trsv *T, const double *b, double *x, int64_t i);
 void kryl_ref_trsv_row_s(const kryl_host_trsv *T, const float *b, float *x, int64_t i);
