@@ -150,6 +150,8 @@ static void test_adaptive_solve(void)
     kryl_omp_state *s = kryl_omp_state_of(ctx);
     CHECK(s->adapt == (getenv("GOMP_SPINCOUNT") == NULL && s->cores > 0),
           "the team adapts without a wait policy");
+    CHECK(!s->adapt || strstr(kryl_context_device_name(ctx), "fewer while") != NULL,
+          "the device name says the team adapts: %s", kryl_context_device_name(ctx));
     kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 60);
     if (A) {
         double *b = kt_rhs(A, 3);

@@ -49,15 +49,16 @@ class Kryl:
     def __init__(self, path):
         self.path = path
 
-    def run(self, *args, timeout=600):
-        """(exit status, stdout, stderr) of `kryl ARGS`."""
+    def run(self, *args, timeout=600, env=None):
+        """(exit status, stdout, stderr) of `kryl ARGS` (env: its environment, else ours)."""
         p = subprocess.run([self.path] + [str(a) for a in args], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout,
+                           env=env)
         return p.returncode, p.stdout, p.stderr
 
-    def json(self, *args, timeout=600):
+    def json(self, *args, timeout=600, env=None):
         """(exit status, parsed JSON object or None, stderr) of `kryl ARGS --json`."""
-        rc, out, err = self.run(*(list(args) + ["--json"]), timeout=timeout)
+        rc, out, err = self.run(*(list(args) + ["--json"]), timeout=timeout, env=env)
         try:
             obj = json.loads(out)
         except ValueError:

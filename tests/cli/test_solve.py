@@ -32,6 +32,18 @@ def check_converged(t, what, rc, obj, err, rtol):
     return True
 
 
+def test_wait_policy(t, kryl, a):
+    """Without a wait policy in the environment the command runs with passive
+    waits (it starts itself again), so the library keeps the thread count as
+    asked and does not follow the free cores; a policy the user set is kept."""
+    bare = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    for what, env in [("no policy set", bare), ("active set", dict(bare, OMP_WAIT_POLICY="active"))]:
+        rc, obj, err = kryl.json("solve", a, "--backend", "omp", "--threads", 2, env=env)
+        if check_converged(t, "omp, %s" % what, rc, obj, err, 1e-8):
+            t.check(obj["device"] == "OpenMP, 2 threads",
+                    "omp, %s: the thread count as asked" % what, obj["device"])
+
+
 def usable_backends(t, kryl, matrix):
     """The backends `kryl solve --backend X` accepts; cuda may be unavailable."""
     usable = []
@@ -73,6 +85,7 @@ def test_generated(t, kryl, tmp, backends):
     if "omp" in backends:
         rc, obj, err = kryl.json("solve", a, "--backend", "omp", "--threads", 1)
         check_converged(t, "omp --threads 1", rc, obj, err, 1e-8)
+        test_wait_policy(t, kryl, a)
     # pcg with no preconditioner is a contradiction, refused rather than silently Jacobi
     rc, _, err = kryl.run("solve", a, "--backend", "ref", "--method", "pcg", "--precond", "none")
     t.check(rc == 1 and "--method cg" in err, "pcg+none refused, pointing to cg", err)

@@ -35,8 +35,9 @@ static kryl_status host_init(kryl_context ctx)
     }
     memset(s->partials, 0, bytes);
     ctx->backend = s;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "OpenMP, %d thread%s", s->threads,
-             s->threads == 1 ? "" : "s");
+    snprintf(ctx->device_name, sizeof ctx->device_name, "OpenMP, %d thread%s%s", s->threads,
+             s->threads == 1 ? "" : "s",
+             s->adapt ? " (fewer while other programs hold the cores)" : "");
     return KRYL_SUCCESS;
 }
 
