@@ -104,6 +104,53 @@ static void test_attainable_accuracy(void)
     kryl_context_destroy(&ctx);
 }
 
+/* Single precision where pipecg's recurrences lose what they reached
+ * (1138_bus with Jacobi: 2e-3, then 1e+8; bcsstk15 unpreconditioned): on
+ * every backend it ends as converged or stagnation, never diverged, with
+ * the best iterate a replacement computed (with a random b on bcsstk15
+ * the first replacement is already worse than x0, which is returned). */
+static void test_single_stagnation(void)
+{
+    const struct {
+        const char *file;
+        kryl_precond_kind pc;
+        double rtol, reached; /* the true relres it must reach (1: x0's) */
+    } cases[] = {{"1138_bus.mtx", KRYL_PRECOND_JACOBI, 1e-5, 0.1},
+                 {"bcsstk15.mtx", KRYL_PRECOND_NONE, 1e-8, 1.0}};
+    kryl_backend_kind kinds[3];
+    int nk = test_backends(kinds, 3);
+    for (int k = 0; k < nk; k++) {
+        kryl_context ctx = kt_context(kinds[k]);
+        for (int c = 0; c < 2; c++) {
+            kryl_matrix A = kt_read(ctx, cases[c].file);
+            if (A == NULL) continue;
+            double *b = kt_rhs(A, 3);
+            kryl_solver_options o;
+            kt_options(&o, KRYL_METHOD_PIPECG, cases[c].pc, cases[c].rtol, 10000);
+            o.precision = KRYL_SINGLE;
+            kt_solve s = kt_run(A, &o, b, NULL, NULL);
+            CHECK(s.x_finite && (s.r.converged || s.r.reason == KRYL_DIVERGED_STAGNATION),
+                  "single pipecg %s on %s: %s", cases[c].file, kryl_backend_name(kinds[k]),
+                  kryl_reason_name(s.r.reason));
+            CHECK(s.host_relres <= cases[c].reached + s.rounding &&
+                      s.host_relres <= s.r.relres * 1.01 + s.rounding,
+                  "single pipecg %s on %s: true relres %g, reported %g", cases[c].file,
+                  kryl_backend_name(kinds[k]), s.host_relres, s.r.relres);
+            /* inner-outer with this pipecg inside: no NaN (it had one after 7 outer steps) */
+            o.precision = KRYL_MIXED;
+            o.rtol = 1e-10;
+            s = kt_run(A, &o, b, NULL, NULL);
+            CHECK(s.x_finite && s.r.reason != KRYL_DIVERGED_NAN &&
+                      s.host_relres <= 1.0 + s.rounding,
+                  "mixed pipecg %s on %s: %s, true relres %g", cases[c].file,
+                  kryl_backend_name(kinds[k]), kryl_reason_name(s.r.reason), s.host_relres);
+            free(b);
+            kryl_matrix_destroy(&A);
+        }
+        kryl_context_destroy(&ctx);
+    }
+}
+
 static kt_solve small_solve(kryl_context ctx, const double *dense, const double *b, double *x)
 {
     kryl_matrix A = kt_dense(ctx, 2, dense);
@@ -167,6 +214,7 @@ int main(void)
     test_real();
     test_formats();
     test_attainable_accuracy();
+    test_single_stagnation();
     test_outcomes();
     return test_summary("test_solver_pipecg");
 }

@@ -39,7 +39,8 @@ enum {
     KRYL_STOP_CONVERGED = 1, /* recursive residual met the tolerance */
     KRYL_STOP_BREAKDOWN = 2, /* a denominator was <= 0 where it must be > 0 */
     KRYL_STOP_NAN = 3,       /* a NaN or Inf appeared */
-    KRYL_STOP_DIVERGED = 4   /* rr exceeded div2: the residual grew past the divergence bound */
+    KRYL_STOP_DIVERGED = 4,  /* rr exceeded div2: the residual grew past the divergence bound */
+    KRYL_STOP_STAGNATED = 5  /* set by a method on the host: rounding bounds what it can reach */
 };
 
 /* Convergence state of one solve, in backend memory.  The host writes it

@@ -35,24 +35,38 @@
  * Jacobi-PCG solves but bcsstk19, within a few percent of PCG's iterations
  * (docs/SOLVERS.md).  Independently, the driver replaces r by b - A x when
  * the recursive residual meets the tolerance and the true one does not,
- * and start() rebuilds every vector from the residual it is given.
+ * and start() rebuilds every vector from the residual it is given.  In
+ * single precision the recurrences can still lose what they reached
+ * (1138_bus with Jacobi: 8.6e-4, then 1e+8): each replacement's ||b - A x||
+ * keeps the best iterate, one PIPECG_LOST above it stops as stagnated, and
+ * finish() returns the best.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "solvers/require_op.h"
 
 typedef struct pipecg_work {
-    kryl_pipecg_vectors v; /* u, m, q NULL without a preconditioner */
-    double *scalars;       /* backend: KRYL_PIPECG_SCALARS */
-    int since_replacement; /* steps since the vectors were recomputed */
-    bool fused;            /* steps through pipecg_spmv_update */
-    bool resident;         /* and batches of them through pipecg_spmv_steps */
-    kryl_vector spare;     /* fused, when the step writes the SpMV's input: its other buffer */
-    bool swapped;          /* spare and that input have traded places an odd number of times */
+    kryl_pipecg_vectors v;  /* u, m, q NULL without a preconditioner */
+    double *scalars;        /* backend: KRYL_PIPECG_SCALARS */
+    int since_replacement;  /* steps since the vectors were recomputed */
+    bool fused;             /* steps through pipecg_spmv_update */
+    bool resident;          /* and batches of them through pipecg_spmv_steps */
+    kryl_vector spare;      /* fused, when the step writes the SpMV's input: its other buffer */
+    bool swapped;           /* spare and that input have traded places an odd number of times */
+    kryl_vector x_best;     /* the iterate of the lowest ||b - A x|| a replacement computed */
+    double rr_best;         /* that ||b - A x||^2 (working precision) */
+    int64_t best_iteration; /* and its iteration */
+    double *check;          /* backend: ||b - A x||^2 of a replacement, completed over the ranks */
 } pipecg_work;
 
 /* Steps between recomputations of the recurrence vectors. */
 enum { PIPECG_REPLACE_INTERVAL = 50 };
+
+/* A replacement whose true ||r|| is this factor above the best one ends
+ * the iteration as stagnated: the recurrences have lost what they had
+ * reached (single precision on 1138_bus with Jacobi: 2e-3, then 1e+8). */
+static const double PIPECG_LOST = 1e3;
 
 /* From r: u = M^-1 r;  w = A u;  m = M^-1 w;  gamma = r'u;  delta = w'u;
  * rr = r'r (rank-local). */
@@ -84,6 +98,33 @@ static kryl_status replace_vectors(kryl_solver s, pipecg_work *w)
     return ops->spmv(ctx, s->Aw, 1.0, q, 0.0, NULL, v->z, s->monitor);
 }
 
+/* rr = ||r||^2 of the replaced residual r = b - A x, over the ranks;
+ * keep x if it is the best so far; a true ||r|| PIPECG_LOST above the best
+ * stops the iteration as stagnated. */
+static kryl_status judge_replacement(kryl_solver s, pipecg_work *w)
+{
+    const kryl_backend_ops *ops = s->ops;
+    double rr;
+    KRYL_TRY(ops->dot(s->ctx, w->v.r, w->v.r, kryl_scalar_at(w->check, 0)));
+    KRYL_TRY(kryl_reduce_begin(s->ctx, kryl_scalar_at(w->check, 0), 1));
+    KRYL_TRY(kryl_reduce_end(s->ctx));
+    KRYL_TRY(ops->download(s->ctx, &rr, w->check, sizeof rr));
+    kryl_monitor m;
+    KRYL_TRY(ops->download(s->ctx, &m, s->monitor, sizeof m));
+    if (rr < w->rr_best) {
+        w->rr_best = rr;
+        w->best_iteration = m.iteration;
+        /* x_best = x */
+        return ops->permute_copy(s->ctx, w->x_best, s->x_work, NULL, KRYL_GATHER, NULL);
+    }
+    if (!(rr <= PIPECG_LOST * PIPECG_LOST * w->rr_best)) {
+        if (m.stop != KRYL_STOP_RUNNING) return KRYL_SUCCESS;
+        m.stop = KRYL_STOP_STAGNATED;
+        return ops->upload(s->ctx, s->monitor, &m, sizeof m);
+    }
+    return KRYL_SUCCESS;
+}
+
 /* The fused step wrote the SpMV's input (w, or m with Jacobi) to the spare
  * buffer: they trade places. */
 static void swap_input(kryl_solver s, pipecg_work *w)
@@ -113,6 +154,8 @@ static kryl_status pipecg_setup(kryl_solver s)
         KRYL_TRY(kryl_solver_work_vector(s, &w->v.q));
     }
     KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->scalars, KRYL_PIPECG_SCALARS * sizeof(double)));
+    KRYL_TRY(s->ops->alloc(s->ctx, (void **)&w->check, sizeof(double)));
+    KRYL_TRY(kryl_solver_work_vector(s, &w->x_best));
     /* one rank: the SpMV has no reduction to overlap and fuses into the step */
     w->fused = s->ops->pipecg_spmv_update != NULL && kryl_reduce_is_local(s->ctx);
     if (w->fused && (s->pc == NULL || s->pc->dinv)) {
@@ -140,6 +183,10 @@ static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
     if (w->swapped) swap_input(s, w);
     /* r = r0;  u, w, m and gamma, delta, rr from it;  n = A m (a fused step makes its own) */
     KRYL_TRY(ops->permute_copy(ctx, v->r, r0, NULL, KRYL_GATHER, NULL));
+    /* x_best = x, the start's ||r0|| */
+    KRYL_TRY(ops->permute_copy(ctx, w->x_best, s->x_work, NULL, KRYL_GATHER, NULL));
+    w->rr_best = INFINITY;
+    KRYL_TRY(judge_replacement(s, w));
     KRYL_TRY(rebuild_from_r(s, w));
     if (!w->fused)
         KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, s->pc ? v->m : v->w, 0.0, NULL, v->n, s->monitor));
@@ -161,7 +208,8 @@ static kryl_status count_step(kryl_solver s, pipecg_work *w)
     if (++w->since_replacement < PIPECG_REPLACE_INTERVAL) return KRYL_SUCCESS;
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
     w->since_replacement = 0;
-    return replace_vectors(s, w);
+    KRYL_TRY(replace_vectors(s, w));
+    return judge_replacement(s, w);
 }
 
 /* One rank: n = A m, the updates and the reduction in one operation, ||r||
@@ -245,13 +293,32 @@ static kryl_status pipecg_step(kryl_solver s)
     return ops->monitor_update(ctx, s->monitor, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR), 1);
 }
 
+/* A stop other than convergence: x = x_best where a replacement computed a
+ * lower ||b - A x|| than the last x has (r = b - A x recomputed for it). */
+static kryl_status pipecg_finish(kryl_solver s)
+{
+    pipecg_work *w = s->work;
+    kryl_monitor m;
+    KRYL_TRY(s->ops->download(s->ctx, &m, s->monitor, sizeof m));
+    if (m.stop == KRYL_STOP_CONVERGED) return KRYL_SUCCESS;
+    const double best = w->rr_best;
+    /* r = b - A x;  its ||r||^2 */
+    KRYL_TRY(s->ops->spmv(s->ctx, s->Aw, -1.0, s->x_work, 1.0, s->b_work, w->v.r, NULL));
+    KRYL_TRY(judge_replacement(s, w));
+    if (w->rr_best < best) return KRYL_SUCCESS;
+    s->x_iteration = w->best_iteration;
+    /* x = x_best */
+    return s->ops->permute_copy(s->ctx, s->x_work, w->x_best, NULL, KRYL_GATHER, NULL);
+}
+
 static void pipecg_destroy(kryl_solver s)
 {
     pipecg_work *w = s->work;
-    kryl_vector *own[] = {&w->v.r, &w->v.w, &w->v.n, &w->v.p, &w->v.s,
-                          &w->v.z, &w->v.u, &w->v.m, &w->v.q, &w->spare};
+    kryl_vector *own[] = {&w->v.r, &w->v.w, &w->v.n, &w->v.p,   &w->v.s,   &w->v.z,
+                          &w->v.u, &w->v.m, &w->v.q, &w->spare, &w->x_best};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) kryl_vector_destroy(own[i]);
     if (w->scalars) s->ops->release(s->ctx, w->scalars);
+    if (w->check) s->ops->release(s->ctx, w->check);
     if (s->cg_coefficients) s->ops->release(s->ctx, s->cg_coefficients);
     s->cg_coefficients = NULL;
     free(w);
@@ -266,5 +333,6 @@ const kryl_method_ops kryl_method_pipecg = {
     .start = pipecg_start,
     .step = pipecg_step,
     .steps = pipecg_steps,
+    .finish = pipecg_finish,
     .destroy = pipecg_destroy,
 };

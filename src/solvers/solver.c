@@ -654,13 +654,15 @@ static kryl_status run_method(kryl_solver s, kryl_monitor *m, solve_state *st, k
             r0 = s->r_start;
         }
         KRYL_TRY(s->method->start(s, r0));
+        s->x_iteration = -1;
         KRYL_TRY(kryl_solver_iterate(s, m));
         if (s->method->finish) KRYL_TRY(s->method->finish(s));
+        if (m->stop == KRYL_STOP_STAGNATED) *stagnated = true;
         /* x in double, then the true residual with A's own values */
         KRYL_TRY(ops->permute_copy(ctx, s->x_true, s->x_work, perm_w, KRYL_SCATTER, NULL));
         double rr_true;
         KRYL_TRY(true_residual(s, &rr_true));
-        KRYL_TRY(keep_if_best(s, st, rr_true, m->iteration));
+        KRYL_TRY(keep_if_best(s, st, rr_true, s->x_iteration >= 0 ? s->x_iteration : m->iteration));
         bool met = sqrt(rr_true) <= st->tol;
         if (!met && m->stop == KRYL_STOP_BREAKDOWN &&
             st->breakdown_restarts < s->method->breakdown_restarts &&

@@ -43,6 +43,7 @@ struct kryl_solver_s {
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
     int64_t batch_interval; /* the batch size reached so far (0: not started) */
+    int64_t x_iteration;    /* set by finish where x_work is an earlier iterate: its iteration */
     double bnorm;           /* ||b|| of the solve under way, of the system the iteration
                                solves: b scaled by 2^scale_exp (solver.c) */
     int scale_exp;
