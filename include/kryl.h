@@ -449,11 +449,16 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
                                    const int64_t *col_idx, const double *values);
 
 /* Read a Matrix Market file (.mtx or .mtx.gz): coordinate or array;
- * real, integer or pattern (pattern entries read as 1); general,
+ * real, integer or pattern (pattern entries read as 1, with a warning
+ * through the context's log); general,
  * symmetric or skew-symmetric (expanded to both triangles).  On a
  * distributed context it is collective: rank 0 reads and distributes the
  * rows (kryl_context_set_partition). */
 kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
+
+/* Whether A was read from a Matrix Market pattern file: it had no values,
+ * every stored entry is 1 (kryl_matrix_read_mtx also logs a warning). */
+bool kryl_matrix_is_pattern(kryl_matrix A);
 
 /* Write A as a Matrix Market coordinate real general file; values are
  * written with 17 significant digits, so reading them back is exact.

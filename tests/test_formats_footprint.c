@@ -206,8 +206,9 @@ static void check_refusals(void)
     test_random_csr(&A, TEST_SHAPE_RANDOM, 1000, 1000, 2);
     check_refused(&A, KRYL_FORMAT_DIA, "random", "dia: the matrix has ", "(limit 64)");
     check_refused(&A, KRYL_FORMAT_BCSR2, "random", "dense 2x2 blocks would store", "limit 1.5x");
+    /* bcsr2 is refused too: not suggested */
     check_refused(&A, KRYL_FORMAT_BCSR4, "random", "dense 4x4 blocks would store",
-                  "limit 1.5x); use bcsr2 or csr");
+                  "limit 1.5x); use csr or sell");
     printf("  %s\n", kryl_last_error());
     kryl_csr_free(&A);
     if (tf_generate(&A, KRYL_GEN_POISSON2D5, 64)) {
@@ -219,11 +220,23 @@ static void check_refusals(void)
         check_refused(&A, KRYL_FORMAT_BCSR4, "poisson3d27", "4x4 blocks", "1.5x");
         gen_csr_free(&A);
     }
+    /* dense 2x2 blocks, block tridiagonal: bcsr2 stores them exactly, bcsr4 twice over */
+    tf_dense_blocks(&A, 600, 2, 6);
+    check_accepted(&A, KRYL_FORMAT_BCSR2, "dense 2x2 blocks");
+    check_refused(&A, KRYL_FORMAT_BCSR4, "dense 2x2 blocks", "dense 4x4 blocks would store",
+                  "use bcsr2 or csr");
+    kryl_csr_free(&A);
     tf_dense_blocks(&A, 200, 5, 4);
     check_accepted(&A, KRYL_FORMAT_BCSR4, "dense 5x5 blocks");
     check_accepted(&A, KRYL_FORMAT_BCSR2, "dense 5x5 blocks");
     kryl_csr_free(&A);
     /* a stricter limit refuses what the default accepts */
+    /* dense 2x2 blocks, block tridiagonal: bcsr2 stores them exactly, bcsr4 twice over */
+    tf_dense_blocks(&A, 600, 2, 6);
+    check_accepted(&A, KRYL_FORMAT_BCSR2, "dense 2x2 blocks");
+    check_refused(&A, KRYL_FORMAT_BCSR4, "dense 2x2 blocks", "dense 4x4 blocks would store",
+                  "use bcsr2 or csr");
+    kryl_csr_free(&A);
     tf_dense_blocks(&A, 200, 5, 4);
     kryl_fmt_params p;
     kryl_fmt_params_init(&p);

@@ -81,6 +81,7 @@ struct kryl_matrix_s {
     void *storage; /* the backend's SpMV storage built from fmt, owned */
     /* over several ranks: the storage is in its parts (storage NULL), else NULL */
     struct kryl_dist_matrix *dist;
+    bool pattern; /* read from a Matrix Market pattern file: every value 1 */
 };
 
 struct kryl_vector_s {

@@ -101,17 +101,23 @@ static kryl_status bcsr_measure(const fmt_view *v, kryl_format kind, const kryl_
                                 fmt_size *size)
 {
     const int64_t b = block_size(kind), nbrows = (v->n + b - 1) / b, nnz = kryl_csr_nnz(v->A);
-    int64_t nblocks;
+    int64_t nblocks, nblocks2;
     KRYL_TRY(count_blocks(v, b, p->threads, &nblocks));
     size->stored = nblocks * b * b;
     size->index_bytes = 4 * nblocks + 8 * (nbrows + 1); /* bcol, brow_ptr */
     size->read_bytes = 8 * size->stored + size->index_bytes;
+    /* a refused bcsr4 suggests bcsr2 only where 2x2 blocks would be accepted */
+    const char *alternatives = "csr or sell";
+    if (kind == KRYL_FORMAT_BCSR4 && !fmt_padding_within(size->stored, nnz, p->max_block_fill)) {
+        KRYL_TRY(count_blocks(v, 2, p->threads, &nblocks2));
+        if (fmt_padding_within(4 * nblocks2, nnz, p->max_block_fill)) alternatives = "bcsr2 or csr";
+    }
     char shape[64], product[64];
     snprintf(shape, sizeof shape, "%" PRId64 " dense %" PRId64 "x%" PRId64 " blocks", nblocks, b,
              b);
     snprintf(product, sizeof product, "%" PRId64 " x %" PRId64 " = ", nblocks, b * b);
     fmt_judge_padding(size, kind, nnz, p->max_block_fill, shape, product, "block fill",
-                      kind == KRYL_FORMAT_BCSR4 ? "bcsr2 or csr" : "csr or sell");
+                      alternatives);
     return KRYL_SUCCESS;
 }
 

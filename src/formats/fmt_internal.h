@@ -116,6 +116,9 @@ static inline int32_t fmt_pad_col(int64_t i, int64_t n) { return (int32_t)(i < n
 /* a*b, saturated at INT64_MAX (footprints of formats never built). */
 int64_t fmt_mul_sat(int64_t a, int64_t b);
 
+/* Whether stored slots <= limit * max(nnz, FMT_MIN_MEASURED_NNZ): the padding accepted. */
+bool fmt_padding_within(int64_t stored, int64_t nnz, double limit);
+
 /* Decide suitability of size->stored against limit * max(nnz, FMT_MIN_MEASURED_NNZ).
  * On refusal why = "NAME: SHAPE would store PRODUCTX slots for Y nonzeros (Rx;
  * limit Lx); use ALTERNATIVES" and brief = "WORD Rx > Lx". */

@@ -33,12 +33,17 @@ static void fmt_ratio(char *buf, size_t size, double r)
     snprintf(buf, size, r < 100.0 ? "%.3g" : "%.0f", r);
 }
 
+bool fmt_padding_within(int64_t stored, int64_t nnz, double limit)
+{
+    const double measured = (double)(nnz > FMT_MIN_MEASURED_NNZ ? nnz : FMT_MIN_MEASURED_NNZ);
+    return (double)stored <= limit * measured;
+}
+
 void fmt_judge_padding(fmt_size *size, kryl_format kind, int64_t nnz, double limit,
                        const char *shape, const char *product, const char *word,
                        const char *alternatives)
 {
-    const double measured = (double)(nnz > FMT_MIN_MEASURED_NNZ ? nnz : FMT_MIN_MEASURED_NNZ);
-    size->suitable = (double)size->stored <= limit * measured;
+    size->suitable = fmt_padding_within(size->stored, nnz, limit);
     if (size->suitable) return;
     /* ratio = stored / nnz, the quantity the limit bounds */
     char stored[32], count[32], ratio[32];

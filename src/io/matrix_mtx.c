@@ -16,15 +16,27 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
     if (kryl_dist_active(ctx)) return kryl_dist_read_mtx(A, ctx, path);
 #endif
     kryl_csr csr;
-    KRYL_TRY(kryl_mtx_read_csr(path, &csr));
+    bool pattern = false;
+    KRYL_TRY(kryl_mtx_read_csr(path, &csr, &pattern));
     kryl_status st = kryl_matrix_from_csr(A, ctx, &csr);
-    return st == KRYL_SUCCESS ? st : kryl_error_prefix(st, path);
+    if (st != KRYL_SUCCESS) return kryl_error_prefix(st, path);
+    (*A)->pattern = pattern;
+    if (pattern)
+        kryl_log(ctx, KRYL_LOG_WARNING,
+                 "%s is a Matrix Market pattern file (no values): every stored entry is read "
+                 "as 1",
+                 path);
+    return KRYL_SUCCESS;
 }
 
-kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A)
+bool kryl_matrix_is_pattern(kryl_matrix A) { return A != NULL && A->pattern; }
+
+kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A, bool *pattern)
 {
     kryl_coo coo;
-    KRYL_TRY(kryl_mtx_read(path, NULL, &coo));
+    kryl_mtx_header header;
+    KRYL_TRY(kryl_mtx_read(path, &header, &coo));
+    if (pattern != NULL) *pattern = header.field == KRYL_MTX_PATTERN;
     kryl_status st = kryl_csr_from_coo(A, &coo, coo.nrows, 0, coo.nrows);
     kryl_coo_free(&coo);
     int64_t row, col;

@@ -48,8 +48,8 @@ kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *c
 
 /* Read a Matrix Market file into a CSR matrix of all its rows (duplicates
  * summed: a sum that overflows names the file and line); errors name the
- * file. */
-kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A);
+ * file.  *pattern (unless NULL): whether it was a pattern file (values 1). */
+kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A, bool *pattern);
 
 /* Prefix the recorded error with "PATH:LINE (the last of them)": the last
  * entry line of the coordinate file at path at (row, col), 0-based (or at

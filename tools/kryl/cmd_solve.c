@@ -71,11 +71,17 @@ static args_result resolve_solver(solve_args *a, kryl_solver_options *opt)
     if (!(opt->symmetry_tol < 1.0))
         return args_usage_error(cmd, "--symmetry-tol %g: expected a relative tolerance in [0, 1)",
                                 opt->symmetry_tol);
-    if (!args_solver_given(s, "precond") && opt->method == KRYL_METHOD_PCG)
+    /* the preconditioned CG methods, pcg and pipecg, precondition with Jacobi
+     * unless told otherwise; cg, gmres and bicgstab run unpreconditioned */
+    if (!args_solver_given(s, "precond") &&
+        (opt->method == KRYL_METHOD_PCG || opt->method == KRYL_METHOD_PIPECG))
         opt->precond = KRYL_PRECOND_JACOBI;
-    if (opt->method == KRYL_METHOD_PCG && opt->precond == KRYL_PRECOND_NONE)
-        return args_usage_error(cmd, "--method pcg is preconditioned CG: name a preconditioner "
-                                     "other than none, or use --method cg");
+    if (opt->method == KRYL_METHOD_PCG && opt->precond == KRYL_PRECOND_NONE) {
+        if (!a->quiet)
+            fprintf(stderr, "kryl solve: note: --method pcg with --precond none is CG: running "
+                            "--method cg\n");
+        opt->method = KRYL_METHOD_CG;
+    }
     /* --tune alone: auto's candidates */
     if (opt->tune && !args_solver_given(s, "format")) opt->format = KRYL_FORMAT_AUTO;
     if (opt->tune && opt->format != KRYL_FORMAT_AUTO)

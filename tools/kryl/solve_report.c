@@ -103,6 +103,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_int(&w, "n", nrows);
     json_int(&w, "ncols", ncols);
     json_int(&w, "nnz", nnz);
+    json_bool(&w, "pattern", kryl_matrix_is_pattern(job->A)); /* values all 1 */
     double asymmetry = INFINITY;
     kryl_matrix_asymmetry(job->A, &asymmetry);
     json_double(&w, "asymmetry", asymmetry);
@@ -263,8 +264,9 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     const char *reason;
     kryl_format format = solver_format(job, &reason);
     char t[5][32];
-    printf("matrix      %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros\n",
-           cli_basename(matrix), nrows, ncols, nnz);
+    printf("matrix      %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros%s\n",
+           cli_basename(matrix), nrows, ncols, nnz,
+           kryl_matrix_is_pattern(job->A) ? " (a pattern file: every value 1)" : "");
     print_symmetry(job);
     if (job->options.method == KRYL_METHOD_AUTO) printf("auto        %s\n", why);
     print_method(o);

@@ -168,6 +168,7 @@ static void matrix(emitter *e, const solve_job *job)
     param_int(e, "nnz", nnz);
     param_string(e, "order", kryl_order_name(o->order));
     if (o->format == KRYL_FORMAT_AUTO) param_string(e, "format_reason", reason);
+    if (kryl_matrix_is_pattern(job->A)) param_string(e, "values", "pattern file: all 1");
     end_part(e);
 }
 
