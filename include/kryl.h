@@ -495,6 +495,15 @@ kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const i
  * `kryl`; CG and the symmetric preconditioners then run on A as stored. */
 #define KRYL_SYMMETRY_TOL 1e-12
 
+/* The symmetric reordering `kind` of a square A held whole on this process:
+ * perm[i] (n entries, the caller's) = the original row and column at
+ * position i, so the reordered matrix is P A P^T (KRYL_ORDER_NONE: the
+ * identity; amd is KRYL_ERR_UNSUPPORTED in a build without SuiteSparse).
+ * *bandwidth = max |i - j| and *profile = the envelope sum_i (i - min{j <= i:
+ * a_ij or a_ji stored}) of P A P^T, unless NULL (docs/ORDERINGS.md). */
+kryl_status kryl_matrix_order(kryl_matrix A, kryl_order_kind kind, int32_t *perm,
+                              int64_t *bandwidth, int64_t *profile);
+
 /* Whether max |a_ij - a_ji| <= tol * max |a_ij| (tol 0: exactly symmetric). */
 kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric);
 

@@ -34,6 +34,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_spy(int argc, char **argv);
 
 /* With --json, errors are also printed as {"error": message, "status":
  * kryl_status, "status_text": ...} on stdout (once), so that a script reads

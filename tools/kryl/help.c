@@ -223,6 +223,19 @@ static const command_help commands[] = {
      "  --out, -o FILE        the SVG file to write\n"
      "  --title T             the picture's title (default Residual history)\n",
      NULL, NULL},
+    {"spy", "kryl spy A.mtx -o FILE.svg [--order none|rcm|amd|color] [--title T]",
+     "Draw the sparsity pattern of a square matrix as an SVG picture, titled with n\n"
+     "and nnz.  A matrix of more than 400 rows is binned to 400 x 400 pixels, each\n"
+     "as dark as the share of its entries that are stored.  With --order, the\n"
+     "pattern as stored and after the ordering side by side, each with its\n"
+     "bandwidth and profile (docs/ORDERINGS.md).\n"
+     "\n"
+     "  --out, -o FILE        the SVG file to write\n"
+     "  --order K             also draw P A P^T for the ordering K (rcm, amd, color)\n"
+     "  --title T             the picture's title (default the file's name)\n"
+     "  --max-memory SIZE     refuse a matrix whose size line needs more host memory\n"
+     "                        than SIZE (as kryl solve)\n",
+     NULL, NULL},
 };
 
 static const char *overview =
@@ -234,6 +247,7 @@ static const char *overview =
     "  gen      generate a test matrix and write it as Matrix Market\n"
     "  info     print the structure, storage-format costs and spectrum of a matrix\n"
     "  plot     draw residual histories (--history files) as an SVG picture\n"
+    "  spy      draw the sparsity pattern of a matrix, before and after an ordering\n"
     "  help     print the help of a command: kryl help solve\n"
     "\n"
     "Options:\n"

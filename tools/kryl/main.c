@@ -14,7 +14,7 @@ typedef struct command {
 
 static const command table[] = {
     {"solve", cmd_solve}, {"gen", cmd_gen},   {"info", cmd_info},
-    {"demo", cmd_demo},   {"plot", cmd_plot},
+    {"demo", cmd_demo},   {"plot", cmd_plot}, {"spy", cmd_spy},
 };
 
 /* "kryl 0.1.0 (backends: ref omp; not usable here: cuda)" */

@@ -21,6 +21,26 @@ void svg_line(FILE *f, double x0, double y0, double x1, double y1, const char *s
             x0, y0, x1, y1, stroke, width);
 }
 
+void svg_path_begin(FILE *f, const char *fill, double opacity)
+{
+    fprintf(f, "<path fill=\"%s\" fill-opacity=\"%.3g\" d=\"", fill, opacity);
+}
+
+void svg_path_rect(FILE *f, double x, double y, double width, double height)
+{
+    fprintf(f, "M%.5g %.5gh%.5gv%.5gh%.5gz", x, y, width, height, -width);
+}
+
+void svg_path_end(FILE *f) { fprintf(f, "\"/>\n"); }
+
+void svg_rect_outline(FILE *f, double x, double y, double width, double height, const char *stroke)
+{
+    fprintf(f,
+            "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+            "stroke=\"%s\" stroke-width=\"1\"/>\n",
+            x, y, width, height, stroke);
+}
+
 void svg_text(FILE *f, double x, double y, const char *anchor, int size, const char *text)
 {
     fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" font-size=\"%d\">", x, y, anchor,

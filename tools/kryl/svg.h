@@ -13,6 +13,16 @@ void svg_end(FILE *f);
 void svg_line(FILE *f, double x0, double y0, double x1, double y1, const char *stroke,
               double width);
 
+/* One filled path of many rectangles (one fill, one opacity in (0, 1]):
+ * begin, a svg_path_rect per rectangle (top left (x, y)), end.  A few
+ * bytes a rectangle, for pictures of many. */
+void svg_path_begin(FILE *f, const char *fill, double opacity);
+void svg_path_rect(FILE *f, double x, double y, double width, double height);
+void svg_path_end(FILE *f);
+
+/* The outline of a rectangle, top left (x, y), a one-pixel stroke. */
+void svg_rect_outline(FILE *f, double x, double y, double width, double height, const char *stroke);
+
 /* Text at (x, y); anchor "start", "middle" or "end"; escaped for XML. */
 void svg_text(FILE *f, double x, double y, const char *anchor, int size, const char *text);
 
