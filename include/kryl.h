@@ -302,6 +302,11 @@ typedef struct kryl_context_options {
     kryl_log_fn log;           /* NULL: no logging */
     void *log_user;            /* passed back to log */
     kryl_log_level log_level;  /* lines above this level are dropped; default WARNING */
+    /* Bitwise reproducible results: x and the residual history the same
+     * from run to run on the same device (on cuda, setup makes no choice
+     * by timing; tune is refused).  What is promised with and without it:
+     * docs/RELIABILITY.md.  Default false. */
+    bool deterministic;
 } kryl_context_options;
 
 /* Fill *options with the defaults listed above. */
@@ -327,6 +332,9 @@ bool kryl_backend_available(kryl_backend_kind kind);
 /* A one-line description of the backend's device ("NVIDIA H100 80GB HBM3,
  * 132 SMs" or "8 OpenMP threads"). */
 const char *kryl_context_device_name(kryl_context ctx);
+
+/* Whether the context was created with options.deterministic. */
+bool kryl_context_deterministic(kryl_context ctx);
 
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */

@@ -40,6 +40,7 @@ class ContextOptions(ctypes.Structure):
         ("log", c_void_p),
         ("log_user", c_void_p),
         ("log_level", c_int),
+        ("deterministic", c_bool),
     ]
 
 

@@ -19,6 +19,7 @@ void kryl_context_options_init(kryl_context_options *options)
     options->log = NULL;
     options->log_user = NULL;
     options->log_level = KRYL_LOG_WARNING;
+    options->deterministic = false;
 }
 
 static const kryl_backend_ops *backend_ops(kryl_backend_kind kind)
@@ -85,6 +86,7 @@ kryl_status kryl_context_create(kryl_context *ctx, const kryl_context_options *o
     c->log = options->log;
     c->log_user = options->log_user;
     c->log_level = options->log_level;
+    c->deterministic = options->deterministic;
     kryl_status st = ops->init(c);
     if (st != KRYL_SUCCESS) {
         free(c);
@@ -126,6 +128,8 @@ kryl_backend_kind kryl_context_backend(kryl_context ctx)
 }
 
 const char *kryl_context_device_name(kryl_context ctx) { return ctx ? ctx->device_name : ""; }
+
+bool kryl_context_deterministic(kryl_context ctx) { return ctx != NULL && ctx->deterministic; }
 
 kryl_status kryl_context_rank(kryl_context ctx, int *rank, int *size)
 {

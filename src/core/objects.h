@@ -33,6 +33,7 @@ struct kryl_context_s {
     kryl_log_fn log;
     void *log_user;
     kryl_log_level log_level;
+    bool deterministic; /* no choice by timing that changes results (kryl_context_options) */
     char device_name[160];
     int live_objects; /* matrices, vectors and solvers not yet destroyed */
     /* the ranks of a context made by kryl_context_create_mpi, else NULL */

@@ -62,6 +62,10 @@ static kryl_status choose_by_timing(kryl_solver s)
 
 kryl_status kryl_solver_choose_format(kryl_solver s)
 {
+    if (s->options.tune && kryl_context_deterministic(s->ctx))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "tune chooses the format by timing, which can differ from run to run: "
+                          "not on a deterministic context (the model's choice is reproducible)");
     if (s->options.tune) return choose_by_timing(s);
     return kryl_matrix_choose_format(s->A, &s->format, s->format_reason, sizeof s->format_reason);
 }

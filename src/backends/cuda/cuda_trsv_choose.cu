@@ -3,7 +3,10 @@
  * launch latency, a row of the synchronisation-free path waits about one
  * trip through L2 for each level before it, the host path pays the copies
  * and a serial pass); the others are timed on the triangle itself, on the
- * context's stream, and the fastest is kept. */
+ * context's stream, and the fastest is kept.  A deterministic context
+ * takes the model's choice untimed: the host path sums a row in another
+ * order than the device paths, so a timing that varies from run to run
+ * would change the bits of x. */
 #include <stdio.h>
 
 #include "backends/cuda/cuda_trsv.cuh"
@@ -90,11 +93,12 @@ kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trs
     const char *how = "requested";
     if (requested != KRYL_CUDA_TRSV_AUTO) {
         D->path = requested;
-    } else if (candidates == 1 || D->n == 0) {
+    } else if (candidates == 1 || D->n == 0 || kryl_context_deterministic(ctx)) {
         how = "model";
+        /* the lowest estimate (levels on a tie, and for an empty triangle) */
+        D->path = KRYL_CUDA_TRSV_LEVELS;
         for (int p = 1; p < KRYL_CUDA_TRSV_PATHS; p++)
-            if (timed[p]) D->path = (kryl_cuda_trsv_path)p;
-        if (D->n == 0) D->path = KRYL_CUDA_TRSV_LEVELS;
+            if (est[p] < est[D->path]) D->path = (kryl_cuda_trsv_path)p;
     } else {
         how = "timed";
         KRYL_TRY(time_paths(s, D, timed, est, seconds));

@@ -26,7 +26,7 @@ static kryl_status host_init(kryl_context ctx)
                           sizeof *s);
     s->threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
     kryl_omp_team_init(s);
-    size_t bytes = (size_t)s->max_threads * KRYL_OMP_LINE_DOUBLES * sizeof(double);
+    size_t bytes = (size_t)KRYL_OMP_PARTS_MAX * KRYL_OMP_PART_SLOTS * sizeof(double);
     s->partials = aligned_alloc(KRYL_OMP_ALIGN, bytes);
     if (s->partials == NULL) {
         free(s);

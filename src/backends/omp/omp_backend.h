@@ -4,9 +4,19 @@
 
 #include "backends/backend.h"
 
-/* Doubles per cache line: per-thread partial sums sit one line apart so the
- * threads never write to the same line. */
-#define KRYL_OMP_LINE_DOUBLES 8
+/* Reductions add over fixed parts of the vector, whatever the team size:
+ * each part's sum is formed in entry order, then the parts' sums are added
+ * in part order.  The parts depend only on the length n (at least
+ * KRYL_OMP_PART_MIN entries each, at most KRYL_OMP_PARTS_MAX of them), so
+ * a sum has the same bits on 1, 2 or 64 threads, and threads share the
+ * parts by a static schedule. */
+#define KRYL_OMP_PART_MIN  1024
+#define KRYL_OMP_PARTS_MAX 256
+
+/* Partial sums one part holds at once: the fused reductions use a few, the
+ * basis operations a group of columns.  Four cache lines, so threads
+ * working on different parts never write to the same line. */
+#define KRYL_OMP_PART_SLOTS 32
 
 /* Vectors shorter than this are handled by one thread: below it, starting a
  * parallel region costs more than the loop. */
@@ -21,8 +31,8 @@ typedef struct kryl_omp_state {
     int cores;          /* cores this process may run on */
     double next_sample; /* monotonic seconds of the next count of busy cores */
     int room_samples;   /* counts in a row that found room for a larger team */
-    /* threads * KRYL_OMP_LINE_DOUBLES partial sums of the reductions,
-     * allocated once so that iteration operations never allocate */
+    /* KRYL_OMP_PARTS_MAX * KRYL_OMP_PART_SLOTS partial sums of the
+     * reductions, allocated once so that iteration operations never allocate */
     double *partials;
 } kryl_omp_state;
 
@@ -73,12 +83,25 @@ static inline void kryl_omp_block(int64_t n, int thread, int team, int64_t *lo, 
     *hi = *lo + q + (thread < r ? 1 : 0);
 }
 
-/* Sum the first `count` partials of slot `slot` (0 or 1) in thread order,
- * so the result depends only on the team size, never on timing. */
-static inline double kryl_omp_sum_partials(const kryl_omp_state *s, int count, int slot)
+/* The number of parts of a reduction over n entries (KRYL_OMP_PART_MIN). */
+static inline int kryl_omp_parts(int64_t n)
+{
+    int64_t parts = n / KRYL_OMP_PART_MIN;
+    return parts < 1 ? 1 : parts > KRYL_OMP_PARTS_MAX ? KRYL_OMP_PARTS_MAX : (int)parts;
+}
+
+/* Part `part`'s partial sums (KRYL_OMP_PART_SLOTS of them). */
+static inline double *kryl_omp_part_sums(const kryl_omp_state *s, int part)
+{
+    return s->partials + (int64_t)part * KRYL_OMP_PART_SLOTS;
+}
+
+/* Sum slot `slot` of the first `parts` parts in part order, so the result
+ * depends only on the vector length, never on the team size or timing. */
+static inline double kryl_omp_sum_partials(const kryl_omp_state *s, int parts, int slot)
 {
     double sum = 0.0;
-    for (int t = 0; t < count; t++) sum += s->partials[t * KRYL_OMP_LINE_DOUBLES + slot];
+    for (int p = 0; p < parts; p++) sum += kryl_omp_part_sums(s, p)[slot];
     return sum;
 }
 

@@ -29,12 +29,12 @@ kryl_status kryl_omp_multi_dot(kryl_context ctx, kryl_vector V, int k, kryl_vect
 {
     KRYL_TRY(check_basis("multi_dot", V, k, w, h));
     if (kryl_host_halted(monitor) || k == 0) return KRYL_SUCCESS;
-    int threads = kryl_omp_state_of(ctx)->threads;
+    kryl_omp_state *st = kryl_omp_state_of(ctx);
     /* h = [V_0 ... V_{k-1}]' w */
     if (w->precision == KRYL_SINGLE)
-        multi_dot_single(threads, w->n, V->data, k, w->data, h.ptr);
+        multi_dot_single(st, w->n, V->data, k, w->data, h.ptr);
     else
-        multi_dot_double(threads, w->n, V->data, k, w->data, h.ptr);
+        multi_dot_double(st, w->n, V->data, k, w->data, h.ptr);
     return KRYL_SUCCESS;
 }
 

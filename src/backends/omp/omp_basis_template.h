@@ -7,24 +7,24 @@
 
 #define RD(v) ((double)(v))
 
-/* h_j = V_j'w for j < k.  Each thread sweeps its static block of rows in
- * chunks of KRYL_OMP_BASIS_CHUNK: the chunk of w stays in L1 while the
- * chunk of every V_j streams past it, so V and w are each read from memory
- * once (w once per group of KRYL_OMP_BASIS_GROUP vectors).  A thread's
- * partial sums live on its stack; an ordered loop adds them to h in thread
- * order, so h is deterministic for a team size and no workspace sized by k
- * is needed. */
-static void OMP_FN(multi_dot)(int threads, int64_t n, const REAL *V, int k, const REAL *w,
+/* h_j = V_j'w for j < k, a group of KRYL_OMP_PART_SLOTS columns at a time.
+ * Each part (kryl_omp_parts) is swept in chunks of KRYL_OMP_BASIS_CHUNK:
+ * the chunk of w stays in L1 while the chunk of every V_j of the group
+ * streams past it, so V is read from memory once and w once per group.
+ * The parts' sums are then added in part order, each h_j by one thread:
+ * the same bits for any team size. */
+static void OMP_FN(multi_dot)(kryl_omp_state *st, int64_t n, const REAL *V, int k, const REAL *w,
                               double *h)
 {
-#pragma omp parallel num_threads(threads) if (n * (k + 1) >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
-        double acc[KRYL_OMP_BASIS_GROUP];
-        for (int j0 = 0; j0 < k; j0 += KRYL_OMP_BASIS_GROUP) {
-            int g = k - j0 < KRYL_OMP_BASIS_GROUP ? k - j0 : KRYL_OMP_BASIS_GROUP;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel num_threads(st->threads) if (n * (k + 1) >= KRYL_OMP_MIN_PARALLEL)
+    for (int j0 = 0; j0 < k; j0 += KRYL_OMP_PART_SLOTS) {
+        int g = k - j0 < KRYL_OMP_PART_SLOTS ? k - j0 : KRYL_OMP_PART_SLOTS;
+#pragma omp for schedule(static)
+        for (int part = 0; part < parts; part++) {
+            int64_t lo, hi;
+            kryl_omp_block(n, part, parts, &lo, &hi);
+            double *acc = kryl_omp_part_sums(st, part);
             for (int j = 0; j < g; j++) acc[j] = 0.0;
             for (int64_t c0 = lo; c0 < hi; c0 += KRYL_OMP_BASIS_CHUNK) {
                 int64_t c1 = hi - c0 < KRYL_OMP_BASIS_CHUNK ? hi : c0 + KRYL_OMP_BASIS_CHUNK;
@@ -37,14 +37,11 @@ static void OMP_FN(multi_dot)(int threads, int64_t n, const REAL *V, int k, cons
                     acc[j] += sum;
                 }
             }
-            /* h_j = sum of the threads' partials, in thread order (iteration
-             * r of a static schedule with chunk 1 runs on thread r) */
-#pragma omp for ordered schedule(static, 1)
-            for (int r = 0; r < nt; r++) {
-#pragma omp ordered
-                for (int j = 0; j < g; j++) h[j0 + j] = r == 0 ? acc[j] : h[j0 + j] + acc[j];
-            }
         }
+        /* h_j = the parts' sums in part order (the barriers of the two
+         * loops keep the next group from overwriting them early) */
+#pragma omp for schedule(static)
+        for (int j = 0; j < g; j++) h[j0 + j] = kryl_omp_sum_partials(st, parts, j);
     }
 }
 
@@ -52,17 +49,16 @@ static void OMP_FN(multi_dot)(int threads, int64_t n, const REAL *V, int k, cons
  * Each thread sweeps its block in chunks: the chunk's combination is
  * accumulated on the stack over j in order (as ref sums it, so w equals
  * ref's bit for bit), every V_j streamed once, then w updated and its
- * partial w'w summed; the partials are added in thread order. */
+ * part's w'w summed; the parts' sums are added in part order. */
 static double OMP_FN(multi_axpy)(kryl_omp_state *st, int64_t n, const REAL *V, int k, double alpha,
                                  const double *h, REAL *w)
 {
-    int team = 1;
-#pragma omp parallel num_threads(st->threads) if (n * (k + 1) >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static)                                                          \
+    num_threads(st->threads) if (n * (k + 1) >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
+        kryl_omp_block(n, part, parts, &lo, &hi);
         double comb[KRYL_OMP_BASIS_CHUNK];
         double ww = 0.0;
         for (int64_t c0 = lo; c0 < hi; c0 += KRYL_OMP_BASIS_CHUNK) {
@@ -85,9 +81,9 @@ static double OMP_FN(multi_axpy)(kryl_omp_state *st, int64_t n, const REAL *V, i
                 ww += RD(wi) * RD(wi);
             }
         }
-        st->partials[t * KRYL_OMP_LINE_DOUBLES] = ww;
+        kryl_omp_part_sums(st, part)[0] = ww;
     }
-    return kryl_omp_sum_partials(st, team, 0);
+    return kryl_omp_sum_partials(st, parts, 0);
 }
 
 /* v = v / norm */

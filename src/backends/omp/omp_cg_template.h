@@ -5,20 +5,18 @@
 
 /* x += alpha p;  r -= alpha q;  z = dinv .* r (when dinv);
  * *rz = r'z (r'r without dinv) and *rr = r'r, in double: one pass over the
- * vectors, per-thread partials summed in thread order. */
+ * vectors, per-part partials summed in part order. */
 static void OMP_FN(cg_update_xr)(kryl_omp_state *s, int64_t n, double alpha, const REAL *restrict p,
                                  const REAL *restrict q, REAL *restrict x, REAL *restrict r,
                                  const REAL *restrict dinv, REAL *restrict z, double *rz,
                                  double *rr)
 {
     const REAL a = (REAL)alpha;
-    int team = 1;
-#pragma omp parallel num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static) num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
+        kryl_omp_block(n, part, parts, &lo, &hi);
         double sum_rz = 0.0, sum_rr = 0.0;
         if (dinv != NULL) {
             /* x += a p;  r -= a q;  z = dinv .* r;  rz += r z;  rr += r r */
@@ -43,11 +41,12 @@ static void OMP_FN(cg_update_xr)(kryl_omp_state *s, int64_t n, double alpha, con
             }
             sum_rz = sum_rr;
         }
-        s->partials[t * KRYL_OMP_LINE_DOUBLES] = sum_rz;
-        s->partials[t * KRYL_OMP_LINE_DOUBLES + 1] = sum_rr;
+        double *sums = kryl_omp_part_sums(s, part);
+        sums[0] = sum_rz;
+        sums[1] = sum_rr;
     }
-    *rz = kryl_omp_sum_partials(s, team, 0);
-    *rr = kryl_omp_sum_partials(s, team, 1);
+    *rz = kryl_omp_sum_partials(s, parts, 0);
+    *rr = kryl_omp_sum_partials(s, parts, 1);
 }
 
 /* p = z + beta p */
@@ -60,19 +59,17 @@ static void OMP_FN(cg_update_p)(int nt, int64_t n, double beta, const REAL *rest
 }
 
 /* t = {p'q, r'r, r'q, q'q} and with dinv also {r'Dr, r'Dq, q'Dq} (D =
- * diag(dinv)), in double: one pass, per-thread partials summed in thread
+ * diag(dinv)), in double: one pass, per-part partials summed in part
  * order. */
 static void OMP_FN(cg1_terms)(kryl_omp_state *s, int64_t n, const REAL *restrict p,
                               const REAL *restrict q, const REAL *restrict r,
                               const REAL *restrict dinv, double *t)
 {
-    int team = 1;
-#pragma omp parallel num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int th = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (th == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static) num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, th, nt, &lo, &hi);
+        kryl_omp_block(n, part, parts, &lo, &hi);
         double pq = 0.0, rr = 0.0, rq = 0.0, qq = 0.0, rdr = 0.0, rdq = 0.0, qdq = 0.0;
 #pragma omp simd reduction(+ : pq, rr, rq, qq, rdr, rdq, qdq)
         for (int64_t i = lo; i < hi; i++) {
@@ -88,7 +85,7 @@ static void OMP_FN(cg1_terms)(kryl_omp_state *s, int64_t n, const REAL *restrict
                 qdq += qi * di * qi;
             }
         }
-        double *mine = s->partials + th * KRYL_OMP_LINE_DOUBLES;
+        double *mine = kryl_omp_part_sums(s, part);
         mine[KRYL_CG1_PQ] = pq;
         mine[KRYL_CG1_RR] = rr;
         mine[KRYL_CG1_RQ] = rq;
@@ -98,7 +95,7 @@ static void OMP_FN(cg1_terms)(kryl_omp_state *s, int64_t n, const REAL *restrict
         mine[KRYL_CG1_QDQ] = qdq;
     }
     for (int k = 0; k < (dinv != NULL ? KRYL_CG1_TERMS : KRYL_CG1_RDR); k++)
-        t[k] = kryl_omp_sum_partials(s, team, k);
+        t[k] = kryl_omp_sum_partials(s, parts, k);
 }
 
 /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p (r + beta p without dinv) */

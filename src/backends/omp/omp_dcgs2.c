@@ -9,9 +9,10 @@
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_real.h"
 
-/* Columns whose partial dot products a thread holds at once: up to this
- * many, V_k and w are swept once; beyond it, once per group. */
-#define DCGS2_OMP_GROUP 256
+/* Columns whose partial dot products a part holds at once (two sums each,
+ * and w'w, in its KRYL_OMP_PART_SLOTS): up to this many, V_k and w are
+ * swept once; beyond it, once per group. */
+#define DCGS2_OMP_GROUP ((KRYL_OMP_PART_SLOTS - 1) / 2)
 
 #define KRYL_OMP_TEMPLATE "backends/omp/omp_dcgs2_template.h"
 #include "backends/omp/omp_instantiate.h"
@@ -32,12 +33,12 @@ kryl_status kryl_omp_gmres_dcgs2_dot(kryl_context ctx, kryl_vector V, int k, kry
 {
     KRYL_TRY(check_basis("gmres_dcgs2_dot", V, k, w, d));
     if (kryl_host_halted(monitor)) return KRYL_SUCCESS;
-    int threads = kryl_omp_state_of(ctx)->threads;
+    kryl_omp_state *st = kryl_omp_state_of(ctx);
     /* d = [V_0 .. V_k]'[V_k w];  d[2k+2] = w'w */
     if (V->precision == KRYL_SINGLE)
-        dcgs2_dot_single(threads, V->n, V->data, k, w ? w->data : NULL, d.ptr);
+        dcgs2_dot_single(st, V->n, V->data, k, w ? w->data : NULL, d.ptr);
     else
-        dcgs2_dot_double(threads, V->n, V->data, k, w ? w->data : NULL, d.ptr);
+        dcgs2_dot_double(st, V->n, V->data, k, w ? w->data : NULL, d.ptr);
     return KRYL_SUCCESS;
 }
 

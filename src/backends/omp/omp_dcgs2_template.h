@@ -5,24 +5,29 @@
 
 #define RD(v) ((double)(v))
 
-/* d[j] = V_j'V_k and d[k+1+j] = V_j'w (j <= k), d[2k+2] = w'w.  Each thread
- * sweeps its static block of rows in chunks of KRYL_OMP_BASIS_CHUNK, so the
- * chunk of V_k and w stays in L1 while every V_j streams past it once
- * (once per group of DCGS2_OMP_GROUP columns).  The threads' partials are
- * added in thread order: deterministic for a team size. */
-static void OMP_FN(dcgs2_dot)(int threads, int64_t n, const REAL *V, int k, const REAL *w,
+/* d[j] = V_j'V_k and d[k+1+j] = V_j'w (j <= k), d[2k+2] = w'w.  Each part
+ * (kryl_omp_parts) is swept in chunks of KRYL_OMP_BASIS_CHUNK, so the chunk
+ * of V_k and w stays in L1 while every V_j streams past it once (once per
+ * group of DCGS2_OMP_GROUP columns).  A part keeps its sums of V_j'u in
+ * slots 0.., of V_j'w in slots DCGS2_OMP_GROUP.. and of w'w in the slot
+ * after them; the parts' sums are added in part order: the same bits for
+ * any team size. */
+static void OMP_FN(dcgs2_dot)(kryl_omp_state *st, int64_t n, const REAL *V, int k, const REAL *w,
                               double *d)
 {
     const REAL *u = V + (int64_t)k * n;
-#pragma omp parallel num_threads(threads) if (n * (k + 2) >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
-        double au[DCGS2_OMP_GROUP], aw[DCGS2_OMP_GROUP], ww = 0.0;
-        for (int j0 = 0; j0 <= k; j0 += DCGS2_OMP_GROUP) {
-            int g = k + 1 - j0 < DCGS2_OMP_GROUP ? k + 1 - j0 : DCGS2_OMP_GROUP;
+    const int parts = kryl_omp_parts(n);
+    enum { G = DCGS2_OMP_GROUP, WW = 2 * DCGS2_OMP_GROUP };
+#pragma omp parallel num_threads(st->threads) if (n * (k + 2) >= KRYL_OMP_MIN_PARALLEL)
+    for (int j0 = 0; j0 <= k; j0 += G) {
+        int g = k + 1 - j0 < G ? k + 1 - j0 : G;
+#pragma omp for schedule(static)
+        for (int part = 0; part < parts; part++) {
+            int64_t lo, hi;
+            kryl_omp_block(n, part, parts, &lo, &hi);
+            double *au = kryl_omp_part_sums(st, part), *aw = au + G;
             for (int j = 0; j < g; j++) au[j] = aw[j] = 0.0;
+            if (j0 == 0) au[WW] = 0.0;
             for (int64_t c0 = lo; c0 < hi; c0 += KRYL_OMP_BASIS_CHUNK) {
                 int64_t c1 = hi - c0 < KRYL_OMP_BASIS_CHUNK ? hi : c0 + KRYL_OMP_BASIS_CHUNK;
                 for (int j = 0; j < g; j++) {
@@ -47,22 +52,17 @@ static void OMP_FN(dcgs2_dot)(int threads, int64_t n, const REAL *V, int k, cons
                     /* ww += w'w over the chunk */
 #pragma omp simd reduction(+ : sum)
                     for (int64_t i = c0; i < c1; i++) sum += RD(w[i]) * RD(w[i]);
-                    ww += sum;
+                    au[WW] += sum;
                 }
             }
-            /* d = the threads' partials added in thread order (iteration r
-             * of a static schedule with chunk 1 runs on thread r) */
-#pragma omp for ordered schedule(static, 1)
-            for (int r = 0; r < nt; r++) {
-#pragma omp ordered
-                {
-                    for (int j = 0; j < g; j++) {
-                        d[j0 + j] = r == 0 ? au[j] : d[j0 + j] + au[j];
-                        if (w) d[k + 1 + j0 + j] = r == 0 ? aw[j] : d[k + 1 + j0 + j] + aw[j];
-                    }
-                    if (w && j0 == 0) d[2 * k + 2] = r == 0 ? ww : d[2 * k + 2] + ww;
-                }
-            }
+        }
+        /* d = the parts' sums in part order (the barriers of the two loops
+         * keep the next group from overwriting them early) */
+#pragma omp for schedule(static)
+        for (int j = 0; j < g; j++) {
+            d[j0 + j] = kryl_omp_sum_partials(st, parts, j);
+            if (w) d[k + 1 + j0 + j] = kryl_omp_sum_partials(st, parts, G + j);
+            if (w && j0 == 0 && j == 0) d[2 * k + 2] = kryl_omp_sum_partials(st, parts, WW);
         }
     }
 }

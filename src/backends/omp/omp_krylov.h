@@ -14,14 +14,10 @@
 #include "backends/omp/omp_backend.h"
 #include "backends/ref/ref_krylov.h"
 
-/* Rows of one cache-resident chunk of the basis operations: a thread
- * sweeps its block chunk by chunk, each chunk of w (4 KiB of doubles) read
+/* Rows of one cache-resident chunk of the basis operations: a part is
+ * swept chunk by chunk, each chunk of w (4 KiB of doubles) read
  * from memory once and reused from L1 for every basis vector. */
 #define KRYL_OMP_BASIS_CHUNK 512
-
-/* Basis vectors whose partial dot products a thread holds at once
- * (multi_dot): up to this many, w is swept once; beyond it, once per group. */
-#define KRYL_OMP_BASIS_GROUP 1024
 
 /* A loop body inlined at every call, so that calls passing constant flags
  * become loops specialised for them. */

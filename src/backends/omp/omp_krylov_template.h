@@ -4,8 +4,8 @@
  * include guard.  As in the ref backend (the specification), every entry
  * is computed in double and rounded once when stored, and the dot products
  * read the stored values: the vectors equal ref's bit for bit, and the
- * sums differ from ref's only in their order (per-thread partials over
- * static blocks, summed in thread order: deterministic for a team size). */
+ * sums differ from ref's only in their order (per-part partials summed in
+ * part order: the same bits for any team size). */
 
 #define RD(v) ((double)(v))
 
@@ -67,18 +67,16 @@ static KRYL_OMP_INLINE void OMP_FN(pipecg_block)(const OMP_FN(pipecg_ptrs) * v, 
 }
 
 /* The pipelined CG step over all n entries, out = {r'u, w'u, r'r}: one
- * parallel pass, per-thread partials in st->partials summed in thread order. */
+ * parallel pass, per-part partials in st->partials summed in part order. */
 static void OMP_FN(pipecg_update)(kryl_omp_state *st, int64_t n, int restart, int pc, double alpha,
                                   double beta, const OMP_FN(pipecg_ptrs) * v, double out[3])
 {
-    int team = 1;
-#pragma omp parallel num_threads(st->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static) num_threads(st->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
-        double *sums = st->partials + t * KRYL_OMP_LINE_DOUBLES;
+        kryl_omp_block(n, part, parts, &lo, &hi);
+        double *sums = kryl_omp_part_sums(st, part);
         /* the flags as constants: one specialised loop per case */
         if (restart) {
             if (pc == 0)
@@ -96,20 +94,18 @@ static void OMP_FN(pipecg_update)(kryl_omp_state *st, int64_t n, int restart, in
                 OMP_FN(pipecg_block)(v, lo, hi, alpha, beta, 0, 2, sums);
         }
     }
-    for (int k = 0; k < 3; k++) out[k] = kryl_omp_sum_partials(st, team, k);
+    for (int k = 0; k < 3; k++) out[k] = kryl_omp_sum_partials(st, parts, k);
 }
 
 /* out = {x'z, y'z} in one pass over z (x, y and z may coincide) */
 static void OMP_FN(dot2)(kryl_omp_state *st, int64_t n, const REAL *x, const REAL *y, const REAL *z,
                          double out[2])
 {
-    int team = 1;
-#pragma omp parallel num_threads(st->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static) num_threads(st->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
+        kryl_omp_block(n, part, parts, &lo, &hi);
         double xz = 0.0, yz = 0.0;
         /* xz += x z;  yz += y z */
 #pragma omp simd reduction(+ : xz, yz)
@@ -117,11 +113,12 @@ static void OMP_FN(dot2)(kryl_omp_state *st, int64_t n, const REAL *x, const REA
             xz += RD(x[i]) * RD(z[i]);
             yz += RD(y[i]) * RD(z[i]);
         }
-        st->partials[t * KRYL_OMP_LINE_DOUBLES] = xz;
-        st->partials[t * KRYL_OMP_LINE_DOUBLES + 1] = yz;
+        double *sums = kryl_omp_part_sums(st, part);
+        sums[0] = xz;
+        sums[1] = yz;
     }
-    out[0] = kryl_omp_sum_partials(st, team, 0);
-    out[1] = kryl_omp_sum_partials(st, team, 1);
+    out[0] = kryl_omp_sum_partials(st, parts, 0);
+    out[1] = kryl_omp_sum_partials(st, parts, 1);
 }
 
 /* r -= alpha v;  s_hat = dinv .* r when dinv (BiCGSTAB's s) */
@@ -144,13 +141,11 @@ static void OMP_FN(bicgstab_xr)(kryl_omp_state *st, int64_t n, double alpha, dou
                                 const REAL *s_hat, const REAL *restrict t_vec,
                                 const REAL *restrict r_hat, double out[2])
 {
-    int team = 1;
-#pragma omp parallel num_threads(st->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static) num_threads(st->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
+        kryl_omp_block(n, part, parts, &lo, &hi);
         double rr = 0.0, rho = 0.0;
 #pragma omp simd reduction(+ : rr, rho)
         for (int64_t i = lo; i < hi; i++) {
@@ -162,11 +157,12 @@ static void OMP_FN(bicgstab_xr)(kryl_omp_state *st, int64_t n, double alpha, dou
             rr += RD(ri) * RD(ri);
             rho += RD(r_hat[i]) * RD(ri);
         }
-        st->partials[t * KRYL_OMP_LINE_DOUBLES] = rr;
-        st->partials[t * KRYL_OMP_LINE_DOUBLES + 1] = rho;
+        double *sums = kryl_omp_part_sums(st, part);
+        sums[0] = rr;
+        sums[1] = rho;
     }
-    out[0] = kryl_omp_sum_partials(st, team, 0);
-    out[1] = kryl_omp_sum_partials(st, team, 1);
+    out[0] = kryl_omp_sum_partials(st, parts, 0);
+    out[1] = kryl_omp_sum_partials(st, parts, 1);
 }
 
 /* p = r + beta (p - omega v);  p_hat = dinv .* p when dinv */

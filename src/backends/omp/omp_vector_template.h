@@ -30,22 +30,20 @@ static void OMP_FN(pointwise_mult)(int nt, int64_t n, REAL *y, const REAL *d, co
     for (int64_t i = 0; i < n; i++) y[i] = d[i] * x[i];
 }
 
-/* x'y accumulated in double: one partial per thread over its static block,
- * summed in thread order afterwards (deterministic for a team size). */
+/* x'y accumulated in double: one partial per part (kryl_omp_parts), summed
+ * in part order afterwards (the same bits for any team size). */
 static double OMP_FN(dot)(kryl_omp_state *s, int64_t n, const REAL *x, const REAL *y)
 {
-    int team = 1;
-#pragma omp parallel num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        if (t == 0) team = nt;
+    const int parts = kryl_omp_parts(n);
+#pragma omp parallel for schedule(static) num_threads(s->threads) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int part = 0; part < parts; part++) {
         int64_t lo, hi;
-        kryl_omp_block(n, t, nt, &lo, &hi);
+        kryl_omp_block(n, part, parts, &lo, &hi);
         double sum = 0.0;
-        /* sum += x_i y_i over the block */
+        /* sum += x_i y_i over the part */
 #pragma omp simd reduction(+ : sum)
         for (int64_t i = lo; i < hi; i++) sum += (double)x[i] * (double)y[i];
-        s->partials[t * KRYL_OMP_LINE_DOUBLES] = sum;
+        kryl_omp_part_sums(s, part)[0] = sum;
     }
-    return kryl_omp_sum_partials(s, team, 0);
+    return kryl_omp_sum_partials(s, parts, 0);
 }
