@@ -3,10 +3,13 @@
  * (compared with PETSc's KSPCG + PCJACOBI by bench/cpu-vs-petsc).
  *
  * usage: bench_cg_cpu [n (grid points per direction, 100)] [threads (2)]
- *                     [solves (3)] [double|single]
- * b = A*1, x0 = 0, rtol 1e-8; the best of the solves is reported. */
+ *                     [solves (3)] [double|single] [deterministic]
+ * b = A*1, x0 = 0, rtol 1e-8; the best of the solves is reported.  With
+ * "deterministic" the context is created deterministic (on omp it changes
+ * nothing: the reductions add fixed parts in a fixed order either way). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kryl.h"
 
@@ -39,12 +42,18 @@ int main(int argc, char **argv)
     long solves = argc > 3 ? parse_count(argv[3], "solve count") : 3;
     kryl_precision precision = KRYL_DOUBLE;
     if (argc > 4) TRY(kryl_precision_from_name(argv[4], &precision));
+    bool deterministic = argc > 5 && strcmp(argv[5], "deterministic") == 0;
+    if (argc > 5 && !deterministic) {
+        fprintf(stderr, "bench_cg_cpu: '%s': expected deterministic or nothing\n", argv[5]);
+        return 2;
+    }
 
     kryl_context ctx;
     kryl_context_options copt;
     kryl_context_options_init(&copt);
     copt.backend = KRYL_BACKEND_OMP;
     copt.threads = (int)threads;
+    copt.deterministic = deterministic;
     TRY(kryl_context_create(&ctx, &copt));
 
     kryl_generator_options gen;
@@ -73,9 +82,9 @@ int main(int argc, char **argv)
     kryl_solver solver;
     TRY(kryl_solver_create(&solver, A, &sopt));
 
-    printf("kryl omp: Poisson 3-D 7-point %ld^3: %lld rows, %lld nonzeros, %s, %s\n", n,
+    printf("kryl omp: Poisson 3-D 7-point %ld^3: %lld rows, %lld nonzeros, %s, %s%s\n", n,
            (long long)nrows, (long long)nnz, kryl_context_device_name(ctx),
-           kryl_precision_name(precision));
+           kryl_precision_name(precision), deterministic ? ", deterministic" : "");
     double best = -1.0;
     kryl_result res = {0};
     for (long s = 0; s < solves; s++) {

@@ -135,8 +135,9 @@ static const option_name solver_names[] = {
 /* The kryl command's options that choose the run rather than the solver:
  * kryl_solver_options_from_file passes over them. */
 static const char *const command_names[] = {
-    "rhs", "x0",      "gen",  "n",     "overlap", "backend", "threads",    "device",
-    "out", "history", "json", "quiet", "monitor", "view",    "max-memory", "options-file"};
+    "rhs",        "x0",           "gen",          "n",    "overlap", "backend", "threads",
+    "device",     "out",          "history",      "json", "quiet",   "monitor", "view",
+    "max-memory", "options-file", "deterministic"};
 
 /* The numbers with a bound below the kind's own limit: the largest accepted. */
 static const struct {

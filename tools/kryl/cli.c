@@ -74,7 +74,7 @@ static kryl_log_level log_level_from_environment(void)
 }
 
 kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
-                               int threads)
+                               int threads, bool deterministic)
 {
     *ctx = NULL;
     if (backend != KRYL_BACKEND_AUTO && !kryl_backend_available(backend)) {
@@ -88,6 +88,7 @@ kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int
     options.backend = backend;
     options.device = device;
     options.threads = threads;
+    options.deterministic = deterministic;
     options.log = log_to_stderr;
     options.log_level = log_level_from_environment();
     kryl_status st =

@@ -52,11 +52,11 @@ int cli_error(kryl_status status);
 int cli_error_message(const char *fmt, ...) CLI_PRINTF_LIKE(1, 2);
 
 /* Create a context on `backend` (device ordinal, OpenMP threads; 0 =
- * defaults).  A backend this machine cannot run is reported as
- * unavailable before the library is asked to start it; every failure is
- * printed. */
+ * defaults), deterministic or not (kryl_context_options).  A backend this
+ * machine cannot run is reported as unavailable before the library is
+ * asked to start it; every failure is printed. */
 kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
-                               int threads);
+                               int threads, bool deterministic);
 
 /* Monotonic wall-clock seconds. */
 double cli_wtime(void);

@@ -76,7 +76,7 @@ int cmd_demo(int argc, char **argv)
     opt.record_history = false;
     solve_job job;
     double gen_s = 0.0;
-    kryl_status st = solve_job_context(&job, backend, 0, 0);
+    kryl_status st = solve_job_context(&job, backend, 0, 0, false);
     if (st == KRYL_SUCCESS) st = generate(&job, n, &gen_s);
     if (st == KRYL_SUCCESS) st = solve_job_setup(&job, &opt, true);
     if (st == KRYL_SUCCESS) st = solve_job_solve(&job, NULL, NULL);

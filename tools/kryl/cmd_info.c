@@ -206,7 +206,7 @@ int cmd_info(int argc, char **argv)
     kryl_matrix_stats stats;
     info_formats formats;
     info_spectrum spectrum = {0};
-    kryl_status st = cli_context_create(&ctx, a.backend, 0, 0);
+    kryl_status st = cli_context_create(&ctx, a.backend, 0, 0, false);
     if (st != KRYL_SUCCESS) return CLI_EXIT_ERROR;
     a.backend_name = kryl_backend_name(kryl_context_backend(ctx));
     double t0 = cli_wtime();

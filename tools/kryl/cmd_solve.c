@@ -21,7 +21,7 @@ typedef struct solve_args {
     int64_t monitor;    /* --monitor k: a residual line every k iterations; 0 = none */
     int64_t gpu_memory; /* --gpu-memory: the context's device memory cap; 0 = none */
     bool gpu_memory_given;
-    bool view, json, quiet;
+    bool view, json, quiet, deterministic;
     args_solver solver; /* the solver's options, by the library's table */
 } solve_args;
 
@@ -125,6 +125,7 @@ static args_result parse(int argc, char **argv, solve_args *a, kryl_solver_optio
         {"--backend", NULL, ARG_STRING, &a->backend, NULL},
         {"--threads", NULL, ARG_COUNT, &a->threads, NULL},
         {"--device", NULL, ARG_COUNT, &a->device, NULL},
+        {"--deterministic", NULL, ARG_FLAG, &a->deterministic, NULL},
         {"--monitor", NULL, ARG_EVERY, &a->monitor, NULL},
         {"--view", NULL, ARG_FLAG, &a->view, NULL},
         {"--out", "-o", ARG_STRING, &a->out, NULL},
@@ -286,7 +287,8 @@ int cmd_solve(int argc, char **argv)
 
     solve_job job;
     double read_s = 0.0;
-    kryl_status st = solve_job_context(&job, backend, (int)a.device, (int)a.threads);
+    kryl_status st =
+        solve_job_context(&job, backend, (int)a.device, (int)a.threads, a.deterministic);
     if (a.monitor > 0) monitor_init(&job.monitor, a.monitor);
     kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
     kryl_overlap_from_name(a.overlap, &overlap);

@@ -114,6 +114,7 @@ static const command_help commands[] = {
      "  --backend auto|ref|omp|cuda  (default auto: cuda if a GPU is usable, else omp, else ref)\n"
      "  --threads T           OpenMP threads for omp (default: OpenMP's)\n"
      "  --device D            CUDA device ordinal (default 0)\n"
+     "  --deterministic       the same bits from run to run: no choice by timing (no --tune)\n"
      "  mpirun -np P kryl solve ...  over P ranks (docs/DISTRIBUTED.md): rank 0 reads A,\n"
      "                        --partition splits its rows (contiguous by nonzeros, the\n"
      "                        default there, or metis); --gen: each rank generates its rows\n"

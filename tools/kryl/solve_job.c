@@ -5,11 +5,12 @@
 
 #include "cli.h"
 
-kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads)
+kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads,
+                              bool deterministic)
 {
     memset(job, 0, sizeof *job);
     double t0 = cli_wtime();
-    kryl_status st = cli_context_create(&job->ctx, backend, device, threads);
+    kryl_status st = cli_context_create(&job->ctx, backend, device, threads, deterministic);
     job->context_s = cli_wtime() - t0;
     return st;
 }

@@ -20,9 +20,11 @@ typedef struct solve_job {
     double setup_s;   /* solver creation */
 } solve_job;
 
-/* Zero the job and create its context; an unavailable backend is reported
- * as such before the library is asked to start it. */
-kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads);
+/* Zero the job and create its context (deterministic or not); an
+ * unavailable backend is reported as such before the library is asked to
+ * start it. */
+kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int device, int threads,
+                              bool deterministic);
 
 /* Create the solver for job->A (square and, for CG, symmetric).  With a
  * monitor the terminal's progress line is not drawn. */

@@ -141,6 +141,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     }
     json_string(&w, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     json_string(&w, "device", kryl_context_device_name(job->ctx));
+    json_bool(&w, "deterministic", kryl_context_deterministic(job->ctx));
     json_string(&w, "precision", kryl_precision_name(o->precision));
     json_string(&w, "mixed", kryl_mixed_scheme_name(o->mixed));
     json_int(&w, "inner_its", o->inner_iterations);
@@ -280,8 +281,9 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     if (strcmp(precond_info, kryl_precond_name(o->precond)) != 0)
         printf("precond     %s\n", precond_info);
     report_amg_summary(job->solver);
-    printf("backend     %s: %s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
-           kryl_context_device_name(job->ctx));
+    printf("backend     %s: %s%s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
+           kryl_context_device_name(job->ctx),
+           kryl_context_deterministic(job->ctx) ? ", deterministic" : "");
     printf("iterations  %" PRId64, r->iterations);
     if (o->mixed != KRYL_MIXED_NONE)
         printf(" (%" PRId64 " single-precision inner iterations)", r->inner_iterations);

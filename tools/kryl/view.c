@@ -70,6 +70,16 @@ static void param_double(emitter *e, const char *name, double value)
     fprintf(e->out, "%g", value);
 }
 
+static void param_bool(emitter *e, const char *name, bool value)
+{
+    if (e->w != NULL) {
+        json_bool(e->w, name, value);
+        return;
+    }
+    key(e, name);
+    fputs(value ? "true" : "false", e->out);
+}
+
 /* The outer iteration a mixed scheme runs around its single-precision solves. */
 static const char *mixed_outer(const kryl_solver_options *o)
 {
@@ -182,6 +192,7 @@ static void emit(emitter *e, const solve_job *job)
     end_part(e);
     part(e, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     param_string(e, "device", kryl_context_device_name(job->ctx));
+    param_bool(e, "deterministic", kryl_context_deterministic(job->ctx));
     end_part(e);
 }
 
