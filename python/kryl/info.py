@@ -47,6 +47,7 @@ class SolveInfo:
     omega: float
     backend: str
     device: str
+    deterministic: bool
     precision: str
     mixed: str
     inner_its: int

@@ -12,6 +12,7 @@ from scipy.sparse.linalg import LinearOperator
 from ._lib import lib
 from .errors import check
 from .matrix import Matrix, Vector, as_matrix, host_vector
+from .options import PLACEMENT
 from .solver import Solver
 
 
@@ -62,7 +63,7 @@ class Preconditioner(LinearOperator):
             self.solver = A
             self._owns = False
         else:
-            placement = {k: options[k] for k in ("backend", "device", "threads") if k in options}
+            placement = {k: options[k] for k in PLACEMENT if k in options}
             matrix = as_matrix(A, **placement)
             if options.get("method") is None:
                 tol = options.get("symmetry_tol")

@@ -30,20 +30,26 @@ def enum_name(kind: str, value: int) -> str:
 
 
 class Context:
-    """A kryl context: the backend (ref, omp or cuda), its device and threads.
+    """A kryl context: the backend (ref, omp or cuda), its device and threads,
+    and whether it is deterministic (the same bits from run to run; on omp
+    for any thread count, flag or not: docs/RELIABILITY.md).
 
     Contexts are shared: :func:`get_context` returns one per (backend,
-    device, threads), created on first use.
+    device, threads, deterministic), created on first use.
     """
 
-    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0) -> None:
+    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0,
+                 deterministic: bool = False) -> None:
         options = _lib.ContextOptions()
         lib.kryl_context_options_init(ctypes.byref(options))
         options.backend = enum_from_name("backend", backend)
         options.device = int(device)
         options.threads = int(threads)
+        options.deterministic = bool(deterministic)
         #: the CUDA device ordinal (cuda backend)
         self.device = int(device)
+        #: whether setup makes no choice by timing (kryl_context_options.deterministic)
+        self.deterministic = bool(deterministic)
         self._handle = Handle()
         t0 = time.perf_counter()
         check(lib.kryl_context_create(ctypes.byref(self._handle), ctypes.byref(options)), "backend")
@@ -69,15 +75,16 @@ class Context:
             lib.kryl_context_destroy(ctypes.byref(self._handle))
 
 
-_contexts: dict[tuple[int, int, int], Context] = {}
+_contexts: dict[tuple[int, int, int, bool], Context] = {}
 
 
-def get_context(backend: str = "auto", device: int = 0, threads: int = 0) -> Context:
-    """The shared context of (backend, device, threads), created on first use."""
-    key = (enum_from_name("backend", backend), int(device), int(threads))
+def get_context(backend: str = "auto", device: int = 0, threads: int = 0,
+                deterministic: bool = False) -> Context:
+    """The shared context of (backend, device, threads, deterministic), created on first use."""
+    key = (enum_from_name("backend", backend), int(device), int(threads), bool(deterministic))
     ctx = _contexts.get(key)
     if ctx is None:
-        ctx = Context(backend, device, threads)
+        ctx = Context(backend, device, threads, deterministic)
         _contexts[key] = ctx
     return ctx
 
@@ -157,7 +164,8 @@ class Matrix(Closeable):
         self.ndim = 2
 
     @classmethod
-    def from_scipy(cls, A: Any, backend: str = "auto", device: int = 0, threads: int = 0) -> "Matrix":
+    def from_scipy(cls, A: Any, backend: str = "auto", device: int = 0, threads: int = 0,
+                   deterministic: bool = False) -> "Matrix":
         """A kryl matrix from any scipy.sparse matrix or array (or a cupyx one).
 
         A is converted to CSR once; its values to float64 (the library's
@@ -166,7 +174,7 @@ class Matrix(Closeable):
         Duplicates are summed.  Raises InvalidValueError for NaN or Inf
         values.
         """
-        ctx = get_context(backend, device, threads)
+        ctx = get_context(backend, device, threads, deterministic)
         t0 = time.perf_counter()
         csr = _as_scipy_csr(A)
         nrows, ncols = csr.shape
@@ -185,9 +193,9 @@ class Matrix(Closeable):
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, backend: str = "auto", device: int = 0,
-                  threads: int = 0) -> "Matrix":
+                  threads: int = 0, deterministic: bool = False) -> "Matrix":
         """Read a Matrix Market file (.mtx or .mtx.gz), as ``kryl solve A.mtx`` does."""
-        ctx = get_context(backend, device, threads)
+        ctx = get_context(backend, device, threads, deterministic)
         t0 = time.perf_counter()
         handle = Handle()
         check(lib.kryl_matrix_read_mtx(ctypes.byref(handle), ctx.handle, os.fsencode(path)))
@@ -195,12 +203,12 @@ class Matrix(Closeable):
 
     @classmethod
     def generate(cls, kind: str, n: int, backend: str = "auto", device: int = 0,
-                 threads: int = 0) -> "Matrix":
+                 threads: int = 0, deterministic: bool = False) -> "Matrix":
         """A generated test matrix, as ``kryl gen KIND --n N``: any kind ``kryl gen``
         takes (poisson2d, poisson3d, convdiff3d, random-spd, rgg, ...; an unknown
         name raises InvalidArgumentError listing them); n points per direction
         (random kinds: n rows)."""
-        ctx = get_context(backend, device, threads)
+        ctx = get_context(backend, device, threads, deterministic)
         t0 = time.perf_counter()
         options = _lib.GeneratorOptions()
         lib.kryl_generator_options_init(ctypes.byref(options), enum_from_name("generator", kind),
@@ -297,11 +305,12 @@ class Matrix(Closeable):
                 f"backend {self.backend}>")
 
 
-def as_matrix(A: Any, backend: str = "auto", device: int = 0, threads: int = 0) -> Matrix:
+def as_matrix(A: Any, backend: str = "auto", device: int = 0, threads: int = 0,
+              deterministic: bool = False) -> Matrix:
     """A itself when it is a kryl.Matrix, else Matrix.from_scipy(A)."""
     if isinstance(A, Matrix):
         return A
-    return Matrix.from_scipy(A, backend, device, threads)
+    return Matrix.from_scipy(A, backend, device, threads, deterministic)
 
 
 class Vector:

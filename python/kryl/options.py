@@ -12,7 +12,7 @@ from ._lib import lib
 from .matrix import enum_from_name
 
 # Where a solver runs: context options, not solver options.
-PLACEMENT = ("backend", "device", "threads")
+PLACEMENT = ("backend", "device", "threads", "deterministic")
 
 # keyword -> (kryl_solver_options field, how the value is read)
 _FIELDS = {

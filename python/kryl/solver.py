@@ -13,7 +13,7 @@ from ._lib import Handle, lib
 from .errors import InvalidArgumentError, check
 from .info import SolveInfo
 from .matrix import Closeable, Matrix, Vector, as_matrix, device_vector, enum_name, host_vector, is_cupy
-from .options import OPTIONS, solver_options
+from .options import OPTIONS, PLACEMENT, solver_options
 
 OPTIONS_HELP = """\
 Options (keywords, named as ``kryl solve``'s; None or absent: the library's default):
@@ -82,6 +82,9 @@ Where it runs:
                 "omp", "cuda"
   threads       OpenMP threads for omp (default: OpenMP's)
   device        CUDA device ordinal (default 0)
+  deterministic the same bits of x and info.history from run to run: no setup
+                choice by timing (tune refused); omp is reproducible across
+                thread counts either way (default False)
 Output:
   history       record ||r_k|| of every iteration in info.history (default True)
   profile       time each phase (spmv, precond, vector, reduction, transfer) into
@@ -113,7 +116,7 @@ class Solver(Closeable):
     def __init__(self, A: Any, **options: Any) -> None:
         t0 = time.perf_counter()
         self._handle = Handle()
-        placement = {k: options[k] for k in ("backend", "device", "threads") if options.get(k) is not None}
+        placement = {k: options[k] for k in PLACEMENT if options.get(k) is not None}
         self._options_given = dict(options)
         self._copts = solver_options(options)
         self.matrix: Matrix = as_matrix(A, **placement)
@@ -243,7 +246,8 @@ class Solver(Closeable):
             degree=o.degree or 8, fill=o.fill, droptol=o.droptol, maxfill=o.maxfill,
             blocks=o.blocks, partition=enum_name("partition", o.partition),
             block_factor=enum_name("precond", o.block_factor), sweeps=o.sweeps, omega=o.omega,
-            backend=ctx.backend, device=ctx.device_name, precision=precision, mixed=mixed,
+            backend=ctx.backend, device=ctx.device_name, deterministic=ctx.deterministic,
+            precision=precision, mixed=mixed,
             inner_its=o.inner_iterations,
             inner_rtol=o.inner_rtol or float(lib.kryl_mixed_default_inner_rtol(o.mixed)),
             format=enum_name("format", fmt.value), format_requested=enum_name("format", o.format),

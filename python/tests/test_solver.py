@@ -14,7 +14,7 @@ import kryl
 
 # kryl solve --json's fields (tools/kryl/solve_report.c), all in SolveInfo
 CLI_JSON_FIELDS = """matrix n ncols nnz asymmetry symmetry_tol method precond precond_info restart orthog degree fill
-droptol maxfill blocks partition block_factor sweeps omega backend device precision mixed
+droptol maxfill blocks partition block_factor sweeps omega backend device deterministic precision mixed
 inner_its inner_rtol format format_requested format_reason order tune rtol atol dtol maxit
 iterations relres relres_recursive relres_last best_iteration orthog_fallback resnorm bnorm
 residual_replacements inner_iterations reason converged
@@ -158,6 +158,20 @@ def test_help_reads_like_the_cli():
     for f in (kryl.solve, kryl.Solver.solve, kryl.Matrix.from_scipy, kryl.Matrix.to_scipy,
               kryl.aslinearoperator, kryl.spy, kryl.SolveInfo.plot):
         assert f.__doc__ and f.__annotations__, f
+
+
+def test_deterministic_across_threads():
+    """On omp, x and the history have the same bits on 1, 2 and 3 threads."""
+    if not kryl.backend_available("omp"):
+        pytest.skip("no omp backend")
+    A = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(5000, 5000), format="csr")
+    b = np.sin(np.arange(5000.0))
+    runs = [kryl.solve(A, b, method="pcg", backend="omp", threads=t, deterministic=True,
+                       maxit=200) for t in (1, 2, 3)]
+    for x, info in runs[1:]:
+        assert info.deterministic
+        assert np.array_equal(x, runs[0][0])
+        assert np.array_equal(np.asarray(info.history), np.asarray(runs[0][1].history))
 
 
 def test_backends():
