@@ -13,14 +13,23 @@
 
 #include "test_support.h"
 
-static inline kryl_context kt_context(kryl_backend_kind kind)
+/* A context on `kind` with `threads` omp threads (0: OpenMP's default),
+ * deterministic or not. */
+static inline kryl_context kt_context_with(kryl_backend_kind kind, int threads, bool deterministic)
 {
     kryl_context_options co;
     kryl_context_options_init(&co);
     co.backend = kind;
+    co.threads = threads;
+    co.deterministic = deterministic;
     kryl_context ctx = NULL;
     CHECK_OK(kryl_context_create(&ctx, &co));
     return ctx;
+}
+
+static inline kryl_context kt_context(kryl_backend_kind kind)
+{
+    return kt_context_with(kind, 0, false);
 }
 
 /* A generated matrix of `kind` with n points per direction. */

@@ -30,18 +30,6 @@ typedef struct det_case {
     kryl_orthog orthog;
 } det_case;
 
-static kryl_context new_context(kryl_backend_kind kind, int threads, bool deterministic)
-{
-    kryl_context_options co;
-    kryl_context_options_init(&co);
-    co.backend = kind;
-    co.threads = threads;
-    co.deterministic = deterministic;
-    kryl_context ctx = NULL;
-    CHECK_OK(kryl_context_create(&ctx, &co));
-    return ctx;
-}
-
 static kryl_matrix problem_matrix(kryl_context ctx, const det_problem *p)
 {
     return p->file ? kt_read(ctx, p->file) : kt_generate(ctx, p->gen, p->gen_n);
@@ -54,7 +42,7 @@ static det_run solve(const det_problem *p, const det_case *c, kryl_backend_kind 
 {
     det_run run;
     memset(&run, 0, sizeof run);
-    kryl_context ctx = new_context(kind, threads, deterministic);
+    kryl_context ctx = kt_context_with(kind, threads, deterministic);
     kryl_matrix A = problem_matrix(ctx, p);
     if (A == NULL) {
         kryl_context_destroy(&ctx);
@@ -155,7 +143,7 @@ static void check_case(const det_problem *p, const det_case *c, bool cuda)
 /* tune times the formats: refused on a deterministic context, naming why. */
 static void check_tune_refused(void)
 {
-    kryl_context ctx = new_context(KRYL_BACKEND_OMP, 2, true);
+    kryl_context ctx = kt_context_with(KRYL_BACKEND_OMP, 2, true);
     kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 20);
     kryl_solver_options o;
     kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_JACOBI, 1e-8, 100);
