@@ -162,7 +162,7 @@ int cmd_spy(int argc, char **argv)
     spy_panel panels[2] = {{0}};
     const int npanels = order == KRYL_ORDER_NONE ? 1 : 2;
     int64_t n = 0, ncols = 0, nnz = 0;
-    kryl_status st = cli_context_create(&ctx, KRYL_BACKEND_REF, 0, 0);
+    kryl_status st = cli_context_create(&ctx, KRYL_BACKEND_REF, 0, 0, false);
     if (st == KRYL_SUCCESS) st = kryl_matrix_read_mtx(&A, ctx, path);
     if (st == KRYL_SUCCESS) st = kryl_matrix_size(A, &n, &ncols, &nnz);
     if (st != KRYL_SUCCESS && ctx != NULL) cli_error(st);
