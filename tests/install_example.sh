@@ -70,11 +70,9 @@ if command -v pkg-config >/dev/null 2>&1 && [ -n "$pc" ]; then
     # the wrapper calls the compiler by its full path, not itself
     printf '#!/bin/sh\nexec %s %s "$@"\n' "$(command -v "$cc")" "$extra_flags" >"$readme/bin/cc"
     chmod +x "$readme/bin/cc"
-    awk '/tests\/install_example.sh runs the next block/ { armed = 1; next }
-         armed && /^```sh/ { inside = 1; next }
-         inside && /^```/ { exit }
-         inside { print }' "$src/README.md" >"$readme/commands.sh"
-    if [ ! -s "$readme/commands.sh" ]; then
+    if ! sh "$src/tests/readme_block.sh" "$src/README.md" \
+        "tests/install_example.sh runs the next block" >"$readme/commands.sh" ||
+        [ ! -s "$readme/commands.sh" ]; then
         echo "install_example: FAILED: no command block in README.md" >&2
         exit 1
     fi
