@@ -6,6 +6,7 @@
 
 #include "factor/factor.h"
 #include "io/mtx.h"
+#include "precond/precond.h"
 #include "test_gen_support.h"
 
 /* A dense n x n matrix (row-major) as CSR of its nonzeros. */
@@ -290,6 +291,33 @@ static int check_real(void)
         kryl_factor_free(&F);
         kryl_csr_free(&A);
     }
+    /* Chow & Saad's condest: fidap_ex6's ILU(2) is unstable (GMRES diverges
+     * with it), its ILU(0) and ILU(1) are not */
+    kryl_csr X;
+    if (read_matrix("fidap_ex6.mtx", &X)) {
+        found++;
+        const double bound[3][2] = {{1.0, 1e8}, {1e8, KRYL_ILU_CONDEST_MAX}, {1e30, INFINITY}};
+        for (int k = 0; k < 3; k++) {
+            kryl_factor F;
+            double c;
+            CHECK_OK(kryl_factor_iluk(&X, k, &F));
+            CHECK_OK(kryl_factor_condest(&F, &X, &c));
+            CHECK(c >= bound[k][0] && c <= bound[k][1], "fidap_ex6 ILU(%d): condest %.2e", k, c);
+            kryl_factor_free(&F);
+        }
+        kryl_csr_free(&X);
+    }
+    const double D[] = {4, 1, 0, 1, 3, 1, 0, 1, 2};
+    kryl_csr S;
+    csr_from_dense(&S, D, 3);
+    kryl_factor LU;
+    double c;
+    CHECK_OK(kryl_factor_iluk(&S, 3, &LU));
+    CHECK_OK(kryl_factor_condest(&LU, &S, &c));
+    /* ||A||_inf ||A^{-1} 1||_inf = 5 (4/9) */
+    CHECK(fabs(c - 20.0 / 9.0) < 1e-14, "dense 3x3 exact LU: condest %.17g, expected 20/9", c);
+    kryl_factor_free(&LU);
+    kryl_csr_free(&S);
     kryl_csr W;
     if (read_matrix("west0067.mtx", &W)) {
         found++;

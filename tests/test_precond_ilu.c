@@ -142,7 +142,8 @@ static void test_refusals(void)
     kryl_context_destroy(&ctx);
 }
 
-/* kryl_solver_precond_info: the factor's levels and solve paths, else the name. */
+/* kryl_solver_precond_info: the factor's levels, solve paths and stability
+ * estimate (condest), else the name. */
 static void test_precond_info(void)
 {
     kryl_context ctx = kt_context(KRYL_BACKEND_REF);
@@ -151,10 +152,10 @@ static void test_precond_info(void)
         kryl_method method;
         kryl_precond_kind kind;
         const char *expected;
-    } cases[] = {
-        {KRYL_METHOD_PCG, KRYL_PRECOND_IC0, "ic0: L 19 levels (serial), U 19 levels (serial)"},
-        {KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, "jacobi"},
-        {KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, "none"}};
+    } cases[] = {{KRYL_METHOD_PCG, KRYL_PRECOND_IC0,
+                  "ic0: L 19 levels (serial), U 19 levels (serial), condest 1.3e+01"},
+                 {KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, "jacobi"},
+                 {KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, "none"}};
     for (int c = 0; c < 3 && A; c++) {
         kryl_solver_options o;
         kt_options(&o, cases[c].method, cases[c].kind, 1e-8, 100);

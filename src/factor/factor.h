@@ -69,6 +69,14 @@ void kryl_factor_free(kryl_factor *F);
  * ILUTP the solution of A z = b is then z[col_perm[j]] = x[j]. */
 kryl_status kryl_factor_solve_host(const kryl_factor *F, const double *b, double *x);
 
+/* The stability estimate of Chow & Saad ("Experimental study of ILU
+ * preconditioners for indefinite matrices", J. Comput. Appl. Math. 86,
+ * 1997), made scale-free: *condest = ||A||_inf ||(L U)^{-1} e||_inf with
+ * e = (1, ..., 1) and A the matrix factored, a lower bound on the
+ * condition number of L U measured against A; large values mean unstable
+ * triangular solves.  O(nnz(A) + nnz(L) + nnz(U)) on the host. */
+kryl_status kryl_factor_condest(const kryl_factor *F, const kryl_csr *A, double *condest);
+
 #ifdef __cplusplus
 }
 #endif

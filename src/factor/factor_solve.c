@@ -1,5 +1,8 @@
 /* Forward and backward substitution with an incomplete factorization on the
  * host: the serial reference of the level-scheduled triangular solves. */
+#include <math.h>
+#include <stdlib.h>
+
 #include "core/error.h"
 #include "factor/factor.h"
 
@@ -29,4 +32,33 @@ kryl_status kryl_factor_solve_host(const kryl_factor *F, const double *b, double
         x[i] = s / U->values[d];
     }
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_factor_condest(const kryl_factor *F, const kryl_csr *A, double *condest)
+{
+    KRYL_REQUIRE_ARG(F);
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(condest);
+    *condest = 0.0;
+    if (F->n == 0) return KRYL_SUCCESS;
+    double *e = malloc((size_t)F->n * sizeof *e), *x = malloc((size_t)F->n * sizeof *x);
+    kryl_status st = e && x ? KRYL_SUCCESS
+                            : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                         "condest: cannot allocate 2 x %lld", (long long)F->n);
+    for (int64_t i = 0; st == KRYL_SUCCESS && i < F->n; i++) e[i] = 1.0;
+    /* x = U^{-1} L^{-1} e;  condest = ||A||_inf max |x_i| (a NaN counts as infinite) */
+    if (st == KRYL_SUCCESS) st = kryl_factor_solve_host(F, e, x);
+    double inv = 0.0, norm = 0.0;
+    for (int64_t i = 0; st == KRYL_SUCCESS && i < F->n; i++)
+        inv = isnan(x[i]) || isinf(inv) ? INFINITY : fmax(inv, fabs(x[i]));
+    /* ||A||_inf = max_i sum_j |a_ij| */
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double row = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) row += fabs(A->values[k]);
+        norm = fmax(norm, row);
+    }
+    *condest = norm * inv;
+    free(e);
+    free(x);
+    return st;
 }

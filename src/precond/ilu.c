@@ -234,6 +234,7 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
     else if (st == KRYL_SUCCESS)
         st = factorize(d->factor, B, &d->opts, &F);
     if (st == KRYL_SUCCESS && F.col_perm) st = upload_raw(pc->ctx, F.col_perm, F.n, &d->cols);
+    if (st == KRYL_SUCCESS) st = kryl_factor_condest(&F, B, &pc->condest);
     kryl_csr_free(&matched);
     kryl_csr_free(&copy);
     kryl_setup_enter(pc->ctx, KRYL_SETUP_LEVELS);
@@ -250,9 +251,14 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
     size_t said = strnlen(pc->info, sizeof pc->info - 1);
     if (st == KRYL_SUCCESS)
         snprintf(pc->info + said, sizeof pc->info - said,
-                 "%s%s: L %d levels (%s), U %d levels (%s)", said > 0 ? "; " : "",
+                 "%s%s: L %d levels (%s), U %d levels (%s), condest %.1e", said > 0 ? "; " : "",
                  kryl_precond_name(pc->kind), (int)levels_L, path_L[0] ? path_L : "?",
-                 (int)levels_U, path_U[0] ? path_U : "?");
+                 (int)levels_U, path_U[0] ? path_U : "?", pc->condest);
+    if (st == KRYL_SUCCESS && !(pc->condest <= KRYL_ILU_CONDEST_MAX))
+        kryl_log(pc->ctx, KRYL_LOG_WARNING,
+                 "%s: unstable factors: condest ||A||_inf ||(LU)^-1 e||_inf = %.2e > %.0e; "
+                 "expect the iteration to diverge",
+                 kryl_precond_name(pc->kind), pc->condest, KRYL_ILU_CONDEST_MAX);
     if (st == KRYL_SUCCESS && F.shift > 0.0 && pc->kind != KRYL_PRECOND_MIC0)
         kryl_log(pc->ctx, KRYL_LOG_WARNING,
                  "%s: IC(0) met a non-positive pivot; factored A + %g diag(A) instead "

@@ -22,7 +22,16 @@ struct kryl_precond {
     /* One line on how it was built (the incomplete factorizations: each
      * triangle's levels and solve path); "" when its name says it all. */
     char info[160];
+    /* Incomplete factorizations: ||A||_inf ||(L U)^{-1} e||_inf
+     * (kryl_factor_condest); 0 for the others */
+    double condest;
 };
+
+/* condest above which incomplete factors count as unstable (a log warning;
+ * --method auto moves to its next candidate): between fidap_ex6's ILU(1),
+ * 6e20, with which GMRES converges, and its ILU(2), 2.5e37, with which it
+ * diverges (docs/SOLVERS.md). */
+#define KRYL_ILU_CONDEST_MAX 1e24
 
 /* Build the preconditioner of `kind` for A (in A's precision and layout);
  * opts (NULL: the defaults of kryl_solver_options_init) gives the lspoly

@@ -141,6 +141,14 @@ static kryl_status create_next(kryl_solver s)
         char name[96];
         candidate_name(c, name, sizeof name);
         kryl_status st = kryl_solver_create(&a->solver, s->A, &o);
+        const kryl_precond *pc = st == KRYL_SUCCESS ? a->solver->pc : NULL;
+        if (pc && !(pc->condest <= KRYL_ILU_CONDEST_MAX) && a->next < a->count) {
+            /* unstable incomplete factors (Chow & Saad's condest): the next candidate */
+            explain(s, "; %s refused (unstable factors: condest %.1e > %.0e)", name, pc->condest,
+                    KRYL_ILU_CONDEST_MAX);
+            kryl_solver_destroy(&a->solver);
+            continue;
+        }
         if (st == KRYL_SUCCESS) {
             a->chosen = *c;
             explain(s, "; %s", name);
