@@ -1,5 +1,7 @@
 /* Reverse Cuthill-McKee and AMD orderings: permutations, bandwidth
  * recovered on randomly permuted grids, awkward graphs, and errors. */
+#include <unistd.h>
+
 #include "test_order_util.h"
 
 /* perm of ordering kind on A is a permutation; returns its quality. */
@@ -160,6 +162,46 @@ static void check_amd(void)
     gen_csr_free(&A);
 }
 
+/* The public API: kryl_matrix_order gives a permutation with its bandwidth
+ * and profile (the identity for none), and a matrix read from a Matrix
+ * Market pattern file says so (kryl_matrix_is_pattern). */
+static void check_public(void)
+{
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = KRYL_BACKEND_REF;
+    kryl_context ctx;
+    CHECK_OK(kryl_context_create(&ctx, &co));
+    char path[] = "/tmp/kryl-order-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL, "a temporary file");
+    if (f == NULL) return;
+    /* the path 0 - 2 - 1 - 3 numbered out of order: bandwidth 2, 1 after RCM */
+    fputs("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 7\n"
+          "1 1\n2 2\n3 3\n4 4\n3 1\n3 2\n4 2\n",
+          f);
+    fclose(f);
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_matrix_read_mtx(&A, ctx, path));
+    unlink(path);
+    CHECK(kryl_matrix_is_pattern(A) && !kryl_matrix_is_pattern(NULL), "a pattern file, told");
+    int32_t perm[4];
+    int64_t bandwidth = -1, profile = -1;
+    CHECK_OK(kryl_matrix_order(A, KRYL_ORDER_NONE, perm, &bandwidth, &profile));
+    CHECK(perm[0] == 0 && perm[3] == 3 && bandwidth == 2 && profile == 4,
+          "none: the identity, bandwidth %lld, profile %lld", (long long)bandwidth,
+          (long long)profile);
+    CHECK_OK(kryl_matrix_order(A, KRYL_ORDER_RCM, perm, &bandwidth, NULL));
+    CHECK(kryl_order_check_perm(perm, 4) == KRYL_SUCCESS && bandwidth == 1,
+          "rcm: a permutation, bandwidth %lld", (long long)bandwidth);
+    CHECK_STATUS(kryl_matrix_order(A, (kryl_order_kind)42, perm, NULL, NULL),
+                 KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(kryl_matrix_order(A, KRYL_ORDER_RCM, NULL, NULL, NULL), KRYL_ERR_INVALID_ARGUMENT);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 int main(void)
 {
     check_grid(KRYL_GEN_POISSON2D5, 60, 1.0, 1.0);
@@ -169,5 +211,6 @@ int main(void)
     check_small();
     check_errors();
     check_amd();
+    check_public();
     return test_summary("test_order_rcm");
 }
