@@ -128,18 +128,15 @@ static kryl_status path_from_environment(kryl_cuda_trsv_path *path)
                       "KRYL_TRSV_PATH=\"%s\": expected auto, levels, syncfree or host", name);
 }
 
-/* Build D from the host split H (D takes H): device arrays, what the
- * candidate paths need, the choice, then whatever the chosen path does
- * not use is freed. */
+/* Build D from the host split H (D takes H): device arrays, the choice
+ * (which sets up what its candidate paths need), then whatever the chosen
+ * path does not use is freed. */
 static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H, cuda_trsv *D,
                          kryl_cuda_trsv_path requested)
 {
-    const bool any = requested == KRYL_CUDA_TRSV_AUTO;
     D->host = H;
     KRYL_TRY(describe(H, D));
     KRYL_TRY(upload(s, H, D));
-    if (any || requested == KRYL_CUDA_TRSV_SYNCFREE) KRYL_TRY(kryl_cuda_trsv_syncfree_setup(s, D));
-    if (any || requested == KRYL_CUDA_TRSV_HOST) KRYL_TRY(kryl_cuda_trsv_host_setup(D));
     KRYL_TRY(kryl_cuda_trsv_choose(ctx, s, D, requested));
     if (D->path != KRYL_CUDA_TRSV_HOST) kryl_cuda_trsv_host_release(D);
     if (D->path != KRYL_CUDA_TRSV_SYNCFREE) {

@@ -58,7 +58,8 @@ void kryl_cuda_trsv_host_release(cuda_trsv *D);
 kryl_status kryl_cuda_trsv_run(kryl_cuda_state *s, cuda_trsv *D, const void *b, void *x);
 
 /* Set D->path to the fastest of the paths the model leaves in the running,
- * timed on D's triangle (requested != AUTO: that path, untimed). */
+ * timed on D's triangle (requested != AUTO: that path, untimed), after
+ * setting up the buffers of those paths. */
 kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trsv *D,
                                   kryl_cuda_trsv_path requested);
 

@@ -90,6 +90,9 @@ kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trs
             requested == KRYL_CUDA_TRSV_AUTO ? est[p] <= HOPELESS * best_est : p == (int)requested;
         candidates += timed[p];
     }
+    /* only the candidates' buffers: the host path's pinned ones cost more than a solve */
+    if (timed[KRYL_CUDA_TRSV_SYNCFREE]) KRYL_TRY(kryl_cuda_trsv_syncfree_setup(s, D));
+    if (timed[KRYL_CUDA_TRSV_HOST]) KRYL_TRY(kryl_cuda_trsv_host_setup(D));
     const char *how = "requested";
     if (requested != KRYL_CUDA_TRSV_AUTO) {
         D->path = requested;
