@@ -261,10 +261,47 @@ static void check_threads_agree(void)
     }
 }
 
+/* Row-sampled simulation (every matrix beyond windowed_nnz = 0): a banded
+ * matrix's alpha within 10% of the whole replay's and the same on 1 and 4
+ * threads; a wide one (a power-law graph) is replayed whole all the same. */
+static void check_windows(void)
+{
+    const kryl_device_model dev = tf_device(1 << 16);
+    kryl_fmt_params whole, sampled, sampled4;
+    kryl_fmt_params_init(&whole);
+    kryl_fmt_params_init(&sampled);
+    sampled.windowed_nnz = 0;
+    sampled4 = sampled;
+    sampled4.threads = 4;
+    for (int g = 0; g < 2; g++) {
+        kryl_csr A;
+        if (!tf_generate(&A, g == 0 ? KRYL_GEN_POISSON2D5 : KRYL_GEN_POWERLAW,
+                         g == 0 ? 500 : 50000))
+            continue;
+        kryl_fmt_model exact, one, four;
+        CHECK_OK(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, &whole, &dev, &exact));
+        CHECK_OK(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, &sampled, &dev, &one));
+        CHECK_OK(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, &sampled4, &dev, &four));
+        CHECK(one.alpha == four.alpha,
+              "generator %d: windows give alpha %.17g on 1 thread, "
+              "%.17g on 4",
+              g, one.alpha, four.alpha);
+        if (g == 0)
+            CHECK(fabs(one.alpha - exact.alpha) <= 0.1 * exact.alpha,
+                  "5-point 500^2: windows give alpha %g, the whole replay %g", one.alpha,
+                  exact.alpha);
+        else
+            CHECK(one.alpha == exact.alpha, "power law: alpha %g, the whole replay %g", one.alpha,
+                  exact.alpha);
+        kryl_csr_free(&A);
+    }
+}
+
 int main(void)
 {
     check_sanity_cases();
     check_threads_agree();
+    check_windows();
     check_order_matters();
     check_choose();
     check_bad_device();

@@ -20,11 +20,14 @@
  * threads; with max and min the result is the serial loop's whatever nt. */
 #define KRYL_HOST_PARALLEL_REDUCE(nt, op, var)                                                     \
     KRYL_PRAGMA(omp parallel for num_threads(nt) schedule(static) reduction(op : var) if ((nt) > 1))
+/* KRYL_HOST_FOR whose iterations add into the two integers a and b. */
+#define KRYL_HOST_FOR_REDUCE(op, a, b) KRYL_PRAGMA(omp for schedule(dynamic, 1) reduction(op : a, b))
 #else
 #define KRYL_HOST_PARALLEL_FOR(nt)
 #define KRYL_HOST_PARALLEL(nt)
 #define KRYL_HOST_FOR
 #define KRYL_HOST_PARALLEL_REDUCE(nt, op, var)
+#define KRYL_HOST_FOR_REDUCE(op, a, b)
 #endif
 
 /* Threads for the host setup work of a context: 1 on ref, else the

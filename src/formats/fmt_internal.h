@@ -146,8 +146,8 @@ kryl_status fmt_out_of_memory(const char *what, int64_t count, size_t elem);
 /* Bytes of x loaded by one SpMV over the view's rows in order, divided by
  * 8 * nnz (clamped to at most 1), simulating an LRU cache shared with
  * stream_per_access bytes of matrix and y traffic per access of x, on
- * `threads` host threads (the estimate does not depend on them). */
+ * p->threads host threads (the estimate does not depend on them). */
 kryl_status fmt_simulate_alpha(const fmt_view *v, const kryl_device_model *dev,
-                               double stream_per_access, int threads, double *alpha);
+                               double stream_per_access, const kryl_fmt_params *p, double *alpha);
 
 #endif

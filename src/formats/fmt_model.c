@@ -39,12 +39,12 @@ static double fixed_bytes(const fmt_plan *plan)
 /* alpha of the plan's row order.  The cache is shared with CSR's matrix and
  * y traffic (12 + 16/Nnzr bytes per nonzero) whatever the format, so alpha
  * depends on the row order alone. */
-static kryl_status plan_alpha(const fmt_plan *plan, const kryl_device_model *dev, int threads,
-                              double *alpha)
+static kryl_status plan_alpha(const fmt_plan *plan, const kryl_device_model *dev,
+                              const kryl_fmt_params *p, double *alpha)
 {
     const double nnz = (double)kryl_csr_nnz(plan->view.A), n = (double)plan->view.n;
     const double stream = nnz > 0 ? 12.0 + 16.0 * n / nnz : 0.0;
-    return fmt_simulate_alpha(&plan->view, dev, stream, threads, alpha);
+    return fmt_simulate_alpha(&plan->view, dev, stream, p, alpha);
 }
 
 /* The model of `kind` moving `fixed` bytes besides x, with alpha. */
@@ -73,7 +73,7 @@ kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
     double alpha;
-    kryl_status st = plan_alpha(&plan, dev, p.threads, &alpha);
+    kryl_status st = plan_alpha(&plan, dev, &p, &alpha);
     if (st == KRYL_SUCCESS) model_of(kind, fixed_bytes(&plan), A, alpha, dev, model);
     fmt_plan_free(&plan);
     return st;
@@ -116,7 +116,7 @@ static kryl_status weigh_order(const kryl_csr *A, const kryl_fmt_params *p,
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
     double alpha;
-    kryl_status st = plan_alpha(&plan, dev, p->threads, &alpha);
+    kryl_status st = plan_alpha(&plan, dev, p, &alpha);
     fmt_plan_free(&plan);
     KRYL_TRY(st);
     for (int k = 0; k < NCANDIDATES; k++) {

@@ -33,6 +33,8 @@ typedef struct kryl_fmt_params {
     int64_t max_diagonals; /* refuse DIA with more diagonals (default 64) */
     int threads;           /* host threads that measure and fill (default 1); what is built
                               does not depend on it */
+    int64_t windowed_nnz;  /* the cache simulation samples rows of banded matrices with more
+                              nonzeros (default 8e6; fmt_cache.c) */
 } kryl_fmt_params;
 
 void kryl_fmt_params_init(kryl_fmt_params *params);
