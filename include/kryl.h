@@ -125,6 +125,27 @@ typedef enum kryl_mixed_scheme {
                                    double b - A x whenever it has fallen by inner_rtol */
 } kryl_mixed_scheme;
 
+/* Pipelined CG on the host's cores and the GPU together (Tiwari &
+ * Vadhiyar, "Efficient executions of pipelined conjugate gradient method
+ * on heterogeneous architectures"; docs/HYBRID.md), for pipecg and pcg.
+ * The solver's context is the device side; the host side runs on the
+ * host's cores (omp, else ref). */
+typedef enum kryl_hybrid {
+    KRYL_HYBRID_NONE = 0,   /* one backend */
+    KRYL_HYBRID_DOTS = 1,   /* Hybrid-PIPECG-1: the device runs the updates, preconditioner
+                               and SpMV; the host the three dot products, from r, u, w copied
+                               on a second stream while the device runs PC + SpMV */
+    KRYL_HYBRID_MIRROR = 2, /* Hybrid-PIPECG-2: only n = A m crosses the link; the host
+                               updates its own copies of the vectors for the dot products
+                               (Jacobi or no preconditioner) */
+    KRYL_HYBRID_SPLIT = 3,  /* Hybrid-PIPECG-3: rows split between the host and the device by
+                               a model of their SpMV speeds measured at setup, each side's
+                               SpMV in a part needing only its own entries of m and a part
+                               needing the other side's (Jacobi or no preconditioner) */
+    KRYL_HYBRID_AUTO = 4    /* SPLIT where the model says the host's rows pay for the
+                               exchange, else one backend (always one without a GPU) */
+} kryl_hybrid;
+
 typedef enum kryl_precond_kind {
     KRYL_PRECOND_NONE = 0,
     KRYL_PRECOND_JACOBI = 1,  /* M = diag(A) */
@@ -272,6 +293,8 @@ const char *kryl_mixed_scheme_name(kryl_mixed_scheme scheme);
  * KRYL_MIXED_RELIABLE (the drop between refreshes of its one inner CG). */
 double kryl_mixed_default_inner_rtol(kryl_mixed_scheme scheme);
 kryl_status kryl_mixed_scheme_from_name(const char *name, kryl_mixed_scheme *scheme);
+const char *kryl_hybrid_name(kryl_hybrid hybrid); /* "none", "1", "2", "3", "auto" */
+kryl_status kryl_hybrid_from_name(const char *name, kryl_hybrid *hybrid);
 kryl_status kryl_format_from_name(const char *name, kryl_format *format);
 kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind);
 kryl_status kryl_partition_from_name(const char *name, kryl_partition_kind *kind);
@@ -807,6 +830,12 @@ typedef struct kryl_solver_options {
      * MC21 through SuiteSparse BTF; KRYL_ERR_UNSUPPORTED in builds without
      * it), so matrices with zero diagonal entries can be factored */
     bool match;
+    /* pipecg, pcg: run on the host's cores and the device together
+     * (kryl_hybrid); default KRYL_HYBRID_NONE */
+    kryl_hybrid hybrid;
+    /* KRYL_HYBRID_SPLIT: the rows given to the host (the first ones);
+     * default -1 = the performance model's share */
+    int64_t hybrid_host_rows;
 } kryl_solver_options;
 
 void kryl_solver_options_init(kryl_solver_options *options);
@@ -1029,6 +1058,25 @@ kryl_status kryl_solver_update(kryl_solver solver);
  * valid until the solver solves again or is destroyed. */
 kryl_status kryl_solver_choice(kryl_solver solver, kryl_method *method, kryl_precond_kind *precond,
                                const char **why);
+
+/* How a hybrid solve (options.hybrid) shares the work, and why. */
+typedef struct kryl_hybrid_info {
+    kryl_hybrid method;  /* what runs: KRYL_HYBRID_NONE when auto gave the host nothing */
+    int64_t host_rows;   /* SPLIT: the first host_rows rows on the host, the rest on */
+    int64_t device_rows; /* the device; DOTS, MIRROR: every row on the device */
+    int64_t host_nnz, device_nnz;
+    int64_t host_coupling_nnz;   /* of the host's entries, those needing the device's m */
+    int64_t device_coupling_nnz; /* of the device's entries, those needing the host's m */
+    double host_nnz_per_s;       /* the model: SpMV speed measured on each side at setup */
+    double device_nnz_per_s;     /*   (0 when nothing was measured) */
+    int64_t model_rows;          /* rows of the host's sample (the device times all of A) */
+    double model_host_share;     /* r_cpu = s_cpu / (s_cpu + s_gpu) by nonzeros; -1 unmeasured */
+    char reason[256];            /* why this method and this split */
+} kryl_hybrid_info;
+
+/* The hybrid solve's split and the reason for it; KRYL_ERR_INVALID_ARGUMENT
+ * unless options.hybrid asked for one. */
+kryl_status kryl_solver_hybrid_info(kryl_solver solver, kryl_hybrid_info *info);
 
 /* Whether this build can permute rows by a maximum transversal (options.match). */
 bool kryl_match_available(void);

@@ -154,6 +154,24 @@ typedef struct kryl_backend_ops {
     kryl_status (*set_memory_limit)(kryl_context ctx, int64_t bytes);
     void (*memory_info)(kryl_context ctx, kryl_device_memory *info);
 
+    /* ---- copies over the host link on a second stream (the hybrid CPU+GPU
+     * solvers, src/solvers/hybrid_pipecg.c) ----
+     * Each copy starts once the work queued on the context's stream so far
+     * has run and then overlaps the work queued after it; copy_wait makes
+     * the host wait for every copy started.  The host buffer must not be
+     * touched until then.  Where backend memory is host memory (ref, omp)
+     * they are plain copies and copy_wait does nothing. */
+    /* host dst <- backend src */
+    kryl_status (*copy_to_host_async)(kryl_context ctx, void *dst, const void *src, size_t bytes);
+    /* backend dst <- host src */
+    kryl_status (*copy_from_host_async)(kryl_context ctx, void *dst, const void *src, size_t bytes);
+    kryl_status (*copy_wait)(kryl_context ctx);
+    /* Page-lock host memory that these copies use, so they run as DMA
+     * alongside the work (nothing where backend memory is host memory);
+     * host_unpin undoes it before the memory is freed. */
+    kryl_status (*host_pin)(kryl_context ctx, void *ptr, size_t bytes);
+    void (*host_unpin)(kryl_context ctx, void *ptr);
+
     /* ---- graphs (optional; NULL: operations are launched one by one) ----
      * Operations queued between capture_begin and capture_end are recorded,
      * not run; graph_launch replays them on the context's stream.  The

@@ -70,4 +70,11 @@ int kryl_host_pipecg_begin(const double *c, int restart, double *coef, const kry
 kryl_status kryl_host_pipecg_finish(kryl_context ctx, double *c, double alpha, const double out[3],
                                     kryl_monitor *monitor, bool record);
 
+/* The link copies of a backend whose memory is host memory (backend.h):
+ * plain copies, nothing to wait for, nothing to pin. */
+kryl_status kryl_host_copy_async(kryl_context ctx, void *dst, const void *src, size_t bytes);
+kryl_status kryl_host_copy_wait(kryl_context ctx);
+kryl_status kryl_host_pin(kryl_context ctx, void *ptr, size_t bytes);
+void kryl_host_unpin(kryl_context ctx, void *ptr);
+
 #endif

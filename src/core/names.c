@@ -60,6 +60,11 @@ static const name_entry reason_names[] = {{"none", KRYL_REASON_NONE},
                                           {"nan", KRYL_DIVERGED_NAN},
                                           {"diverged_dtol", KRYL_DIVERGED_DTOL},
                                           {"stagnation", KRYL_DIVERGED_STAGNATION}};
+static const name_entry hybrid_names[] = {{"none", KRYL_HYBRID_NONE},
+                                          {"1", KRYL_HYBRID_DOTS},
+                                          {"2", KRYL_HYBRID_MIRROR},
+                                          {"3", KRYL_HYBRID_SPLIT},
+                                          {"auto", KRYL_HYBRID_AUTO}};
 static const name_entry setup_phase_names[] = {{"checks", KRYL_SETUP_CHECKS},
                                                {"model", KRYL_SETUP_MODEL},
                                                {"ordering", KRYL_SETUP_ORDERING},
@@ -117,6 +122,7 @@ NAME_FUNCTIONS(kryl_precision, precision_names, "precision", kryl_precision_name
 NAME_FUNCTIONS(kryl_method, method_names, "method", kryl_method_name, kryl_method_from_name)
 NAME_FUNCTIONS(kryl_mixed_scheme, mixed_names, "mixed-precision scheme", kryl_mixed_scheme_name,
                kryl_mixed_scheme_from_name)
+NAME_FUNCTIONS(kryl_hybrid, hybrid_names, "hybrid method", kryl_hybrid_name, kryl_hybrid_from_name)
 NAME_FUNCTIONS(kryl_format, format_names, "format", kryl_format_name, kryl_format_from_name)
 NAME_FUNCTIONS(kryl_precond_kind, precond_names, "preconditioner", kryl_precond_name,
                kryl_precond_from_name)

@@ -43,6 +43,10 @@ static kryl_status set_mixed(const char *v, kryl_solver_options *o)
 {
     return kryl_mixed_scheme_from_name(v, &o->mixed);
 }
+static kryl_status set_hybrid(const char *v, kryl_solver_options *o)
+{
+    return kryl_hybrid_from_name(v, &o->hybrid);
+}
 static kryl_status set_format(const char *v, kryl_solver_options *o)
 {
     return kryl_format_from_name(v, &o->format);
@@ -98,6 +102,8 @@ static const option_name solver_names[] = {
     {"precond", VALUE_NAME, 0, set_precond},
     {"precision", VALUE_NAME, 0, set_precision},
     {"mixed", VALUE_NAME, 0, set_mixed},
+    {"hybrid", VALUE_NAME, 0, set_hybrid},
+    {"hybrid-host-rows", VALUE_COUNT, AT(hybrid_host_rows), NULL},
     {"format", VALUE_NAME, 0, set_format},
     {"order", VALUE_NAME, 0, set_order},
     {"partition", VALUE_NAME, 0, set_partition},

@@ -44,6 +44,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "solvers/pipecg.h"
 #include "solvers/require_op.h"
 
 typedef struct pipecg_work {
@@ -60,39 +61,30 @@ typedef struct pipecg_work {
     double *check;          /* backend: ||b - A x||^2 of a replacement, completed over the ranks */
 } pipecg_work;
 
-/* Steps between recomputations of the recurrence vectors. */
-enum { PIPECG_REPLACE_INTERVAL = 50 };
-
 /* A replacement whose true ||r|| is this factor above the best one ends
  * the iteration as stagnated: the recurrences have lost what they had
  * reached (single precision on 1138_bus with Jacobi: 2e-3, then 1e+8). */
 static const double PIPECG_LOST = 1e3;
 
-/* From r: u = M^-1 r;  w = A u;  m = M^-1 w;  gamma = r'u;  delta = w'u;
- * rr = r'r (rank-local). */
-static kryl_status rebuild_from_r(kryl_solver s, pipecg_work *w)
+kryl_status kryl_pipecg_rebuild(kryl_solver s, const kryl_pipecg_vectors *v, double *scalars)
 {
-    kryl_pipecg_vectors *v = &w->v;
     kryl_context ctx = s->ctx;
     const kryl_backend_ops *ops = s->ops;
     kryl_vector u = s->pc ? v->u : v->r, m = s->pc ? v->m : v->w;
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, v->r, u));
     KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, u, 0.0, NULL, v->w, s->monitor));
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, v->w, m));
-    KRYL_TRY(ops->dot2(ctx, v->r, v->w, u, kryl_scalar_at(w->scalars, KRYL_PIPECG_GAMMA)));
-    return ops->dot(ctx, v->r, v->r, kryl_scalar_at(w->scalars, KRYL_PIPECG_RR));
+    KRYL_TRY(ops->dot2(ctx, v->r, v->w, u, kryl_scalar_at(scalars, KRYL_PIPECG_GAMMA)));
+    return ops->dot(ctx, v->r, v->r, kryl_scalar_at(scalars, KRYL_PIPECG_RR));
 }
 
-/* Residual replacement (Cools et al. 2018, p-CG-rr): r = b - A x, u, w, m
- * and the scalars from it;  s = A p;  q = M^-1 s;  z = A q. */
-static kryl_status replace_vectors(kryl_solver s, pipecg_work *w)
+kryl_status kryl_pipecg_replace(kryl_solver s, const kryl_pipecg_vectors *v, double *scalars)
 {
-    kryl_pipecg_vectors *v = &w->v;
     kryl_context ctx = s->ctx;
     const kryl_backend_ops *ops = s->ops;
     kryl_vector q = s->pc ? v->q : v->s;
     KRYL_TRY(ops->spmv(ctx, s->Aw, -1.0, s->x_work, 1.0, s->b_work, v->r, s->monitor));
-    KRYL_TRY(rebuild_from_r(s, w));
+    KRYL_TRY(kryl_pipecg_rebuild(s, v, scalars));
     KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, v->p, 0.0, NULL, v->s, s->monitor));
     if (s->pc) KRYL_TRY(s->pc->apply(s->pc, v->s, q));
     return ops->spmv(ctx, s->Aw, 1.0, q, 0.0, NULL, v->z, s->monitor);
@@ -187,7 +179,7 @@ static kryl_status pipecg_start(kryl_solver s, kryl_vector r0)
     KRYL_TRY(ops->permute_copy(ctx, w->x_best, s->x_work, NULL, KRYL_GATHER, NULL));
     w->rr_best = INFINITY;
     KRYL_TRY(judge_replacement(s, w));
-    KRYL_TRY(rebuild_from_r(s, w));
+    KRYL_TRY(kryl_pipecg_rebuild(s, &w->v, w->scalars));
     if (!w->fused)
         KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, s->pc ? v->m : v->w, 0.0, NULL, v->n, s->monitor));
     KRYL_TRY(kryl_reduce_begin(ctx, kryl_scalar_at(w->scalars, 0), 3));
@@ -208,7 +200,7 @@ static kryl_status count_step(kryl_solver s, pipecg_work *w)
     if (++w->since_replacement < PIPECG_REPLACE_INTERVAL) return KRYL_SUCCESS;
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_SPMV));
     w->since_replacement = 0;
-    KRYL_TRY(replace_vectors(s, w));
+    KRYL_TRY(kryl_pipecg_replace(s, &w->v, w->scalars));
     return judge_replacement(s, w);
 }
 

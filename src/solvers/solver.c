@@ -42,6 +42,7 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->amg.coarse_size = 256;
     options->amg.max_levels = 20;
     options->dtol = 1e8;
+    options->hybrid_host_rows = -1;
 }
 
 static const kryl_method_ops *plain_method_ops(kryl_method method)
@@ -62,6 +63,7 @@ static const kryl_method_ops *plain_method_ops(kryl_method method)
 static const kryl_method_ops *method_ops(const kryl_solver_options *o)
 {
     const kryl_method_ops *plain = plain_method_ops(o->method);
+    if (o->hybrid != KRYL_HYBRID_NONE) return &kryl_method_hybrid_pipecg;
     if (plain == NULL || o->mixed == KRYL_MIXED_NONE) return plain;
     if (o->mixed == KRYL_MIXED_IR) return &kryl_method_mixed_ir;
     if (o->mixed == KRYL_MIXED_RELIABLE) return &kryl_method_mixed_reliable;
@@ -88,6 +90,26 @@ static kryl_status check_options(kryl_solver_options *o)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown storage format %d", (int)o->format);
     if (plain_method_ops(o->method) == NULL && o->method != KRYL_METHOD_AUTO)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
+    if (o->hybrid < KRYL_HYBRID_NONE || o->hybrid > KRYL_HYBRID_AUTO)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown hybrid method %d", (int)o->hybrid);
+    if (o->hybrid != KRYL_HYBRID_NONE &&
+        (o->method != KRYL_METHOD_PIPECG && o->method != KRYL_METHOD_PCG))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "hybrid %s runs pipelined CG: use it with the method pipecg or pcg, "
+                          "not %s",
+                          kryl_hybrid_name(o->hybrid), kryl_method_name(o->method));
+    if (o->hybrid != KRYL_HYBRID_NONE && o->mixed != KRYL_MIXED_NONE)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "hybrid %s runs in double: not with a mixed-precision scheme",
+                          kryl_hybrid_name(o->hybrid));
+    if (o->hybrid_host_rows >= 0 && o->hybrid != KRYL_HYBRID_SPLIT)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "hybrid_host_rows %lld splits the rows of hybrid 3, not of hybrid %s",
+                          (long long)o->hybrid_host_rows, kryl_hybrid_name(o->hybrid));
+    if (o->hybrid_host_rows < -1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "hybrid_host_rows %lld: expected a row count, or -1 for the model's",
+                          (long long)o->hybrid_host_rows);
     if (o->mixed < KRYL_MIXED_NONE || o->mixed > KRYL_MIXED_RELIABLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown mixed-precision scheme %d",
                           (int)o->mixed);
@@ -427,6 +449,11 @@ kryl_status kryl_solver_update(kryl_solver s)
         KRYL_TRY(precond_create(&s->pc, kind, &s->options, M, s->Aw));
     }
     if (s->inner) KRYL_TRY(kryl_solver_update(s->inner));
+    /* the hybrid split holds copies of A's rows and of the diagonal: built again */
+    if (s->method == &kryl_method_hybrid_pipecg) {
+        s->method->destroy(s);
+        KRYL_TRY(s->method->setup(s));
+    }
     /* a captured graph may hold the storage that was just rebuilt */
     kryl_solver_batching_release(s);
     KRYL_TRY(s->ops->synchronize(s->ctx));

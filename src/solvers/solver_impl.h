@@ -71,6 +71,8 @@ struct kryl_solver_s {
     /* KRYL_METHOD_AUTO: the candidates and the solver chosen, which does the
      * work (auto_choice.c); NULL otherwise */
     struct kryl_auto *automatic;
+    /* options.hybrid: what runs and how the rows are split (hybrid_pipecg.c) */
+    kryl_hybrid_info hybrid;
 };
 
 struct kryl_method_ops {
@@ -130,6 +132,7 @@ extern const kryl_method_ops kryl_method_bicgstab;       /* bicgstab.c */
 extern const kryl_method_ops kryl_method_mixed_ir;       /* mixed_ir.c */
 extern const kryl_method_ops kryl_method_mixed_reliable; /* mixed_reliable.c */
 extern const kryl_method_ops kryl_method_fcg;            /* fcg.c: inner-outer, symmetric */
+extern const kryl_method_ops kryl_method_hybrid_pipecg;  /* hybrid_pipecg.c: host + device */
 
 /* A scalar at index k of a backend block of doubles. */
 static inline kryl_scalar kryl_scalar_at(double *block, int k)

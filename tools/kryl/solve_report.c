@@ -11,6 +11,7 @@
 #include "cli_mpi.h"
 #include "json.h"
 #include "report_amg.h"
+#include "report_hybrid.h"
 #include "view.h"
 
 /* Every rank's part of A and its SpMVs' cost, on rank 0 (collective);
@@ -190,6 +191,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     }
     view_json(job, &w);
     report_amg_json(&w, job->solver);
+    report_hybrid_json(&w, job->solver, job->options.hybrid);
     json_ranks(&w, job);
     json_end(&w);
 }
@@ -284,6 +286,7 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
     printf("backend     %s: %s%s\n", kryl_backend_name(kryl_context_backend(job->ctx)),
            kryl_context_device_name(job->ctx),
            kryl_context_deterministic(job->ctx) ? ", deterministic" : "");
+    report_hybrid_summary(job->solver, job->options.hybrid);
     printf("iterations  %" PRId64, r->iterations);
     if (o->mixed != KRYL_MIXED_NONE)
         printf(" (%" PRId64 " single-precision inner iterations)", r->inner_iterations);

@@ -182,6 +182,18 @@ static void matrix(emitter *e, const solve_job *job)
     end_part(e);
 }
 
+/* The hybrid method as run, and the rows of each side (nothing without --hybrid). */
+static void hybrid(emitter *e, const solve_job *job)
+{
+    kryl_hybrid_info info;
+    if (kryl_solver_hybrid_info(job->solver, &info) != KRYL_SUCCESS) return;
+    part(e, "hybrid", kryl_hybrid_name(info.method));
+    param_string(e, "requested", kryl_hybrid_name(job->options.hybrid));
+    param_int(e, "host_rows", info.host_rows);
+    param_int(e, "device_rows", info.device_rows);
+    end_part(e);
+}
+
 static void emit(emitter *e, const solve_job *job)
 {
     const kryl_solver_options run = solve_job_options_run(job, NULL), *o = &run;
@@ -194,6 +206,7 @@ static void emit(emitter *e, const solve_job *job)
     param_string(e, "device", kryl_context_device_name(job->ctx));
     param_bool(e, "deterministic", kryl_context_deterministic(job->ctx));
     end_part(e);
+    hybrid(e, job);
 }
 
 void view_print(const solve_job *job, FILE *out)

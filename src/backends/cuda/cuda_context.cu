@@ -83,6 +83,11 @@ static void release_state(kryl_cuda_state *s)
         cudaStreamSynchronize(s->stream);
         cudaStreamDestroy(s->stream);
     }
+    if (s->link) {
+        cudaStreamSynchronize(s->link);
+        cudaStreamDestroy(s->link);
+    }
+    if (s->link_start) cudaEventDestroy(s->link_start);
     if (s->ledger) {
         kryl_cuda_free(s, s->partials);
         kryl_cuda_free(s, s->counter);
@@ -106,6 +111,8 @@ static kryl_status create_state(kryl_cuda_state *s, int device)
     KRYL_CUDA_CHECK(cudaSetDevice(device));
     KRYL_CUDA_CHECK(cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, device));
     KRYL_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    KRYL_CUDA_CHECK(cudaStreamCreateWithFlags(&s->link, cudaStreamNonBlocking));
+    KRYL_CUDA_CHECK(cudaEventCreateWithFlags(&s->link_start, cudaEventDisableTiming));
     s->reduce_blocks = (unsigned int)(s->sm_count * KRYL_CUDA_REDUCE_BLOCKS_PER_SM);
     size_t partial_bytes = sizeof(double) * KRYL_CUDA_MAX_REDUCED * s->reduce_blocks;
     s->ledger = new (std::nothrow) kryl_cuda_ledger;
@@ -326,6 +333,11 @@ static kryl_backend_ops make_ops()
     ops.synchronize = cuda_synchronize;
     ops.set_memory_limit = cuda_set_memory_limit;
     ops.memory_info = cuda_memory_info;
+    ops.copy_to_host_async = kryl_cuda_copy_to_host_async;
+    ops.copy_from_host_async = kryl_cuda_copy_from_host_async;
+    ops.copy_wait = kryl_cuda_copy_wait;
+    ops.host_pin = kryl_cuda_host_pin;
+    ops.host_unpin = kryl_cuda_host_unpin;
     ops.device_model = kryl_cuda_device_model;
     ops.matrix_setup = kryl_cuda_matrix_setup;
     ops.matrix_release = kryl_cuda_matrix_release;

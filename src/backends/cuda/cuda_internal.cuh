@@ -33,6 +33,8 @@ struct kryl_cuda_state {
     int64_t memory_in_use;      /* bytes of its live blocks */
     int64_t memory_peak;        /* the most memory_in_use has been */
     struct kryl_cuda_ledger *ledger; /* the bytes of each live block */
+    cudaStream_t link;      /* non-blocking: the copies over the host link (cuda_link.cu) */
+    cudaEvent_t link_start; /* where on `stream` the next link copy may start */
 };
 
 /* The state of a cuda context, with its device made current. */
@@ -112,6 +114,15 @@ bool kryl_cuda_spmv_dot_fuses(kryl_context ctx, kryl_matrix A);
 kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
                                kryl_scalar out, const kryl_monitor *monitor);
 kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
+
+/* The copies over the host link on the second stream (cuda_link.cu; backend.h). */
+kryl_status kryl_cuda_copy_to_host_async(kryl_context ctx, void *dst, const void *src,
+                                         size_t bytes);
+kryl_status kryl_cuda_copy_from_host_async(kryl_context ctx, void *dst, const void *src,
+                                           size_t bytes);
+kryl_status kryl_cuda_copy_wait(kryl_context ctx);
+kryl_status kryl_cuda_host_pin(kryl_context ctx, void *ptr, size_t bytes);
+void kryl_cuda_host_unpin(kryl_context ctx, void *ptr);
 
 kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value);
 kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,

@@ -2,6 +2,7 @@
  * 64-byte aligned host memory, zeroed by the threads that will use it) and
  * the operation table. */
 #include "backends/omp/omp_backend.h"
+#include "backends/host_step.h"
 #include "backends/omp/omp_dcgs2.h"
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_trsv.h"
@@ -102,6 +103,11 @@ static const kryl_backend_ops omp_backend_ops = {
     .upload = host_upload,
     .download = host_download,
     .synchronize = host_synchronize,
+    .copy_to_host_async = kryl_host_copy_async,
+    .copy_from_host_async = kryl_host_copy_async,
+    .copy_wait = kryl_host_copy_wait,
+    .host_pin = kryl_host_pin,
+    .host_unpin = kryl_host_unpin,
     .matrix_setup = kryl_omp_matrix_setup,
     .matrix_release = kryl_omp_matrix_release,
     .spmv = kryl_omp_spmv,

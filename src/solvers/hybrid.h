@@ -1,0 +1,34 @@
+/* The host-and-device split of the hybrid pipelined CG (hybrid_pipecg.c):
+ * the performance model that sizes the host's share of the rows, and the
+ * 2-D decomposition of each side's rows (hybrid_split.c). */
+#ifndef KRYL_SOLVERS_HYBRID_H
+#define KRYL_SOLVERS_HYBRID_H
+
+#include "solvers/solver_impl.h"
+
+/* The rows of A on one side, [begin, begin + rows), as two matrices: over
+ * the side's own columns (needs only its own entries of a vector) and over
+ * the other side's columns (needs the other side's entries, numbered from
+ * the other side's first row); coupling is NULL when the other side has
+ * no rows.  Counts of their entries in *own_nnz, *coupling_nnz. */
+kryl_status kryl_hybrid_part(kryl_context ctx, const kryl_csr *A, int64_t begin, int64_t rows,
+                             kryl_matrix *own, kryl_matrix *coupling, int64_t *own_nnz,
+                             int64_t *coupling_nnz);
+
+/* The model of section IV-C of Tiwari & Vadhiyar: SpMV speeds in nonzeros
+ * per second on the device (A itself, s->Aw) and on the host (a sample of
+ * A's first rows holding at most a few million entries), measured over a
+ * few products after one warm-up; the time of one synchronising fetch and
+ * of copying a whole vector over the link.  Fills info's model fields. */
+typedef struct kryl_hybrid_model {
+    double device_rate, host_rate; /* nonzeros per second */
+    double sync_s, link_s;         /* a fetch of a few scalars; n doubles device -> host */
+} kryl_hybrid_model;
+
+kryl_status kryl_hybrid_measure(kryl_solver s, kryl_context host, kryl_hybrid_model *model,
+                                kryl_hybrid_info *info);
+
+/* The first rows of A holding at most share * nnz(A) entries. */
+int64_t kryl_hybrid_rows_for_share(const kryl_csr *A, double share);
+
+#endif

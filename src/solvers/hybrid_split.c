@@ -1,0 +1,152 @@
+/* The split of a hybrid pipelined CG between the host and the device
+ * (Tiwari & Vadhiyar, sections IV-C1 and IV-C2): the speeds that size the
+ * host's share, and each side's rows cut into the entries that need only
+ * its own part of a vector and those that need the other side's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/hybrid.h"
+
+/* Products timed on each side after one warm-up: later ones see the
+ * caches the iteration will see (the paper times five). */
+enum { MODEL_PRODUCTS = 5 };
+/* The host's sample: at most this many entries of A's first rows, so the
+ * measurement stays a few tens of milliseconds on any matrix. */
+static const int64_t MODEL_SAMPLE_NNZ = 2 << 20;
+
+kryl_status kryl_hybrid_part(kryl_context ctx, const kryl_csr *A, int64_t begin, int64_t rows,
+                             kryl_matrix *own, kryl_matrix *coupling, int64_t *own_nnz,
+                             int64_t *coupling_nnz)
+{
+    *own = NULL;
+    *coupling = NULL;
+    const int64_t end = begin + rows, n = A->nrows;
+    /* the other side's rows: [0, begin) or [end, n) (two sides, one cut) */
+    const int64_t other_begin = begin == 0 ? end : 0, other_rows = n - rows;
+    const int64_t *rp = A->row_ptr;
+    int64_t in = 0, out = 0;
+    for (int64_t k = rp[begin]; k < rp[end]; k++) {
+        if (A->col_idx[k] >= begin && A->col_idx[k] < end)
+            in++;
+        else
+            out++;
+    }
+    *own_nnz = in;
+    *coupling_nnz = out;
+    kryl_csr parts[2];
+    memset(parts, 0, sizeof parts);
+    KRYL_TRY(kryl_csr_alloc(&parts[0], rows, rows, in));
+    kryl_status st = kryl_csr_alloc(&parts[1], rows, other_rows, out);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(&parts[0]);
+        return st;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        for (int64_t k = rp[begin + i]; k < rp[begin + i + 1]; k++) {
+            int32_t j = A->col_idx[k];
+            bool mine = j >= begin && j < end;
+            kryl_csr *p = &parts[mine ? 0 : 1];
+            int64_t at = p->row_ptr[i + 1]++;
+            p->col_idx[at] = (int32_t)(j - (mine ? begin : other_begin));
+            p->values[at] = A->values[k];
+        }
+        /* row i + 1 starts where row i ended */
+        for (int t = 0; t < 2 && i + 2 <= rows; t++)
+            parts[t].row_ptr[i + 2] = parts[t].row_ptr[i + 1];
+    }
+    st = kryl_matrix_from_csr(own, ctx, &parts[0]);
+    if (st == KRYL_SUCCESS && other_rows > 0) return kryl_matrix_from_csr(coupling, ctx, &parts[1]);
+    kryl_csr_free(&parts[1]);
+    return st;
+}
+
+int64_t kryl_hybrid_rows_for_share(const kryl_csr *A, double share)
+{
+    const int64_t budget = (int64_t)(share * (double)kryl_csr_nnz(A));
+    int64_t rows = 0;
+    while (rows < A->nrows && A->row_ptr[rows + 1] <= budget) rows++;
+    return rows;
+}
+
+/* Seconds of one y = A x on ctx, the mean of MODEL_PRODUCTS after a warm-up. */
+static kryl_status time_spmv(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
+                             double *seconds)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    KRYL_TRY(ops->spmv(ctx, A, 1.0, x, 0.0, NULL, y, NULL));
+    KRYL_TRY(ops->synchronize(ctx));
+    double t0 = kryl_wtime();
+    for (int k = 0; k < MODEL_PRODUCTS; k++)
+        KRYL_TRY(ops->spmv(ctx, A, 1.0, x, 0.0, NULL, y, NULL));
+    KRYL_TRY(ops->synchronize(ctx));
+    *seconds = (kryl_wtime() - t0) / MODEL_PRODUCTS;
+    return KRYL_SUCCESS;
+}
+
+/* The host's sample: A's first rows, all of its columns. */
+static kryl_status host_sample(kryl_context host, const kryl_csr *A, kryl_matrix *S)
+{
+    int64_t rows = kryl_hybrid_rows_for_share(
+        A, (double)MODEL_SAMPLE_NNZ / (double)(kryl_csr_nnz(A) > 0 ? kryl_csr_nnz(A) : 1));
+    if (rows == 0) rows = A->nrows < 1 ? 0 : 1;
+    kryl_csr c;
+    KRYL_TRY(kryl_csr_alloc(&c, rows, A->ncols, A->row_ptr[rows]));
+    memcpy(c.row_ptr, A->row_ptr, (size_t)(rows + 1) * sizeof *c.row_ptr);
+    memcpy(c.col_idx, A->col_idx, (size_t)A->row_ptr[rows] * sizeof *c.col_idx);
+    memcpy(c.values, A->values, (size_t)A->row_ptr[rows] * sizeof *c.values);
+    return kryl_matrix_from_csr(S, host, &c);
+}
+
+/* The host's SpMV seconds on its sample S of rows, x of all n columns. */
+static kryl_status host_speed(kryl_context host, kryl_matrix S, int64_t n, double *seconds,
+                              kryl_vector *x, kryl_vector *y)
+{
+    kryl_layout *full = calloc(1, sizeof *full);
+    if (full == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a layout");
+    full->refs = 1;
+    full->n = full->n_global = n;
+    kryl_status st = kryl_vector_create_like(x, host, full, KRYL_DOUBLE);
+    kryl_layout_release(host, full);
+    if (st == KRYL_SUCCESS) st = kryl_vector_create_like(y, host, S->layout, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = host->ops->fill(host, *x, 1.0);
+    if (st == KRYL_SUCCESS) st = time_spmv(host, S, *x, *y, seconds);
+    return st;
+}
+
+kryl_status kryl_hybrid_measure(kryl_solver s, kryl_context host, kryl_hybrid_model *model,
+                                kryl_hybrid_info *info)
+{
+    const kryl_csr *A = &s->A->host->csr;
+    const kryl_backend_ops *ops = s->ops;
+    double device_s = 0.0, host_s = 0.0;
+    /* the driver's x and b are free until a solve: the device's product */
+    KRYL_TRY(ops->fill(s->ctx, s->x_work, 1.0));
+    KRYL_TRY(time_spmv(s->ctx, s->Aw, s->x_work, s->b_work, &device_s));
+    kryl_matrix S = NULL;
+    kryl_vector x = NULL, y = NULL;
+    kryl_status st = host_sample(host, A, &S);
+    if (st == KRYL_SUCCESS) st = host_speed(host, S, A->nrows, &host_s, &x, &y);
+    int64_t sample_nnz = S ? S->host->csr.row_ptr[S->host->csr.nrows] : 0;
+    if (S) info->model_rows = S->host->csr.nrows;
+    /* one synchronising fetch of the step's scalars; a whole vector over the link */
+    double scalars[KRYL_PIPECG_SCALARS], t0 = kryl_wtime();
+    if (st == KRYL_SUCCESS) st = ops->download(s->ctx, scalars, s->b_work->data, sizeof scalars);
+    model->sync_s = kryl_wtime() - t0;
+    t0 = kryl_wtime();
+    if (st == KRYL_SUCCESS)
+        st = ops->copy_to_host_async(s->ctx, x->data, s->x_work->data,
+                                     (size_t)A->nrows * sizeof(double));
+    if (st == KRYL_SUCCESS) st = ops->copy_wait(s->ctx);
+    model->link_s = kryl_wtime() - t0;
+    kryl_vector_destroy(&x);
+    kryl_vector_destroy(&y);
+    kryl_matrix_destroy(&S);
+    KRYL_TRY(st);
+    const double tiny = 1e-9; /* a product too fast for the clock still has a speed */
+    model->device_rate = (double)kryl_csr_nnz(A) / (device_s > tiny ? device_s : tiny);
+    model->host_rate = (double)sample_nnz / (host_s > tiny ? host_s : tiny);
+    info->device_nnz_per_s = model->device_rate;
+    info->host_nnz_per_s = model->host_rate;
+    info->model_host_share = model->host_rate / (model->host_rate + model->device_rate);
+    return KRYL_SUCCESS;
+}

@@ -1,0 +1,33 @@
+/* Hybrid pipelined CG with the ref backend standing in for the device and
+ * the host's cores (omp, else ref) as the host side (test_hybrid_support.h);
+ * and auto without a GPU: one backend, saying so. */
+#include "test_hybrid_support.h"
+
+static void test_auto_without_gpu(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 16);
+    double *b = kt_rhs(A, 11);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, 1e-8, 1000);
+    o.hybrid = KRYL_HYBRID_AUTO;
+    run r = solve(A, &o, b);
+    CHECK(r.r.converged && r.info.method == KRYL_HYBRID_NONE &&
+              strstr(r.info.reason, "no GPU") != NULL,
+          "auto without a GPU: %s, %s", kryl_hybrid_name(r.info.method), r.info.reason);
+    run_free(&r);
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
+int main(void)
+{
+    hybrid_same_iterates(KRYL_BACKEND_REF);
+    hybrid_converged(KRYL_BACKEND_REF);
+    hybrid_never_worse(KRYL_BACKEND_REF);
+    hybrid_options(KRYL_BACKEND_REF);
+    hybrid_update(KRYL_BACKEND_REF);
+    test_auto_without_gpu();
+    return test_summary("test_solver_hybrid");
+}
