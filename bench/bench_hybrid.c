@@ -157,8 +157,7 @@ static int64_t rows_for_share(kryl_matrix A, double share)
     return rows;
 }
 
-static void bench_problem(kryl_context device, kryl_context host, const problem *p,
-                          const char *dir)
+static void bench_problem(kryl_context device, kryl_context host, const problem *p, const char *dir)
 {
     kryl_matrix A = load(device, p, dir);
     if (A == NULL) return;

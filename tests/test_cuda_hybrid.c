@@ -30,6 +30,37 @@ static void test_auto(void)
     kryl_context_destroy(&ctx);
 }
 
+/* Under a device memory cap that leaves room for only part of the split's
+ * device rows, the host takes the rest and the solve converges. */
+static void test_capped(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_CUDA);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 300);
+    const int64_t n = kt_rows(A);
+    int64_t nnz = 0;
+    CHECK_OK(kryl_matrix_size(A, NULL, NULL, &nnz));
+    double *b = kt_rhs(A, 19);
+    kryl_device_memory mem;
+    CHECK_OK(kryl_context_device_memory(ctx, &mem));
+    /* the driver's vectors and workspace, and 40% of the split's device part
+     * with every row (12 bytes an entry, 96 a row) */
+    CHECK_OK(kryl_context_set_gpu_memory(
+        ctx, mem.in_use + 7 * 8 * n + (1 << 20) +
+                 (int64_t)(0.4 * (12.0 * (double)nnz + 96.0 * (double)n))));
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-8, 20000);
+    o.hybrid = KRYL_HYBRID_SPLIT;
+    run r = solve(A, &o, b);
+    CHECK(r.r.converged && r.info.host_rows > n / 2 && strstr(r.info.reason, "must fit"),
+          "capped: converged %d, %lld host rows of %lld: %s", r.r.converged,
+          (long long)r.info.host_rows, (long long)n, r.info.reason);
+    run_free(&r);
+    CHECK_OK(kryl_context_set_gpu_memory(ctx, 0));
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 int main(void)
 {
     if (!kryl_backend_available(KRYL_BACKEND_CUDA)) {
@@ -42,5 +73,6 @@ int main(void)
     hybrid_options(KRYL_BACKEND_CUDA);
     hybrid_update(KRYL_BACKEND_CUDA);
     test_auto();
+    test_capped();
     return test_summary("test_cuda_hybrid");
 }

@@ -128,11 +128,11 @@ static inline void hybrid_converged(kryl_backend_kind device)
                 kt_options(&o, given ? KRYL_METHOD_PIPECG : KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI,
                            1e-8, 20000);
                 o.hybrid = (kryl_hybrid)method;
-                if (given) o.hybrid_host_rows = kt_rows(mats[a]) / 2;
+                if (given && method == KRYL_HYBRID_SPLIT) o.hybrid_host_rows = kt_rows(mats[a]) / 2;
                 char label[128];
-                snprintf(label, sizeof label, "hybrid %s on matrix %d, %s",
-                         kryl_hybrid_name(o.hybrid), a,
-                         given ? "half the rows on the host" : "the model's split");
+                snprintf(
+                    label, sizeof label, "hybrid %s on matrix %d, %s", kryl_hybrid_name(o.hybrid),
+                    a, o.hybrid_host_rows >= 0 ? "half the rows on the host" : "the model's split");
                 kt_solve s = kt_run(mats[a], &o, b, NULL, NULL);
                 CHECK(s.create == KRYL_SUCCESS, "%s: %s", label, kryl_last_error());
                 if (s.create == KRYL_SUCCESS) kt_check_converged(&s, label);

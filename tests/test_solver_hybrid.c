@@ -1,6 +1,7 @@
 /* Hybrid pipelined CG with the ref backend standing in for the device and
  * the host's cores (omp, else ref) as the host side (test_hybrid_support.h);
  * and auto without a GPU: one backend, saying so. */
+#include "solvers/hybrid.h"
 #include "test_hybrid_support.h"
 
 static void test_auto_without_gpu(void)
@@ -21,6 +22,25 @@ static void test_auto_without_gpu(void)
     kryl_context_destroy(&ctx);
 }
 
+/* The device's rows shrink until its part fits the bytes it has. */
+static void test_rows_to_fit(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_REF);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 30);
+    const kryl_csr *csr = &A->host->csr;
+    const int64_t n = csr->nrows;
+    CHECK(kryl_hybrid_rows_to_fit(csr, 10, INT64_MAX) == 10, "no limit: the rows asked");
+    CHECK(kryl_hybrid_rows_to_fit(csr, 0, 0) == n, "no memory: every row on the host");
+    /* about half of A's bytes: about half of the rows stay on the device */
+    int64_t half = kryl_hybrid_rows_to_fit(csr, 0, 6 * kryl_csr_nnz(csr) + 48 * n);
+    CHECK(half > n / 3 && half < 2 * n / 3, "half the bytes: %lld host rows of %lld",
+          (long long)half, (long long)n);
+    CHECK(kryl_hybrid_rows_to_fit(csr, half + 5, 6 * kryl_csr_nnz(csr) + 48 * n) == half + 5,
+          "more host rows than needed are kept");
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 int main(void)
 {
     hybrid_same_iterates(KRYL_BACKEND_REF);
@@ -29,5 +49,6 @@ int main(void)
     hybrid_options(KRYL_BACKEND_REF);
     hybrid_update(KRYL_BACKEND_REF);
     test_auto_without_gpu();
+    test_rows_to_fit();
     return test_summary("test_solver_hybrid");
 }

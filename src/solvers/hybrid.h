@@ -28,6 +28,10 @@ typedef struct kryl_hybrid_model {
 kryl_status kryl_hybrid_measure(kryl_solver s, kryl_context host, kryl_hybrid_model *model,
                                 kryl_hybrid_info *info);
 
+/* The fewest host rows, at least host_rows, that leave a device part of
+ * at most `available` bytes. */
+int64_t kryl_hybrid_rows_to_fit(const kryl_csr *A, int64_t host_rows, int64_t available);
+
 /* The first rows of A holding at most share * nnz(A) entries. */
 int64_t kryl_hybrid_rows_for_share(const kryl_csr *A, double share);
 

@@ -539,10 +539,22 @@ static kryl_status choose(kryl_solver s, kryl_context host)
         return KRYL_SUCCESS;
     }
     info->method = KRYL_HYBRID_SPLIT;
-    snprintf(info->reason, sizeof info->reason,
-             "the model: host %.3g, device %.3g nonzeros/s, r_cpu = %.3f; predicted SpMV "
-             "%.3g s against %.3g s on the device alone",
-             model.host_rate, model.device_rate, r, split_s, device_s);
+    int written = snprintf(info->reason, sizeof info->reason,
+                           "the model: host %.3g, device %.3g nonzeros/s, r_cpu = %.3f; predicted "
+                           "SpMV %.3g s against %.3g s on the device alone",
+                           model.host_rate, model.device_rate, r, split_s, device_s);
+    /* the device holds as many of its rows as its memory (or its cap) allows,
+     * a tenth kept for what the estimate leaves out */
+    kryl_device_memory mem;
+    KRYL_TRY(kryl_context_device_memory(s->ctx, &mem));
+    int64_t fit = mem.total > 0 ? kryl_hybrid_rows_to_fit(&s->A->host->csr, info->host_rows,
+                                                          mem.available / 10 * 9)
+                                : info->host_rows;
+    if (fit > info->host_rows && written > 0 && (size_t)written < sizeof info->reason)
+        snprintf(info->reason + written, sizeof info->reason - (size_t)written,
+                 "; %lld more rows on the host: the device's part must fit its %lld free bytes",
+                 (long long)(fit - info->host_rows), (long long)mem.available);
+    info->host_rows = fit;
     return KRYL_SUCCESS;
 }
 

@@ -68,6 +68,22 @@ int64_t kryl_hybrid_rows_for_share(const kryl_csr *A, double share)
     return rows;
 }
 
+/* Bytes of the device's part when the host has the first host_rows rows:
+ * its two matrices (values, columns, row offsets) and its vectors (the ten
+ * of a step and the halo of the host's m). */
+static double device_part_bytes(const kryl_csr *A, int64_t host_rows)
+{
+    const double rows = (double)(A->nrows - host_rows);
+    const double nnz = (double)(kryl_csr_nnz(A) - A->row_ptr[host_rows]);
+    return 12.0 * nnz + 16.0 * (rows + 1.0) + 80.0 * rows + 8.0 * (double)host_rows;
+}
+
+int64_t kryl_hybrid_rows_to_fit(const kryl_csr *A, int64_t host_rows, int64_t available)
+{
+    while (host_rows < A->nrows && device_part_bytes(A, host_rows) > (double)available) host_rows++;
+    return host_rows;
+}
+
 /* Seconds of one y = A x on ctx, the mean of MODEL_PRODUCTS after a warm-up. */
 static kryl_status time_spmv(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
                              double *seconds)
