@@ -99,6 +99,8 @@ class SolverOptions(ctypes.Structure):
         ("symmetry_tol", c_double),
         ("amg", AmgOptions),
         ("match", c_bool),
+        ("hybrid", c_int),
+        ("hybrid_host_rows", c_int64),
     ]
 
 

@@ -35,6 +35,7 @@ _FIELDS = {
     "tune": ("tune", bool),
     "profile": ("profile", bool),
     "history": ("record_history", bool),
+    "hybrid_host_rows": ("hybrid_host_rows", int),
 }
 # keyword -> (field, the enum the name is parsed as)
 _NAMED = {
@@ -46,6 +47,7 @@ _NAMED = {
     "order": ("order", "order"),
     "partition": ("partition", "partition"),
     "block_factor": ("block_factor", "precond"),
+    "hybrid": ("hybrid", "hybrid"),
 }
 # algebraic multigrid (precond="amg"): keyword -> kryl_amg_options field
 _AMG_FIELDS = {

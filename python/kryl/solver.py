@@ -85,6 +85,9 @@ Where it runs:
   deterministic the same bits of x and info.history from run to run: no setup
                 choice by timing (tune refused); omp is reproducible across
                 thread counts either way (default False)
+  hybrid        with pipecg/pcg: "1", "2", "3" or "auto", pipelined CG on the host's
+                cores and the GPU together (docs/HYBRID.md; default "none")
+  hybrid_host_rows hybrid "3": the first rows on the host (default: the model's)
 Output:
   history       record ||r_k|| of every iteration in info.history (default True)
   profile       time each phase (spmv, precond, vector, reduction, transfer) into
