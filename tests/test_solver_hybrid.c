@@ -22,6 +22,34 @@ static void test_auto_without_gpu(void)
     kryl_context_destroy(&ctx);
 }
 
+/* A deterministic context: no split by timing (auto runs on one backend,
+ * 3 wants its rows given); a given split runs. */
+static void test_deterministic(void)
+{
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = KRYL_BACKEND_REF;
+    co.deterministic = true;
+    kryl_context ctx = NULL;
+    CHECK_OK(kryl_context_create(&ctx, &co));
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 16);
+    double *b = kt_rhs(A, 23);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-8, 1000);
+    o.hybrid = KRYL_HYBRID_SPLIT;
+    kryl_solver s = NULL;
+    CHECK(kryl_solver_create(&s, A, &o) == KRYL_ERR_INVALID_ARGUMENT &&
+              strstr(kryl_last_error(), "hybrid_host_rows") != NULL,
+          "hybrid 3 by the model on a deterministic context: %s", kryl_last_error());
+    o.hybrid_host_rows = 100;
+    run r = solve(A, &o, b);
+    CHECK(r.r.converged && r.info.host_rows == 100, "a given split, deterministic");
+    run_free(&r);
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 /* The device's rows shrink until its part fits the bytes it has. */
 static void test_rows_to_fit(void)
 {
@@ -50,5 +78,6 @@ int main(void)
     hybrid_update(KRYL_BACKEND_REF);
     test_auto_without_gpu();
     test_rows_to_fit();
+    test_deterministic();
     return test_summary("test_solver_hybrid");
 }

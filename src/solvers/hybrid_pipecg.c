@@ -136,6 +136,7 @@ static kryl_status host_context(kryl_solver s, kryl_context *host)
     o.log = s->ctx->log;
     o.log_user = s->ctx->log_user;
     o.log_level = s->ctx->log_level;
+    o.deterministic = kryl_context_deterministic(s->ctx);
     return kryl_context_create(host, &o);
 }
 
@@ -587,6 +588,19 @@ static kryl_status hybrid_setup(kryl_solver s)
         snprintf(info->reason, sizeof info->reason,
                  "the split takes double CSR in the given order with Jacobi or no "
                  "preconditioner: one backend");
+        return one_backend(s);
+    }
+    /* a split by timing differs from run to run */
+    const bool timed = s->options.hybrid == KRYL_HYBRID_AUTO ||
+                       (s->options.hybrid == KRYL_HYBRID_SPLIT && s->options.hybrid_host_rows < 0);
+    if (timed && kryl_context_deterministic(s->ctx)) {
+        if (s->options.hybrid == KRYL_HYBRID_SPLIT)
+            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                              "hybrid 3 on a deterministic context: give the host's rows "
+                              "(hybrid_host_rows); the model's split is timed");
+        info->device_rows = s->A->host->csr.nrows;
+        snprintf(info->reason, sizeof info->reason,
+                 "deterministic: no split by timing, one backend");
         return one_backend(s);
     }
     KRYL_TRY(check_hybrid(s, s->options.hybrid));
