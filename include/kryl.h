@@ -840,6 +840,32 @@ typedef struct kryl_solver_options {
 
 void kryl_solver_options_init(kryl_solver_options *options);
 
+/* The memory a solve of an nrows-row matrix with nnz entries will need on
+ * ctx with `options` (NULL: the defaults), estimated before anything is
+ * built: rough upper bounds of the matrix's copy in CSR, its storage
+ * format, the preconditioner and the vectors (the solver's and the
+ * caller's b and x), and where they live: on a context with a device,
+ * `device` is what they take there and `host` what the host keeps (the
+ * matrix, its format and factors, b and x0); else all of it is `host`. */
+typedef struct kryl_memory_estimate {
+    int64_t host, device;                     /* totals in bytes (device 0 without one) */
+    int64_t matrix, format, precond, vectors; /* the parts, each where it is used */
+} kryl_memory_estimate;
+
+kryl_status kryl_solver_estimate_memory(kryl_context ctx, int64_t nrows, int64_t nnz,
+                                        const kryl_solver_options *options,
+                                        kryl_memory_estimate *estimate);
+
+/* The estimate above (into *estimate unless NULL), refused when it cannot
+ * fit: KRYL_ERR_OUT_OF_MEMORY beyond the host memory limit
+ * (kryl_set_max_memory), KRYL_ERR_DEVICE_OUT_OF_MEMORY beyond what the
+ * context may still allocate on its device (its cap, or the device's free
+ * memory); the message names `what` ("poisson3d with 1728000000 rows"),
+ * the parts and both numbers. */
+kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nnz,
+                                     const kryl_solver_options *options, const char *what,
+                                     kryl_memory_estimate *estimate);
+
 /* Set one option by the kryl command's name for it ("rtol", "precond",
  * "block-factor", ...; leading dashes allowed) from its value as text
  * (NULL for a flag such as "tune").  An unknown name or a bad value is

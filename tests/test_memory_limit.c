@@ -3,7 +3,8 @@
  * file, the line and the bytes; a file without line ends (/dev/zero) ends
  * with an error after one bounded buffer; a FIFO that streams entries
  * forever ends at the count its size line gave; a generated matrix larger
- * than the limit is refused with its size; the limit comes from
+ * than the limit is refused with its size, and so is a whole solve whose
+ * estimate does not fit; the limit comes from
  * kryl_set_max_memory, KRYL_MAX_MEMORY or the memory available. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -129,6 +130,41 @@ static void test_generated(void)
     kryl_context_destroy(&ctx);
 }
 
+/* A whole solve estimated from the size alone, and refused with its parts
+ * before anything is allocated. */
+static void test_solve_estimate(void)
+{
+    kryl_context ctx = test_context(KRYL_BACKEND_REF);
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_GMRES;
+    o.restart = 30;
+    o.precond = KRYL_PRECOND_ILU0;
+    o.format = KRYL_FORMAT_SELL;
+    const int64_t n = 1728000000, nnz = 12087360000;
+    kryl_memory_estimate e;
+    CHECK_OK(kryl_solver_estimate_memory(ctx, n, nnz, &o, &e));
+    CHECK(e.device == 0 && e.matrix == 12 * nnz + 8 * (n + 1) && e.format > e.matrix &&
+              e.precond == e.matrix && e.vectors == 8 * n * (8 + 34) &&
+              e.host == e.matrix + e.format + e.precond + e.vectors,
+          "estimate: host %lld, matrix %lld, format %lld, precond %lld, vectors %lld",
+          (long long)e.host, (long long)e.matrix, (long long)e.format, (long long)e.precond,
+          (long long)e.vectors);
+    CHECK_OK(kryl_set_max_memory(1LL << 30));
+    CHECK_STATUS(kryl_solver_check_memory(ctx, n, nnz, &o, "poisson3d", NULL),
+                 KRYL_ERR_OUT_OF_MEMORY);
+    const char *m = kryl_last_error();
+    CHECK(strstr(m, "poisson3d (1728000000 rows") != NULL &&
+              strstr(m, "the matrix 159 GB") != NULL && strstr(m, "of host memory") != NULL &&
+              strstr(m, "1.07 GB of the limit") != NULL,
+          "%s", m);
+    CHECK_OK(kryl_solver_check_memory(ctx, 1000, 5000, &o, "small", &e));
+    CHECK(e.host > 0 && e.host < (1 << 20), "a small solve: %lld bytes", (long long)e.host);
+    CHECK_STATUS(kryl_solver_estimate_memory(ctx, -1, 0, &o, &e), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_OK(kryl_set_max_memory(0));
+    kryl_context_destroy(&ctx);
+}
+
 int main(void)
 {
     scratch_init();
@@ -137,6 +173,7 @@ int main(void)
     test_dev_zero();
     test_fifo();
     test_generated();
+    test_solve_estimate();
     scratch_cleanup();
     return test_summary("test_memory_limit");
 }

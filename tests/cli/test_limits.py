@@ -33,7 +33,8 @@ def main():
         expect(t, kryl, "info /dev/zero", ["info", "/dev/zero"], ["expected lines of at most"])
         expect(t, kryl, "a generated problem too large",
                ["solve", "--gen", "poisson3d", "--n", 1200, "--max-memory", "2G"],
-               ["poisson3d with 1728000000 rows", "of host memory"])
+               ["--gen poisson3d --n 1200 (1728000000 rows", "the matrix 159 GB", "vectors",
+                "of host memory", "2.15 GB of the limit"])
         expect(t, kryl, "--gpu-memory that is not a size",
                ["solve", "--gen", "poisson2d", "--n", 10, "--gpu-memory", "lots"],
                ["--gpu-memory", "expected a size in bytes"])

@@ -7,6 +7,7 @@
 #include "json.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,10 +30,21 @@ void cli_json_error(kryl_status status, const char *message)
     fflush(stdout);
 }
 
+static bool hold_device_errors = false;
+static char held_error[1024];
+
+void cli_hold_device_errors(bool on) { hold_device_errors = on; }
+
+const char *cli_held_error(void) { return held_error; }
+
 int cli_error(kryl_status status)
 {
     const char *message = kryl_last_error();
     if (message == NULL || message[0] == '\0') message = kryl_strerror(status);
+    if (hold_device_errors && status == KRYL_ERR_DEVICE_OUT_OF_MEMORY) {
+        snprintf(held_error, sizeof held_error, "%s", message);
+        return CLI_EXIT_ERROR;
+    }
     fprintf(stderr, "kryl: error: %s\n", message);
     cli_json_error(status, message);
     return CLI_EXIT_ERROR;

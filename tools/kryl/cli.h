@@ -48,6 +48,14 @@ void cli_json_error(kryl_status status, const char *message);
  * to stderr; returns CLI_EXIT_ERROR. */
 int cli_error(kryl_status status);
 
+/* While on, cli_error keeps a KRYL_ERR_DEVICE_OUT_OF_MEMORY to itself
+ * instead of printing it (the caller solves on the host instead and says
+ * why with cli_held_error). */
+void cli_hold_device_errors(bool on);
+
+/* The message of the last error held, or "". */
+const char *cli_held_error(void);
+
 /* Print "kryl: error: <message>" to stderr; returns CLI_EXIT_ERROR. */
 int cli_error_message(const char *fmt, ...) CLI_PRINTF_LIKE(1, 2);
 

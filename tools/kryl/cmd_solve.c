@@ -7,6 +7,7 @@
 #include "amg_nullspace.h"
 #include "args.h"
 #include "cli.h"
+#include "cli_mpi.h"
 #include "solve_job.h"
 #include "solve_report.h"
 #include "view.h"
@@ -223,8 +224,9 @@ static kryl_status write_solution(const solve_job *job, const char *path)
     return st;
 }
 
-/* The matrix of --gen KIND --n N (over all ranks in a distributed run). */
-static kryl_status generate(solve_job *job, const solve_args *a)
+/* The matrix of --gen KIND --n N (over all ranks in a distributed run),
+ * once the whole solve's estimate is seen to fit the host and the device. */
+static kryl_status generate(solve_job *job, const solve_args *a, const kryl_solver_options *opt)
 {
     kryl_generator_kind kind = KRYL_GEN_POISSON2D5;
     kryl_generator_options g;
@@ -232,6 +234,10 @@ static kryl_status generate(solve_job *job, const solve_args *a)
     kryl_status st = kryl_generator_from_name(a->gen, &kind);
     if (st == KRYL_SUCCESS) kryl_generator_options_init(&g, kind, a->gen_n);
     if (st == KRYL_SUCCESS) st = kryl_generator_size(&g, &nrows, &estimate);
+    char what[96];
+    snprintf(what, sizeof what, "--gen %s --n %" PRId64, a->gen, a->gen_n);
+    if (st == KRYL_SUCCESS)
+        st = kryl_solver_check_memory(job->ctx, nrows, estimate, opt, what, NULL);
     if (st == KRYL_SUCCESS) st = kryl_matrix_generate(&job->A, job->ctx, &g, 0, nrows);
     return st;
 }
@@ -243,7 +249,7 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
     double *b = NULL, *x0 = NULL;
     double t0 = cli_wtime();
     kryl_status st =
-        a->gen != NULL ? generate(job, a) : kryl_matrix_read_mtx(&job->A, job->ctx, a->matrix);
+        a->gen != NULL ? generate(job, a, opt) : kryl_matrix_read_mtx(&job->A, job->ctx, a->matrix);
     if (st != KRYL_SUCCESS) {
         cli_error(st);
         return st;
@@ -277,6 +283,24 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
     return st;
 }
 
+/* The job's context on `backend`, with the command's settings of it. */
+static kryl_status start_context(solve_job *job, const solve_args *a,
+                                 const kryl_solver_options *opt, kryl_backend_kind backend)
+{
+    kryl_status st =
+        solve_job_context(job, backend, (int)a->device, (int)a->threads, a->deterministic);
+    if (a->monitor > 0) monitor_init(&job->monitor, a->monitor);
+    kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
+    kryl_overlap_from_name(a->overlap, &overlap);
+    if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job->ctx, overlap);
+    if (st == KRYL_SUCCESS && a->gpu_memory_given)
+        st = kryl_context_set_gpu_memory(job->ctx, a->gpu_memory);
+    /* --partition also splits the rows a distributed run reads */
+    if (st == KRYL_SUCCESS && args_solver_given(&a->solver, "partition"))
+        st = kryl_context_set_partition(job->ctx, opt->partition);
+    return st;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     solve_args a;
@@ -287,24 +311,30 @@ int cmd_solve(int argc, char **argv)
 
     solve_job job;
     double read_s = 0.0;
-    kryl_status st =
-        solve_job_context(&job, backend, (int)a.device, (int)a.threads, a.deterministic);
-    if (a.monitor > 0) monitor_init(&job.monitor, a.monitor);
-    kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
-    kryl_overlap_from_name(a.overlap, &overlap);
-    if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job.ctx, overlap);
-    if (st == KRYL_SUCCESS && a.gpu_memory_given)
-        st = kryl_context_set_gpu_memory(job.ctx, a.gpu_memory);
-    /* --partition also splits the rows a distributed run reads */
-    if (st == KRYL_SUCCESS && args_solver_given(&a.solver, "partition"))
-        st = kryl_context_set_partition(job.ctx, opt.partition);
+    kryl_status st = start_context(&job, &a, &opt, backend);
     char generated[96];
     const char *name = a.matrix;
     if (a.gen != NULL) {
         snprintf(generated, sizeof generated, "%s (--n %" PRId64 ")", a.gen, a.gen_n);
         name = generated;
     }
+    /* --backend auto: a problem the GPU cannot hold is solved on the host's cores */
+    const bool may_fall_back = st == KRYL_SUCCESS && backend == KRYL_BACKEND_AUTO &&
+                               kryl_context_backend(job.ctx) == KRYL_BACKEND_CUDA &&
+                               !cli_mpi_active();
+    cli_hold_device_errors(may_fall_back);
     if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &read_s);
+    cli_hold_device_errors(false);
+    if (may_fall_back && st == KRYL_ERR_DEVICE_OUT_OF_MEMORY) {
+        fprintf(stderr,
+                "kryl: warning: the GPU cannot hold this problem (%s); solving on the "
+                "host's cores (omp) instead\n",
+                cli_held_error());
+        solve_job_finish(&job, st);
+        read_s = 0.0;
+        st = start_context(&job, &a, &opt, KRYL_BACKEND_OMP);
+        if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &read_s);
+    }
     if (st == KRYL_SUCCESS && a.out != NULL) st = write_solution(&job, a.out);
     if (st == KRYL_SUCCESS && a.history != NULL) st = write_history(&job, a.history);
     if (st == KRYL_SUCCESS) {
