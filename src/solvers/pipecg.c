@@ -158,6 +158,10 @@ static kryl_status pipecg_setup(kryl_solver s)
                                                s->pc ? s->pc->dinv : NULL, w->spare,
                                                s->cg_coefficients, s->monitor, 0, &w->resident));
     }
+    /* steps launched one by one judge each replacement on the host
+     * (judge_replacement reads ||r||), which a recorded graph cannot replay:
+     * no graphs for them */
+    if (!w->resident) s->period = 0;
     if (s->options.record_history) {
         size_t entries = 2 * (size_t)(s->options.max_iterations + 1);
         KRYL_TRY(s->ops->alloc(s->ctx, (void **)&s->cg_coefficients, entries * sizeof(double)));
