@@ -204,7 +204,9 @@ static void emit(emitter *e, const solve_job *job)
     end_part(e);
     part(e, "backend", kryl_backend_name(kryl_context_backend(job->ctx)));
     param_string(e, "device", kryl_context_device_name(job->ctx));
-    param_bool(e, "deterministic", kryl_context_deterministic(job->ctx));
+    /* the text names the flag only when it is on; the JSON always */
+    if (e->w != NULL || kryl_context_deterministic(job->ctx))
+        param_bool(e, "deterministic", kryl_context_deterministic(job->ctx));
     end_part(e);
     hybrid(e, job);
 }
