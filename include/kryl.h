@@ -266,7 +266,9 @@ typedef enum kryl_reason {
     KRYL_DIVERGED_BREAKDOWN = -2,      /* a division by zero or an indefinite p'Ap */
     KRYL_DIVERGED_NAN = -3,            /* a NaN or Inf appeared in the iteration */
     KRYL_DIVERGED_DTOL = -4,           /* ||r|| > dtol ||b - A x0||: the iteration diverged */
-    KRYL_DIVERGED_STAGNATION = -5      /* residual replacements stopped lowering ||b - Ax|| */
+    KRYL_DIVERGED_STAGNATION = -5,     /* residual replacements stopped lowering ||b - Ax|| */
+    KRYL_DIVERGED_INDEFINITE_PC = -6   /* a CG method met r'M^-1 r <= 0: the preconditioner is
+                                          not positive definite */
 } kryl_reason;
 
 const char *kryl_backend_name(kryl_backend_kind kind);

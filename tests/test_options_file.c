@@ -74,7 +74,7 @@ static void test_json(void)
     write_file(
         path, sizeof path, "config.json",
         "{\n"
-        "  \"method\": \"pcg\",\n"
+        "  \"method\": \"gmres\",\n"
         "  \"rtol\": 1e-10,\n"
         "  \"maxit\": 500,\n"
         "  \"mixed\": {\"type\": \"inner-outer\", \"inner_rtol\": 1e-4, \"inner-its\": 30},\n"
@@ -93,7 +93,7 @@ static void test_json(void)
     CHECK_STATUS(kryl_solver_options_from_file(path, &o), KRYL_ERR_INVALID_ARGUMENT);
     CHECK(strstr(kryl_last_error(), "key note\xc3\xa9\xf0\x9f\x98\x80") != NULL,
           "the unknown key named (UTF-8 of the escapes): %s", kryl_last_error());
-    CHECK(o.method == KRYL_METHOD_PCG && o.rtol == 1e-10 && o.max_iterations == 500 &&
+    CHECK(o.method == KRYL_METHOD_GMRES && o.rtol == 1e-10 && o.max_iterations == 500 &&
               o.mixed == KRYL_MIXED_INNER_OUTER && o.inner_rtol == 1e-4 &&
               o.inner_iterations == 30 && o.precision == KRYL_MIXED &&
               o.precond == KRYL_PRECOND_BJACOBI && o.blocks == 8 &&

@@ -239,7 +239,7 @@ static void test_zero_diagonal(kryl_context ctx)
         bool symmetric = false;
         CHECK_OK(kryl_matrix_is_symmetric(A, 0.0, &symmetric));
         if (symmetric) {
-            const char *ic0[] = {"ic0", "row ", "not positive definite", "ilut", NULL};
+            const char *ic0[] = {"ic0", "row ", "not positive definite", "ilutp", NULL};
             check_refused(A, KRYL_METHOD_GMRES, KRYL_PRECOND_IC0, KRYL_ERR_NOT_POSITIVE_DEFINITE,
                           ic0, files[m]);
         } else {

@@ -14,7 +14,8 @@ class SolveInfo:
     """The outcome of one solve: every field of ``kryl solve --json``.
 
     Not converging is reported here (``converged`` False, ``reason``
-    "max_iterations", "breakdown", "nan", "diverged_dtol" or "stagnation"), never
+    "max_iterations", "breakdown", "nan", "diverged_dtol", "stagnation" or
+    "indefinite_pc"), never
     raised; x is then the iterate of ``best_iteration``, the one with the smallest
     true residual computed (x0's included), and ``relres_last`` the last iterate's.  ``history`` holds
     the norm of the residual the method carried at each iteration

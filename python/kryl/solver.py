@@ -97,7 +97,7 @@ Convergence: a method stops when the residual it carries meets
 ||r|| <= max(rtol ||b||, atol); kryl then computes the true residual b - Ax in
 double with A's own values, and info.converged is True only when that meets
 the test.  Not converging is a result (info.reason "max_iterations",
-"breakdown", "nan", "diverged_dtol", "stagnation"), not an exception; x is the
+"breakdown", "nan", "diverged_dtol", "stagnation", "indefinite_pc"), not an exception; x is the
 iterate with the smallest true residual computed, never worse than x0.
 Errors (a non-square A, a wrong length, NaN in A or b, an unknown option
 value) raise kryl.KrylError subclasses carrying the library's message.

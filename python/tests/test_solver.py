@@ -47,12 +47,13 @@ def test_solver_reuse():
         s.solve(B0)
 
 
-@pytest.mark.parametrize("precond", ["jacobi", "ic0", "ilut", "bjacobi", "lspoly"])
-def test_update_values(precond):
+@pytest.mark.parametrize("method, precond", [("pcg", "jacobi"), ("pcg", "ic0"), ("gmres", "ilut"),
+                                             ("pcg", "bjacobi"), ("pcg", "lspoly")])
+def test_update_values(method, precond):
     """New values on the same pattern: the solve equals a fresh solver's."""
     A2 = A0 * 1.5 + sp.diags(np.linspace(0.1, 1.0, N))
-    fresh_x, fresh = kryl.solve(A2, B0, method="pcg", precond=precond, rtol=1e-10)
-    with kryl.Solver(A0, method="pcg", precond=precond, rtol=1e-10) as s:
+    fresh_x, fresh = kryl.solve(A2, B0, method=method, precond=precond, rtol=1e-10)
+    with kryl.Solver(A0, method=method, precond=precond, rtol=1e-10) as s:
         s.solve(B0)
         s.update_values(A2)
         x, info = s.solve(B0)

@@ -36,11 +36,12 @@ typedef struct kryl_scalar {
 /* Why the iteration stopped (monitor->stop). */
 enum {
     KRYL_STOP_RUNNING = 0,
-    KRYL_STOP_CONVERGED = 1, /* recursive residual met the tolerance */
-    KRYL_STOP_BREAKDOWN = 2, /* a denominator was <= 0 where it must be > 0 */
-    KRYL_STOP_NAN = 3,       /* a NaN or Inf appeared */
-    KRYL_STOP_DIVERGED = 4,  /* rr exceeded div2: the residual grew past the divergence bound */
-    KRYL_STOP_STAGNATED = 5  /* set by a method on the host: rounding bounds what it can reach */
+    KRYL_STOP_CONVERGED = 1,    /* recursive residual met the tolerance */
+    KRYL_STOP_BREAKDOWN = 2,    /* a denominator was <= 0 where it must be > 0 */
+    KRYL_STOP_NAN = 3,          /* a NaN or Inf appeared */
+    KRYL_STOP_DIVERGED = 4,     /* rr exceeded div2: the residual grew past the divergence bound */
+    KRYL_STOP_STAGNATED = 5,    /* set by a method on the host: rounding bounds what it can reach */
+    KRYL_STOP_INDEFINITE_PC = 6 /* r'M^-1 r <= 0: the preconditioner is not positive definite */
 };
 
 /* Convergence state of one solve, in backend memory.  The host writes it
@@ -225,7 +226,8 @@ typedef struct kryl_backend_ops {
     /* ---- fused conjugate-gradient steps ---- */
     /* alpha = num/den;  x += alpha p;  r -= alpha q;
      * if dinv: z = dinv .* r and rz = r'z, else rz = r'r;  rr = r'r.
-     * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN) and changes nothing. */
+     * den <= 0 sets monitor->stop = BREAKDOWN (NaN/Inf: NAN), then num <= 0
+     * INDEFINITE_PC (kryl_cg_alpha_stop), and changes nothing. */
     kryl_status (*cg_update_xr)(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
                                 kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                 kryl_vector z, kryl_scalar rz, kryl_scalar rr,
@@ -260,8 +262,8 @@ typedef struct kryl_backend_ops {
      * r -= alpha q;  rr' = r'r - 2 alpha r'q + alpha^2 q'q;  rz' = rz -
      * 2 alpha r'Dq + alpha^2 q'Dq (dinv) or rr', both clamped at 0;
      * beta = rz'/rz;  p = dinv .* r + beta p (r + beta p);  then
-     * monitor_update(monitor, rr', 1).  p'q <= 0 or rz <= 0 sets stop =
-     * BREAKDOWN (NaN/Inf: NAN) and changes nothing. */
+     * monitor_update(monitor, rr', 1).  p'q <= 0 sets stop = BREAKDOWN
+     * (NaN/Inf: NAN), then rz <= 0 INDEFINITE_PC, and changes nothing. */
     kryl_status (*cg1_update)(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
                               kryl_vector x, kryl_vector r, kryl_vector dinv,
                               kryl_monitor *monitor);
@@ -304,8 +306,9 @@ typedef struct kryl_backend_ops {
      * A denominator delta - beta gamma/alpha_old, gamma_old or alpha_old
      * <= 0 in a step that is not a restart means rounding has spoilt the
      * recurrences: the step is then done as a restart (beta = 0 recorded).
-     * delta <= 0 in a restart sets stop = BREAKDOWN (A or M is not positive
-     * definite), a non-finite scalar NAN: then nothing changes.  record:
+     * gamma <= 0 sets stop = INDEFINITE_PC (M is not positive definite),
+     * delta <= 0 in a restart BREAKDOWN (A is not), a non-finite scalar
+     * NAN: then nothing changes.  record:
      * then also monitor_update(monitor, rr, 1), as cg_update_xr does. */
     kryl_status (*pipecg_update)(kryl_context ctx, kryl_scalar sc, int restart,
                                  const kryl_pipecg_vectors *v, kryl_vector dinv, double *coef,

@@ -5,15 +5,25 @@
  * ratios, monitor_update, pipecg_update and cg1_update. */
 #include "backends/host_step.h"
 
-bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio)
+/* *ratio = num/den unless `stop`, a rule's verdict on them, halts the monitor. */
+static bool take_ratio(int stop, double num, double den, kryl_monitor *monitor, double *ratio)
 {
-    const int stop = kryl_ratio_stop(num, den);
     if (stop != KRYL_STOP_RUNNING) {
         kryl_host_halt(monitor, stop);
         return false;
     }
     *ratio = num / den;
     return true;
+}
+
+bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio)
+{
+    return take_ratio(kryl_ratio_stop(num, den), num, den, monitor, ratio);
+}
+
+bool kryl_host_cg_alpha(double rz, double pq, kryl_monitor *monitor, double *alpha)
+{
+    return take_ratio(kryl_cg_alpha_stop(rz, pq), rz, pq, monitor, alpha);
 }
 
 bool kryl_host_cg1_begin(const double *t, bool jacobi, kryl_monitor *monitor, double *alpha,
@@ -27,7 +37,7 @@ bool kryl_host_cg1_begin(const double *t, bool jacobi, kryl_monitor *monitor, do
     }
     double rz = jacobi ? t[KRYL_CG1_RDR] : t[KRYL_CG1_RR];
     /* alpha = rz/p'q */
-    if (!kryl_host_ratio(rz, t[KRYL_CG1_PQ], monitor, alpha)) return false;
+    if (!kryl_host_cg_alpha(rz, t[KRYL_CG1_PQ], monitor, alpha)) return false;
     /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
     double rr, rz_new;
     kryl_cg1_expand(t, jacobi, *alpha, &rr, &rz_new);
@@ -42,6 +52,8 @@ int kryl_host_pipecg_begin(const double *c, int restart, double *coef, const kry
     /* a restart does not read gamma_old and alpha_old */
     if (!kryl_host_all_finite(c, KRYL_PIPECG_SCALARS - (restart ? 2 : 0))) return KRYL_STOP_NAN;
     double gamma = c[KRYL_PIPECG_GAMMA], delta = c[KRYL_PIPECG_DELTA];
+    /* gamma = r'M^-1 r > 0 for r != 0 when M is positive definite */
+    if (!(gamma > 0.0)) return KRYL_STOP_INDEFINITE_PC;
     double gamma_old = c[KRYL_PIPECG_GAMMA_OLD], alpha_old = c[KRYL_PIPECG_ALPHA_OLD];
     double den = delta;
     *beta = 0.0;

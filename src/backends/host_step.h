@@ -51,6 +51,10 @@ static inline bool kryl_host_all_finite(const double *v, int count)
  * den <= 0. */
 bool kryl_host_ratio(double num, double den, kryl_monitor *monitor, double *ratio);
 
+/* *alpha = rz/pq of a CG step, or false with the monitor stopped for what
+ * kryl_cg_alpha_stop says (INDEFINITE_PC for rz <= 0). */
+bool kryl_host_cg_alpha(double rz, double pq, kryl_monitor *monitor, double *alpha);
+
 /* The scalar part of cg1_update (backend.h) from the summed terms t: the
  * exact ||r|| recorded (advance 0), then alpha, beta and the expanded rr'.
  * Returns false where the step must change nothing (the monitor says why). */

@@ -29,6 +29,16 @@ KRYL_STEP_RULE int kryl_ratio_stop(double num, double den)
     return KRYL_STOP_RUNNING;
 }
 
+/* Why alpha = rz/pq of a CG step cannot be taken, where rz = r'M^-1 r
+ * (r'r without M) and pq = p'Ap: what kryl_ratio_stop says, then
+ * KRYL_STOP_INDEFINITE_PC for rz <= 0, which a symmetric positive definite
+ * M never gives for r != 0 (PETSc's KSP_DIVERGED_INDEFINITE_PC). */
+KRYL_STEP_RULE int kryl_cg_alpha_stop(double rz, double pq)
+{
+    const int why = kryl_ratio_stop(rz, pq);
+    return why == KRYL_STOP_RUNNING && !(rz > 0.0) ? KRYL_STOP_INDEFINITE_PC : why;
+}
+
 /* Why a recorded r'r ends the iteration under `monitor`: KRYL_STOP_NAN
  * where it is not finite, KRYL_STOP_CONVERGED where it is at most tol2,
  * KRYL_STOP_DIVERGED where a bound div2 > 0 is set and rr exceeds it, else

@@ -59,7 +59,8 @@ static const name_entry reason_names[] = {{"none", KRYL_REASON_NONE},
                                           {"breakdown", KRYL_DIVERGED_BREAKDOWN},
                                           {"nan", KRYL_DIVERGED_NAN},
                                           {"diverged_dtol", KRYL_DIVERGED_DTOL},
-                                          {"stagnation", KRYL_DIVERGED_STAGNATION}};
+                                          {"stagnation", KRYL_DIVERGED_STAGNATION},
+                                          {"indefinite_pc", KRYL_DIVERGED_INDEFINITE_PC}};
 static const name_entry hybrid_names[] = {{"none", KRYL_HYBRID_NONE},
                                           {"1", KRYL_HYBRID_DOTS},
                                           {"2", KRYL_HYBRID_MIRROR},

@@ -30,7 +30,7 @@ static kryl_status lower_pattern(const kryl_csr *A, kryl_csr *L, const char *who
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "%s: row %lld (0-based) has no diagonal entry, so its pivot is 0: "
                               "the matrix is not positive definite, as incomplete Cholesky "
-                              "needs; use --method gmres with --precond ilut, or --precond none",
+                              "needs; use --method gmres with --precond ilutp, or --precond none",
                               who, (long long)i);
         }
     }
@@ -46,7 +46,7 @@ static kryl_status ic0_numeric(kryl_csr *L, double alpha, double *x, const char 
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "%s: the diagonal entry of row %lld (0-based) is %g <= 0: the "
                               "matrix is not positive definite, as incomplete Cholesky needs; "
-                              "use --method gmres with --precond ilut, or --precond none",
+                              "use --method gmres with --precond ilutp, or --precond none",
                               who, (long long)i, L->values[dpos]);
         double d = L->values[dpos] * (1.0 + alpha);
         for (int64_t e = L->row_ptr[i]; e < dpos; e++) {
@@ -119,7 +119,7 @@ kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F)
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "mic0: the diagonal entry of row %lld (0-based) is %g <= 0: the "
                               "matrix is not positive definite, as incomplete Cholesky needs; "
-                              "use --method gmres with --precond ilut, or --precond none",
+                              "use --method gmres with --precond ilutp, or --precond none",
                               (long long)i, diag);
         if (off / diag > bound) bound = off / diag;
     }

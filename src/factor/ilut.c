@@ -192,8 +192,8 @@ static kryl_status ilut_row(const kryl_csr *A, int64_t i, double tau, int64_t p,
     if (st == KRYL_SUCCESS && (uii == 0.0 || !isfinite(uii)))
         return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
                           "%s: the pivot u_ii at row %lld (0-based) is %g; permute the rows to "
-                          "put nonzeros on the diagonal (--match), lower --droptol, or use "
-                          "ilutp (column pivoting)",
+                          "put nonzeros on the diagonal (--match), or use ilutp (column "
+                          "pivoting)",
                           pivoting ? "ilutp" : "ilut", (long long)i, uii);
     return st;
 }

@@ -131,12 +131,11 @@ kryl_status kryl_precond_bjacobi_create(kryl_precond *pc, kryl_matrix A,
                           "contiguous row ranges instead, which cut more couplings");
     kryl_precond_kind factor = opts->block_factor;
     if (factor == KRYL_PRECOND_NONE) {
-        bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
-                  opts->method == KRYL_METHOD_PIPECG;
         /* mic0 is IC(0) itself when that exists, a shifted IC(0) of every block otherwise */
-        factor = cg && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol)
-                     ? KRYL_PRECOND_MIC0
-                     : KRYL_PRECOND_ILU0;
+        factor =
+            kryl_precond_for_cg(opts) && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol)
+                ? KRYL_PRECOND_MIC0
+                : KRYL_PRECOND_ILU0;
     } else if (factor != KRYL_PRECOND_IC0 && factor != KRYL_PRECOND_MIC0 &&
                factor != KRYL_PRECOND_ILU0 && factor != KRYL_PRECOND_ILUT) {
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,

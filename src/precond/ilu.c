@@ -109,6 +109,34 @@ static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
     }
 }
 
+/* Under a CG method (symmetric A), ILU(0) and ILU(k) are L D L^T in exact
+ * arithmetic, so M is symmetric positive definite exactly when every pivot
+ * u_ii is positive; a non-positive one is refused here rather than left
+ * for PCG to meet as r'M^-1 r <= 0 (bcsstk15, bcsstk21 and lund_a). */
+static kryl_status check_pivots_positive(const kryl_precond *pc, const ilu_data *d,
+                                         const kryl_factor *F)
+{
+    if ((d->factor != KRYL_PRECOND_ILU0 && d->factor != KRYL_PRECOND_ILUK) ||
+        !kryl_precond_for_cg(&d->opts) ||
+        !kryl_host_matrix_is_symmetric(d->A->host, d->opts.symmetry_tol))
+        return KRYL_SUCCESS;
+    const bool blocks = pc->kind == KRYL_PRECOND_BJACOBI;
+    for (int64_t i = 0; i < F->n; i++) {
+        /* U's diagonal is each row's first entry */
+        const double u = F->U.row_ptr[i] < F->U.row_ptr[i + 1] ? F->U.values[F->U.row_ptr[i]] : 0.0;
+        if (!(u > 0.0))
+            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                              "%s%s%s: the pivot u_ii at row %lld (0-based) is %g <= 0, so M = L U "
+                              "is not positive definite and %s cannot use it; use %s ic0 or mic0 "
+                              "(shifted until every pivot is positive), or --method gmres",
+                              kryl_precond_name(pc->kind), blocks ? " of " : "",
+                              blocks ? kryl_precond_name(d->factor) : "", (long long)i, u,
+                              kryl_method_name(d->opts.method),
+                              blocks ? "--block-factor" : "--precond");
+    }
+    return KRYL_SUCCESS;
+}
+
 /* Level schedule of one triangle (kept in *lv; one already there is
  * reused: the pattern has not changed), then its backend copy and the
  * path its solves take ("" when the backend does not say). */
@@ -233,6 +261,7 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
         st = d->ordering.build(pc, B, &F, d->ordering.user);
     else if (st == KRYL_SUCCESS)
         st = factorize(d->factor, B, &d->opts, &F);
+    if (st == KRYL_SUCCESS && !d->ordering.build) st = check_pivots_positive(pc, d, &F);
     if (st == KRYL_SUCCESS && F.col_perm) st = upload_raw(pc->ctx, F.col_perm, F.n, &d->cols);
     if (st == KRYL_SUCCESS) st = kryl_factor_condest(&F, B, &pc->condest);
     kryl_csr_free(&matched);

@@ -55,9 +55,8 @@ static void mcilu0_destroy(kryl_precond *pc)
 kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts)
 {
-    bool cg = opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
-              opts->method == KRYL_METHOD_PIPECG;
-    bool ic = cg && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol);
+    bool ic =
+        kryl_precond_for_cg(opts) && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol);
     mcilu0_data *d = calloc(1, sizeof *d);
     if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "mcilu0: out of memory");
     pc->data = d;
@@ -75,7 +74,7 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
         /* every a_ii is nonzero (mcolor.c): the pivot vanished in the elimination */
         char why[512];
         snprintf(why, sizeof why, "%s", kryl_last_error());
-        st = KRYL_ERROR(st, "%s (rows counted in the color order); use mcssor or ilut", why);
+        st = KRYL_ERROR(st, "%s (rows counted in the color order); use mcssor or ilutp", why);
     }
     if (st == KRYL_SUCCESS) {
         snprintf(pc->info, sizeof pc->info, "%s", d->factor.info);

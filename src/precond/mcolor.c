@@ -83,7 +83,7 @@ kryl_status kryl_mcolor_zero_diagonal(const kryl_precond *pc, int64_t row)
 {
     return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
                       "%s: the diagonal entry of row %lld (0-based) is zero or missing; "
-                      "%s divides by it; use gmres with --precond ilut or --precond none, "
+                      "%s divides by it; use gmres with --precond ilutp or --precond none, "
                       "or reorder the matrix to put nonzeros on the diagonal",
                       kryl_precond_name(pc->kind), (long long)row,
                       pc->kind == KRYL_PRECOND_MCSSOR ? "SSOR" : "ILU(0)");

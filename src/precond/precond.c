@@ -41,6 +41,12 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
     return KRYL_SUCCESS;
 }
 
+bool kryl_precond_for_cg(const kryl_solver_options *opts)
+{
+    return opts->method == KRYL_METHOD_CG || opts->method == KRYL_METHOD_PCG ||
+           opts->method == KRYL_METHOD_PIPECG;
+}
+
 void kryl_precond_destroy(kryl_precond **pc)
 {
     if (pc == NULL || *pc == NULL) return;

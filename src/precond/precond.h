@@ -43,6 +43,10 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
 
 void kryl_precond_destroy(kryl_precond **pc);
 
+/* Whether the preconditioner serves a CG method (cg, pcg, pipecg, and the
+ * mixed schemes around them), which needs M symmetric positive definite. */
+bool kryl_precond_for_cg(const kryl_solver_options *opts);
+
 /* Constructors of each kind (one file each). */
 kryl_status kryl_precond_jacobi_create(kryl_precond *pc, kryl_matrix A);
 kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree,

@@ -23,4 +23,7 @@ kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, doubl
 /* *count = the inner iterations run since the solver was created; one fetch. */
 kryl_status kryl_inner_count(kryl_solver s, int64_t *count);
 
+/* Stop the outer iteration with `why` (KRYL_STOP_*) unless it has stopped. */
+kryl_status kryl_inner_pass_stop(kryl_solver s, int32_t why);
+
 #endif

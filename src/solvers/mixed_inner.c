@@ -78,10 +78,24 @@ kryl_status kryl_inner_solve(kryl_solver s, kryl_vector r, kryl_scalar rr, doubl
     kryl_monitor m;
     KRYL_TRY(s->ops->download(ctx, &m, in->monitor, sizeof m));
     /* at most inner_iterations steps, fewer once the inner tolerance is met */
-    KRYL_TRY(kryl_solver_iterate_to(in, &m, m.iteration + s->options.inner_iterations));
+    const int64_t first = m.iteration;
+    KRYL_TRY(kryl_solver_iterate_to(in, &m, first + s->options.inner_iterations));
+    /* an inner solve that met r'M^-1 r <= 0 before its first step returns
+     * z = 0: the outer iteration stops for that reason, not on the zero z */
+    if (m.stop == KRYL_STOP_INDEFINITE_PC && m.iteration == first)
+        KRYL_TRY(kryl_inner_pass_stop(s, m.stop));
     if (in->method->finish) KRYL_TRY(in->method->finish(in));
     /* z = x_in, in double */
     return s->ops->permute_copy(ctx, z, in->x_work, NULL, KRYL_GATHER, NULL);
+}
+
+kryl_status kryl_inner_pass_stop(kryl_solver s, int32_t why)
+{
+    kryl_monitor outer;
+    KRYL_TRY(s->ops->download(s->ctx, &outer, s->monitor, sizeof outer));
+    if (outer.stop != KRYL_STOP_RUNNING) return KRYL_SUCCESS;
+    outer.stop = why;
+    return s->ops->upload(s->ctx, s->monitor, &outer, sizeof outer);
 }
 
 kryl_status kryl_inner_count(kryl_solver s, int64_t *count)

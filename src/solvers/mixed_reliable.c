@@ -137,16 +137,6 @@ static kryl_status reliable_start(kryl_solver s, kryl_vector r0)
     return s->ops->monitor_update(s->ctx, s->monitor, kryl_scalar_at(w->rr, 0), 0);
 }
 
-/* A NaN or a breakdown of the CG stops the outer iteration for the same reason. */
-static kryl_status pass_stop(kryl_solver s, int32_t why)
-{
-    kryl_monitor outer;
-    KRYL_TRY(s->ops->download(s->ctx, &outer, s->monitor, sizeof outer));
-    if (outer.stop != KRYL_STOP_RUNNING) return KRYL_SUCCESS;
-    outer.stop = why;
-    return s->ops->upload(s->ctx, s->monitor, &outer, sizeof outer);
-}
-
 static kryl_status reliable_step(kryl_solver s)
 {
     reliable_work *w = s->work;
@@ -166,11 +156,13 @@ static kryl_status reliable_step(kryl_solver s)
         KRYL_TRY(kryl_solver_iterate_to(in, &m, m.iteration + 1));
         refresh = m.stop == KRYL_STOP_RUNNING && gap_crossed(w, sqrt(m.rr));
     }
-    /* a CG that broke down (a NaN or p'Ap <= 0, its last step undone) is
-     * started afresh from the refreshed residual; one that could not take
-     * a single step stops the outer iteration for the same reason */
-    const bool broke = m.stop == KRYL_STOP_NAN || m.stop == KRYL_STOP_BREAKDOWN;
-    if (broke && m.iteration == first) return pass_stop(s, m.stop);
+    /* a CG that broke down (a NaN, p'Ap <= 0 or r'M^-1 r <= 0, its last
+     * step undone) is started afresh from the refreshed residual; one that
+     * could not take a single step stops the outer iteration for the same
+     * reason */
+    const bool broke = m.stop == KRYL_STOP_NAN || m.stop == KRYL_STOP_BREAKDOWN ||
+                       m.stop == KRYL_STOP_INDEFINITE_PC;
+    if (broke && m.iteration == first) return kryl_inner_pass_stop(s, m.stop);
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* x += d in double;  d = 0 */
     KRYL_TRY(ops->permute_copy(ctx, w->d, in->x_work, NULL, KRYL_GATHER, NULL));

@@ -208,6 +208,35 @@ static double diagonal_entry(const kryl_csr *csr, int64_t i)
     return aii;
 }
 
+/* A CG method needs M symmetric positive definite.  ILUT and ILUTP drop
+ * entries by row-wise thresholds (ILUTP also permutes columns) and a row
+ * matching permutes rows, so their M is not symmetric even for a symmetric
+ * A, and PCG stalls on it (lund_a with ILUT: 2.6e-3 after 10000 iterations,
+ * GMRES 72).  They are refused by name.  ILU(0) and ILU(k) of a symmetric A
+ * are L D L^T in exact arithmetic: accepted where every pivot is positive
+ * (ilu.c checks them as it factors). */
+static kryl_status check_symmetric_precond(const kryl_solver_options *o)
+{
+    const kryl_method_ops *plain = plain_method_ops(o->method);
+    if (plain == NULL || !plain->needs_symmetric) return KRYL_SUCCESS;
+    const char *method = kryl_method_name(o->method);
+    const bool blocks = o->precond == KRYL_PRECOND_BJACOBI;
+    const kryl_precond_kind factor = blocks ? o->block_factor : o->precond;
+    if (factor == KRYL_PRECOND_ILUT || factor == KRYL_PRECOND_ILUTP)
+        return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
+                          "%s%s is not symmetric; %s needs a symmetric positive definite "
+                          "preconditioner: use %s ic0 or mic0, or --method gmres",
+                          blocks ? "bjacobi with --block-factor " : "", kryl_precond_name(factor),
+                          method, blocks ? "--block-factor" : "--precond");
+    if (o->match && (factor == KRYL_PRECOND_ILU0 || factor == KRYL_PRECOND_ILUK) && !blocks)
+        return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
+                          "--match permutes the rows that %s factors, so M is not symmetric; %s "
+                          "needs a symmetric positive definite preconditioner: leave out --match "
+                          "(a symmetric positive definite matrix has no zero diagonal entry)",
+                          kryl_precond_name(factor), method);
+    return KRYL_SUCCESS;
+}
+
 /* CG needs A positive definite, so a_ii = e_i'A e_i > 0 for every i. */
 static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops *method,
                                            const char *asked)
@@ -344,6 +373,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     KRYL_TRY(check_options(&opts));
     const kryl_method_ops *method = method_ops(&opts);
     KRYL_TRY(check_matrix(A, method, kryl_method_name(opts.method), opts.symmetry_tol));
+    KRYL_TRY(check_symmetric_precond(&opts));
     if (A->precision != KRYL_DOUBLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "give the solver the double-precision matrix: the true residual is "
@@ -656,6 +686,8 @@ static void finish_result(kryl_solver s, kryl_result *result, const kryl_monitor
         result->reason = KRYL_DIVERGED_BREAKDOWN;
     else if (m->stop == KRYL_STOP_DIVERGED)
         result->reason = KRYL_DIVERGED_DTOL;
+    else if (m->stop == KRYL_STOP_INDEFINITE_PC)
+        result->reason = KRYL_DIVERGED_INDEFINITE_PC;
     else if (m->stop == KRYL_STOP_NAN || !isfinite(st->rr_last))
         result->reason = KRYL_DIVERGED_NAN;
     else

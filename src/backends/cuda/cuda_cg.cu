@@ -27,7 +27,9 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg_update_xr_kernel(
     if (monitor && blockIdx.x == 0 && threadIdx.x == 0) monitor->step_ran = 0;
     /* num may be the rz this kernel writes: every block reads it before taking
      * its ticket, and the last block writes only after all tickets are taken */
-    if (kryl_cuda_halted(monitor) || !ratio_or_stop(num, den, monitor, &alpha)) return;
+    if (kryl_cuda_halted(monitor) ||
+        !ratio_or_stop(kryl_cg_alpha_stop(*num, *den), num, den, monitor, &alpha))
+        return;
     double sums[2] = {0.0, 0.0}; /* r'z, r'r */
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -61,7 +63,9 @@ __global__ void cg_update_p_kernel(int64_t n, const double *num, const double *d
                                    kryl_monitor *monitor)
 {
     double beta;
-    if ((monitor && !monitor->step_ran) || !ratio_or_stop(num, den, monitor, &beta)) return;
+    if ((monitor && !monitor->step_ran) ||
+        !ratio_or_stop(kryl_ratio_stop(*num, *den), num, den, monitor, &beta))
+        return;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
         p[i] = (T)((double)z[i] + beta * (double)p[i]);

@@ -11,11 +11,11 @@
 #include "backends/step_rules.h"
 
 /* ratio = num/den, or mark the monitor (thread 0 of block 0) and return false:
- * the monitor stops for what kryl_ratio_stop says (as kryl_host_ratio). */
-__device__ inline bool ratio_or_stop(const double *num, const double *den, kryl_monitor *monitor,
-                                     double *ratio)
+ * the monitor stops for `why`, a step rule's verdict on them (as
+ * kryl_host_ratio and kryl_host_cg_alpha). */
+__device__ inline bool ratio_or_stop(int why, const double *num, const double *den,
+                                     kryl_monitor *monitor, double *ratio)
 {
-    const int why = kryl_ratio_stop(*num, *den);
     if (why == KRYL_STOP_RUNNING) {
         *ratio = *num / *den;
         return true;
@@ -67,14 +67,16 @@ __device__ inline bool cg1_coefficients(const double *t, kryl_monitor *monitor, 
     }
     const double rz = JACOBI ? t[KRYL_CG1_RDR] : rr;
     /* alpha = rz/p'q */
-    if (!ratio_or_stop(&rz, &t[KRYL_CG1_PQ], monitor, alpha)) return false;
+    if (!ratio_or_stop(kryl_cg_alpha_stop(rz, t[KRYL_CG1_PQ]), &rz, &t[KRYL_CG1_PQ], monitor,
+                       alpha))
+        return false;
     /* rr' = ||r - alpha q||^2;  rz' = (r - alpha q)'D(r - alpha q) */
     double rr_next, rz_next;
     kryl_cg1_expand(t, JACOBI, *alpha, &rr_next, &rz_next);
     *rr_new = fmax(rr_next, 0.0);
     /* beta = rz'/rz */
     const double rz_clamped = fmax(rz_next, 0.0);
-    return ratio_or_stop(&rz_clamped, &rz, monitor, beta);
+    return ratio_or_stop(kryl_ratio_stop(rz_clamped, rz), &rz_clamped, &rz, monitor, beta);
 }
 
 #endif

@@ -32,6 +32,11 @@ __device__ inline bool pipecg_coefficients(const double *c, int restart, kryl_mo
             return false;
         }
     const double gamma = c[KRYL_PIPECG_GAMMA], delta = c[KRYL_PIPECG_DELTA];
+    /* gamma = r'M^-1 r > 0 for r != 0 when M is positive definite */
+    if (!(gamma > 0.0)) {
+        kryl_cuda_halt(monitor, KRYL_STOP_INDEFINITE_PC);
+        return false;
+    }
     const double gamma_old = c[KRYL_PIPECG_GAMMA_OLD], alpha_old = c[KRYL_PIPECG_ALPHA_OLD];
     double b = 0.0, den = delta;
     bool f = restart || !(gamma_old > 0.0) || !(alpha_old > 0.0);

@@ -36,7 +36,7 @@ kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar
     KRYL_TRY(kryl_omp_check_distinct("cg_update_xr", all, 6, (1u << 2) | (1u << 3) | (1u << 5)));
     double alpha;
     kryl_host_mark_step(monitor, false);
-    if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &alpha))
+    if (kryl_host_halted(monitor) || !kryl_host_cg_alpha(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
     kryl_omp_state *s = kryl_omp_state_of(ctx);
     if (r->precision == KRYL_SINGLE)

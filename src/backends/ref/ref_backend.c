@@ -179,7 +179,7 @@ static kryl_status ref_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scal
     (void)ctx;
     double alpha;
     kryl_host_mark_step(monitor, false);
-    if (kryl_host_halted(monitor) || !kryl_host_ratio(*num.ptr, *den.ptr, monitor, &alpha))
+    if (kryl_host_halted(monitor) || !kryl_host_cg_alpha(*num.ptr, *den.ptr, monitor, &alpha))
         return KRYL_SUCCESS;
     /* x += alpha p;  r -= alpha q;  z = dinv .* r;  rz = r'z;  rr = r'r */
     if (is_double(x))
