@@ -136,13 +136,13 @@ static kryl_status numeric(const kryl_csr *A, kryl_csr *C, int64_t *pos, int64_t
                               "%s: row %lld (0-based) has no diagonal entry in the pattern, so "
                               "its pivot is 0; permute the rows to put nonzeros on the "
                               "diagonal (--match), or use ilutp (column pivoting) or the "
-                              "default --method auto",
+                              "default (--method auto, no --precond)",
                               who, (long long)i);
         if (C->values[diag[i]] == 0.0 || !isfinite(C->values[diag[i]]))
             return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
                               "%s: the pivot u_ii at row %lld (0-based) is %g; use ilutp "
                               "(column pivoting), --match (rows permuted to put nonzeros on "
-                              "the diagonal) or the default --method auto",
+                              "the diagonal) or the default (--method auto, no --precond)",
                               who, (long long)i, C->values[diag[i]]);
     }
     return KRYL_SUCCESS;

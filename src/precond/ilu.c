@@ -127,8 +127,9 @@ static kryl_status check_pivots_positive(const kryl_precond *pc, const ilu_data 
         if (!(u > 0.0))
             return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                               "%s%s%s: the pivot u_ii at row %lld (0-based) is %g <= 0, so M = L U "
-                              "is not positive definite and %s cannot use it; use %s ic0 or mic0 "
-                              "(shifted until every pivot is positive), or --method gmres",
+                              "is not positive definite and %s cannot use it; use %s mic0 (IC(0), "
+                              "whose pivots are these, shifted until every one is positive), or "
+                              "--method gmres",
                               kryl_precond_name(pc->kind), blocks ? " of " : "",
                               blocks ? kryl_precond_name(d->factor) : "", (long long)i, u,
                               kryl_method_name(d->opts.method),
@@ -261,6 +262,15 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
         st = d->ordering.build(pc, B, &F, d->ordering.user);
     else if (st == KRYL_SUCCESS)
         st = factorize(d->factor, B, &d->opts, &F);
+    if (st == KRYL_ERR_ZERO_DIAGONAL && d->opts.match && is_lu(d->factor)) {
+        /* what the factorization suggests first is already on */
+        char why[512];
+        snprintf(why, sizeof why, "%s", kryl_last_error());
+        st = KRYL_ERROR(st,
+                        "%s; the rows are already matched (--match): use --precond ilu0, "
+                        "which drops nothing of A, or --precond ilutp",
+                        why);
+    }
     if (st == KRYL_SUCCESS && !d->ordering.build) st = check_pivots_positive(pc, d, &F);
     if (st == KRYL_SUCCESS && F.col_perm) st = upload_raw(pc->ctx, F.col_perm, F.n, &d->cols);
     if (st == KRYL_SUCCESS) st = kryl_factor_condest(&F, B, &pc->condest);

@@ -83,10 +83,14 @@ kryl_status kryl_mcolor_zero_diagonal(const kryl_precond *pc, int64_t row)
 {
     return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
                       "%s: the diagonal entry of row %lld (0-based) is zero or missing; "
-                      "%s divides by it; use gmres with --precond ilutp or --precond none, "
+                      "%s divides by it; use %s, or the default (--method auto, no --precond), "
                       "or reorder the matrix to put nonzeros on the diagonal",
                       kryl_precond_name(pc->kind), (long long)row,
-                      pc->kind == KRYL_PRECOND_MCSSOR ? "SSOR" : "ILU(0)");
+                      pc->kind == KRYL_PRECOND_MCSSOR ? "SSOR" : "ILU(0)",
+                      kryl_match_available()
+                          ? "--method gmres --precond ilu0 --match (rows permuted to put "
+                            "nonzeros on the diagonal)"
+                          : "--method gmres --precond ilutp (column pivoting)");
 }
 
 /* Zero or missing diagonal entries are refused, naming the first. */

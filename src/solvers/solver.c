@@ -225,7 +225,8 @@ static kryl_status check_symmetric_precond(const kryl_solver_options *o)
     if (factor == KRYL_PRECOND_ILUT || factor == KRYL_PRECOND_ILUTP)
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "%s%s is not symmetric; %s needs a symmetric positive definite "
-                          "preconditioner: use %s ic0 or mic0, or --method gmres",
+                          "preconditioner: use %s mic0 (IC(0), shifted where a pivot is not "
+                          "positive), or --method gmres",
                           blocks ? "bjacobi with --block-factor " : "", kryl_precond_name(factor),
                           method, blocks ? "--block-factor" : "--precond");
     if (o->match && (factor == KRYL_PRECOND_ILU0 || factor == KRYL_PRECOND_ILUK) && !blocks)

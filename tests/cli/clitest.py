@@ -94,7 +94,9 @@ def arguments(name):
     if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
         print("%s: usage: %s KRYL_BINARY [MATRICES_DIR]" % (name, sys.argv[0]))
         sys.exit(SKIP)
-    matrices = sys.argv[2] if len(sys.argv) > 2 and os.path.isdir(sys.argv[2]) else None
+    # KRYL_MATRICES overrides the build's directory, as for the C tests
+    given = os.environ.get("KRYL_MATRICES") or (sys.argv[2] if len(sys.argv) > 2 else "")
+    matrices = given if given and os.path.isdir(given) else None
     return Kryl(sys.argv[1]), matrices
 
 

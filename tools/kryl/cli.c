@@ -63,11 +63,16 @@ int cli_error_message(const char *fmt, ...)
     return CLI_EXIT_ERROR;
 }
 
+static bool log_muted;
+
+void cli_log_mute(bool mute) { log_muted = mute; }
+
 /* Library messages on stderr: "kryl: warning: ..." */
 static void log_to_stderr(kryl_log_level level, const char *message, void *user)
 {
     static const char *names[] = {"error", "warning", "info", "debug"};
     (void)user;
+    if (log_muted) return;
     if (strncmp(message, "kryl: ", 6) == 0) message += 6; /* one prefix is enough */
     fprintf(stderr, "kryl: %s: %s\n", names[level <= KRYL_LOG_DEBUG ? level : KRYL_LOG_DEBUG],
             message);

@@ -69,6 +69,10 @@ kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int
 /* Monotonic wall-clock seconds. */
 double cli_wtime(void);
 
+/* While on, the library's log lines are dropped (the solvers advice tries
+ * are not the user's). */
+void cli_log_mute(bool mute);
+
 /* Format seconds with a fitting unit ("850 us", "12.3 ms", "1.46 s") into
  * text[size]; returns text. */
 const char *cli_format_seconds(char *text, size_t size, double seconds);

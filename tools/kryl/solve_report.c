@@ -12,6 +12,7 @@
 #include "json.h"
 #include "report_amg.h"
 #include "report_hybrid.h"
+#include "solve_advice.h"
 #include "view.h"
 
 /* Every rank's part of A and its SpMVs' cost, on rank 0 (collective);
@@ -167,6 +168,12 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_int(&w, "residual_replacements", r->residual_replacements);
     json_int(&w, "inner_iterations", r->inner_iterations);
     json_string(&w, "reason", kryl_reason_name(r->reason));
+    char advice[160];
+    const char *advice_why = "";
+    if (solve_advice(job, advice, sizeof advice, &advice_why)) {
+        json_string(&w, "advice", advice);
+        json_string(&w, "advice_why", advice_why);
+    }
     json_bool(&w, "converged", r->converged);
     json_double(&w, "time_s", total_seconds(job, read_s));
     json_double(&w, "read_s", read_s);
@@ -299,6 +306,10 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
                r->best_iteration, r->relres_last);
     printf("result      %s (%s)\n", r->converged ? "converged" : "NOT converged",
            kryl_reason_name(r->reason));
+    char advice[160];
+    const char *advice_why = "";
+    if (solve_advice(job, advice, sizeof advice, &advice_why))
+        printf("next        rerun with %s: %s\n", advice, advice_why);
     if (r->orthog_fallback)
         printf("            DCGS2 lost orthogonality: the solve went on with --orthog cgs2\n");
     printf("time        %s total: read %s, setup %s, solve %s",
