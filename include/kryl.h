@@ -735,6 +735,14 @@ kryl_status kryl_vector_get_global(kryl_vector v, kryl_matrix A, double *values)
 kryl_status kryl_vector_set_device(kryl_vector v, const double *values, int64_t length);
 kryl_status kryl_vector_get_device(kryl_vector v, double *values, int64_t length);
 
+/* A double vector laid out like A's rows over caller memory of that kind
+ * (device memory for cuda, host memory for ref and omp): nothing is copied,
+ * and a solve reads b from it or writes x into it in place.  values holds
+ * length = A's owned rows doubles and must outlive v; kryl_vector_destroy
+ * leaves it to the caller.  Its values are not checked for NaN or Inf (a
+ * solve refuses such a b). */
+kryl_status kryl_vector_wrap(kryl_vector *v, kryl_matrix A, double *values, int64_t length);
+
 /* v_i = value for every i. */
 kryl_status kryl_vector_fill(kryl_vector v, double value);
 

@@ -85,7 +85,7 @@ static vpair vp_cols(kryl_precision p, int64_t n, int cols, uint64_t seed)
     vpair v;
     v.total = n * cols;
     for (int b = 0; b < 2; b++) {
-        struct kryl_vector_s w = {sides[b].ctx, NULL, n, p, NULL};
+        struct kryl_vector_s w = {sides[b].ctx, NULL, n, p, NULL, false};
         w.data = dev_alloc(b, (size_t)(v.total ? v.total : 1) * kryl_precision_size(p));
         v.v[b] = w;
     }

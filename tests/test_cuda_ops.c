@@ -60,7 +60,7 @@ static pair pair_new(kryl_precision p, int64_t n, const double *values)
 {
     pair v;
     for (int b = 0; b < 2; b++) {
-        struct kryl_vector_s w = {sides[b].ctx, NULL, n, p, NULL};
+        struct kryl_vector_s w = {sides[b].ctx, NULL, n, p, NULL, false};
         w.data = alloc_or_die(b, (size_t)n * kryl_precision_size(p));
         if (values) upload_as(b, w.data, values, n, p);
         v.v[b] = w;

@@ -1,9 +1,10 @@
-/* kryl_vector_set_device / kryl_vector_get_device on every available
- * backend, with memory from the backend's own allocator (device memory on
+/* kryl_vector_set_device / kryl_vector_get_device and kryl_vector_wrap on
+ * every available backend, with memory from the backend's own allocator (device memory on
  * cuda, host memory on ref and omp): the round trip equals kryl_vector_set
  * and kryl_vector_get, a solve from a b set this way equals one from the
- * host b, wrong lengths and NULL are refused, and a NaN set this way is
- * refused by the solve. */
+ * host b, a solve between wrapped vectors reads b and writes x in place,
+ * wrong lengths and NULL are refused, and a NaN set this way is refused by
+ * the solve. */
 #include "backends/backend.h"
 #include "test_krylov_support.h"
 
@@ -67,6 +68,23 @@ static void check_backend(kryl_context ctx)
     /* the same solve up to the order of cuda's reductions */
     CHECK(max_difference(x_host, back, n) <= 1e-12, "%s: x from the device b differs by %g", name,
           max_difference(x_host, back, n));
+
+    /* b and x wrapped: the solve reads and writes the caller's memory */
+    kryl_vector bw = NULL, xw = NULL;
+    CHECK_OK(kryl_vector_wrap(&bw, A, device_b, n));
+    CHECK_OK(kryl_vector_wrap(&xw, A, device_x, n));
+    CHECK_OK(kryl_vector_fill(xw, 0.0));
+    CHECK_OK(kryl_solver_solve(s, bw, xw, &r));
+    CHECK(r.converged, "%s: the solve between wrapped vectors did not converge", name);
+    CHECK_OK(ops->download(ctx, x_host, device_x, (size_t)n * sizeof(double)));
+    CHECK_OK(ops->synchronize(ctx));
+    CHECK(max_difference(x_host, back, n) <= 1e-12, "%s: x written in place differs by %g", name,
+          max_difference(x_host, back, n));
+    kryl_vector_destroy(&bw); /* the memory stays the caller's */
+    kryl_vector_destroy(&xw);
+    CHECK_STATUS(kryl_vector_wrap(&bw, A, device_b, n + 1), KRYL_ERR_DIMENSION_MISMATCH);
+    CHECK(bw == NULL, "%s: a refused wrap left a vector", name);
+    CHECK_STATUS(kryl_vector_wrap(&bw, A, NULL, n), KRYL_ERR_INVALID_ARGUMENT);
 
     /* refusals: a wrong length, NULL, and a NaN that only the solve sees */
     CHECK_STATUS(kryl_vector_set_device(b, device_b, n - 1), KRYL_ERR_DIMENSION_MISMATCH);

@@ -212,6 +212,7 @@ _PROTOTYPES = {
     "kryl_vector_fill": (_S, [Handle, c_double]),
     "kryl_vector_set_device": (_S, [Handle, c_void_p, c_int64]),
     "kryl_vector_get_device": (_S, [Handle, c_void_p, c_int64]),
+    "kryl_vector_wrap": (_S, [POINTER(Handle), Handle, c_void_p, c_int64]),
     "kryl_solver_options_init": (None, [POINTER(SolverOptions)]),
     "kryl_solver_create": (_S, [POINTER(Handle), Handle, POINTER(SolverOptions)]),
     "kryl_solver_solve": (_S, [Handle, Handle, Handle, POINTER(Result)]),

@@ -314,13 +314,27 @@ def as_matrix(A: Any, backend: str = "auto", device: int = 0, threads: int = 0,
 
 
 class Vector:
-    """A kryl vector laid out like a matrix's rows (double precision)."""
+    """A kryl vector laid out like a matrix's rows (double precision): its own
+    memory, or with :meth:`wrap` an array's, read and written in place."""
 
-    def __init__(self, A: Matrix) -> None:
+    def __init__(self, A: Matrix, array: Any = None) -> None:
         self.matrix = A
         self.n = A.shape[0]
         self._handle = Handle()
-        check(lib.kryl_vector_create(ctypes.byref(self._handle), A.handle, 0))
+        #: the wrapped array (kept alive as long as the vector)
+        self.array = array
+        if array is None:
+            check(lib.kryl_vector_create(ctypes.byref(self._handle), A.handle, 0))
+        else:
+            check(lib.kryl_vector_wrap(ctypes.byref(self._handle), A.handle, address(array),
+                                       self.n))
+
+    @classmethod
+    def wrap(cls, A: Matrix, array: Any) -> "Vector":
+        """A vector over a contiguous float64 array of n entries in the memory A's
+        backend addresses (NumPy for ref and omp, CuPy on A's GPU for cuda):
+        nothing is copied."""
+        return cls(A, array)
 
     @property
     def handle(self) -> Handle:
@@ -357,9 +371,21 @@ class Vector:
         if getattr(self, "_handle", None):
             lib.kryl_vector_destroy(ctypes.byref(self._handle))
             self._handle = Handle()
+        self.array = None
+
+    def __enter__(self) -> "Vector":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def __del__(self) -> None:
         self.close()
+
+
+def address(array: Any) -> int:
+    """The address of a NumPy or CuPy array's first entry."""
+    return array.data.ptr if is_cupy(array) else array.ctypes.data
 
 
 def device_vector(v: Any, n: int, what: str, device: int) -> Any:

@@ -130,11 +130,14 @@ class Solver(Closeable):
         self.matrix.context.create_s = 0.0  # counted once, by the first solver
         check(lib.kryl_solver_create(ctypes.byref(self._handle), self.matrix.handle,
                                      ctypes.byref(self._copts)))
-        self._b = Vector(self.matrix)
-        self._x = Vector(self.matrix)
         self._result = _lib.Result()
-        #: CuPy arrays stay on the device (kryl_vector_set_device / get_device)
+        #: CuPy arrays are read and written on the device where they are
         self._cuda = self.matrix.context.backend == "cuda"
+        # NumPy b and x cross to a cuda device through these; other arrays are
+        # wrapped where they are
+        self._b = Vector(self.matrix) if self._cuda else None
+        self._x = Vector(self.matrix) if self._cuda else None
+        self._fixed: Optional[dict] = None
         #: seconds this constructor took (conversion of A included)
         self.create_s = time.perf_counter() - t0
 
@@ -178,33 +181,81 @@ class Solver(Closeable):
             return cupy.stack(columns, axis=1), infos
         return np.stack(columns, axis=1), infos
 
-    def _on_device(self, v: ArrayLike) -> bool:
-        """Whether v is a CuPy array that can stay on the device (cuda backend)."""
-        return is_cupy(v) and self._cuda
+    def _in_place(self, v: ArrayLike) -> bool:
+        """Whether the backend addresses v's memory (NumPy for ref and omp, CuPy
+        for cuda): kryl then reads and writes the array where it is."""
+        return is_cupy(v) == self._cuda
 
-    def _set(self, vector: Vector, v: ArrayLike, what: str) -> None:
+    def _input(self, v: ArrayLike, what: str) -> Vector:
+        """v as a kryl vector: wrapped where it is when the backend addresses it
+        (a float64 contiguous array is not copied), else copied into the
+        solver's staging vector (NumPy on cuda)."""
         n = self.matrix.shape[0]
-        if self._on_device(v):
-            vector.set_device(device_vector(v, n, what, self.matrix.context.device))
-        else:
-            vector.set(host_vector(v, n, what), what)
+        if self._cuda and is_cupy(v):
+            return Vector.wrap(self.matrix, device_vector(v, n, what, self.matrix.context.device))
+        a = host_vector(v, n, what)
+        if not self._cuda:
+            return Vector.wrap(self.matrix, a)
+        self._b.set(a, what)
+        return self._b
 
-    def _get(self, vector: Vector, like: ArrayLike) -> ArrayLike:
-        if self._on_device(like):
-            return vector.get_device()
-        x = vector.get(np.empty(self.matrix.shape[0]))
-        return _cupy_array(x) if is_cupy(like) else x
+    def _output(self, like: ArrayLike, x0: Optional[ArrayLike], zero: bool) -> Vector:
+        """The vector kryl writes x into: a new array of the kind of `like` that the
+        backend addresses, wrapped, else the staging vector (NumPy on cuda); it
+        holds x0, or 0 when `zero`."""
+        n = self.matrix.shape[0]
+        if self._cuda and not is_cupy(like):
+            x = self._x
+        elif self._cuda:
+            import cupy
+
+            with cupy.cuda.Device(self.matrix.context.device):
+                x = Vector.wrap(self.matrix, (cupy.zeros if zero and x0 is None else cupy.empty)(n))
+        else:
+            x = Vector.wrap(self.matrix, (np.zeros if zero and x0 is None else np.empty)(n))
+        if x0 is not None and self._cuda and is_cupy(x0):
+            a = device_vector(x0, n, "x0", self.matrix.context.device)
+            check(lib.kryl_vector_set_device(x.handle, a.data.ptr, n), "x0")
+        elif x0 is not None:
+            x.set(host_vector(x0, n, "x0"), "x0")  # NaN and Inf refused by the library
+        elif zero and x is self._x:
+            x.fill(0.0)
+        if is_cupy(x.array):
+            import cupy
+
+            cupy.cuda.get_current_stream().synchronize()  # CuPy's writes are done
+        return x
+
+    def _returned(self, x: Vector, like: ArrayLike) -> ArrayLike:
+        """x as an array of the kind of `like` (NumPy or CuPy); wrapped vectors
+        are closed, their array handed over as it is."""
+        if x.array is None:
+            out = x.get(np.empty(self.matrix.shape[0]))
+        else:
+            out = x.array
+            x.close()
+        return _cupy_array(out) if is_cupy(like) and not is_cupy(out) else out
+
+    def _run(self, call: Any, v: ArrayLike, x0: Optional[ArrayLike], zero: bool, what: str,
+             *extra: Any) -> ArrayLike:
+        """call(solver, input, output, *extra) on v and a new output; returns the output."""
+        inp = self._input(v, what)
+        try:
+            out = self._output(v, x0, zero)
+            try:
+                check(call(self.handle, inp.handle, out.handle, *extra))
+            except BaseException:
+                if out is not self._x:
+                    out.close()
+                raise
+        finally:
+            if inp is not self._b:
+                inp.close()
+        return self._returned(out, v)
 
     def _solve_one(self, b: ArrayLike, x0: Optional[ArrayLike]) -> tuple[ArrayLike, SolveInfo]:
-        handle = self.handle
-        self._set(self._b, b, "b")
-        if x0 is None:
-            self._x.fill(0.0)
-        else:
-            self._set(self._x, x0, "x0")
-        check(lib.kryl_solver_solve(handle, self._b.handle, self._x.handle,
-                                    ctypes.byref(self._result)))
-        return self._get(self._x, b), self._info()
+        x = self._run(lib.kryl_solver_solve, b, x0, True, "b", ctypes.byref(self._result))
+        return x, self._info()
 
     def _history(self) -> np.ndarray:
         h = ctypes.POINTER(ctypes.c_double)()
@@ -214,14 +265,44 @@ class Solver(Closeable):
             return np.zeros(0)
         return np.ctypeslib.as_array(h, (length.value,)).copy()
 
-    def _info(self) -> SolveInfo:
+    def _fixed_fields(self) -> dict:
+        """The SolveInfo fields set at setup (the options, the matrix, the
+        format, the device), gathered at the first solve and kept."""
+        if self._fixed is not None:
+            return self._fixed
         r, o = self._result, self._copts
         fmt, why = ctypes.c_int(), ctypes.c_char_p()
         check(lib.kryl_solver_format(self.handle, ctypes.byref(fmt), ctypes.byref(why)))
-        buf = ctypes.create_string_buffer(192)
-        check(lib.kryl_solver_precond_info(self.handle, buf, len(buf)))
         ctx = self.matrix.context
         n, ncols = self.matrix.shape
+        read_s = self.matrix.read_s if self._owns_matrix else 0.0
+        self._fixed = dict(
+            matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
+            asymmetry=self.matrix.asymmetry, symmetry_tol=o.symmetry_tol,
+            method_requested=enum_name("method", o.method), match=bool(o.match),
+            restart=o.restart or 40, orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",
+            degree=o.degree or 8, fill=o.fill, droptol=o.droptol, maxfill=o.maxfill,
+            blocks=o.blocks, partition=enum_name("partition", o.partition),
+            block_factor=enum_name("precond", o.block_factor), sweeps=o.sweeps, omega=o.omega,
+            backend=ctx.backend, device=ctx.device_name, deterministic=ctx.deterministic,
+            precision=enum_name("precision", o.precision), mixed=enum_name("mixed_scheme", o.mixed),
+            inner_its=o.inner_iterations,
+            inner_rtol=o.inner_rtol or float(lib.kryl_mixed_default_inner_rtol(o.mixed)),
+            format=enum_name("format", fmt.value), format_requested=enum_name("format", o.format),
+            format_reason=_lib.text(why.value), order=enum_name("order", o.order),
+            tune=bool(o.tune), rtol=o.rtol, atol=o.atol, dtol=o.dtol, maxit=o.max_iterations,
+            read_s=read_s, setup_s=r.setup_s, context_s=self._context_s,
+            setup_phases={_lib.text(lib.kryl_setup_phase_name(k)): r.setup_phases[k]
+                          for k in range(_lib.SETUP_PHASES)},
+        )
+        return self._fixed
+
+    def _info(self) -> SolveInfo:
+        """The SolveInfo of the last solve: the fixed fields and the result's."""
+        r, o = self._result, self._copts
+        fixed = self._fixed_fields()
+        buf = ctypes.create_string_buffer(192)
+        check(lib.kryl_solver_precond_info(self.handle, buf, len(buf)))
         # what ran: for method="auto", the candidate that produced x
         method, precond, choice = ctypes.c_int(), ctypes.c_int(), ctypes.c_char_p()
         check(lib.kryl_solver_choice(self.handle, ctypes.byref(method), ctypes.byref(precond),
@@ -229,9 +310,6 @@ class Solver(Closeable):
         method, precond = method.value, precond.value
         if method == 1 and precond == 0:  # pcg: Jacobi unless another is named
             precond = 1
-        mixed = enum_name("mixed_scheme", o.mixed)
-        precision = enum_name("precision", o.precision)
-        read_s = self.matrix.read_s if self._owns_matrix else 0.0
         profile = None
         if o.profile:
             p = r.profile
@@ -239,34 +317,17 @@ class Solver(Closeable):
                        "reduction_s": p.reduction, "transfer_s": p.transfer,
                        "iteration_s": p.iteration}
         return SolveInfo(
-            matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
-            asymmetry=self.matrix.asymmetry, symmetry_tol=o.symmetry_tol,
+            **fixed,
             method=enum_name("method", method), precond=enum_name("precond", precond),
-            method_requested=enum_name("method", o.method), choice=_lib.text(choice.value),
-            match=bool(o.match),
-            precond_info=_lib.text(buf.value), restart=o.restart or 40,
-            orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",
-            degree=o.degree or 8, fill=o.fill, droptol=o.droptol, maxfill=o.maxfill,
-            blocks=o.blocks, partition=enum_name("partition", o.partition),
-            block_factor=enum_name("precond", o.block_factor), sweeps=o.sweeps, omega=o.omega,
-            backend=ctx.backend, device=ctx.device_name, deterministic=ctx.deterministic,
-            precision=precision, mixed=mixed,
-            inner_its=o.inner_iterations,
-            inner_rtol=o.inner_rtol or float(lib.kryl_mixed_default_inner_rtol(o.mixed)),
-            format=enum_name("format", fmt.value), format_requested=enum_name("format", o.format),
-            format_reason=_lib.text(why.value), order=enum_name("order", o.order),
-            tune=bool(o.tune), rtol=o.rtol, atol=o.atol, dtol=o.dtol,
-            maxit=o.max_iterations,
+            choice=_lib.text(choice.value), precond_info=_lib.text(buf.value),
             iterations=r.iterations, relres=r.relres, relres_recursive=r.relres_recursive,
             relres_last=r.relres_last, best_iteration=r.best_iteration,
             orthog_fallback=bool(r.orthog_fallback),
             resnorm=r.resnorm, bnorm=r.bnorm, residual_replacements=r.residual_replacements,
             inner_iterations=r.inner_iterations, reason=enum_name("reason", r.reason),
-            converged=bool(r.converged), time_s=read_s + r.setup_s + r.solve_s, read_s=read_s,
-            setup_s=r.setup_s, solve_s=r.solve_s, context_s=self._context_s,
+            converged=bool(r.converged), time_s=fixed["read_s"] + r.setup_s + r.solve_s,
+            solve_s=r.solve_s,
             time_per_iteration_s=r.solve_s / r.iterations if r.iterations > 0 else 0.0,
-            setup_phases={_lib.text(lib.kryl_setup_phase_name(k)): r.setup_phases[k]
-                          for k in range(_lib.SETUP_PHASES)},
             **(_amg_fields(o.amg) if precond == _AMG else {}),
             profile=profile, history=self._history(),
         )
@@ -285,16 +346,14 @@ class Solver(Closeable):
         t0 = time.perf_counter()
         self.matrix.update_values(data)
         check(lib.kryl_solver_update(handle))
+        self._fixed = None  # the asymmetry is the new values'
         #: seconds the last update_values took
         self.update_s = time.perf_counter() - t0
 
     def apply_preconditioner(self, r: ArrayLike) -> ArrayLike:
         """z = M^{-1} r with the solver's preconditioner (z = r without one); r and
         z NumPy or CuPy (on the device with the cuda backend)."""
-        handle = self.handle
-        self._set(self._b, r, "r")
-        check(lib.kryl_solver_apply_preconditioner(handle, self._b.handle, self._x.handle))
-        return self._get(self._x, r)
+        return self._run(lib.kryl_solver_apply_preconditioner, r, None, False, "r")
 
     def aspreconditioner(self) -> Any:
         """The solver's preconditioner as a scipy LinearOperator (M= of SciPy's solvers)."""
@@ -305,8 +364,9 @@ class Solver(Closeable):
     def close(self) -> None:
         """Free the solver (and the matrix it converted from a SciPy one)."""
         if getattr(self, "_handle", None):
-            self._b.close()
-            self._x.close()
+            if self._cuda:
+                self._b.close()
+                self._x.close()
             lib.kryl_solver_destroy(ctypes.byref(self._handle))
             self._handle = Handle()
             if self._owns_matrix:

@@ -90,7 +90,8 @@ struct kryl_vector_s {
     kryl_layout *layout;
     int64_t n;
     kryl_precision precision;
-    void *data; /* backend memory: n floats or doubles */
+    void *data;    /* backend memory: n floats or doubles */
+    bool borrowed; /* data is the caller's (kryl_vector_wrap): never released */
 };
 
 static inline size_t kryl_precision_size(kryl_precision p)

@@ -38,12 +38,40 @@ kryl_status kryl_vector_create(kryl_vector *v, kryl_matrix A, kryl_precision pre
     return kryl_vector_create_like(v, A->ctx, A->layout, precision);
 }
 
+kryl_status kryl_vector_wrap(kryl_vector *v, kryl_matrix A, double *values, int64_t length)
+{
+    KRYL_REQUIRE_ARG(v);
+    *v = NULL;
+    KRYL_REQUIRE_ARG(A);
+    KRYL_REQUIRE_ARG(values);
+    kryl_layout *layout = A->layout;
+    if (length != layout->n)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH,
+                          "kryl_vector_wrap: %lld values given for a matrix of %lld rows",
+                          (long long)length, (long long)layout->n);
+    if (layout->perm != NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "kryl_vector_wrap: the matrix's rows are reordered; wrap memory for "
+                          "the matrix the caller created");
+    struct kryl_vector_s *w = calloc(1, sizeof *w);
+    if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a vector");
+    w->ctx = A->ctx;
+    w->n = layout->n;
+    w->precision = KRYL_DOUBLE;
+    w->data = values;
+    w->borrowed = true;
+    w->layout = kryl_layout_retain(layout);
+    w->ctx->live_objects++;
+    *v = w;
+    return KRYL_SUCCESS;
+}
+
 kryl_status kryl_vector_destroy(kryl_vector *v)
 {
     if (v == NULL || *v == NULL) return KRYL_SUCCESS;
     kryl_vector w = *v;
     kryl_context ctx = w->ctx;
-    ctx->ops->release(ctx, w->data);
+    if (!w->borrowed) ctx->ops->release(ctx, w->data);
     kryl_layout_release(ctx, w->layout);
     ctx->live_objects--;
     free(w);

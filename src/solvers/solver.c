@@ -592,6 +592,31 @@ enum { SAFE_EXPONENT = 500, BLIND_STEP = 600 };
  * scaled with it, so the scaled system A (2^e x) = 2^e b is the same one
  * in binary.  Returns e and ||2^e b||^2 (0: b = 0); fails for a b that is
  * not finite. */
+/* The refusal of a b holding NaN or Inf, naming its first such entry in
+ * the caller's order (b_true is downloaded: this is the failure's path). */
+static kryl_status refuse_nonfinite_b(kryl_solver s)
+{
+    const int64_t n = s->b_true->n;
+    double *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
+    kryl_status st =
+        b ? s->ops->download(s->ctx, b, s->b_true->data, (size_t)n * sizeof *b)
+          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld doubles", (long long)n);
+    if (st == KRYL_SUCCESS) st = s->ops->synchronize(s->ctx);
+    int64_t k = 0;
+    while (st == KRYL_SUCCESS && k < n && isfinite(b[k])) k++;
+    if (st == KRYL_SUCCESS && k < n) {
+        const int32_t *perm = s->A->layout->perm; /* backend row k holds the caller's perm[k] */
+        st = KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                        "b: entry %lld is %g: a b with NaN or Inf has nothing to solve",
+                        (long long)(s->A->layout->row_begin + (perm ? perm[k] : k)), b[k]);
+    } else if (st == KRYL_SUCCESS) {
+        st = KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                        "b has an entry that is NaN or infinite: nothing to solve");
+    }
+    free(b);
+    return st;
+}
+
 static kryl_status scale_system(kryl_solver s, int *e, double *bb)
 {
     const kryl_backend_ops *ops = s->ops;
@@ -604,9 +629,7 @@ static kryl_status scale_system(kryl_solver s, int *e, double *bb)
         KRYL_TRY(kryl_reduce_end(s->ctx));
         KRYL_TRY(fetch(s, dot.ptr, bb));
         int step;
-        if (isnan(*bb) || (isinf(*bb) && pass > 2))
-            return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                              "b has an entry that is NaN or infinite: nothing to solve");
+        if (isnan(*bb) || (isinf(*bb) && pass > 2)) return refuse_nonfinite_b(s);
         if (*bb == 0.0) /* b = 0, or entries whose squares underflow: look closer, twice */
             step = pass < 2 ? BLIND_STEP : 0;
         else if (isinf(*bb))

@@ -6,7 +6,7 @@
 /* A vector of n entries of `precision` in ctx's memory (data NULL on failure). */
 struct kryl_vector_s test_trsv_vector(kryl_context ctx, int64_t n, kryl_precision precision)
 {
-    struct kryl_vector_s v = {ctx, NULL, n, precision, NULL};
+    struct kryl_vector_s v = {ctx, NULL, n, precision, NULL, false};
     CHECK_OK(
         ctx->ops->alloc(ctx, &v.data, (size_t)(n > 0 ? n : 1) * kryl_precision_size(precision)));
     return v;
