@@ -31,144 +31,44 @@ class KrylError(Exception):
         self.location = location
 
 
-class InvalidArgumentError(KrylError, ValueError):
-    """An invalid argument or option (KRYL_ERR_INVALID_ARGUMENT)."""
-
-    status = -1
+_BY_STATUS: dict[int, type[KrylError]] = {}
 
 
-class DimensionMismatchError(KrylError, ValueError):
-    """Sizes of the operands disagree (KRYL_ERR_DIMENSION_MISMATCH)."""
-
-    status = -2
-
-
-class ContextMismatchError(KrylError, ValueError):
-    """Objects from different contexts (KRYL_ERR_CONTEXT_MISMATCH)."""
-
-    status = -3
-
-
-class UnsupportedError(KrylError):
-    """A valid request this build cannot do (KRYL_ERR_UNSUPPORTED)."""
-
-    status = -4
+def _status_error(status: int, constant: str, builtin: type[Exception] | None,
+                  meaning: str) -> type[KrylError]:
+    """The exception class of one kryl_status, also a `builtin` where given
+    (named after the variable it is assigned to, below)."""
+    bases = (KrylError,) if builtin is None else (KrylError, builtin)
+    cls = type("KrylError", bases, {"__doc__": f"{meaning} (KRYL_ERR_{constant}).",
+                                    "status": status, "__module__": __name__})
+    _BY_STATUS[status] = cls
+    return cls
 
 
-class BackendUnavailableError(KrylError):
-    """The backend is not compiled in or has no device (KRYL_ERR_BACKEND_UNAVAILABLE)."""
+# one class per kryl_status of include/kryl.h: status, constant, built-in, meaning
+InvalidArgumentError = _status_error(-1, "INVALID_ARGUMENT", ValueError, "An invalid argument or option")
+DimensionMismatchError = _status_error(-2, "DIMENSION_MISMATCH", ValueError, "Sizes of the operands disagree")
+ContextMismatchError = _status_error(-3, "CONTEXT_MISMATCH", ValueError, "Objects from different contexts")
+UnsupportedError = _status_error(-4, "UNSUPPORTED", None, "A valid request this build cannot do")
+BackendUnavailableError = _status_error(-5, "BACKEND_UNAVAILABLE", None, "The backend is not compiled in or has no device")
+KrylIOError = _status_error(-20, "IO", OSError, "A file cannot be opened, read or written")
+ParseError = _status_error(-21, "PARSE", ValueError, "A Matrix Market file is malformed")
+NotSquareError = _status_error(-22, "NOT_SQUARE", ValueError, "The solver or preconditioner needs a square matrix")
+NotSymmetricError = _status_error(-23, "NOT_SYMMETRIC", ValueError, "CG needs a symmetric matrix")
+ZeroDiagonalError = _status_error(-24, "ZERO_DIAGONAL", ValueError, "A preconditioner divides by a_ii = 0")
+NotPositiveDefiniteError = _status_error(-25, "NOT_POSITIVE_DEFINITE", ValueError, "A non-positive pivot or diagonal")
+IndexOverflowError = _status_error(-26, "INDEX_OVERFLOW", OverflowError, "An index does not fit the index type")
+InvalidValueError = _status_error(-27, "INVALID_VALUE", ValueError, "NaN or Inf in the input")
+IndexOutOfRangeError = _status_error(-28, "INDEX_OUT_OF_RANGE", IndexError, "An entry outside the matrix")
+FormatUnsuitableError = _status_error(-29, "FORMAT_UNSUITABLE", ValueError, "A storage format would cost too much for this matrix")
+KrylMemoryError = _status_error(-40, "OUT_OF_MEMORY", MemoryError, "A host allocation failed")
+DeviceMemoryError = _status_error(-41, "DEVICE_OUT_OF_MEMORY", MemoryError, "A device allocation failed")
+DeviceError = _status_error(-42, "DEVICE", None, "A device call failed")
+InternalError = _status_error(-60, "INTERNAL", None, "An internal error: please report it with its location")
 
-    status = -5
-
-
-class KrylIOError(KrylError, OSError):
-    """A file cannot be opened, read or written (KRYL_ERR_IO)."""
-
-    status = -20
-
-
-class ParseError(KrylError, ValueError):
-    """A Matrix Market file is malformed (KRYL_ERR_PARSE)."""
-
-    status = -21
-
-
-class NotSquareError(KrylError, ValueError):
-    """The solver or preconditioner needs a square matrix (KRYL_ERR_NOT_SQUARE)."""
-
-    status = -22
-
-
-class NotSymmetricError(KrylError, ValueError):
-    """CG needs a symmetric matrix (KRYL_ERR_NOT_SYMMETRIC)."""
-
-    status = -23
-
-
-class ZeroDiagonalError(KrylError, ValueError):
-    """A preconditioner divides by a_ii = 0 (KRYL_ERR_ZERO_DIAGONAL)."""
-
-    status = -24
-
-
-class NotPositiveDefiniteError(KrylError, ValueError):
-    """A non-positive pivot or diagonal (KRYL_ERR_NOT_POSITIVE_DEFINITE)."""
-
-    status = -25
-
-
-class IndexOverflowError(KrylError, OverflowError):
-    """An index does not fit the index type (KRYL_ERR_INDEX_OVERFLOW)."""
-
-    status = -26
-
-
-class InvalidValueError(KrylError, ValueError):
-    """NaN or Inf in the input (KRYL_ERR_INVALID_VALUE)."""
-
-    status = -27
-
-
-class IndexOutOfRangeError(KrylError, IndexError):
-    """An entry outside the matrix (KRYL_ERR_INDEX_OUT_OF_RANGE)."""
-
-    status = -28
-
-
-class FormatUnsuitableError(KrylError, ValueError):
-    """A storage format would cost too much for this matrix (KRYL_ERR_FORMAT_UNSUITABLE)."""
-
-    status = -29
-
-
-class KrylMemoryError(KrylError, MemoryError):
-    """A host allocation failed (KRYL_ERR_OUT_OF_MEMORY)."""
-
-    status = -40
-
-
-class DeviceMemoryError(KrylError, MemoryError):
-    """A device allocation failed (KRYL_ERR_DEVICE_OUT_OF_MEMORY)."""
-
-    status = -41
-
-
-class DeviceError(KrylError):
-    """A device call failed (KRYL_ERR_DEVICE)."""
-
-    status = -42
-
-
-class InternalError(KrylError):
-    """An internal error (KRYL_ERR_INTERNAL): please report it with its location."""
-
-    status = -60
-
-
-_BY_STATUS = {
-    cls.status: cls
-    for cls in (
-        InvalidArgumentError,
-        DimensionMismatchError,
-        ContextMismatchError,
-        UnsupportedError,
-        BackendUnavailableError,
-        KrylIOError,
-        ParseError,
-        NotSquareError,
-        NotSymmetricError,
-        ZeroDiagonalError,
-        NotPositiveDefiniteError,
-        IndexOverflowError,
-        InvalidValueError,
-        IndexOutOfRangeError,
-        FormatUnsuitableError,
-        KrylMemoryError,
-        DeviceMemoryError,
-        DeviceError,
-        InternalError,
-    )
-}
+for _name, _cls in list(globals().items()):
+    if _cls in _BY_STATUS.values():
+        _cls.__name__ = _cls.__qualname__ = _name
 
 
 def error_class(status: int) -> type[KrylError]:
