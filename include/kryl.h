@@ -481,6 +481,33 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
                                    int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
                                    const int64_t *col_idx, const double *values);
 
+/* Create an nrows x ncols matrix from CSR arrays in memory the context's
+ * backend addresses: device memory of its GPU for cuda (a CuPy or PyTorch
+ * CSR matrix's arrays, the offsets as int64), host memory for ref and omp.
+ *   row_ptr  nrows + 1 offsets, row_ptr[0] = 0, row_ptr[nrows] = nnz
+ *   col_idx  nnz 0-based columns, ascending without repeats in each row
+ *   values   nnz finite values
+ * The arrays are checked where they are (for cuda by kernels on the device;
+ * a fault is KRYL_ERR_INVALID_ARGUMENT, _INDEX_OUT_OF_RANGE or
+ * _INVALID_VALUE naming its row) and copied (device to device for cuda).
+ * On cuda the matrix then has no host copy: SpMV, vectors and a solve whose
+ * setup runs on the device (a method that needs no symmetry check, such as
+ * gmres or bicgstab, without preconditioner, in csr, double precision, no
+ * ordering) never make one; any host-side step (the symmetry check of cg,
+ * a preconditioner's setup, method or format auto, a conversion, csr_view,
+ * statistics, writing, update_values) downloads it once, and
+ * kryl_matrix_host_copy says which.  One process (KRYL_ERR_UNSUPPORTED on
+ * a distributed context). */
+kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                          int64_t ncols, int64_t nnz, const int64_t *row_ptr,
+                                          const int32_t *col_idx, const double *values);
+
+/* Whether A has a host copy, and why: *why is "" for a matrix created from
+ * host data (the copy is where it came from), else the step that
+ * downloaded it ("the symmetry check of cg", "the jacobi preconditioner",
+ * ...), "" while there is none.  Either pointer may be NULL. */
+kryl_status kryl_matrix_host_copy(kryl_matrix A, bool *has_copy, const char **why);
+
 /* Read a Matrix Market file (.mtx or .mtx.gz): coordinate or array;
  * real, integer or pattern (pattern entries read as 1, with a warning
  * through the context's log); general,

@@ -195,6 +195,15 @@ typedef struct kryl_backend_ops {
     /* Build A->storage from A->host->csr (permuted by A->layout) in A->precision. */
     kryl_status (*matrix_setup)(kryl_context ctx, kryl_matrix A);
     void (*matrix_release)(kryl_context ctx, kryl_matrix A);
+    /* Build A->storage (double CSR, natural order) from CSR arrays in backend
+     * memory, checked there as kryl_matrix_create_csr_device says, while A
+     * has no host copy (NULL: the backend addresses host memory, and the
+     * arrays are copied to the host as they are). */
+    kryl_status (*matrix_setup_device)(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
+                                       const int32_t *col_idx, const double *values);
+    /* csr (allocated with A's size) = the CSR arrays of A->storage, built by
+     * matrix_setup_device. */
+    kryl_status (*matrix_download)(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
     /* y = alpha*A*x + beta*z.  z may be y, or NULL (then beta is ignored);
      * x, y, z in A's precision. */
     kryl_status (*spmv)(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

@@ -176,13 +176,9 @@ kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_gl
     return st;
 }
 
-kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncols,
-                                 int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
-                                 const int64_t *col_idx, const double *values)
+/* row_ptr starts at 0 and never decreases. */
+static kryl_status check_row_ptr(const int64_t *row_ptr, int64_t nrows, int64_t row_begin)
 {
-    memset(A, 0, sizeof *A);
-    KRYL_TRY(check_shape(nrows_global, ncols, row_begin, row_end));
-    int64_t nrows = row_end - row_begin;
     if (row_ptr[0] != 0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "row_ptr[0] is %lld, expected 0",
                           (long long)row_ptr[0]);
@@ -191,6 +187,53 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
             return KRYL_ERROR(
                 KRYL_ERR_INVALID_ARGUMENT, "row_ptr decreases at row %lld (%lld then %lld)",
                 (long long)(row_begin + i), (long long)row_ptr[i], (long long)row_ptr[i + 1]);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_csr_from_sorted_arrays(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz,
+                                        const int64_t *row_ptr, const int32_t *col_idx,
+                                        const double *values)
+{
+    memset(A, 0, sizeof *A);
+    KRYL_TRY(check_shape(nrows, ncols, 0, nrows));
+    KRYL_TRY(check_row_ptr(row_ptr, nrows, 0));
+    if (row_ptr[nrows] != nnz)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "row_ptr[%lld] is %lld, expected nnz = %lld",
+                          (long long)nrows, (long long)row_ptr[nrows], (long long)nnz);
+    if (nnz > 0 && (col_idx == NULL || values == NULL))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "%lld entries announced but col_idx or values is NULL", (long long)nnz);
+    for (int64_t i = 0; i < nrows; i++) {
+        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
+            if (col_idx[k] < 0 || col_idx[k] >= ncols)
+                return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
+                                  "column %d of row %lld is outside [0, %lld)", col_idx[k],
+                                  (long long)i, (long long)ncols);
+            if (k > row_ptr[i] && col_idx[k] <= col_idx[k - 1])
+                return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                                  "row %lld: column %d follows column %d; expected the columns "
+                                  "of each row ascending, without repeats",
+                                  (long long)i, col_idx[k], col_idx[k - 1]);
+            if (!isfinite(values[k]))
+                return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "row %lld has the value %g in column %d",
+                                  (long long)i, values[k], col_idx[k]);
+        }
+    }
+    KRYL_TRY(kryl_csr_alloc(A, nrows, ncols, nnz));
+    memcpy(A->row_ptr, row_ptr, (size_t)(nrows + 1) * sizeof *row_ptr);
+    memcpy(A->col_idx, col_idx, (size_t)nnz * sizeof *col_idx);
+    memcpy(A->values, values, (size_t)nnz * sizeof *values);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncols,
+                                 int64_t row_begin, int64_t row_end, const int64_t *row_ptr,
+                                 const int64_t *col_idx, const double *values)
+{
+    memset(A, 0, sizeof *A);
+    KRYL_TRY(check_shape(nrows_global, ncols, row_begin, row_end));
+    int64_t nrows = row_end - row_begin;
+    KRYL_TRY(check_row_ptr(row_ptr, nrows, row_begin));
     int64_t nnz = row_ptr[nrows];
     if (nnz > 0 && (col_idx == NULL || values == NULL))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,

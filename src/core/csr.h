@@ -59,6 +59,13 @@ int64_t kryl_csr_find(const kryl_csr *A, int64_t i, int64_t j);
 kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
                               int64_t row_begin, int64_t row_end);
 
+/* Build CSR of all nrows rows from arrays already in its layout (64-bit
+ * offsets, 32-bit columns ascending without repeats in each row, finite
+ * values), checked and copied. */
+kryl_status kryl_csr_from_sorted_arrays(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz,
+                                        const int64_t *row_ptr, const int32_t *col_idx,
+                                        const double *values);
+
 /* Build CSR from 64-bit CSR arrays (the public creation call). */
 kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncols,
                                  int64_t row_begin, int64_t row_end, const int64_t *row_ptr,

@@ -32,10 +32,19 @@ static void host_release(kryl_host_matrix *h)
     free(h);
 }
 
+/* CSR arrays in backend memory (kryl_matrix_create_csr_device). */
+typedef struct device_csr {
+    const int64_t *row_ptr;
+    const int32_t *col_idx;
+    const double *values;
+} device_csr;
+
 /* A matrix object around a host copy, a layout and a format (taken over,
- * also on failure), with the backend's storage built from the format. */
+ * also on failure), with the backend's storage built from the format, or
+ * from `device` arrays where given. */
 static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix *host,
-                              kryl_layout *layout, kryl_precision precision, kryl_fmt *fmt)
+                              kryl_layout *layout, kryl_precision precision, kryl_fmt *fmt,
+                              const device_csr *device)
 {
     struct kryl_matrix_s *m = calloc(1, sizeof *m);
     if (m == NULL) {
@@ -48,7 +57,9 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     m->precision = precision;
     m->fmt = *fmt;
     memset(fmt, 0, sizeof *fmt);
-    kryl_status st = ctx->ops->matrix_setup(ctx, m);
+    kryl_status st = device ? ctx->ops->matrix_setup_device(ctx, m, device->row_ptr,
+                                                            device->col_idx, device->values)
+                            : ctx->ops->matrix_setup(ctx, m);
     if (st != KRYL_SUCCESS) {
         char what[160];
         snprintf(what, sizeof what, "the %s storage of a %lld-row matrix (%lld entries, %s)",
@@ -86,7 +97,7 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     csr->values = NULL;
     kryl_fmt fmt;
     kryl_fmt_borrow_csr(&host->csr, &fmt);
-    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt);
+    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, NULL);
     /* the matrix holds its own references (none if it failed: then these free) */
     host_release(host);
     kryl_layout_release(ctx, layout);
@@ -117,6 +128,105 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
     }
     (*A)->host->entry_of = entry_of;
     (*A)->host->entries = row_ptr[row_end - row_begin];
+    return KRYL_SUCCESS;
+}
+
+/* A matrix over device CSR arrays, its host copy left to be made. */
+static kryl_status matrix_from_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                      int64_t ncols, int64_t nnz, const device_csr *device)
+{
+    if (nrows < 0 || ncols < 0 || nnz < 0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "a %lld x %lld matrix of %lld entries",
+                          (long long)nrows, (long long)ncols, (long long)nnz);
+    if (nrows > INT32_MAX || ncols > INT32_MAX)
+        return KRYL_ERROR(KRYL_ERR_INDEX_OVERFLOW,
+                          "%lld x %lld exceeds the 32-bit index range of rows and columns",
+                          (long long)nrows, (long long)ncols);
+    if (nnz > 0 && (device->col_idx == NULL || device->values == NULL))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "%lld entries announced but col_idx or values is NULL", (long long)nnz);
+    kryl_host_matrix *host = calloc(1, sizeof *host);
+    if (host == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a matrix");
+    host->refs = 1;
+    host->threads = kryl_host_threads(ctx);
+    host->csr.nrows = host->csr.nrows_global = nrows;
+    host->csr.ncols = ncols;
+    host->asymmetry = -1.0;
+    host->entries = nnz;
+    kryl_layout *layout = NULL;
+    kryl_status st = new_layout(&host->csr, &layout);
+    kryl_fmt fmt; /* CSR over the host arrays, which are NULL until made */
+    memset(&fmt, 0, sizeof fmt);
+    fmt.kind = KRYL_FORMAT_CSR;
+    fmt.nrows = nrows;
+    fmt.ncols = ncols;
+    fmt.nnz = fmt.stored = nnz;
+    fmt.borrowed = true;
+    if (st == KRYL_SUCCESS) st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, device);
+    if (st == KRYL_SUCCESS) host->origin = *A;
+    host_release(host);
+    kryl_layout_release(ctx, layout);
+    return st;
+}
+
+kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                          int64_t ncols, int64_t nnz, const int64_t *row_ptr,
+                                          const int32_t *col_idx, const double *values)
+{
+    KRYL_REQUIRE_ARG(A);
+    *A = NULL;
+    KRYL_REQUIRE_ARG(ctx);
+    KRYL_REQUIRE_ARG(row_ptr);
+    if (ctx->dist)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "kryl_matrix_create_csr_device: one process only; a distributed "
+                          "context takes each rank's rows with kryl_matrix_create_csr");
+    if (ctx->ops->matrix_setup_device != NULL) {
+        const device_csr device = {row_ptr, col_idx, values};
+        return matrix_from_device(A, ctx, nrows, ncols, nnz, &device);
+    }
+    /* host memory: checked and copied as it is */
+    kryl_csr csr;
+    KRYL_TRY(kryl_csr_from_sorted_arrays(&csr, nrows, ncols, nnz, row_ptr, col_idx, values));
+    return kryl_matrix_from_csr(A, ctx, &csr);
+}
+
+kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
+{
+    kryl_host_matrix *h = A->host;
+    if (h->origin == NULL || h->csr.row_ptr != NULL) return KRYL_SUCCESS;
+    kryl_matrix origin = h->origin;
+    kryl_context ctx = origin->ctx;
+    kryl_csr csr;
+    KRYL_TRY(kryl_csr_alloc(&csr, h->csr.nrows, h->csr.ncols, h->entries));
+    kryl_status st = ctx->ops->matrix_download(ctx, origin, &csr);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(&csr);
+        return st;
+    }
+    h->csr.row_ptr = csr.row_ptr;
+    h->csr.col_idx = csr.col_idx;
+    h->csr.values = csr.values;
+    kryl_fmt_borrow_csr(&h->csr, &origin->fmt);
+    snprintf(h->copied_for, sizeof h->copied_for, "%s", why);
+    kryl_log(ctx, KRYL_LOG_INFO,
+             "kryl: the host copy of the %lld-row matrix created on the device is made for %s",
+             (long long)h->csr.nrows, why);
+    return KRYL_SUCCESS;
+}
+
+int64_t kryl_matrix_nnz(kryl_matrix A)
+{
+    const kryl_host_matrix *h = A->host;
+    return h->csr.row_ptr ? kryl_csr_nnz(&h->csr) : h->entries;
+}
+
+kryl_status kryl_matrix_host_copy(kryl_matrix A, bool *has_copy, const char **why)
+{
+    KRYL_REQUIRE_ARG(A);
+    const kryl_host_matrix *h = A->host;
+    if (has_copy) *has_copy = h->csr.row_ptr != NULL || h->origin == NULL;
+    if (why) *why = h->origin ? h->copied_for : "";
     return KRYL_SUCCESS;
 }
 
@@ -164,6 +274,7 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     if (!(ctx->ops->formats & (1u << format)))
         return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "the %s backend has no %s SpMV kernel",
                           ctx->ops->name, kryl_format_name(format));
+    KRYL_TRY(kryl_matrix_need_host(A, "a conversion of its storage"));
     const kryl_csr *csr = &A->host->csr;
     kryl_fmt_params used;
     if (params)
@@ -193,7 +304,7 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     kryl_layout *layout = NULL;
     if (st == KRYL_SUCCESS) st = format_layout(ctx, csr, &fmt, &layout);
-    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt);
+    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt, NULL);
     if (st == KRYL_SUCCESS) (*B)->params = used;
     kryl_fmt_free(&fmt);              /* emptied by matrix_new */
     kryl_layout_release(ctx, layout); /* B holds its own reference */
@@ -214,6 +325,7 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A)
     ctx->ops->matrix_release(ctx, m);
     kryl_fmt_free(&m->fmt);
     free(m->value_source);
+    if (m->host->origin == m) m->host->origin = NULL;
     host_release(m->host);
     kryl_layout_release(ctx, m->layout);
     ctx->live_objects--;
@@ -228,7 +340,7 @@ kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int6
     const kryl_csr *csr = &A->host->csr;
     if (nrows) *nrows = csr->nrows_global;
     if (ncols) *ncols = csr->ncols;
-    if (nnz) *nnz = kryl_csr_nnz(csr);
+    if (nnz) *nnz = kryl_matrix_nnz(A);
 #ifdef KRYL_HAVE_MPI
     if (nnz && A->dist) *nnz = kryl_dist_matrix_nnz(A);
 #endif
@@ -239,6 +351,7 @@ kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const i
                                  const double **values)
 {
     KRYL_REQUIRE_ARG(A);
+    KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_csr_view"));
     if (row_ptr) *row_ptr = A->host->csr.row_ptr;
     if (col_idx) *col_idx = A->host->csr.col_idx;
     if (values) *values = A->host->csr.values;
@@ -299,6 +412,7 @@ kryl_status kryl_matrix_is_symmetric(kryl_matrix A, double tol, bool *symmetric)
 {
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(symmetric);
+    KRYL_TRY(kryl_matrix_need_host(A, "a symmetry check"));
     *symmetric = kryl_host_matrix_is_symmetric(A->host, tol > 0.0 ? tol : 0.0);
     return KRYL_SUCCESS;
 }
@@ -307,6 +421,7 @@ kryl_status kryl_matrix_asymmetry(kryl_matrix A, double *asymmetry)
 {
     KRYL_REQUIRE_ARG(A);
     KRYL_REQUIRE_ARG(asymmetry);
+    KRYL_TRY(kryl_matrix_need_host(A, "a symmetry check"));
     *asymmetry = kryl_host_matrix_asymmetry(A->host);
     return KRYL_SUCCESS;
 }
@@ -352,7 +467,7 @@ kryl_status kryl_matrix_dist_info(kryl_matrix A, kryl_dist_info *info)
     memset(info, 0, sizeof *info);
     info->size = 1;
     info->rows = A->layout->n;
-    info->nnz = kryl_csr_nnz(&A->host->csr);
+    info->nnz = kryl_matrix_nnz(A);
 #ifdef KRYL_HAVE_MPI
     if (A->ctx->dist) kryl_dist_matrix_info(A, info);
 #endif

@@ -39,6 +39,7 @@ kryl_status kryl_matrix_format_info(kryl_matrix A, kryl_format format, kryl_form
     info->format = format;
     KRYL_REQUIRE_ARG(A);
     A = kryl_matrix_local_part(A); /* over several ranks: this rank's local part */
+    KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_format_info"));
     if (format <= KRYL_FORMAT_AUTO || format > KRYL_FORMAT_DIA)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "kryl_matrix_format_info: format %d is not a storage format (csr, "
@@ -81,6 +82,7 @@ kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *
     if (why != NULL && why_size > 0) why[0] = '\0';
     KRYL_REQUIRE_ARG(A);
     A = kryl_matrix_local_part(A); /* over several ranks: this rank's local part */
+    KRYL_TRY(kryl_matrix_need_host(A, "the format model"));
     char reason[320];
     kryl_device_model dev;
     KRYL_TRY(kryl_context_device_model(A->ctx, &dev));

@@ -126,6 +126,7 @@ kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats)
     if (A->host == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "kryl_matrix_get_stats: the matrix has no host copy");
+    KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_get_stats"));
     const kryl_csr *csr = &A->host->csr;
     kryl_matrix_stats s;
     memset(&s, 0, sizeof s);

@@ -63,6 +63,7 @@ kryl_status kryl_matrix_refresh_values(kryl_matrix B)
 kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values)
 {
     KRYL_REQUIRE_ARG(A);
+    KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_update_values"));
     kryl_host_matrix *h = A->host;
     const int64_t nnz = kryl_csr_nnz(&h->csr);
     const int64_t entries = h->entry_of ? h->entries : nnz;

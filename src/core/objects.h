@@ -55,6 +55,11 @@ typedef struct kryl_host_matrix {
     /* rows of a distributed matrix: its checks are collective */
     struct kryl_dist_context *dist;
     int threads; /* for its checks: the creating context's host threads */
+    /* created from device arrays (kryl_matrix_create_csr_device): csr's
+     * arrays are NULL until a host-side step downloads them from origin's
+     * backend storage (kryl_matrix_need_host), which then says why */
+    struct kryl_matrix_s *origin;
+    char copied_for[96];
 } kryl_host_matrix;
 
 /* How a matrix's rows are ordered on the backend: vectors created from the
@@ -131,6 +136,14 @@ double kryl_host_matrix_asymmetry(kryl_host_matrix *h);
 
 /* Whether A counts as symmetric: kryl_host_matrix_asymmetry(h) <= tol. */
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h, double tol);
+
+/* A's host copy, downloaded from its backend storage the first time a
+ * host-side step (`why`: "the symmetry check of cg", ...) needs it when A
+ * was created from device arrays; nothing to do otherwise. */
+kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why);
+
+/* Stored entries, also of a matrix whose host copy is not made yet. */
+int64_t kryl_matrix_nnz(kryl_matrix A);
 
 /* A vector of n entries in A's layout (for the solver's workspace). */
 kryl_status kryl_vector_create_like(kryl_vector *v, kryl_context ctx, kryl_layout *layout,

@@ -53,5 +53,6 @@ kryl_status kryl_matrix_write_mtx(kryl_matrix A, const char *path)
         return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
                           "kryl_matrix_write_mtx: each rank holds only its own rows of a "
                           "distributed matrix; write it from a single-process context");
+    KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_write_mtx"));
     return kryl_mtx_write_csr(path, &A->host->csr);
 }

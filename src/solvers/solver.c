@@ -190,6 +190,11 @@ static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method, co
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                           "the matrix is %lld x %lld; %s needs a square matrix",
                           (long long)csr->nrows_global, (long long)csr->ncols, asked);
+    if (method->needs_symmetric) {
+        char why[64];
+        snprintf(why, sizeof why, "the symmetry check of %s", asked);
+        KRYL_TRY(kryl_matrix_need_host(A, why));
+    }
     if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host, symmetry_tol))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "the matrix is not symmetric (max |a_ij - a_ji| = %.3g max |a_ij|, "
@@ -375,6 +380,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     const kryl_method_ops *method = method_ops(&opts);
     KRYL_TRY(check_matrix(A, method, kryl_method_name(opts.method), opts.symmetry_tol));
     KRYL_TRY(check_symmetric_precond(&opts));
+    if (method->inner_solver) KRYL_TRY(kryl_matrix_need_host(A, "a mixed-precision scheme"));
     if (A->precision != KRYL_DOUBLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "give the solver the double-precision matrix: the true residual is "
@@ -448,6 +454,7 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
         kryl_solver_options checked = *options;
         *solver = NULL;
         KRYL_TRY(check_options(&checked));
+        KRYL_TRY(kryl_matrix_need_host(A, "the analysis of method auto"));
         return kryl_auto_create(solver, A, options);
     }
     return solver_create(solver, A, options, false);

@@ -341,6 +341,8 @@ static kryl_backend_ops make_ops()
     ops.device_model = kryl_cuda_device_model;
     ops.matrix_setup = kryl_cuda_matrix_setup;
     ops.matrix_release = kryl_cuda_matrix_release;
+    ops.matrix_setup_device = kryl_cuda_matrix_setup_device;
+    ops.matrix_download = kryl_cuda_matrix_download;
     ops.spmv = kryl_cuda_spmv;
     ops.fill = kryl_cuda_fill;
     ops.permute_copy = kryl_cuda_permute_copy;

@@ -32,6 +32,24 @@ struct cuda_csr {
     int64_t max_len;
 };
 
+/* Free m and its device arrays (NULL: nothing). */
+void kryl_cuda_csr_free(kryl_cuda_state *s, cuda_csr *m);
+
+/* Split the rows of h into stream blocks: consecutive rows while they hold at
+ * most STREAM_NNZ entries and STREAM_THREADS rows; a longer row alone.
+ * blocks has room for nrows + 1 entries; returns the number of blocks. */
+int64_t kryl_cuda_stream_blocks(const kryl_csr *h, int32_t *blocks);
+
+/* m->kernel and m->lanes from m's row length statistics. */
+void kryl_cuda_csr_choose_kernel(cuda_csr *m);
+
+/* The kernel's name ("stream", "scalar", "vector/8") into buf. */
+const char *kryl_cuda_csr_describe(const cuda_csr *m, char *buf, size_t size);
+
+/* m->row_blocks of the stream kernel, made from m's device row offsets when
+ * m was built from device arrays without them (cuda_matrix_device.cu). */
+kryl_status kryl_cuda_csr_blocks(kryl_cuda_state *s, cuda_csr *m);
+
 /* A's CSR storage when it is square, not empty, and multiplied by the
  * vector kernel (the one a fused kernel can take row by row), else NULL. */
 static inline const cuda_csr *kryl_cuda_vector_csr(kryl_matrix A)

@@ -108,6 +108,9 @@ static inline const int32_t *kryl_cuda_stop_flag(const kryl_monitor *monitor)
 /* Operations of the table, by file. */
 kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A);
 void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
+kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
+                                          const int32_t *col_idx, const double *values);
+kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
 kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
 bool kryl_cuda_spmv_dot_fuses(kryl_context ctx, kryl_matrix A);

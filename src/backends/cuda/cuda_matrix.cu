@@ -15,7 +15,7 @@
 #include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_fmt.cuh"
 
-static void free_storage(kryl_cuda_state *s, cuda_csr *m)
+void kryl_cuda_csr_free(kryl_cuda_state *s, cuda_csr *m)
 {
     if (m == nullptr) return;
     kryl_cuda_free(s, m->row_ptr);
@@ -52,10 +52,7 @@ static void row_statistics(const kryl_csr *h, cuda_csr *m)
     m->sd = var > 0.0 ? sqrt(var) : 0.0;
 }
 
-/* Split the rows into stream blocks: consecutive rows while they hold at most
- * STREAM_NNZ entries and STREAM_THREADS rows; a longer row alone.  blocks has
- * room for nrows + 1 entries; returns the number of blocks. */
-static int64_t stream_blocks(const kryl_csr *h, int32_t *blocks)
+int64_t kryl_cuda_stream_blocks(const kryl_csr *h, int32_t *blocks)
 {
     int64_t count = 0, i = 0;
     while (i < h->nrows) {
@@ -95,7 +92,7 @@ static int vector_lanes(double length)
  * which gives such a row a block of its own. */
 constexpr int STREAM_MAX_PASSES = 8;
 
-static void choose_kernel(cuda_csr *m)
+void kryl_cuda_csr_choose_kernel(cuda_csr *m)
 {
     m->lanes = vector_lanes(m->mean + m->sd);
     const int64_t per_pass = (int64_t)m->lanes * VECTOR_DEPTH;
@@ -124,7 +121,7 @@ static kryl_status upload_csr(kryl_cuda_state *s, const kryl_csr *h, kryl_precis
     }
     for (int64_t i = 0; narrow_rows && i <= n; i++) rows32[i] = (int32_t)h->row_ptr[i];
     for (int64_t k = 0; float_values && k < nnz; k++) values32[k] = (float)h->values[k];
-    m->block_count = stream_blocks(h, blocks);
+    m->block_count = kryl_cuda_stream_blocks(h, blocks);
     KRYL_CHECK_GOTO(st,
                     device_copy(s, &m->row_ptr,
                                 narrow_rows ? (const void *)rows32 : (const void *)h->row_ptr,
@@ -156,7 +153,7 @@ done:
     return st;
 }
 
-static const char *describe(const cuda_csr *m, char *buf, size_t size)
+const char *kryl_cuda_csr_describe(const cuda_csr *m, char *buf, size_t size)
 {
     if (m->kernel == KRYL_CUDA_SPMV_STREAM)
         snprintf(buf, size, "stream");
@@ -187,10 +184,10 @@ static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
      * rounds of lanes) stays below 2^31 */
     m->wide = m->nnz > INT32_MAX - 4096;
     row_statistics(h, m);
-    choose_kernel(m);
+    kryl_cuda_csr_choose_kernel(m);
     kryl_status st = upload_csr(s, h, A->precision, m);
     if (st != KRYL_SUCCESS) {
-        free_storage(s, m);
+        kryl_cuda_csr_free(s, m);
         return st;
     }
     A->storage = m;
@@ -198,8 +195,9 @@ static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
     kryl_log(ctx, KRYL_LOG_INFO,
              "cuda: spmv kernel %s for %lld rows, %lld entries (row length mean %.2f, sd %.2f, "
              "max %lld), %d-bit offsets, %s",
-             describe(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz, m->mean, m->sd,
-             (long long)m->max_len, m->wide ? 64 : 32, kryl_precision_name(A->precision));
+             kryl_cuda_csr_describe(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz,
+             m->mean, m->sd, (long long)m->max_len, m->wide ? 64 : 32,
+             kryl_precision_name(A->precision));
     return KRYL_SUCCESS;
 }
 
@@ -505,7 +503,7 @@ void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A)
     kryl_cuda_state *s = nullptr;
     if (A == nullptr || A->storage == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
     if (A->fmt.kind == KRYL_FORMAT_CSR)
-        free_storage(s, static_cast<cuda_csr *>(A->storage));
+        kryl_cuda_csr_free(s, static_cast<cuda_csr *>(A->storage));
     else
         free_fmt(s, static_cast<cuda_fmt *>(A->storage));
     A->storage = nullptr;
@@ -544,6 +542,9 @@ extern "C" kryl_status kryl_cuda_spmv_select(kryl_matrix A, kryl_cuda_spmv_kerne
                           "cuda spmv_select: A is not a cuda matrix stored in csr");
     cuda_csr *m = static_cast<cuda_csr *>(A->storage);
     if (kernel == KRYL_CUDA_SPMV_STREAM) {
+        kryl_cuda_state *s = nullptr;
+        KRYL_TRY(kryl_cuda_enter(A->ctx, &s));
+        KRYL_TRY(kryl_cuda_csr_blocks(s, m));
         m->kernel = kernel;
         return KRYL_SUCCESS;
     }
@@ -563,7 +564,7 @@ extern "C" void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size)
     if (!is_cuda_matrix(A))
         snprintf(buf, size, "none");
     else if (A->fmt.kind == KRYL_FORMAT_CSR)
-        describe(static_cast<const cuda_csr *>(A->storage), buf, size);
+        kryl_cuda_csr_describe(static_cast<const cuda_csr *>(A->storage), buf, size);
     else
         describe_fmt(static_cast<const cuda_fmt *>(A->storage), buf, size);
 }

@@ -1,0 +1,298 @@
+/* The cuda backend's CSR storage built from CSR arrays already on the device
+ * (kryl_matrix_create_csr_device): the arrays are checked by kernels, their
+ * row length statistics reduced there, and copied device to device; the
+ * host copy is downloaded from the storage only when a host-side step needs
+ * it (kryl_matrix_download). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cuda/cuda_csr.cuh"
+
+/* Grid-stride loop over i in [0, n). */
+#define KRYL_CUDA_FOR_EACH(i, n)                                                                   \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* What the checks found, in device memory: the first row (smallest index)
+ * of each kind of fault, ULLONG_MAX where none, and the row lengths' sums. */
+enum csr_fault { FAULT_OFFSETS, FAULT_COLUMN, FAULT_ORDER, FAULT_VALUE, FAULTS };
+struct csr_check {
+    unsigned long long first[FAULTS];
+    unsigned long long max_len;
+    double sum, sum2;
+};
+
+/* row_ptr[0] = 0, row_ptr[n] = nnz and row_ptr[i] <= row_ptr[i+1]: then every
+ * offset lies in [0, nnz] and the entries' check may read the rows. */
+__global__ void check_offsets_kernel(int64_t n, int64_t nnz, const int64_t *__restrict__ row_ptr,
+                                     csr_check *check)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0 && (row_ptr[0] != 0 || row_ptr[n] != nnz))
+        atomicMin(&check->first[FAULT_OFFSETS], (unsigned long long)n);
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        if (row_ptr[i + 1] < row_ptr[i])
+            atomicMin(&check->first[FAULT_OFFSETS], (unsigned long long)i);
+    }
+}
+
+/* Per row: columns in [0, ncols), ascending without repeats, finite values;
+ * sum, sum of squares and maximum of the row lengths. */
+__global__ void check_entries_kernel(int64_t n, int64_t ncols, const int64_t *__restrict__ row_ptr,
+                                     const int32_t *__restrict__ col,
+                                     const double *__restrict__ val, csr_check *check)
+{
+    double sum = 0.0, sum2 = 0.0;
+    unsigned long long longest = 0;
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        const int64_t begin = row_ptr[i], end = row_ptr[i + 1];
+        const unsigned long long row = (unsigned long long)i;
+        for (int64_t k = begin; k < end; k++) {
+            if (col[k] < 0 || col[k] >= ncols) atomicMin(&check->first[FAULT_COLUMN], row);
+            if (k > begin && col[k] <= col[k - 1]) atomicMin(&check->first[FAULT_ORDER], row);
+            if (!isfinite(val[k])) atomicMin(&check->first[FAULT_VALUE], row);
+        }
+        const double len = (double)(end - begin);
+        sum += len;
+        sum2 += len * len;
+        if ((unsigned long long)(end - begin) > longest)
+            longest = (unsigned long long)(end - begin);
+    }
+    /* the warp's sums first: one atomic per warp */
+    for (int offset = 16; offset > 0; offset /= 2) {
+        sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        sum2 += __shfl_down_sync(0xffffffffu, sum2, offset);
+        const unsigned long long other = __shfl_down_sync(0xffffffffu, longest, offset);
+        if (other > longest) longest = other;
+    }
+    if ((threadIdx.x & 31) == 0 && longest > 0) {
+        atomicAdd(&check->sum, sum);
+        atomicAdd(&check->sum2, sum2);
+        atomicMax(&check->max_len, longest);
+    }
+}
+
+/* 32-bit row offsets from 64-bit ones (all below 2^31) */
+__global__ void narrow_offsets_kernel(int64_t count, const int64_t *__restrict__ wide,
+                                      int32_t *__restrict__ narrow)
+{
+    KRYL_CUDA_FOR_EACH(i, count) narrow[i] = (int32_t)wide[i];
+}
+
+/* 64-bit row offsets from 32-bit ones */
+__global__ void widen_offsets_kernel(int64_t count, const int32_t *__restrict__ narrow,
+                                     int64_t *__restrict__ wide)
+{
+    KRYL_CUDA_FOR_EACH(i, count) wide[i] = narrow[i];
+}
+
+/* *out = the check's result, copied to the host once the kernels are done. */
+static kryl_status fetch_check(kryl_cuda_state *s, const csr_check *device, csr_check *out)
+{
+    KRYL_CUDA_CHECK(cudaMemcpyAsync(out, device, sizeof *out, cudaMemcpyDeviceToHost, s->stream));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+/* The refusal of the first fault found, naming its row. */
+static kryl_status refuse(const csr_check *c, int64_t n, int64_t ncols, int64_t nnz)
+{
+    const unsigned long long none = ULLONG_MAX;
+    if (c->first[FAULT_OFFSETS] == (unsigned long long)n)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "device CSR: row_ptr[0] must be 0 and row_ptr[%lld] = nnz = %lld",
+                          (long long)n, (long long)nnz);
+    if (c->first[FAULT_OFFSETS] != none)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "device CSR: row_ptr decreases at row %llu",
+                          c->first[FAULT_OFFSETS]);
+    if (c->first[FAULT_COLUMN] != none)
+        return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
+                          "device CSR: row %llu has a column outside [0, %lld)",
+                          c->first[FAULT_COLUMN], (long long)ncols);
+    if (c->first[FAULT_ORDER] != none)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "device CSR: the columns of row %llu are not ascending without repeats "
+                          "(sort them and sum repeats first, e.g. CuPy's sum_duplicates())",
+                          c->first[FAULT_ORDER]);
+    if (c->first[FAULT_VALUE] != none)
+        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE, "device CSR: row %llu has a NaN or Inf value",
+                          c->first[FAULT_VALUE]);
+    return KRYL_SUCCESS;
+}
+
+/* Check the arrays on the device; m gets the row length statistics. */
+static kryl_status check_arrays(kryl_cuda_state *s, cuda_csr *m, const int64_t *row_ptr,
+                                const int32_t *col_idx, const double *values)
+{
+    csr_check *device = nullptr, found;
+    memset(&found, 0xff, sizeof found.first);
+    found.max_len = 0;
+    found.sum = found.sum2 = 0.0;
+    KRYL_TRY(
+        kryl_cuda_malloc(s, (void **)&device, sizeof *device, "the check of device CSR arrays"));
+    kryl_status st = KRYL_SUCCESS;
+    cudaError_t err =
+        cudaMemcpyAsync(device, &found, sizeof found, cudaMemcpyHostToDevice, s->stream);
+    if (err != cudaSuccess) st = kryl_cuda_failed(err, "cudaMemcpyAsync", KRYL_WHERE);
+    const unsigned int grid = kryl_cuda_stream_grid(s, m->nrows);
+    if (st == KRYL_SUCCESS) {
+        check_offsets_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(m->nrows, m->nnz, row_ptr,
+                                                                        device);
+        err = cudaGetLastError();
+        if (err != cudaSuccess) st = kryl_cuda_failed(err, "launch of check_offsets", KRYL_WHERE);
+    }
+    if (st == KRYL_SUCCESS) st = fetch_check(s, device, &found);
+    if (st == KRYL_SUCCESS) st = refuse(&found, m->nrows, m->ncols, m->nnz);
+    if (st == KRYL_SUCCESS) {
+        check_entries_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(m->nrows, m->ncols, row_ptr,
+                                                                        col_idx, values, device);
+        err = cudaGetLastError();
+        if (err != cudaSuccess) st = kryl_cuda_failed(err, "launch of check_entries", KRYL_WHERE);
+    }
+    if (st == KRYL_SUCCESS) st = fetch_check(s, device, &found);
+    if (st == KRYL_SUCCESS) st = refuse(&found, m->nrows, m->ncols, m->nnz);
+    kryl_cuda_free(s, device);
+    if (st != KRYL_SUCCESS) return st;
+    const double rows = m->nrows > 0 ? (double)m->nrows : 1.0;
+    m->mean = found.sum / rows;
+    const double var = found.sum2 / rows - m->mean * m->mean;
+    m->sd = var > 0.0 ? sqrt(var) : 0.0;
+    m->max_len = (int64_t)found.max_len;
+    return KRYL_SUCCESS;
+}
+
+/* m's device arrays: copies of the caller's, row offsets narrowed to 32 bits
+ * unless m is wide. */
+static kryl_status copy_arrays(kryl_cuda_state *s, cuda_csr *m, const int64_t *row_ptr,
+                               const int32_t *col_idx, const double *values)
+{
+    const int64_t offsets = m->nrows + 1;
+    KRYL_TRY(kryl_cuda_malloc(s, &m->row_ptr,
+                              (size_t)offsets * (m->wide ? sizeof(int64_t) : sizeof(int32_t)),
+                              "a matrix's row offsets"));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&m->col_idx, (size_t)m->nnz * sizeof(int32_t),
+                              "a matrix's columns"));
+    KRYL_TRY(kryl_cuda_malloc(s, &m->values, (size_t)m->nnz * sizeof(double), "a matrix's values"));
+    if (m->wide) {
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(m->row_ptr, row_ptr, (size_t)offsets * sizeof(int64_t),
+                                        cudaMemcpyDeviceToDevice, s->stream));
+    } else {
+        narrow_offsets_kernel<<<kryl_cuda_stream_grid(s, offsets), KRYL_CUDA_THREADS, 0,
+                                s->stream>>>(offsets, row_ptr, static_cast<int32_t *>(m->row_ptr));
+        KRYL_CUDA_CHECK_LAUNCH("narrow_offsets");
+    }
+    if (m->nnz > 0) {
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(m->col_idx, col_idx, (size_t)m->nnz * sizeof(int32_t),
+                                        cudaMemcpyDeviceToDevice, s->stream));
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(m->values, values, (size_t)m->nnz * sizeof(double),
+                                        cudaMemcpyDeviceToDevice, s->stream));
+    }
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+/* host row_ptr (n + 1 entries, int64) = m's device row offsets */
+static kryl_status download_offsets(kryl_cuda_state *s, const cuda_csr *m, int64_t *row_ptr)
+{
+    const int64_t offsets = m->nrows + 1;
+    if (m->wide) {
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(row_ptr, m->row_ptr, (size_t)offsets * sizeof(int64_t),
+                                        cudaMemcpyDeviceToHost, s->stream));
+        KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+        return KRYL_SUCCESS;
+    }
+    int64_t *wide = nullptr;
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&wide, (size_t)offsets * sizeof(int64_t),
+                              "64-bit row offsets"));
+    widen_offsets_kernel<<<kryl_cuda_stream_grid(s, offsets), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        offsets, static_cast<const int32_t *>(m->row_ptr), wide);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(row_ptr, wide, (size_t)offsets * sizeof(int64_t),
+                              cudaMemcpyDeviceToHost, s->stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
+    kryl_cuda_free(s, wide);
+    if (err != cudaSuccess) return kryl_cuda_failed(err, "download of the row offsets", KRYL_WHERE);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_csr_blocks(kryl_cuda_state *s, cuda_csr *m)
+{
+    if (m->row_blocks != nullptr) return KRYL_SUCCESS;
+    kryl_csr h = {};
+    h.nrows = h.nrows_global = m->nrows;
+    h.ncols = m->ncols;
+    h.row_ptr = static_cast<int64_t *>(malloc((size_t)(m->nrows + 1) * sizeof(int64_t)));
+    int32_t *blocks = static_cast<int32_t *>(malloc((size_t)(m->nrows + 1) * sizeof(int32_t)));
+    kryl_status st = h.row_ptr && blocks ? download_offsets(s, m, h.row_ptr)
+                                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                                      "cuda: cannot allocate the stream blocks of "
+                                                      "%lld rows",
+                                                      (long long)m->nrows);
+    if (st == KRYL_SUCCESS) {
+        m->block_count = kryl_cuda_stream_blocks(&h, blocks);
+        const size_t bytes = (size_t)(m->block_count + 1) * sizeof(int32_t);
+        st = kryl_cuda_malloc(s, (void **)&m->row_blocks, bytes, "the stream blocks");
+        cudaError_t err = cudaSuccess;
+        if (st == KRYL_SUCCESS)
+            err = cudaMemcpyAsync(m->row_blocks, blocks, bytes, cudaMemcpyHostToDevice, s->stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream); /* the copy reads blocks */
+        if (st == KRYL_SUCCESS && err != cudaSuccess)
+            st = kryl_cuda_failed(err, "upload of the stream blocks", KRYL_WHERE);
+    }
+    free(h.row_ptr);
+    free(blocks);
+    return st;
+}
+
+kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
+                                          const int32_t *col_idx, const double *values)
+{
+    const kryl_fmt *f = &A->fmt;
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    cuda_csr *m = static_cast<cuda_csr *>(calloc(1, sizeof(cuda_csr)));
+    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
+    m->nrows = f->nrows;
+    m->ncols = f->ncols;
+    m->nnz = f->nnz;
+    /* 32-bit offsets as setup_csr chooses them (cuda_matrix.cu) */
+    m->wide = m->nnz > INT32_MAX - 4096;
+    kryl_status st = check_arrays(s, m, row_ptr, col_idx, values);
+    if (st == KRYL_SUCCESS) st = copy_arrays(s, m, row_ptr, col_idx, values);
+    if (st == KRYL_SUCCESS) kryl_cuda_csr_choose_kernel(m);
+    /* the stream kernel's blocks need the offsets on the host: made only for it */
+    if (st == KRYL_SUCCESS && m->kernel == KRYL_CUDA_SPMV_STREAM) st = kryl_cuda_csr_blocks(s, m);
+    if (st != KRYL_SUCCESS) {
+        kryl_cuda_csr_free(s, m);
+        return st;
+    }
+    A->storage = m;
+    char name[32];
+    kryl_log(ctx, KRYL_LOG_INFO,
+             "cuda: spmv kernel %s for %lld rows, %lld entries from device arrays (row length "
+             "mean %.2f, sd %.2f, max %lld), %d-bit offsets, no host copy",
+             kryl_cuda_csr_describe(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz,
+             m->mean, m->sd, (long long)m->max_len, m->wide ? 64 : 32);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr)
+{
+    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    KRYL_TRY(download_offsets(s, m, csr->row_ptr));
+    if (m->nnz > 0) {
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(csr->col_idx, m->col_idx, (size_t)m->nnz * sizeof(int32_t),
+                                        cudaMemcpyDeviceToHost, s->stream));
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(csr->values, m->values, (size_t)m->nnz * sizeof(double),
+                                        cudaMemcpyDeviceToHost, s->stream));
+    }
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}

@@ -1,0 +1,201 @@
+/* kryl_matrix_create_csr_device on every available backend, from arrays in
+ * the backend's own memory (device memory on cuda, host memory on ref and
+ * omp): the matrix equals the one created from host arrays (size, SpMV, a
+ * GMRES solve); on cuda that solve makes no host copy, and the first
+ * host-side step (cg's symmetry check) makes it once and says so; faulty
+ * arrays (decreasing offsets, a column out of range, unsorted or repeated
+ * columns, NaN, a wrong nnz) are refused naming the row, without a crash. */
+#include "backends/backend.h"
+#include "test_krylov_support.h"
+
+/* bytes of backend memory holding `values` */
+static void *backend_copy(kryl_context ctx, const void *values, size_t bytes)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    void *p = NULL;
+    CHECK_OK(ops->alloc(ctx, &p, bytes > 0 ? bytes : 1));
+    if (p != NULL && bytes > 0) CHECK_OK(ops->upload(ctx, p, values, bytes));
+    CHECK_OK(ops->synchronize(ctx));
+    return p;
+}
+
+/* The host CSR arrays of A, copied (columns int32, as the call takes them). */
+typedef struct host_csr {
+    int64_t n, nnz;
+    int64_t *row_ptr;
+    int32_t *col;
+    double *val;
+} host_csr;
+
+static host_csr copy_of(kryl_matrix A)
+{
+    host_csr h;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    CHECK_OK(kryl_matrix_size(A, &h.n, NULL, &h.nnz));
+    CHECK_OK(kryl_matrix_csr_view(A, &rp, &ci, &v));
+    h.row_ptr = malloc((size_t)(h.n + 1) * sizeof *h.row_ptr);
+    h.col = malloc((size_t)h.nnz * sizeof *h.col);
+    h.val = malloc((size_t)h.nnz * sizeof *h.val);
+    memcpy(h.row_ptr, rp, (size_t)(h.n + 1) * sizeof *h.row_ptr);
+    memcpy(h.col, ci, (size_t)h.nnz * sizeof *h.col);
+    memcpy(h.val, v, (size_t)h.nnz * sizeof *h.val);
+    return h;
+}
+
+/* The status of creating a matrix from h's arrays, put in backend memory. */
+static kryl_status create_from(kryl_context ctx, const host_csr *h, int64_t nnz, kryl_matrix *A)
+{
+    void *rp = backend_copy(ctx, h->row_ptr, (size_t)(h->n + 1) * sizeof *h->row_ptr);
+    void *ci = backend_copy(ctx, h->col, (size_t)h->nnz * sizeof *h->col);
+    void *v = backend_copy(ctx, h->val, (size_t)h->nnz * sizeof *h->val);
+    kryl_status st = kryl_matrix_create_csr_device(A, ctx, h->n, h->n, nnz, rp, ci, v);
+    /* the matrix holds its own copies */
+    ctx->ops->release(ctx, rp);
+    ctx->ops->release(ctx, ci);
+    ctx->ops->release(ctx, v);
+    return st;
+}
+
+/* One fault in a copy of h: refused with `status`, the message saying `named`. */
+static void check_refusal(kryl_context ctx, const host_csr *h, int64_t nnz, kryl_status status,
+                          const char *named, const char *what)
+{
+    kryl_matrix A = NULL;
+    CHECK_STATUS(create_from(ctx, h, nnz, &A), status);
+    CHECK(A == NULL, "%s: a refused matrix was returned", what);
+    CHECK(strstr(kryl_last_error(), named) != NULL, "%s: the refusal does not name '%s': %s", what,
+          named, kryl_last_error());
+}
+
+static void check_faults(kryl_context ctx, const host_csr *good)
+{
+    host_csr h = *good;
+    const int64_t row = 5, k = good->row_ptr[row] + 1;
+    h.row_ptr = malloc((size_t)(good->n + 1) * sizeof *h.row_ptr);
+    h.col = malloc((size_t)good->nnz * sizeof *h.col);
+    h.val = malloc((size_t)good->nnz * sizeof *h.val);
+#define RESET()                                                                                    \
+    do {                                                                                           \
+        memcpy(h.row_ptr, good->row_ptr, (size_t)(good->n + 1) * sizeof *h.row_ptr);               \
+        memcpy(h.col, good->col, (size_t)good->nnz * sizeof *h.col);                               \
+        memcpy(h.val, good->val, (size_t)good->nnz * sizeof *h.val);                               \
+    } while (0)
+    RESET();
+    h.row_ptr[row + 1] = h.row_ptr[row] - 1;
+    check_refusal(ctx, &h, h.nnz, KRYL_ERR_INVALID_ARGUMENT, "row 5", "decreasing offsets");
+    RESET();
+    h.col[k] = (int32_t)h.n;
+    check_refusal(ctx, &h, h.nnz, KRYL_ERR_INDEX_OUT_OF_RANGE, "row 5", "a column out of range");
+    RESET();
+    h.col[k] = h.col[k - 1];
+    check_refusal(ctx, &h, h.nnz, KRYL_ERR_INVALID_ARGUMENT, "row 5", "a repeated column");
+    RESET();
+    h.val[k] = NAN;
+    check_refusal(ctx, &h, h.nnz, KRYL_ERR_INVALID_VALUE, "row 5", "a NaN");
+    RESET();
+    char last[32];
+    snprintf(last, sizeof last, "row_ptr[%lld]", (long long)h.n);
+    check_refusal(ctx, &h, h.nnz - 1, KRYL_ERR_INVALID_ARGUMENT, last, "a wrong nnz");
+#undef RESET
+    kryl_matrix A = NULL;
+    CHECK_STATUS(kryl_matrix_create_csr_device(&A, ctx, h.n, h.n, h.nnz, NULL, NULL, NULL),
+                 KRYL_ERR_INVALID_ARGUMENT);
+    free(h.row_ptr);
+    free(h.col);
+    free(h.val);
+}
+
+static double max_difference(const double *a, const double *b, int64_t n)
+{
+    double d = 0.0;
+    for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+static void check_backend(kryl_context ctx)
+{
+    const char *name = kryl_backend_name(kryl_context_backend(ctx));
+    const bool device = kryl_context_backend(ctx) == KRYL_BACKEND_CUDA;
+    kryl_matrix H = kt_generate(ctx, KRYL_GEN_POISSON2D5, 33);
+    host_csr h = copy_of(H);
+    kryl_matrix A = NULL;
+    CHECK_OK(create_from(ctx, &h, h.nnz, &A));
+    int64_t n = 0, m = 0, nnz = 0;
+    CHECK_OK(kryl_matrix_size(A, &n, &m, &nnz));
+    CHECK(n == h.n && m == h.n && nnz == h.nnz, "%s: size %lld x %lld, %lld entries", name,
+          (long long)n, (long long)m, (long long)nnz);
+    bool has_copy = true;
+    const char *why = NULL;
+    CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
+    CHECK(has_copy == !device, "%s: a host copy %s after creation", name,
+          has_copy ? "exists" : "is missing");
+
+    /* y = A x equals the host-created matrix's */
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    double *y_host = malloc((size_t)n * sizeof *y_host);
+    test_random_values(x, n, 3);
+    kryl_vector xv = NULL, yv = NULL;
+    CHECK_OK(kryl_vector_create(&xv, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&yv, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set(xv, x, n));
+    CHECK_OK(kryl_matrix_spmv(A, 1.0, xv, 0.0, yv));
+    CHECK_OK(kryl_vector_get(yv, y, n));
+    CHECK_OK(kryl_matrix_spmv(H, 1.0, xv, 0.0, yv));
+    CHECK_OK(kryl_vector_get(yv, y_host, n));
+    CHECK(max_difference(y, y_host, n) == 0.0, "%s: SpMV differs by %g", name,
+          max_difference(y, y_host, n));
+
+    /* GMRES without preconditioner sets up on the device: no host copy */
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, 1e-10, 2000);
+    kt_solve s = kt_run(A, &o, y_host, NULL, NULL);
+    CHECK(s.create == KRYL_SUCCESS && s.r.converged, "%s: gmres on the device matrix failed", name);
+    CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
+    CHECK(has_copy == !device, "%s: gmres made a host copy (%s)", name, why);
+
+    /* CG checks symmetry on the host: the copy is made, once, and named */
+    kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_NONE, 1e-10, 2000);
+    s = kt_run(A, &o, y_host, NULL, NULL);
+    CHECK(s.create == KRYL_SUCCESS && s.r.converged, "%s: cg on the device matrix failed", name);
+    CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
+    CHECK(has_copy, "%s: cg ran without a host copy", name);
+    CHECK(!device || strstr(why, "symmetry") != NULL, "%s: the copy's reason is '%s'", name, why);
+    host_csr back = copy_of(A);
+    CHECK(memcmp(back.row_ptr, h.row_ptr, (size_t)(n + 1) * sizeof *h.row_ptr) == 0 &&
+              memcmp(back.col, h.col, (size_t)nnz * sizeof *h.col) == 0 &&
+              memcmp(back.val, h.val, (size_t)nnz * sizeof *h.val) == 0,
+          "%s: the host copy differs from the arrays given", name);
+
+    check_faults(ctx, &h);
+
+    kryl_vector_destroy(&xv);
+    kryl_vector_destroy(&yv);
+    kryl_matrix_destroy(&A);
+    kryl_matrix_destroy(&H);
+    free(x);
+    free(y);
+    free(y_host);
+    free(h.row_ptr);
+    free(h.col);
+    free(h.val);
+    free(back.row_ptr);
+    free(back.col);
+    free(back.val);
+}
+
+int main(void)
+{
+    const kryl_backend_kind backends[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
+    for (size_t k = 0; k < sizeof backends / sizeof *backends; k++) {
+        if (!kryl_backend_available(backends[k])) {
+            printf("%s: not available, skipped\n", kryl_backend_name(backends[k]));
+            continue;
+        }
+        kryl_context ctx = kt_context(backends[k]);
+        check_backend(ctx);
+        kryl_context_destroy(&ctx);
+    }
+    return test_summary("test_cuda_matrix_device");
+}
