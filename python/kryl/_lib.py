@@ -190,6 +190,11 @@ _PROTOTYPES = {
         _S,
         [POINTER(Handle), Handle, c_int64, c_int64, c_int64, c_int64, c_void_p, c_void_p, c_void_p],
     ),
+    "kryl_matrix_create_csr_device": (
+        _S,
+        [POINTER(Handle), Handle, c_int64, c_int64, c_int64, c_void_p, c_void_p, c_void_p],
+    ),
+    "kryl_matrix_host_copy": (_S, [Handle, POINTER(c_bool), POINTER(c_char_p)]),
     "kryl_matrix_read_mtx": (_S, [POINTER(Handle), Handle, c_char_p]),
     "kryl_matrix_write_mtx": (_S, [Handle, c_char_p]),
     "kryl_matrix_destroy": (_S, [POINTER(Handle)]),

@@ -82,6 +82,9 @@ class SolveInfo:
     time_per_iteration_s: float
     setup_phases: dict = dataclasses.field(default_factory=dict)
     profile: Optional[dict] = None
+    # whether kryl holds A on the host too: "given" (host input), "none" (a CuPy
+    # matrix kept on the GPU only) or the step that downloaded it
+    host_copy: str = "given"
     # with precond="amg" (None otherwise), as the CLI writes them
     amg_theta: Optional[float] = None
     amg_smoother: Optional[str] = None

@@ -99,6 +99,20 @@ def is_cupy(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] in ("cupy", "cupyx")
 
 
+def _as_cupy_csr(A: Any) -> Any:
+    """A cupyx.scipy.sparse matrix as a canonical CSR one (sorted columns,
+    duplicates summed), converted on the device."""
+    if A.ndim != 2:
+        raise InvalidArgumentError(f"A: expected a 2-D matrix, got {A.ndim} dimensions")
+    if A.dtype.kind == "c":
+        raise UnsupportedError(f"A: kryl solves real systems; A has dtype {A.dtype}")
+    csr = A.tocsr()
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    return csr
+
+
 def _as_scipy_csr(A: Any) -> Any:
     """A as a SciPy CSR matrix, converted once (CuPy matrices copied to the host)."""
     import scipy.sparse as sp
@@ -121,6 +135,53 @@ def _as_scipy_csr(A: Any) -> Any:
         csr = csr.copy()
         csr.sum_duplicates()
     return csr
+
+
+def _create_on_host(handle: Handle, ctx: Context, csr: Any) -> float:
+    """kryl's matrix from a canonical SciPy CSR matrix; returns libkryl's seconds.
+
+    Arrays already of the library's layout (int32 columns, float64 values,
+    contiguous) are read where they are; only int32 row offsets are widened.
+    """
+    nrows, ncols = csr.shape
+    indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
+    data = np.ascontiguousarray(csr.data, dtype=np.float64)
+    with_32bit_columns = (csr.indices.dtype == np.int32 and ctx.backend != "cuda")
+    indices = np.ascontiguousarray(csr.indices, dtype=np.int32 if with_32bit_columns else np.int64)
+    t0 = time.perf_counter()
+    if with_32bit_columns:
+        # the backend addresses host memory: kryl_matrix_create_csr_device takes it as it is
+        status = lib.kryl_matrix_create_csr_device(
+            ctypes.byref(handle), ctx.handle, nrows, ncols, csr.nnz,
+            indptr.ctypes.data, indices.ctypes.data, data.ctypes.data)
+    else:
+        status = lib.kryl_matrix_create_csr(
+            ctypes.byref(handle), ctx.handle, nrows, ncols, 0, nrows,
+            indptr.ctypes.data, indices.ctypes.data, data.ctypes.data)
+    library_s = time.perf_counter() - t0
+    check(status, "A")
+    return library_s
+
+
+def _create_on_device(handle: Handle, ctx: Context, A: Any) -> float:
+    """kryl's matrix from a cupyx.scipy.sparse matrix on the cuda backend's GPU,
+    without a pass through the host; returns libkryl's seconds."""
+    import cupy
+
+    with cupy.cuda.Device(ctx.device):
+        csr = _as_cupy_csr(A)
+        indptr = cupy.ascontiguousarray(csr.indptr, dtype=cupy.int64)
+        indices = cupy.ascontiguousarray(csr.indices, dtype=cupy.int32)
+        data = cupy.ascontiguousarray(csr.data, dtype=cupy.float64)
+        cupy.cuda.get_current_stream().synchronize()  # the arrays are written
+    nrows, ncols = csr.shape
+    t0 = time.perf_counter()
+    status = lib.kryl_matrix_create_csr_device(
+        ctypes.byref(handle), ctx.handle, nrows, ncols, int(data.size),
+        indptr.data.ptr, indices.data.ptr, data.data.ptr)
+    library_s = time.perf_counter() - t0
+    check(status, "A")
+    return library_s
 
 
 class Closeable:
@@ -162,34 +223,36 @@ class Matrix(Closeable):
         self.nnz: int = nnz.value
         self.dtype = np.dtype(np.float64)
         self.ndim = 2
+        #: of read_s, the seconds libkryl took (from_scipy; read_s otherwise)
+        self.library_s = read_s
 
     @classmethod
     def from_scipy(cls, A: Any, backend: str = "auto", device: int = 0, threads: int = 0,
                    deterministic: bool = False) -> "Matrix":
         """A kryl matrix from any scipy.sparse matrix or array (or a cupyx one).
 
-        A is converted to CSR once; its values to float64 (the library's
-        input precision: ``precision="single"`` chooses the iteration's)
-        and its indices to the 64-bit integers the C API takes.
-        Duplicates are summed.  Raises InvalidValueError for NaN or Inf
-        values.
+        A is converted to CSR once (sorted columns, duplicates summed), its
+        values to float64 (the library's input precision:
+        ``precision="single"`` chooses the iteration's); int32 columns and
+        float64 values already contiguous are read where they are.  A
+        cupyx.scipy.sparse matrix on the cuda backend stays on the GPU: it is
+        checked and copied there, and kryl makes a host copy only for a
+        host-side step (see :attr:`host_copy`).  Raises InvalidValueError for
+        NaN or Inf values.
         """
         ctx = get_context(backend, device, threads, deterministic)
         t0 = time.perf_counter()
-        csr = _as_scipy_csr(A)
-        nrows, ncols = csr.shape
-        indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
-        indices = np.ascontiguousarray(csr.indices, dtype=np.int64)
-        data = np.ascontiguousarray(csr.data, dtype=np.float64)
         handle = Handle()
-        check(
-            lib.kryl_matrix_create_csr(
-                ctypes.byref(handle), ctx.handle, nrows, ncols, 0, nrows,
-                indptr.ctypes.data, indices.ctypes.data, data.ctypes.data,
-            ),
-            "A",
-        )
-        return cls(handle, ctx, time.perf_counter() - t0, "scipy")
+        if is_cupy(A) and ctx.backend == "cuda":
+            library_s = _create_on_device(handle, ctx, A)
+            name = "cupy"
+        else:
+            library_s = _create_on_host(handle, ctx, _as_scipy_csr(A))
+            name = "scipy"
+        M = cls(handle, ctx, time.perf_counter() - t0, name)
+        #: of read_s, the seconds libkryl took (the rest is Python's conversion)
+        M.library_s = library_s
+        return M
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, backend: str = "auto", device: int = 0,
@@ -230,6 +293,18 @@ class Matrix(Closeable):
     def backend(self) -> str:
         """The backend the matrix lives on."""
         return self.context.backend
+
+    @property
+    def host_copy(self) -> str:
+        """Whether kryl holds the matrix on the host too: "given" (it came from
+        host data), "none" (a CuPy matrix on the cuda backend that no host-side
+        step has needed), or the step that downloaded it ("the symmetry check
+        of cg", "the jacobi preconditioner", ...)."""
+        has_copy, why = ctypes.c_bool(), ctypes.c_char_p()
+        check(lib.kryl_matrix_host_copy(self.handle, ctypes.byref(has_copy), ctypes.byref(why)))
+        if not has_copy.value:
+            return "none"
+        return _lib.text(why.value) or "given"
 
     def csr_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Copies of the host CSR arrays: row offsets (int64), columns (int32), values."""

@@ -292,6 +292,7 @@ class Solver(Closeable):
             format_reason=_lib.text(why.value), order=enum_name("order", o.order),
             tune=bool(o.tune), rtol=o.rtol, atol=o.atol, dtol=o.dtol, maxit=o.max_iterations,
             read_s=read_s, setup_s=r.setup_s, context_s=self._context_s,
+            host_copy=self.matrix.host_copy,
             setup_phases={_lib.text(lib.kryl_setup_phase_name(k)): r.setup_phases[k]
                           for k in range(_lib.SETUP_PHASES)},
         )

@@ -62,3 +62,31 @@ def test_cupy_stays_on_device_and_checks_values():
             s.solve(b[:-1])
         x3, _ = s.solve(b[::-1][::-1])  # a strided view
         assert cp.allclose(x3, x)
+
+
+def test_cupy_matrix_stays_on_the_device():
+    A = cpsp.csr_matrix(A0)
+    b = cp.asarray(B0)
+    with kryl.Solver(A, method="gmres", precond="none", backend="cuda") as s:
+        assert s.matrix.name == "cupy" and s.matrix.host_copy == "none"
+        x, info = s.solve(b)
+        assert info.converged and info.host_copy == "none" and isinstance(x, cp.ndarray)
+        r = cp.linalg.norm(b - A @ x) / cp.linalg.norm(b)
+        assert float(r) <= 1e-8
+    # cg checks symmetry on the host: the copy is made then, and said
+    x, info = kryl.solve(A, b, method="cg", backend="cuda")
+    assert info.converged and "symmetry" in info.host_copy
+
+
+def test_cupy_matrix_checked_on_the_device():
+    coo = cpsp.coo_matrix(A0)  # unsorted and repeated entries are summed on the device
+    twice = cpsp.coo_matrix((cp.concatenate([coo.data, coo.data]),
+                             (cp.concatenate([coo.row, coo.row]), cp.concatenate([coo.col, coo.col]))),
+                            shape=coo.shape)
+    M = kryl.Matrix.from_scipy(twice, backend="cuda")
+    assert M.nnz == A0.nnz and M.host_copy == "none"
+    assert np.allclose(M.to_scipy().toarray(), 2 * A0.toarray())  # to_scipy makes the copy
+    bad = cpsp.csr_matrix(A0)
+    bad.data[bad.indptr[3]] = cp.nan
+    with pytest.raises(kryl.InvalidValueError, match="row 3"):
+        kryl.Matrix.from_scipy(bad, backend="cuda")

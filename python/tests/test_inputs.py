@@ -55,6 +55,27 @@ def test_index_types_and_unsorted_duplicates():
     assert np.allclose(x, x2, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", ["ref", "omp"])
+def test_arrays_in_place_and_unsorted_csr(backend):
+    # int32 columns and float64 values are read where they are
+    M = kryl.Matrix.from_scipy(A0, backend=backend)
+    assert M.host_copy == "given" and 0 <= M.library_s <= M.read_s
+    assert (abs(M.to_scipy() - A0)).max() == 0
+    # a CSR matrix with unsorted columns and a repeated entry: sorted and summed
+    U = A0.copy()
+    U.indices[U.indptr[4]:U.indptr[5]] = U.indices[U.indptr[4]:U.indptr[5]][::-1].copy()
+    U.data[U.indptr[4]:U.indptr[5]] = U.data[U.indptr[4]:U.indptr[5]][::-1].copy()
+    U.has_sorted_indices = False
+    end = A0.indptr[1]  # entry (0, 0) given a second time at the end of row 0
+    R = sp.csr_matrix((np.insert(A0.data, end, 1.0), np.insert(A0.indices, end, 0),
+                       np.r_[A0.indptr[:1], A0.indptr[1:] + 1]), shape=A0.shape)
+    expected = A0.copy()
+    expected[0, 0] += 1.0
+    for A, want in ((U, A0), (R, expected)):
+        back = kryl.Matrix.from_scipy(A, backend=backend).to_scipy()
+        assert (abs(back - want)).max() == 0
+
+
 def test_matrix_roundtrip():
     M = kryl.Matrix.from_scipy(A0.tocoo())
     assert M.shape == A0.shape and M.nnz == A0.nnz
