@@ -6,14 +6,21 @@ matrix handed to both) and a real SPD matrix, b = A*1, x0 = 0, rtol 1e-8:
   - kryl.solve (omp backend) against scipy.sparse.linalg.cg, unpreconditioned
     and with Jacobi (SciPy's M = diag(A)^-1), and kryl's AMG-preconditioned CG
     against pyamg's smoothed aggregation with CG where pyamg is installed: wall
-    seconds of the whole Python call (setup included) and the iterations;
-  - the Python overhead of kryl.Solver.solve: its wall time minus the library's
-    solve_s (copies of b and x, the SolveInfo), against solve_s;
+    seconds of the whole Python call (setup included) and the iterations, and
+    the Python overhead of each kryl call: (wall - library) / library, where
+    library is libkryl's own time (creating the matrix from SciPy's arrays,
+    setup_s and solve_s);
+  - the Python overhead of kryl.Solver.solve on a set-up solver: its wall time
+    minus the library's solve_s (wrapping b and x, the SolveInfo), against
+    solve_s;
   - seconds per iteration from Python against `kryl solve --json` on the same
     problem (the CLI given by --cli, default build/tools/kryl/kryl).
 GPU part (--gpu): kryl (cuda backend) CG and GMRES(40) against
 cupyx.scipy.sparse.linalg.cg and gmres on the 7-point n^3 (--gpu-n, default
-160), with NumPy and with CuPy right-hand sides.
+160): kryl.Solver.solve with NumPy and with CuPy right-hand sides (overhead
+against solve_s), the whole kryl.solve call from a cupyx CSR matrix (created
+on the device: overhead against libkryl's time, and whether a host copy was
+made), and seconds per iteration against `kryl solve --backend cuda`.
 
 Medians of --repeat runs after a warm-up.  Prints one table per part.
 
@@ -80,27 +87,56 @@ def row(name, seconds, iterations, res):
     print(f"  {name:<38} {seconds:9.4f} s  {iterations:7d} its  relres {res:.2e}")
 
 
+def kryl_solve(A, b, **options):
+    """kryl.solve(A, b, **options), with the seconds libkryl itself took:
+    (x, info, library seconds)."""
+    with kryl.Solver(A, rtol=RTOL, history=False, **options) as s:
+        x, info = s.solve(b)
+        return x, info, s.matrix.library_s + info.setup_s + info.solve_s
+
+
+def median_overhead(run, repeat):
+    """run() -> (x, info, library seconds), timed after one warm-up call:
+    (median wall seconds, median overhead seconds, median (wall - library) /
+    library, the last (x, info, library))."""
+    result = run()
+    walls, overheads, fractions = [], [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = run()
+        wall = time.perf_counter() - t0
+        walls.append(wall)
+        overheads.append(wall - result[2])
+        fractions.append((wall - result[2]) / result[2])
+    return (statistics.median(walls), statistics.median(overheads), statistics.median(fractions),
+            result)
+
+
+def overhead_row(info, library, overhead, fraction):
+    print(f"  {'':<38} of which setup {info.setup_s:.4f} s, solve {info.solve_s:.4f} s, "
+          f"library {library:.4f} s: Python overhead {1e3 * overhead:.2f} ms = "
+          f"{100 * fraction:.2f}%")
+
+
 def cpu_comparison(label, A, b, repeat, threads):
     """kryl against SciPy's CG (and pyamg) on one SPD matrix."""
     print(f"\n{label}: {A.shape[0]} rows, {A.nnz} nonzeros, rtol {RTOL:g}, "
           f"{os.cpu_count()} cores")
     for precond in ("none", "jacobi"):
         method = "cg" if precond == "none" else "pcg"
-        t, (x, info) = median_time(
-            lambda: kryl.solve(A, b, method=method, precond=precond, rtol=RTOL, backend="omp",
-                               threads=threads, history=False), repeat)
+        t, overhead, fraction, (x, info, library) = median_overhead(
+            lambda: kryl_solve(A, b, method=method, precond=precond, backend="omp",
+                               threads=threads), repeat)
         row(f"kryl.solve {method} ({info.device})", t, info.iterations, relres(A, x, b))
-        print(f"  {'':<38} of which setup {info.setup_s:.4f} s, solve {info.solve_s:.4f} s, "
-              f"conversion {info.read_s:.4f} s")
+        overhead_row(info, library, overhead, fraction)
         M = None if precond == "none" else sp.diags(1.0 / A.diagonal()).tocsr()
         t, (x, its) = median_time(lambda: scipy_cg(A, b, M), repeat)
         row(f"scipy cg{' + jacobi' if M is not None else ''}", t, its, relres(A, x, b))
-    t, (x, info) = median_time(
-        lambda: kryl.solve(A, b, method="pcg", precond="amg", rtol=RTOL, backend="omp",
-                           threads=threads, history=False), repeat)
+    t, overhead, fraction, (x, info, library) = median_overhead(
+        lambda: kryl_solve(A, b, method="pcg", precond="amg", backend="omp", threads=threads),
+        repeat)
     row(f"kryl.solve amg ({info.device})", t, info.iterations, relres(A, x, b))
-    print(f"  {'':<38} of which setup {info.setup_s:.4f} s, solve {info.solve_s:.4f} s, "
-          f"conversion {info.read_s:.4f} s")
+    overhead_row(info, library, overhead, fraction)
     try:
         import pyamg
     except ImportError:
@@ -115,23 +151,20 @@ def cpu_comparison(label, A, b, repeat, threads):
     row("pyamg smoothed aggregation + cg", t, its, relres(A, x, b))
 
 
-def overhead_and_cli(n, repeat, cli, threads):
+def overhead_and_cli(n, repeat, cli, threads, backend="omp"):
     """Python overhead per solve and seconds per iteration against the CLI."""
-    M = kryl.Matrix.generate("poisson3d", n, backend="omp", threads=threads)
+    M = kryl.Matrix.generate("poisson3d", n, backend=backend, threads=threads)
     b = M.to_scipy() @ np.ones(M.shape[0])
-    print(f"\nkryl.Solver on poisson3d n={n} ({M.shape[0]} rows), cg, omp "
+    print(f"\nkryl.Solver on poisson3d n={n} ({M.shape[0]} rows), cg, {backend} "
           f"({M.context.device_name}):")
     with kryl.Solver(M, method="cg", rtol=RTOL, history=False) as s:
-        s.solve(b)
-        rows = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
+        def solve():
             x, info = s.solve(b)
-            rows.append((time.perf_counter() - t0, info))
-        wall, info = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
-    overhead = wall - info.solve_s
+            return x, info, info.solve_s
+
+        wall, overhead, fraction, (x, info, _) = median_overhead(solve, repeat)
     print(f"  wall {wall:.4f} s, library solve_s {info.solve_s:.4f} s: Python overhead "
-          f"{1e3 * overhead:.2f} ms = {100 * overhead / info.solve_s:.2f}% of the solve")
+          f"{1e3 * overhead:.2f} ms = {100 * fraction:.2f}% of the solve")
     per_it = info.time_per_iteration_s
     print(f"  per iteration from Python  {1e3 * per_it:.3f} ms ({info.iterations} its)")
     if not cli or not os.path.exists(cli):
@@ -140,7 +173,7 @@ def overhead_and_cli(n, repeat, cli, threads):
     cli_its = []
     for _ in range(repeat):
         out = subprocess.run([cli, "solve", "--gen", "poisson3d", "--n", str(n), "--method", "cg",
-                              "--backend", "omp", "--threads", str(threads), "--rtol", str(RTOL),
+                              "--backend", backend, "--threads", str(threads), "--rtol", str(RTOL),
                               "--json", "--quiet"],
                              capture_output=True, text=True, check=False,
                              preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS))
@@ -178,13 +211,23 @@ def gpu_comparison(n, repeat):
     for method in ("cg", "gmres"):
         with kryl.Solver(M, method=method, rtol=RTOL, history=False) as s:
             for kind, rhs in (("numpy b", b), ("cupy b", bd)):
-                t, (x, info) = median_time(synced(lambda: s.solve(rhs)), repeat)
-                overhead = t - info.solve_s
+                def solve():
+                    x, info = s.solve(rhs)
+                    cp.cuda.Device().synchronize()
+                    return x, info, info.solve_s
+
+                t, overhead, fraction, (x, info, _) = median_overhead(solve, repeat)
                 xh = x.get() if hasattr(x, "get") else x
                 row(f"kryl.Solver {method} ({kind})", t, info.iterations, relres(A, xh, b))
                 print(f"  {'':<38} library solve_s {info.solve_s:.4f} s, overhead "
-                      f"{1e3 * overhead:.2f} ms ({100 * overhead / info.solve_s:.2f}%), "
+                      f"{1e3 * overhead:.2f} ms ({100 * fraction:.2f}%), "
                       f"{1e3 * info.time_per_iteration_s:.3f} ms/it")
+        # the whole call from a cupyx matrix: checked and copied on the device
+        t, overhead, fraction, (x, info, library) = median_overhead(
+            synced(lambda: kryl_solve(Ad, bd, method=method, backend="cuda")), repeat)
+        row(f"kryl.solve {method} (cupyx A, cupy b)", t, info.iterations, relres(A, x.get(), b))
+        overhead_row(info, library, overhead, fraction)
+        print(f"  {'':<38} host copy of A: {info.host_copy}")
         solver = cla.cg if method == "cg" else cla.gmres
         extra = {} if method == "cg" else {"restart": 40}
         count = [0]
@@ -221,6 +264,8 @@ def main():
           f"SciPy {__import__('scipy').__version__}, Python {sys.version.split()[0]}")
     if a.gpu:
         gpu_comparison(a.gpu_n, a.repeat)
+        if kryl.backend_available("cuda"):
+            overhead_and_cli(a.gpu_n, a.repeat, a.cli, 0, backend="cuda")
         return
     A = kryl.Matrix.generate("poisson3d", a.n, backend="omp").to_scipy().tocsr()
     cpu_comparison(f"poisson3d n={a.n}", A, A @ np.ones(A.shape[0]), a.repeat, a.threads)
