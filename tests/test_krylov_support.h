@@ -32,6 +32,22 @@ static inline kryl_context kt_context(kryl_backend_kind kind)
     return kt_context_with(kind, 0, false);
 }
 
+/* check(ctx) on a context of each backend this build has (ref, omp, cuda);
+ * those not available are reported skipped. */
+static inline void kt_each_backend(void (*check)(kryl_context ctx))
+{
+    const kryl_backend_kind backends[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
+    for (size_t k = 0; k < sizeof backends / sizeof *backends; k++) {
+        if (!kryl_backend_available(backends[k])) {
+            printf("%s: not available, skipped\n", kryl_backend_name(backends[k]));
+            continue;
+        }
+        kryl_context ctx = kt_context(backends[k]);
+        check(ctx);
+        kryl_context_destroy(&ctx);
+    }
+}
+
 /* A generated matrix of `kind` with n points per direction. */
 static inline kryl_matrix kt_generate(kryl_context ctx, kryl_generator_kind kind, int64_t n)
 {

@@ -112,15 +112,6 @@ static void check_backend(kryl_context ctx)
 
 int main(void)
 {
-    const kryl_backend_kind backends[] = {KRYL_BACKEND_REF, KRYL_BACKEND_OMP, KRYL_BACKEND_CUDA};
-    for (size_t k = 0; k < sizeof backends / sizeof *backends; k++) {
-        if (!kryl_backend_available(backends[k])) {
-            printf("%s: not available, skipped\n", kryl_backend_name(backends[k]));
-            continue;
-        }
-        kryl_context ctx = kt_context(backends[k]);
-        check_backend(ctx);
-        kryl_context_destroy(&ctx);
-    }
+    kt_each_backend(check_backend);
     return test_summary("test_vector_device");
 }

@@ -99,9 +99,10 @@ def is_cupy(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] in ("cupy", "cupyx")
 
 
-def _as_cupy_csr(A: Any) -> Any:
-    """A cupyx.scipy.sparse matrix as a canonical CSR one (sorted columns,
-    duplicates summed), converted on the device."""
+def _canonical_csr(A: Any) -> Any:
+    """A SciPy or cupyx sparse matrix as a CSR one of the same library, with
+    sorted columns and duplicates summed (the order kryl stores and
+    update_values takes), converted where A is."""
     if A.ndim != 2:
         raise InvalidArgumentError(f"A: expected a 2-D matrix, got {A.ndim} dimensions")
     if A.dtype.kind == "c":
@@ -124,17 +125,7 @@ def _as_scipy_csr(A: Any) -> Any:
             f"A: expected a scipy.sparse or cupyx.scipy.sparse matrix or a kryl.Matrix, "
             f"got {type(A).__name__}",
         )
-    if A.ndim != 2:
-        raise InvalidArgumentError(f"A: expected a 2-D matrix, got {A.ndim} dimensions")
-    if np.issubdtype(A.dtype, np.complexfloating):
-        raise UnsupportedError(f"A: kryl solves real systems; A has dtype {A.dtype}")
-    csr = A.tocsr()
-    if not csr.has_canonical_format:
-        # sorted columns, duplicates summed: the order kryl stores and
-        # update_values takes
-        csr = csr.copy()
-        csr.sum_duplicates()
-    return csr
+    return _canonical_csr(A)
 
 
 def _create_on_host(handle: Handle, ctx: Context, csr: Any) -> float:
@@ -169,7 +160,7 @@ def _create_on_device(handle: Handle, ctx: Context, A: Any) -> float:
     import cupy
 
     with cupy.cuda.Device(ctx.device):
-        csr = _as_cupy_csr(A)
+        csr = _canonical_csr(A)
         indptr = cupy.ascontiguousarray(csr.indptr, dtype=cupy.int64)
         indices = cupy.ascontiguousarray(csr.indices, dtype=cupy.int32)
         data = cupy.ascontiguousarray(csr.data, dtype=cupy.float64)

@@ -32,6 +32,16 @@ struct cuda_csr {
     int64_t max_len;
 };
 
+/* A new storage record of nrows x ncols with nnz entries (its offsets
+ * 64-bit when 32 bits would not do), no arrays yet; NULL without memory. */
+cuda_csr *kryl_cuda_csr_new(int64_t nrows, int64_t ncols, int64_t nnz);
+
+/* A->storage = m when st (the status of filling m) is success, with a log
+ * line on its kernel (`from`: where the arrays came from); else m is freed
+ * and st returned. */
+kryl_status kryl_cuda_csr_adopt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A, cuda_csr *m,
+                                kryl_status st, const char *from);
+
 /* Free m and its device arrays (NULL: nothing). */
 void kryl_cuda_csr_free(kryl_cuda_state *s, cuda_csr *m);
 

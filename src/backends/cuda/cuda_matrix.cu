@@ -175,17 +175,29 @@ static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
     view.col_idx = f->u.csr.col;
     view.values = f->u.csr.val;
     const kryl_csr *h = &view;
-    cuda_csr *m = static_cast<cuda_csr *>(calloc(1, sizeof(cuda_csr)));
+    cuda_csr *m = kryl_cuda_csr_new(h->nrows, h->ncols, kryl_csr_nnz(h));
     if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
-    m->nrows = h->nrows;
-    m->ncols = h->ncols;
-    m->nnz = kryl_csr_nnz(h);
+    row_statistics(h, m);
+    kryl_cuda_csr_choose_kernel(m);
+    return kryl_cuda_csr_adopt(ctx, s, A, m, upload_csr(s, h, A->precision, m), "");
+}
+
+cuda_csr *kryl_cuda_csr_new(int64_t nrows, int64_t ncols, int64_t nnz)
+{
+    cuda_csr *m = static_cast<cuda_csr *>(calloc(1, sizeof(cuda_csr)));
+    if (m == nullptr) return nullptr;
+    m->nrows = nrows;
+    m->ncols = ncols;
+    m->nnz = nnz;
     /* 32-bit offsets while every offset a kernel forms (an entry's plus a few
      * rounds of lanes) stays below 2^31 */
     m->wide = m->nnz > INT32_MAX - 4096;
-    row_statistics(h, m);
-    kryl_cuda_csr_choose_kernel(m);
-    kryl_status st = upload_csr(s, h, A->precision, m);
+    return m;
+}
+
+kryl_status kryl_cuda_csr_adopt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A, cuda_csr *m,
+                                kryl_status st, const char *from)
+{
     if (st != KRYL_SUCCESS) {
         kryl_cuda_csr_free(s, m);
         return st;
@@ -193,10 +205,10 @@ static kryl_status setup_csr(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A
     A->storage = m;
     char name[32];
     kryl_log(ctx, KRYL_LOG_INFO,
-             "cuda: spmv kernel %s for %lld rows, %lld entries (row length mean %.2f, sd %.2f, "
+             "cuda: spmv kernel %s for %lld rows, %lld entries%s (row length mean %.2f, sd %.2f, "
              "max %lld), %d-bit offsets, %s",
              kryl_cuda_csr_describe(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz,
-             m->mean, m->sd, (long long)m->max_len, m->wide ? 64 : 32,
+             from, m->mean, m->sd, (long long)m->max_len, m->wide ? 64 : 32,
              kryl_precision_name(A->precision));
     return KRYL_SUCCESS;
 }

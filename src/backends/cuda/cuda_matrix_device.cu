@@ -255,30 +255,14 @@ kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const
     const kryl_fmt *f = &A->fmt;
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    cuda_csr *m = static_cast<cuda_csr *>(calloc(1, sizeof(cuda_csr)));
+    cuda_csr *m = kryl_cuda_csr_new(f->nrows, f->ncols, f->nnz);
     if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
-    m->nrows = f->nrows;
-    m->ncols = f->ncols;
-    m->nnz = f->nnz;
-    /* 32-bit offsets as setup_csr chooses them (cuda_matrix.cu) */
-    m->wide = m->nnz > INT32_MAX - 4096;
     kryl_status st = check_arrays(s, m, row_ptr, col_idx, values);
     if (st == KRYL_SUCCESS) st = copy_arrays(s, m, row_ptr, col_idx, values);
     if (st == KRYL_SUCCESS) kryl_cuda_csr_choose_kernel(m);
     /* the stream kernel's blocks need the offsets on the host: made only for it */
     if (st == KRYL_SUCCESS && m->kernel == KRYL_CUDA_SPMV_STREAM) st = kryl_cuda_csr_blocks(s, m);
-    if (st != KRYL_SUCCESS) {
-        kryl_cuda_csr_free(s, m);
-        return st;
-    }
-    A->storage = m;
-    char name[32];
-    kryl_log(ctx, KRYL_LOG_INFO,
-             "cuda: spmv kernel %s for %lld rows, %lld entries from device arrays (row length "
-             "mean %.2f, sd %.2f, max %lld), %d-bit offsets, no host copy",
-             kryl_cuda_csr_describe(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz,
-             m->mean, m->sd, (long long)m->max_len, m->wide ? 64 : 32);
-    return KRYL_SUCCESS;
+    return kryl_cuda_csr_adopt(ctx, s, A, m, st, " from device arrays (no host copy)");
 }
 
 kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr)
