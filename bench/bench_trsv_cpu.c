@@ -8,20 +8,9 @@
  * Matrices: 2-D 5-point n2d^2, 3-D 7-point n3d^3, elasticity3d --n n
  * (a cantilever of tetrahedra, 3 rows a node).  b = A*1, x0 = 0, rtol 1e-8. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "kryl.h"
-
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        kryl_status try_st_ = (call);                                                              \
-        if (try_st_ != KRYL_SUCCESS) {                                                             \
-            fprintf(stderr, "bench_trsv_cpu: %s failed: %s: %s\n", #call, kryl_strerror(try_st_),  \
-                    kryl_last_error());                                                            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_cpu_problem.h"
 
 /* The "omp trsv:" log lines of one setup, their choices and times kept. */
 typedef struct trsv_log {
@@ -40,45 +29,11 @@ static void keep_trsv_lines(kryl_log_level level, const char *message, void *use
              strstr(message, "lower") ? "L" : "U", what + 3);
 }
 
-/* A positive integer argument, or exit with a message. */
-static long parse_count(const char *text, const char *what)
-{
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (*end != '\0' || v <= 0) {
-        fprintf(stderr, "bench_trsv_cpu: %s '%s' is not a positive integer\n", what, text);
-        exit(2);
-    }
-    return v;
-}
-
 /* PCG + IC(0) on the generated matrix with `threads` omp threads. */
 static void run(kryl_generator_kind kind, long n, const char *name, int threads)
 {
     trsv_log log = {0};
-    kryl_context_options copt;
-    kryl_context_options_init(&copt);
-    copt.backend = KRYL_BACKEND_OMP;
-    copt.threads = threads;
-    copt.log = keep_trsv_lines;
-    copt.log_user = &log;
-    copt.log_level = KRYL_LOG_INFO;
-    kryl_context ctx;
-    TRY(kryl_context_create(&ctx, &copt));
-    kryl_generator_options gen;
-    kryl_generator_options_init(&gen, kind, n);
-    int64_t nrows, ncols, nnz;
-    TRY(kryl_generator_size(&gen, &nrows, &nnz));
-    kryl_matrix A;
-    TRY(kryl_matrix_generate(&A, ctx, &gen, 0, nrows));
-    TRY(kryl_matrix_size(A, &nrows, &ncols, &nnz));
-    kryl_vector ones, b, x;
-    TRY(kryl_vector_create(&ones, A, KRYL_DOUBLE));
-    TRY(kryl_vector_create(&b, A, KRYL_DOUBLE));
-    TRY(kryl_vector_create(&x, A, KRYL_DOUBLE));
-    /* b = A*1 */
-    TRY(kryl_vector_fill(ones, 1.0));
-    TRY(kryl_matrix_spmv(A, 1.0, ones, 0.0, b));
+    bench_problem p = bench_problem_create(kind, n, threads, false, keep_trsv_lines, &log);
     kryl_solver_options sopt;
     kryl_solver_options_init(&sopt);
     sopt.method = KRYL_METHOD_PCG;
@@ -86,26 +41,22 @@ static void run(kryl_generator_kind kind, long n, const char *name, int threads)
     sopt.rtol = 1e-8;
     sopt.record_history = false;
     kryl_solver solver;
-    TRY(kryl_solver_create(&solver, A, &sopt));
+    BENCH_TRY(kryl_solver_create(&solver, p.A, &sopt));
     kryl_result res = {0};
-    TRY(kryl_solver_solve(solver, b, x, &res));
-    printf("| %s | %lld | %d | %lld | %.3f | %.3f | %s; %s |\n", name, (long long)nrows, threads,
+    BENCH_TRY(kryl_solver_solve(solver, p.b, p.x, &res));
+    printf("| %s | %lld | %d | %lld | %.3f | %.3f | %s; %s |\n", name, (long long)p.nrows, threads,
            (long long)res.iterations, res.setup_s, res.solve_s, log.count > 0 ? log.text[0] : "?",
            log.count > 1 ? log.text[1] : "?");
     fflush(stdout);
     kryl_solver_destroy(&solver);
-    kryl_vector_destroy(&ones);
-    kryl_vector_destroy(&b);
-    kryl_vector_destroy(&x);
-    kryl_matrix_destroy(&A);
-    kryl_context_destroy(&ctx);
+    bench_problem_destroy(&p);
 }
 
 int main(int argc, char **argv)
 {
-    long n2d = argc > 1 ? parse_count(argv[1], "2-D grid size") : 1000;
-    long n3d = argc > 2 ? parse_count(argv[2], "3-D grid size") : 100;
-    long nel = argc > 3 ? parse_count(argv[3], "elasticity size") : 12;
+    long n2d = argc > 1 ? bench_parse_count(argv[1], "2-D grid size") : 1000;
+    long n3d = argc > 2 ? bench_parse_count(argv[2], "3-D grid size") : 100;
+    long nel = argc > 3 ? bench_parse_count(argv[3], "elasticity size") : 12;
     char name[3][64];
     snprintf(name[0], sizeof name[0], "poisson2d %ld^2", n2d);
     snprintf(name[1], sizeof name[1], "poisson3d %ld^3", n3d);

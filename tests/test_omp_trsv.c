@@ -124,18 +124,6 @@ static void test_team_size(void)
     CHECK(kryl_omp_team_for(2, -1, 2) == 2, "a count below zero (a race of the counts)");
 }
 
-/* An omp context of `threads` threads. */
-static kryl_context omp_context(int threads)
-{
-    kryl_context_options o;
-    kryl_context_options_init(&o);
-    o.backend = KRYL_BACKEND_OMP;
-    o.threads = threads;
-    kryl_context ctx = NULL;
-    CHECK_OK(kryl_context_create(&ctx, &o));
-    return ctx;
-}
-
 /* With no wait policy in the environment the team follows the free cores,
  * and solves are right whatever team each operation gets. */
 static void test_adaptive_solve(void)
@@ -143,7 +131,7 @@ static void test_adaptive_solve(void)
     const char *policy = getenv("OMP_WAIT_POLICY");
     char *saved = policy ? strdup(policy) : NULL;
     unsetenv("OMP_WAIT_POLICY");
-    kryl_context ctx = omp_context(2);
+    kryl_context ctx = test_context_threads(KRYL_BACKEND_OMP, 2);
     if (saved) setenv("OMP_WAIT_POLICY", saved, 1);
     free(saved);
     if (ctx == NULL) return;
@@ -170,7 +158,8 @@ static void test_adaptive_solve(void)
 int main(void)
 {
     kryl_context ref = test_context(KRYL_BACKEND_REF);
-    kryl_context omp[2] = {omp_context(2), omp_context(3)};
+    kryl_context omp[2] = {test_context_threads(KRYL_BACKEND_OMP, 2),
+                           test_context_threads(KRYL_BACKEND_OMP, 3)};
     if (omp[0] && omp[1]) test_triangles(ref, omp, 2);
     test_team_size();
     test_adaptive_solve();
