@@ -35,6 +35,17 @@ typedef struct product {
 static const product products[] = {{1.0, 0.0, 0}, {-0.75, 0.5, 1}, {1.25, -2.0, 2}, {0.5, 0.0, 3}};
 #define NPRODUCTS ((int)(sizeof products / sizeof products[0]))
 
+static kryl_context make_context(kryl_backend_kind kind, int threads)
+{
+    kryl_context_options o;
+    kryl_context_options_init(&o);
+    o.backend = kind;
+    o.threads = threads;
+    kryl_context ctx = NULL;
+    CHECK_OK(kryl_context_create(&ctx, &o));
+    return ctx;
+}
+
 /* A matrix on ctx holding a copy of A. */
 static kryl_matrix matrix_on(kryl_context ctx, const kryl_csr *A)
 {
@@ -414,9 +425,8 @@ static void check_pcg(kryl_context ctx, kryl_csr *A, const char *what)
 int main(void)
 {
     contexts c;
-    c.ref = test_context_threads(KRYL_BACKEND_REF, 0);
-    for (int t = 0; t < NTHREADS; t++)
-        c.omp[t] = test_context_threads(KRYL_BACKEND_OMP, thread_counts[t]);
+    c.ref = make_context(KRYL_BACKEND_REF, 0);
+    for (int t = 0; t < NTHREADS; t++) c.omp[t] = make_context(KRYL_BACKEND_OMP, thread_counts[t]);
     check_random(&c);
     check_generated(&c);
     check_real(&c);

@@ -143,14 +143,11 @@ kryl_matrix test_random_matrix(kryl_context ctx, test_shape shape, int64_t n, ui
     return B;
 }
 
-kryl_context test_context(kryl_backend_kind kind) { return test_context_threads(kind, 0); }
-
-kryl_context test_context_threads(kryl_backend_kind kind, int threads)
+kryl_context test_context(kryl_backend_kind kind)
 {
     kryl_context_options o;
     kryl_context_options_init(&o);
     o.backend = kind;
-    o.threads = threads;
     kryl_context ctx = NULL;
     if (kryl_context_create(&ctx, &o) != KRYL_SUCCESS) {
         fprintf(stderr, "cannot create a %s context: %s\n", kryl_backend_name(kind),

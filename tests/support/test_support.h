@@ -95,8 +95,6 @@ kryl_matrix test_random_matrix(kryl_context ctx, test_shape shape, int64_t n, ui
 /* A context on `kind` with default options; the test ends (exit 1) when it
  * cannot be created. */
 kryl_context test_context(kryl_backend_kind kind);
-/* The same with `threads` OpenMP threads (0: OpenMP's default). */
-kryl_context test_context_threads(kryl_backend_kind kind, int threads);
 
 /* Receives each backend configuration: the ref context, the one to check,
  * its backend and its name "<backend> (<device>)". */

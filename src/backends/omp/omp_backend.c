@@ -38,7 +38,7 @@ static kryl_status host_init(kryl_context ctx)
     ctx->backend = s;
     snprintf(ctx->device_name, sizeof ctx->device_name, "OpenMP, %d thread%s%s", s->threads,
              s->threads == 1 ? "" : "s",
-             s->adapt ? " (fewer while other programs hold the cores)" : "");
+             s->adapt ? " (the team follows the cores other programs leave free)" : "");
     return KRYL_SUCCESS;
 }
 

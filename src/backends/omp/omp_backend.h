@@ -132,8 +132,13 @@ void kryl_omp_team_init(kryl_omp_state *s);
 /* At most every few milliseconds: threads = the cores other processes leave free. */
 void kryl_omp_team_refresh(kryl_omp_state *s);
 /* The team on `cores` cores with `others` runnable threads of other
- * processes, for a context of `requested` threads: between 1 and requested. */
+ * processes, for a context of `requested` threads: requested when that many
+ * cores are free; else the free cores when two or more are; else, when
+ * requested covers every core, cores + 1 (libgomp spins only briefly when
+ * its threads outnumber the cores); else 1. */
 int kryl_omp_team_for(int cores, int others, int requested);
+/* The largest team kryl_omp_team_refresh may choose. */
+int kryl_omp_team_largest(const kryl_omp_state *s);
 
 /* omp_spmv.c */
 kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

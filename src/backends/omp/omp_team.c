@@ -8,9 +8,11 @@
  * the library cannot change the policy; it changes the team instead: every
  * KRYL_OMP_SAMPLE_S it counts the runnable threads of other processes
  * (the machine's, from /proc/loadavg, less this process's, from
- * /proc/self/task) and uses no more threads than the cores left free, at
- * least one.  A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT has chosen
- * and keeps the thread count asked for. */
+ * /proc/self/task) and picks the team by kryl_omp_team_for: the threads
+ * asked for when their cores are free, else the free cores, else (at most
+ * one core free) one thread more than the cores, which libgomp runs with
+ * short spins.  A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT has
+ * chosen and keeps the thread count asked for. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -75,8 +77,13 @@ static int own_runnable(void)
 int kryl_omp_team_for(int cores, int others, int requested)
 {
     int free_cores = cores - (others > 0 ? others : 0);
-    int team = free_cores < requested ? free_cores : requested;
-    return team > 1 ? team : 1;
+    if (requested <= free_cores || requested == 1) return requested;
+    /* two or more cores free: a spinning team on them */
+    if (free_cores >= 2) return free_cores;
+    /* at most one core free and every core asked for: one thread more than
+     * the cores, and libgomp, whose threads then outnumber the cores, spins
+     * only 100 turns before it sleeps (GOMP_SPINCOUNT in its manual) */
+    return requested >= cores ? cores + 1 : 1;
 }
 
 void kryl_omp_team_init(kryl_omp_state *s)
@@ -89,6 +96,11 @@ void kryl_omp_team_init(kryl_omp_state *s)
     if (s->cores <= 0) s->adapt = false;
     s->next_sample = 0.0;
     s->room_samples = 0;
+}
+
+int kryl_omp_team_largest(const kryl_omp_state *s)
+{
+    return s->adapt && s->cores + 1 > s->max_threads ? s->cores + 1 : s->max_threads;
 }
 
 void kryl_omp_team_refresh(kryl_omp_state *s)
@@ -108,13 +120,16 @@ void kryl_omp_team_refresh(kryl_omp_state *s)
     }
     /* runnable threads of this process beyond a full team are the
      * application's own work, as busy as another program's */
-    int ours = own < s->max_threads ? own : s->max_threads;
+    int largest = kryl_omp_team_largest(s);
+    int ours = own < largest ? own : largest;
     int team = kryl_omp_team_for(s->cores, machine - ours, s->max_threads);
-    /* shrink at once (a team too large costs milliseconds a barrier); grow
-     * only after KRYL_OMP_GROW_SAMPLES counts in a row found the room, so a
+    /* leave the team asked for at once (spinning next to a busy program
+     * costs milliseconds a barrier); come back to it only after
+     * KRYL_OMP_GROW_SAMPLES counts in a row found its cores free, so a
      * build's pause between two compilers does not bring the spinning back */
-    s->room_samples = team > s->threads ? s->room_samples + 1 : 0;
-    if (team < s->threads || s->room_samples >= KRYL_OMP_GROW_SAMPLES) {
+    bool back = team == s->max_threads && s->threads != s->max_threads;
+    s->room_samples = back ? s->room_samples + 1 : 0;
+    if (!back || s->room_samples >= KRYL_OMP_GROW_SAMPLES) {
         s->threads = team;
         s->room_samples = 0;
     }
