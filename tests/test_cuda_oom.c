@@ -66,8 +66,11 @@ static void sweep(kryl_context ctx, const staged_case *c)
     CHECK(memory_of(ctx).in_use == start, "%s uncapped left %lld bytes", c->name,
           (long long)(memory_of(ctx).in_use - start));
     int failures = 0, steps[STAGED_DONE + 1] = {0};
-    for (int level = 0; level <= CAP_LEVELS; level++) {
-        const int64_t cap = start + 1 + (peak - start) * level / CAP_LEVELS;
+    for (int level = 0; level <= CAP_LEVELS + 1; level++) {
+        /* up to the peak, then twice it: a choice made by timing (the
+         * triangular solves' path) may set up another path's buffers */
+        const int64_t cap = level <= CAP_LEVELS ? start + 1 + (peak - start) * level / CAP_LEVELS
+                                                : start + 2 * (peak - start);
         CHECK_OK(kryl_context_set_gpu_memory(ctx, cap));
         st = staged_solve(ctx, c, &step, &result, message, sizeof message);
         CHECK_OK(kryl_context_set_gpu_memory(ctx, 0));
@@ -90,7 +93,7 @@ static void sweep(kryl_context ctx, const staged_case *c)
                 printf("  e.g. %s\n", message);
         small_solve_works(ctx, message);
     }
-    CHECK(steps[STAGED_DONE] == 1, "%s never fit under its own peak of %lld bytes", c->name,
+    CHECK(steps[STAGED_DONE] == 1, "%s never fit under twice its own peak of %lld bytes", c->name,
           (long long)(peak - start));
     printf("  %-28s peak %.1f MB; failed %d times (matrix %d, setup %d, vectors %d, solve %d)\n",
            c->name, 1e-6 * (double)(peak - start), failures, steps[STAGED_MATRIX],

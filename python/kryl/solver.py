@@ -159,6 +159,7 @@ class Solver(Closeable):
         shape and array kind (CuPy in, CuPy out), float64; info a
         :class:`SolveInfo`, or a list of k of them for a 2-D b.
         """
+        _ = self.handle  # a closed solver refuses here, before any array is staged
         if not is_cupy(b):
             b = np.asarray(b)
         if x0 is not None and not is_cupy(x0):
@@ -276,9 +277,12 @@ class Solver(Closeable):
         ctx = self.matrix.context
         n, ncols = self.matrix.shape
         read_s = self.matrix.read_s if self._owns_matrix else 0.0
+        # measuring the asymmetry needs the host copy: not made for the report alone
+        host_copy = self.matrix.host_copy
         self._fixed = dict(
             matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
-            asymmetry=self.matrix.asymmetry, symmetry_tol=o.symmetry_tol,
+            asymmetry=None if host_copy == "none" else self.matrix.asymmetry,
+            symmetry_tol=o.symmetry_tol,
             method_requested=enum_name("method", o.method), match=bool(o.match),
             restart=o.restart or 40, orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",
             degree=o.degree or 8, fill=o.fill, droptol=o.droptol, maxfill=o.maxfill,
@@ -292,7 +296,7 @@ class Solver(Closeable):
             format_reason=_lib.text(why.value), order=enum_name("order", o.order),
             tune=bool(o.tune), rtol=o.rtol, atol=o.atol, dtol=o.dtol, maxit=o.max_iterations,
             read_s=read_s, setup_s=r.setup_s, context_s=self._context_s,
-            host_copy=self.matrix.host_copy,
+            host_copy=host_copy,
             setup_phases={_lib.text(lib.kryl_setup_phase_name(k)): r.setup_phases[k]
                           for k in range(_lib.SETUP_PHASES)},
         )

@@ -91,10 +91,12 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
     const kryl_solver_options *o = &s->options;
     const bool adaptive = o->check_interval == 0;
     /* over several ranks every rank must queue the same batches (each step
-     * exchanges and reduces), so none grows them from its own timings */
+     * exchanges and reduces), so none grows them from its own timings; nor
+     * does a deterministic context (where a launch of resident steps begins
+     * changes the rounding of its first step on cuda) */
     int ranks = 1;
     KRYL_TRY(kryl_context_rank(s->ctx, NULL, &ranks));
-    const bool grows = adaptive && ranks == 1;
+    const bool grows = adaptive && ranks == 1 && !kryl_context_deterministic(s->ctx);
     /* the batch size a previous call grew to (an inner solver runs many times) */
     int64_t interval = s->batch_interval;
     if (interval == 0) {
