@@ -8,17 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench_try.h"
 #include "kryl.h"
-
-#define BENCH_TRY(call)                                                                            \
-    do {                                                                                           \
-        kryl_status bench_st_ = (call);                                                            \
-        if (bench_st_ != KRYL_SUCCESS) {                                                           \
-            fprintf(stderr, "%s failed: %s: %s\n", #call, kryl_strerror(bench_st_),                \
-                    kryl_last_error());                                                            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 typedef struct bench_problem {
     kryl_context ctx;

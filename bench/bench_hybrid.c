@@ -19,16 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_try.h"
 #include "kryl.h"
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        kryl_status st_ = (call);                                                                  \
-        if (st_ != KRYL_SUCCESS) {                                                                 \
-            fprintf(stderr, "%s: %s\n", #call, kryl_last_error());                                 \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* A problem: generated (kind, n, row length) or a file. */
 typedef struct problem {
@@ -71,8 +63,8 @@ static kryl_matrix load(kryl_context ctx, const problem *p, const char *dir)
         kryl_generator_options_init(&g, p->kind, p->n);
         if (p->row_length > 0) g.row_length = p->row_length;
         int64_t rows = 0, estimate = 0;
-        CHECK(kryl_generator_size(&g, &rows, &estimate));
-        CHECK(kryl_matrix_generate(&A, ctx, &g, 0, rows));
+        BENCH_TRY(kryl_generator_size(&g, &rows, &estimate));
+        BENCH_TRY(kryl_matrix_generate(&A, ctx, &g, 0, rows));
         return A;
     }
     if (dir == NULL) return NULL;
@@ -81,7 +73,7 @@ static kryl_matrix load(kryl_context ctx, const problem *p, const char *dir)
     FILE *f = fopen(path, "r");
     if (f == NULL) return NULL;
     fclose(f);
-    CHECK(kryl_matrix_read_mtx(&A, ctx, path));
+    BENCH_TRY(kryl_matrix_read_mtx(&A, ctx, path));
     return A;
 }
 
@@ -98,15 +90,15 @@ static outcome run(kryl_matrix A, kryl_method method, kryl_hybrid hybrid, int64_
     outcome out;
     memset(&out, 0, sizeof out);
     int64_t n = 0;
-    CHECK(kryl_matrix_size(A, &n, NULL, NULL));
+    BENCH_TRY(kryl_matrix_size(A, &n, NULL, NULL));
     kryl_vector xs = NULL, b = NULL, x = NULL;
-    CHECK(kryl_vector_create(&xs, A, KRYL_DOUBLE));
-    CHECK(kryl_vector_create(&b, A, KRYL_DOUBLE));
-    CHECK(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    BENCH_TRY(kryl_vector_create(&xs, A, KRYL_DOUBLE));
+    BENCH_TRY(kryl_vector_create(&b, A, KRYL_DOUBLE));
+    BENCH_TRY(kryl_vector_create(&x, A, KRYL_DOUBLE));
     /* b = A x*, x* = 1/sqrt(N) */
-    CHECK(kryl_vector_fill(xs, 1.0 / sqrt((double)n)));
-    CHECK(kryl_matrix_spmv(A, 1.0, xs, 0.0, b));
-    CHECK(kryl_vector_fill(x, 0.0));
+    BENCH_TRY(kryl_vector_fill(xs, 1.0 / sqrt((double)n)));
+    BENCH_TRY(kryl_matrix_spmv(A, 1.0, xs, 0.0, b));
+    BENCH_TRY(kryl_vector_fill(x, 0.0));
     kryl_solver_options o;
     kryl_solver_options_init(&o);
     o.method = method;
@@ -119,9 +111,9 @@ static outcome run(kryl_matrix A, kryl_method method, kryl_hybrid hybrid, int64_
     o.hybrid_host_rows = host_rows;
     kryl_solver s = NULL;
     kryl_result r;
-    CHECK(kryl_solver_create(&s, A, &o));
-    CHECK(kryl_solver_solve(s, b, x, &r));
-    if (hybrid != KRYL_HYBRID_NONE) CHECK(kryl_solver_hybrid_info(s, &out.info));
+    BENCH_TRY(kryl_solver_create(&s, A, &o));
+    BENCH_TRY(kryl_solver_solve(s, b, x, &r));
+    if (hybrid != KRYL_HYBRID_NONE) BENCH_TRY(kryl_solver_hybrid_info(s, &out.info));
     out.seconds = r.setup_s + r.solve_s;
     out.iterations = r.iterations;
     out.converged = r.converged;
@@ -150,8 +142,8 @@ static int64_t rows_for_share(kryl_matrix A, double share)
     const int32_t *ci;
     const double *v;
     int64_t n, nnz;
-    CHECK(kryl_matrix_size(A, &n, NULL, &nnz));
-    CHECK(kryl_matrix_csr_view(A, &rp, &ci, &v));
+    BENCH_TRY(kryl_matrix_size(A, &n, NULL, &nnz));
+    BENCH_TRY(kryl_matrix_csr_view(A, &rp, &ci, &v));
     int64_t rows = 0;
     while (rows < n && (double)rp[rows + 1] <= share * (double)nnz) rows++;
     return rows;
@@ -162,7 +154,7 @@ static void bench_problem(kryl_context device, kryl_context host, const problem 
     kryl_matrix A = load(device, p, dir);
     if (A == NULL) return;
     int64_t n = 0, nnz = 0;
-    CHECK(kryl_matrix_size(A, &n, NULL, &nnz));
+    BENCH_TRY(kryl_matrix_size(A, &n, NULL, &nnz));
     printf("%s: %lld rows, %lld nonzeros (%.1f a row)\n", p->name, (long long)n, (long long)nnz,
            (double)nnz / (double)n);
     outcome pcg = run(A, KRYL_METHOD_PCG, KRYL_HYBRID_NONE, -1);
@@ -217,15 +209,15 @@ int main(int argc, char **argv)
     }
     kryl_context_options co;
     kryl_context_options_init(&co);
-    CHECK(kryl_backend_from_name(backend, &co.backend));
+    BENCH_TRY(kryl_backend_from_name(backend, &co.backend));
     if (!kryl_backend_available(co.backend)) {
         printf("bench_hybrid: backend %s is not usable here\n", backend);
         return 0;
     }
     kryl_context device = NULL, host = NULL;
-    CHECK(kryl_context_create(&device, &co));
+    BENCH_TRY(kryl_context_create(&device, &co));
     co.backend = kryl_backend_available(KRYL_BACKEND_OMP) ? KRYL_BACKEND_OMP : KRYL_BACKEND_REF;
-    CHECK(kryl_context_create(&host, &co));
+    BENCH_TRY(kryl_context_create(&host, &co));
     printf("bench_hybrid: device side %s (%s), host side %s\n", backend,
            kryl_context_device_name(device), kryl_backend_name(co.backend));
     printf("time to ||b - Ax|| <= 1e-5 (setup included), speed-up against device pcg\n");

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_try.h"
 #include "kryl.h"
 
 typedef struct setup_case {
@@ -35,15 +36,6 @@ static const setup_case cases[] = {
     {"pcg mcssor", KRYL_METHOD_PCG, KRYL_PRECOND_MCSSOR, KRYL_FORMAT_CSR, KRYL_ORDER_NONE},
 };
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        kryl_status st_ = (call);                                                                  \
-        if (st_ != KRYL_SUCCESS) {                                                                 \
-            fprintf(stderr, "%s: %s\n", #call, kryl_last_error());                                 \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* The new values on A's pattern (see the header). */
 static double *new_values(kryl_matrix A)
 {
@@ -51,8 +43,8 @@ static double *new_values(kryl_matrix A)
     const int32_t *ci;
     const double *v;
     int64_t n, nnz;
-    CHECK(kryl_matrix_size(A, &n, NULL, &nnz));
-    CHECK(kryl_matrix_csr_view(A, &rp, &ci, &v));
+    BENCH_TRY(kryl_matrix_size(A, &n, NULL, &nnz));
+    BENCH_TRY(kryl_matrix_csr_view(A, &rp, &ci, &v));
     double *w = malloc((size_t)nnz * sizeof *w);
     if (w == NULL) exit(1);
     for (int64_t i = 0; i < n; i++) {
@@ -74,8 +66,8 @@ static double *new_values(kryl_matrix A)
 static kryl_result solve(kryl_solver s, kryl_vector b, kryl_vector x)
 {
     kryl_result r;
-    CHECK(kryl_vector_fill(x, 0.0));
-    CHECK(kryl_solver_solve(s, b, x, &r));
+    BENCH_TRY(kryl_vector_fill(x, 0.0));
+    BENCH_TRY(kryl_solver_solve(s, b, x, &r));
     return r;
 }
 
@@ -91,29 +83,29 @@ int main(int argc, char **argv)
     int64_t n = argc > 1 ? atoll(argv[1]) : 160;
     kryl_context_options co;
     kryl_context_options_init(&co);
-    if (argc > 2) CHECK(kryl_backend_from_name(argv[2], &co.backend));
+    if (argc > 2) BENCH_TRY(kryl_backend_from_name(argv[2], &co.backend));
     kryl_context ctx = NULL;
-    CHECK(kryl_context_create(&ctx, &co));
+    BENCH_TRY(kryl_context_create(&ctx, &co));
     kryl_generator_options g;
     kryl_generator_options_init(&g, KRYL_GEN_POISSON3D7, n);
     int64_t rows = 0, nnz = 0;
-    CHECK(kryl_generator_size(&g, &rows, &nnz));
+    BENCH_TRY(kryl_generator_size(&g, &rows, &nnz));
     kryl_matrix A = NULL, B = NULL;
-    CHECK(kryl_matrix_generate(&A, ctx, &g, 0, rows));
-    CHECK(kryl_matrix_size(A, NULL, NULL, &nnz));
+    BENCH_TRY(kryl_matrix_generate(&A, ctx, &g, 0, rows));
+    BENCH_TRY(kryl_matrix_size(A, NULL, NULL, &nnz));
     double *w = new_values(A);
     /* B: the new values from the start, for the fresh setups */
     const int64_t *rp;
     const int32_t *ci;
-    CHECK(kryl_matrix_csr_view(A, &rp, &ci, NULL));
+    BENCH_TRY(kryl_matrix_csr_view(A, &rp, &ci, NULL));
     int64_t *cols = malloc((size_t)nnz * sizeof *cols);
     if (cols == NULL) return 1;
     for (int64_t k = 0; k < nnz; k++) cols[k] = ci[k];
-    CHECK(kryl_matrix_create_csr(&B, ctx, rows, rows, 0, rows, rp, cols, w));
+    BENCH_TRY(kryl_matrix_create_csr(&B, ctx, rows, rows, 0, rows, rp, cols, w));
     free(cols);
     kryl_vector b = NULL, x = NULL;
-    CHECK(kryl_vector_create(&b, A, KRYL_DOUBLE));
-    CHECK(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    BENCH_TRY(kryl_vector_create(&b, A, KRYL_DOUBLE));
+    BENCH_TRY(kryl_vector_create(&x, A, KRYL_DOUBLE));
     printf("7-point %lld^3 (%lld rows, %lld nonzeros) on %s\n", (long long)n, (long long)rows,
            (long long)nnz, kryl_context_device_name(ctx));
     printf("%-22s %9s %6s %9s | setup phases (ms)\n", "case", "setup ms", "its", "ms/it");
@@ -125,9 +117,9 @@ int main(int argc, char **argv)
         o.format = cases[c].format;
         o.order = cases[c].order;
         kryl_solver s = NULL, f = NULL;
-        CHECK(kryl_vector_fill(x, 1.0));
-        CHECK(kryl_matrix_spmv(A, 1.0, x, 0.0, b)); /* b = A 1 */
-        CHECK(kryl_solver_create(&s, A, &o));
+        BENCH_TRY(kryl_vector_fill(x, 1.0));
+        BENCH_TRY(kryl_matrix_spmv(A, 1.0, x, 0.0, b)); /* b = A 1 */
+        BENCH_TRY(kryl_solver_create(&s, A, &o));
         kryl_result r = solve(s, b, x);
         double per_it = r.iterations > 0 ? r.solve_s / (double)r.iterations : 0.0;
         printf("%-22s %9.1f %6lld %9.3f |", cases[c].name, 1e3 * r.setup_s, (long long)r.iterations,
@@ -142,13 +134,13 @@ int main(int argc, char **argv)
         double t[2][3];
         for (int u = 0; u < 2; u++) {
             t[u][0] = now();
-            CHECK(kryl_matrix_update_values(A, w));
+            BENCH_TRY(kryl_matrix_update_values(A, w));
             t[u][1] = now();
-            CHECK(kryl_solver_update(s));
+            BENCH_TRY(kryl_solver_update(s));
             t[u][2] = now();
         }
         kryl_result ru = solve(s, b, x);
-        CHECK(kryl_solver_create(&f, B, &o));
+        BENCH_TRY(kryl_solver_create(&f, B, &o));
         kryl_result rf = solve(f, b, x);
         for (int u = 0; u < 2; u++)
             printf("%-22s %s update: values %.1f ms + solver %.1f ms = %.2fx 10 iterations\n", "",
@@ -160,7 +152,7 @@ int main(int argc, char **argv)
         kryl_solver_destroy(&f);
         /* back to the first values for the next case */
         kryl_matrix_destroy(&A);
-        CHECK(kryl_matrix_generate(&A, ctx, &g, 0, rows));
+        BENCH_TRY(kryl_matrix_generate(&A, ctx, &g, 0, rows));
     }
     kryl_vector_destroy(&b);
     kryl_vector_destroy(&x);
