@@ -903,6 +903,17 @@ kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nn
                                      const kryl_solver_options *options, const char *what,
                                      kryl_memory_estimate *estimate);
 
+/* kryl_matrix_read_mtx for a solve with `options` (NULL: the defaults):
+ * once the file is read into host memory, and before the matrix goes to
+ * the context's backend (the upload to a GPU), the whole solve is checked
+ * as kryl_solver_check_memory checks it, with the rows and entries read.
+ * A solve the device cannot hold is KRYL_ERR_DEVICE_OUT_OF_MEMORY, one the
+ * host cannot, KRYL_ERR_OUT_OF_MEMORY, naming the file, the parts and both
+ * numbers; nothing is left allocated.  On a distributed context it reads
+ * as kryl_matrix_read_mtx, without the check. */
+kryl_status kryl_matrix_read_mtx_for_solve(kryl_matrix *A, kryl_context ctx, const char *path,
+                                           const kryl_solver_options *options);
+
 /* Set one option by the kryl command's name for it ("rtol", "precond",
  * "block-factor", ...; leading dashes allowed) from its value as text
  * (NULL for a flag such as "tune").  An unknown name or a bad value is

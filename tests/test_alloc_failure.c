@@ -9,11 +9,13 @@
  * object may be left on the context (and, under AddressSanitizer, nothing
  * leaked); and the next, larger attempt must work.  The same stages run on
  * a real GPU under a memory cap in test_cuda_oom. */
-#include <string.h>
+#define _POSIX_C_SOURCE 200809L
+
+#include "test_krylov_support.h"
+#include "test_mtx_util.h"
 
 #include "backends/backend.h"
 #include "staged_solve.h"
-#include "test_support.h"
 
 /* The wrapped table and what it has seen. */
 static kryl_backend_ops wrapped;
@@ -70,6 +72,16 @@ static kryl_status counted_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_
                              nlevels, handle);
 }
 
+/* A device of `device_free` bytes, all of it free, as the wrapped table
+ * reports it (cuda reports its cap or the device's free memory). */
+static int64_t device_free;
+
+static void capped_memory_info(kryl_context ctx, kryl_device_memory *info)
+{
+    (void)ctx;
+    info->limit = info->total = info->available = device_free;
+}
+
 /* Stages an injected failure was named by, over all cases. */
 static const char *stage_words[] = {"storage of a", "row permutation of the", "preconditioner",
                                     "solver's vectors and workspace"};
@@ -117,6 +129,42 @@ static void sweep(kryl_context ctx, const staged_case *c)
         }
     }
     printf("  %-34s %4lld allocations, each refused in turn\n", c->name, (long long)k);
+}
+
+/* A matrix read from a file for a solve the device cannot hold is refused
+ * once read, with the file and the numbers, before any backend allocation
+ * (the upload); one that fits is read and solved. */
+static void test_read_checked_before_upload(kryl_context ctx)
+{
+    scratch_init();
+    char path[512];
+    scratch_path(path, sizeof path, "poisson.mtx");
+    kryl_matrix G = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+    CHECK_OK(kryl_matrix_write_mtx(G, path));
+    kryl_matrix_destroy(&G);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, 1e-8, 500);
+    wrapped.memory_info = capped_memory_info;
+    device_free = 100000; /* the matrix alone takes 12 * 7840 + 8 * 1601 bytes */
+    calls = 0;
+    kryl_matrix A = NULL;
+    CHECK_STATUS(kryl_matrix_read_mtx_for_solve(&A, ctx, path, &o), KRYL_ERR_DEVICE_OUT_OF_MEMORY);
+    const char *m = kryl_last_error();
+    CHECK(A == NULL && calls == 0 && live == 0, "refused after %lld allocations", (long long)calls);
+    CHECK(strstr(m, "poisson.mtx (1600 rows, 7840 entries") != NULL &&
+              strstr(m, "the preconditioner") != NULL && strstr(m, "of device memory") != NULL &&
+              strstr(m, "more than the 100 kB it may allocate") != NULL,
+          "the refusal names the file and the numbers: %s", m);
+    printf("  e.g. %s\n", m);
+    device_free = 1 << 30;
+    CHECK_OK(kryl_matrix_read_mtx_for_solve(&A, ctx, path, &o));
+    double *b = kt_rhs(A, 1);
+    kt_solve r = kt_run(A, &o, b, NULL, NULL);
+    kt_check_converged(&r, "gmres + ilu0 on the matrix read once it fits");
+    free(b);
+    kryl_matrix_destroy(&A);
+    wrapped.memory_info = inner->memory_info;
+    scratch_cleanup();
 }
 
 /* The device memory calls on a context without a device: accepted, no effect. */
@@ -169,6 +217,7 @@ int main(void)
          KRYL_PRECOND_BJACOBI, KRYL_FORMAT_CSR, 0, KRYL_MIXED_IR},
     };
     printf("test_alloc_failure on %s:\n", kryl_backend_name(kryl_context_backend(ctx)));
+    test_read_checked_before_upload(ctx);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) sweep(ctx, &cases[c]);
     for (int s = 0; s < STAGES; s++)
         CHECK(stage_hits[s] > 0, "no failure was named '%s'", stage_words[s]);

@@ -19,6 +19,13 @@ int64_t kryl_memory_limit(const char **source);
  * file and line or the object. */
 kryl_status kryl_memory_check(int64_t bytes, const char *what);
 
+/* kryl_solver_check_memory (solvers/memory_estimate.c); with matrix_held,
+ * the matrix is already in host memory (read from a file), so its CSR
+ * bytes are not asked of the host again and the count of entries is exact. */
+kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64_t nnz,
+                                          const kryl_solver_options *options, const char *what,
+                                          bool matrix_held, kryl_memory_estimate *estimate);
+
 /* "172 kB", "34.4 GB": bytes in decimal units for messages, written to text. */
 const char *kryl_format_bytes(char *text, size_t size, int64_t bytes);
 

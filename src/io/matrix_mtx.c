@@ -1,11 +1,16 @@
 /* Public reading and writing of matrices as Matrix Market files. */
+#include "core/memory.h"
 #include "core/objects.h"
 #include "io/mtx.h"
 #ifdef KRYL_HAVE_MPI
 #include "dist/dist.h"
 #endif
 
-kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path)
+/* Read path into *A on ctx; with `solve` (not NULL), the solve's memory is
+ * checked once the file is in host memory, before the matrix goes to the
+ * context's backend. */
+static kryl_status read_mtx(kryl_matrix *A, kryl_context ctx, const char *path,
+                            const kryl_solver_options *solve)
 {
     KRYL_REQUIRE_ARG(A);
     *A = NULL;
@@ -18,6 +23,14 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
     kryl_csr csr;
     bool pattern = false;
     KRYL_TRY(kryl_mtx_read_csr(path, &csr, &pattern));
+    if (solve != NULL) {
+        kryl_status st = kryl_solver_check_memory_read(ctx, csr.nrows, csr.row_ptr[csr.nrows],
+                                                       solve, path, true, NULL);
+        if (st != KRYL_SUCCESS) {
+            kryl_csr_free(&csr);
+            return st;
+        }
+    }
     kryl_status st = kryl_matrix_from_csr(A, ctx, &csr);
     if (st != KRYL_SUCCESS) return kryl_error_prefix(st, path);
     (*A)->pattern = pattern;
@@ -27,6 +40,19 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
                  "as 1",
                  path);
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path)
+{
+    return read_mtx(A, ctx, path, NULL);
+}
+
+kryl_status kryl_matrix_read_mtx_for_solve(kryl_matrix *A, kryl_context ctx, const char *path,
+                                           const kryl_solver_options *options)
+{
+    kryl_solver_options defaults;
+    kryl_solver_options_init(&defaults);
+    return read_mtx(A, ctx, path, options != NULL ? options : &defaults);
 }
 
 bool kryl_matrix_is_pattern(kryl_matrix A) { return A != NULL && A->pattern; }

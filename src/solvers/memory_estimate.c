@@ -98,9 +98,9 @@ static void describe_parts(const kryl_memory_estimate *e, char *text, size_t siz
              kryl_format_bytes(v, sizeof v, e->vectors));
 }
 
-kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nnz,
-                                     const kryl_solver_options *options, const char *what,
-                                     kryl_memory_estimate *estimate)
+kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64_t nnz,
+                                          const kryl_solver_options *options, const char *what,
+                                          bool matrix_held, kryl_memory_estimate *estimate)
 {
     kryl_memory_estimate e;
     KRYL_TRY(kryl_solver_estimate_memory(ctx, nrows, nnz, options, &e));
@@ -108,9 +108,10 @@ kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nn
     if (what == NULL) what = "the solve";
     char parts[256], label[512];
     describe_parts(&e, parts, sizeof parts);
-    snprintf(label, sizeof label, "%s (%lld rows, about %lld entries: %s)", what, (long long)nrows,
-             (long long)nnz, parts);
-    KRYL_TRY(kryl_memory_check(e.host, label));
+    snprintf(label, sizeof label, "%s (%lld rows, %s%lld entries: %s)", what, (long long)nrows,
+             matrix_held ? "" : "about ", (long long)nnz, parts);
+    /* a matrix already read is in host memory: the limit left counts it gone */
+    KRYL_TRY(kryl_memory_check(matrix_held ? e.host - e.matrix : e.host, label));
     if (e.device == 0) return KRYL_SUCCESS;
     kryl_device_memory m;
     KRYL_TRY(kryl_context_device_memory(ctx, &m));
@@ -123,4 +124,11 @@ kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nn
                       kryl_format_bytes(have, sizeof have, m.available), ctx->device,
                       m.limit > 0 ? "its memory cap less what it holds"
                                   : "the device's free memory");
+}
+
+kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nnz,
+                                     const kryl_solver_options *options, const char *what,
+                                     kryl_memory_estimate *estimate)
+{
+    return kryl_solver_check_memory_read(ctx, nrows, nnz, options, what, false, estimate);
 }

@@ -248,8 +248,9 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
 {
     double *b = NULL, *x0 = NULL;
     double t0 = cli_wtime();
-    kryl_status st =
-        a->gen != NULL ? generate(job, a, opt) : kryl_matrix_read_mtx(&job->A, job->ctx, a->matrix);
+    kryl_status st = a->gen != NULL
+                         ? generate(job, a, opt)
+                         : kryl_matrix_read_mtx_for_solve(&job->A, job->ctx, a->matrix, opt);
     if (st != KRYL_SUCCESS) {
         cli_error(st);
         return st;
