@@ -158,6 +158,48 @@ static void test_adaptive_solve(void)
     kryl_context_destroy(&ctx);
 }
 
+/* Whether a 2-thread context adapts its team under the environment
+ * OMP_WAIT_POLICY=policy, GOMP_SPINCOUNT=spin, KRYL_OMP_ADAPT=adapt (NULL:
+ * unset); the environment is restored after. */
+static bool adapts_under(const char *policy, const char *spin, const char *adapt)
+{
+    static const char *const names[] = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KRYL_OMP_ADAPT"};
+    const char *values[] = {policy, spin, adapt};
+    char *saved[3];
+    for (int k = 0; k < 3; k++) {
+        const char *v = getenv(names[k]);
+        saved[k] = v ? strdup(v) : NULL;
+        if (values[k])
+            setenv(names[k], values[k], 1);
+        else
+            unsetenv(names[k]);
+    }
+    kryl_context ctx = kt_context_with(KRYL_BACKEND_OMP, 2, false);
+    bool adapts = ctx != NULL && kryl_omp_state_of(ctx)->adapt;
+    kryl_context_destroy(&ctx);
+    for (int k = 0; k < 3; k++) {
+        if (saved[k])
+            setenv(names[k], saved[k], 1);
+        else
+            unsetenv(names[k]);
+        free(saved[k]);
+    }
+    return adapts;
+}
+
+/* The team adapts when no wait policy is chosen, or when KRYL_OMP_ADAPT=1
+ * says so next to one (the kryl command's passive waits after a short
+ * spin); a policy the user chose alone, or KRYL_OMP_ADAPT=0, keeps the
+ * thread count asked for. */
+static void test_adapt_choice(void)
+{
+    if (!adapts_under(NULL, NULL, NULL)) return; /* no /proc to count with: never adapts */
+    CHECK(adapts_under("passive", "1000", "1"), "the command's policy with KRYL_OMP_ADAPT=1");
+    CHECK(!adapts_under("passive", "1000", NULL), "a policy chosen by the user");
+    CHECK(!adapts_under(NULL, "1000", NULL), "a spin count chosen by the user");
+    CHECK(!adapts_under(NULL, NULL, "0"), "KRYL_OMP_ADAPT=0");
+}
+
 int main(void)
 {
     kryl_context ref = test_context(KRYL_BACKEND_REF);
@@ -166,6 +208,7 @@ int main(void)
     if (omp[0] && omp[1]) test_triangles(ref, omp, 2);
     test_team_size();
     test_adaptive_solve();
+    test_adapt_choice();
     kryl_context_destroy(&omp[0]);
     kryl_context_destroy(&omp[1]);
     kryl_context_destroy(&ref);

@@ -11,8 +11,11 @@
  * /proc/self/task) and picks the team by kryl_omp_team_for: the threads
  * asked for when their cores are free, else the free cores, else (at most
  * one core free) one thread more than the cores, which libgomp runs with
- * short spins.  A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT has
- * chosen and keeps the thread count asked for. */
+ * short spins (none under a passive policy).  A user who sets
+ * OMP_WAIT_POLICY or GOMP_SPINCOUNT has chosen and keeps the thread count
+ * asked for, unless KRYL_OMP_ADAPT=1 asks for the adaptation next to that
+ * policy (the kryl command sets it with its own; KRYL_OMP_ADAPT=0 turns
+ * the adaptation off). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -89,8 +92,9 @@ int kryl_omp_team_for(int cores, int others, int requested)
 void kryl_omp_team_init(kryl_omp_state *s)
 {
     s->max_threads = s->threads;
-    s->adapt =
-        s->threads > 1 && getenv("OMP_WAIT_POLICY") == NULL && getenv("GOMP_SPINCOUNT") == NULL;
+    const char *asked = getenv("KRYL_OMP_ADAPT");
+    bool policy_chosen = getenv("OMP_WAIT_POLICY") != NULL || getenv("GOMP_SPINCOUNT") != NULL;
+    s->adapt = s->threads > 1 && (asked != NULL ? strcmp(asked, "1") == 0 : !policy_chosen);
     cpu_set_t set;
     s->cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
     if (s->cores <= 0) s->adapt = false;
