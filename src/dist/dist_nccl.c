@@ -61,7 +61,9 @@ static kryl_status one_rank_per_device(struct kryl_dist_context *dc)
         st =
             kryl_dist_cuda_status(cudaDeviceGetPCIBusId(mine, ID, device), "cudaDeviceGetPCIBusId");
     char *all = calloc((size_t)dc->size, ID);
-    if (all == NULL) st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    if (all == NULL)
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                        "NCCL set-up: cannot allocate the device ids of %d ranks", dc->size);
     st = kryl_dist_agree_comm(dc->comm, st);
     if (st != KRYL_SUCCESS) {
         free(all);
@@ -84,7 +86,9 @@ kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, stru
     KRYL_TRY(one_rank_per_device(dc));
     struct kryl_nccl *n = calloc(1, sizeof *n);
     ncclUniqueId id;
-    kryl_status st = n ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    kryl_status st = n ? KRYL_SUCCESS
+                       : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                    "NCCL set-up: cannot allocate the communicator's state");
     if (st == KRYL_SUCCESS) n->stream = (cudaStream_t)kryl_cuda_stream(ctx);
     if (st == KRYL_SUCCESS && dc->rank == 0)
         st = nccl_status(ncclGetUniqueId(&id), "ncclGetUniqueId");

@@ -106,7 +106,8 @@ static kryl_status map_boxes(struct kryl_peer *p, const kryl_peer_export *export
     p->mapped = calloc((size_t)p->size, sizeof *p->mapped);
     p->opened = calloc((size_t)p->size, sizeof *p->opened);
     if (p->mapped == NULL || p->opened == NULL)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "peer memory: cannot allocate the tables of %d ranks' buffers", p->size);
     for (int q = 0; q < p->size; q++) {
         if (q == p->rank)
             p->mapped[q] = p->mine;
@@ -127,7 +128,9 @@ kryl_status kryl_peer_start(struct kryl_dist_context *dc, struct kryl_peer **out
     kryl_peer_export *exports = calloc((size_t)dc->size, sizeof *exports);
     kryl_peer_export mine;
     kryl_status st =
-        p && exports ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+        p && exports ? KRYL_SUCCESS
+                     : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                  "peer memory: cannot allocate the exports of %d ranks", dc->size);
     if (st == KRYL_SUCCESS) {
         p->rank = dc->rank;
         p->size = dc->size;

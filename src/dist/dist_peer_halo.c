@@ -58,7 +58,9 @@ static kryl_status swap_offers(struct kryl_dist_context *dc, const kryl_halo *h,
                                peer_halo_offer *mine, peer_halo_offer *theirs)
 {
     MPI_Request *requests = malloc(2 * (size_t)h->nneigh * sizeof *requests);
-    if (requests == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    if (requests == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "peer halo: cannot allocate the requests of %d neighbours", h->nneigh);
     for (int q = 0; q < h->nneigh; q++) {
         MPI_Irecv(&theirs[q], (int)sizeof *theirs, MPI_BYTE, h->neigh[q], OFFER_TAG, dc->comm,
                   &requests[2 * q]);
@@ -76,7 +78,9 @@ static kryl_status map_links(struct kryl_peer_halo *p, const kryl_halo *h, size_
                              const peer_halo_offer *theirs)
 {
     kryl_peer_link *links = calloc((size_t)h->nneigh, sizeof *links);
-    if (links == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    if (links == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                          "peer halo: cannot allocate the links to %d neighbours", h->nneigh);
     kryl_status st = KRYL_SUCCESS;
     for (int q = 0; q < h->nneigh && st == KRYL_SUCCESS; q++) {
         void *box = NULL, *ghosts = NULL;
@@ -111,9 +115,11 @@ kryl_status kryl_peer_halo_start(struct kryl_dist_context *dc, struct kryl_dist_
     struct kryl_peer_halo *p = calloc(1, sizeof *p);
     peer_halo_offer *mine = calloc(count, sizeof *mine), *theirs = calloc(count, sizeof *theirs);
     if (p) p->opened = calloc(2 * count, sizeof *p->opened);
-    kryl_status st = p && p->opened && mine && theirs
-                         ? KRYL_SUCCESS
-                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    kryl_status st =
+        p && p->opened && mine && theirs
+            ? KRYL_SUCCESS
+            : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                         "peer halo: cannot allocate the offers of %d neighbours", nlinks);
     if (st == KRYL_SUCCESS && nlinks > 0) {
         p->rank = dc->rank;
         p->nlinks = nlinks;

@@ -105,8 +105,11 @@ static kryl_status scatter_rows(struct kryl_dist_context *dc, const kryl_csr *A,
             for (int64_t i = 0; all && i < A->nrows; i++)
                 all[i] = A->row_ptr[i + 1] - A->row_ptr[i];
         }
-        st = lengths && (rank != 0 || all) ? KRYL_SUCCESS
-                                           : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+        st = lengths && (rank != 0 || all)
+                 ? KRYL_SUCCESS
+                 : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                              "distributing a matrix: cannot allocate the lengths of %lld rows",
+                              (long long)(rank == 0 ? A->nrows : n));
         st = kryl_dist_agree_comm(dc->comm, st);
         if (st == KRYL_SUCCESS) {
             MPI_Scatterv(all, rc, rd, MPI_INT64_T, lengths, (int)n, MPI_INT64_T, 0, dc->comm);
@@ -159,7 +162,10 @@ kryl_status kryl_dist_read_mtx(kryl_matrix *A, kryl_context ctx, const char *pat
     kryl_csr whole = {0};
     int64_t *orig = NULL;
     int64_t *begin = calloc((size_t)dc->size + 1, sizeof *begin);
-    kryl_status st = begin ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    kryl_status st =
+        begin ? KRYL_SUCCESS
+              : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate the row ranges of %d ranks",
+                           path, dc->size);
     if (st == KRYL_SUCCESS && dc->rank == 0) st = root_read(dc, path, &whole, begin, &orig);
     st = begin ? distribute(A, ctx, &whole, begin, orig, st) : kryl_dist_agree(ctx, st);
     free(begin);
@@ -191,7 +197,9 @@ kryl_status kryl_matrix_distribute(kryl_matrix *A, kryl_context ctx, kryl_matrix
     int64_t *orig = NULL;
     int64_t *begin = calloc((size_t)dc->size + 1, sizeof *begin);
     if (st == KRYL_SUCCESS && begin == NULL)
-        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                        "kryl_matrix_distribute: cannot allocate the row ranges of %d ranks",
+                        dc->size);
     if (st == KRYL_SUCCESS && rank == 0) st = root_copy(dc, &whole->host->csr, &mine, begin, &orig);
     st = begin ? distribute(A, ctx, &mine, begin, orig, st) : kryl_dist_agree(ctx, st);
     free(begin);
@@ -202,7 +210,9 @@ kryl_status kryl_matrix_distribute(kryl_matrix *A, kryl_context ctx, kryl_matrix
 static kryl_status row_counts(const kryl_dist_rows *rows, int size, int **counts, int **displs)
 {
     *counts = malloc(2 * (size_t)size * sizeof **counts);
-    if (*counts == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    if (*counts == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate the row counts of %d ranks",
+                          size);
     *displs = *counts + size;
     for (int p = 0; p < size; p++) {
         (*counts)[p] = (int)(rows->begin[p + 1] - rows->begin[p]);

@@ -37,7 +37,9 @@ static kryl_status add(settings *list, const char *name, long name_length, const
     if (list->count == list->capacity) {
         int64_t capacity = list->capacity > 0 ? 2 * list->capacity : 16;
         kryl_option_setting *items = realloc(list->items, (size_t)capacity * sizeof *items);
-        if (items == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "options: out of memory");
+        if (items == NULL)
+            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a list of %lld options",
+                              origin, (long long)capacity);
         list->items = items;
         list->capacity = capacity;
     }
@@ -51,7 +53,8 @@ static kryl_status add(settings *list, const char *name, long name_length, const
         free(n);
         free(v);
         free(o);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "options: out of memory");
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a copy of the option",
+                          origin);
     }
     for (char *c = n; *c; c++)
         if (*c == '_') *c = '-';
@@ -145,7 +148,10 @@ static kryl_status slurp(const char *path, char **text, size_t *length)
     if (f == NULL) return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot open the options file", path);
     size_t capacity = 4096, n = 0;
     char *buf = malloc(capacity);
-    kryl_status st = buf ? KRYL_SUCCESS : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "out of memory");
+    kryl_status st =
+        buf ? KRYL_SUCCESS
+            : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                         "%s: cannot allocate %zu bytes to read the options file", path, capacity);
     while (st == KRYL_SUCCESS) {
         if (n + 1 >= capacity) {
             char *bigger = capacity > OPTIONS_FILE_MAX_BYTES ? NULL : realloc(buf, 2 * capacity);
