@@ -490,12 +490,13 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
  * The arrays are checked where they are (for cuda by kernels on the device;
  * a fault is KRYL_ERR_INVALID_ARGUMENT, _INDEX_OUT_OF_RANGE or
  * _INVALID_VALUE naming its row) and copied (device to device for cuda).
- * On cuda the matrix then has no host copy: SpMV, vectors and a solve whose
- * setup runs on the device (a method that needs no symmetry check, such as
- * gmres or bicgstab, without preconditioner, in csr, double precision, no
- * ordering) never make one; any host-side step (the symmetry check of cg,
- * a preconditioner's setup, method or format auto, a conversion, csr_view,
- * statistics, writing, update_values) downloads it once, and
+ * On cuda the matrix then has no host copy: SpMV, vectors, the symmetry
+ * and diagonal checks (kryl_matrix_asymmetry, kryl_matrix_is_symmetric, those
+ * of cg, pcg and pipecg) and a solve whose setup runs on the device (any
+ * method but auto, no preconditioner or jacobi, in csr, double precision,
+ * no ordering) never make one; any host-side step (another preconditioner's
+ * setup, method or format auto, a conversion, a mixed-precision scheme,
+ * csr_view, statistics, writing, update_values) downloads it once, and
  * kryl_matrix_host_copy says which.  One process (KRYL_ERR_UNSUPPORTED on
  * a distributed context). */
 kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
@@ -504,7 +505,7 @@ kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int6
 
 /* Whether A has a host copy, and why: *why is "" for a matrix created from
  * host data (the copy is where it came from), else the step that
- * downloaded it ("the symmetry check of cg", "the jacobi preconditioner",
+ * downloaded it ("the ic0 preconditioner", "the analysis of method auto",
  * ...), "" while there is none.  Either pointer may be NULL. */
 kryl_status kryl_matrix_host_copy(kryl_matrix A, bool *has_copy, const char **why);
 

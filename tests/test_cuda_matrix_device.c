@@ -1,8 +1,11 @@
 /* kryl_matrix_create_csr_device on every available backend, from arrays in
  * the backend's own memory (device memory on cuda, host memory on ref and
  * omp): the matrix equals the one created from host arrays (size, SpMV, a
- * GMRES solve); on cuda that solve makes no host copy, and the first
- * host-side step (cg's symmetry check) makes it once and says so; faulty
+ * GMRES solve); on cuda that solve, and CG, PCG and pipelined CG with
+ * Jacobi (symmetry and diagonal checked on the device), make no host copy,
+ * and the first host-side step (IC(0)) makes it once and says so; a
+ * nonsymmetric matrix, a zero and a negative diagonal entry are refused
+ * by name without one; faulty
  * arrays (decreasing offsets, a column out of range, unsorted or repeated
  * columns, NaN, a wrong nnz) are refused naming the row, without a crash. */
 #include "backends/backend.h"
@@ -107,6 +110,57 @@ static void check_faults(kryl_context ctx, const host_csr *good)
     free(h.val);
 }
 
+/* A copy of h with entry k set to value, created from backend arrays; a
+ * solver of method and precond for it is refused with `status`, the
+ * message naming `named`, without a host copy on cuda. */
+static void check_method_refusal(kryl_context ctx, const host_csr *good, int64_t k, double value,
+                                 kryl_method method, kryl_precond_kind precond, kryl_status status,
+                                 const char *named)
+{
+    const char *name = kryl_backend_name(kryl_context_backend(ctx));
+    host_csr h = *good;
+    h.val = malloc((size_t)good->nnz * sizeof *h.val);
+    memcpy(h.val, good->val, (size_t)good->nnz * sizeof *h.val);
+    h.val[k] = value;
+    kryl_matrix A = NULL;
+    CHECK_OK(create_from(ctx, &h, h.nnz, &A));
+    kryl_solver_options o;
+    kt_options(&o, method, precond, 1e-10, 100);
+    kryl_solver s = NULL;
+    CHECK_STATUS(kryl_solver_create(&s, A, &o), status);
+    CHECK(strstr(kryl_last_error(), named) != NULL, "%s: %s refused without naming '%s': %s", name,
+          kryl_method_name(method), named, kryl_last_error());
+    bool has_copy = false;
+    CHECK_OK(kryl_matrix_host_copy(A, &has_copy, NULL));
+    CHECK(has_copy == (kryl_context_backend(ctx) != KRYL_BACKEND_CUDA),
+          "%s: the refusal '%s' made a host copy", name, named);
+    kryl_solver_destroy(&s);
+    kryl_matrix_destroy(&A);
+    free(h.val);
+}
+
+/* Row 5's diagonal entry and an entry beside it: a nonsymmetric matrix, a
+ * zero and a negative diagonal entry, refused by the checks on the device. */
+static void check_method_refusals(kryl_context ctx, const host_csr *h)
+{
+    const int64_t row = 5;
+    int64_t diag = -1, off = -1;
+    for (int64_t k = h->row_ptr[row]; k < h->row_ptr[row + 1]; k++) {
+        if (h->col[k] == row) diag = k;
+        if (h->col[k] != row && off < 0) off = k;
+    }
+    CHECK(diag >= 0 && off >= 0, "row 5 has no diagonal or no other entry");
+    if (diag < 0 || off < 0) return;
+    check_method_refusal(ctx, h, off, 7.0, KRYL_METHOD_CG, KRYL_PRECOND_NONE,
+                         KRYL_ERR_NOT_SYMMETRIC, "not symmetric");
+    check_method_refusal(ctx, h, diag, 0.0, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI,
+                         KRYL_ERR_ZERO_DIAGONAL, "row 5");
+    check_method_refusal(ctx, h, diag, 0.0, KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI,
+                         KRYL_ERR_ZERO_DIAGONAL, "row 5");
+    check_method_refusal(ctx, h, diag, -4.0, KRYL_METHOD_CG, KRYL_PRECOND_NONE,
+                         KRYL_ERR_NOT_POSITIVE_DEFINITE, "a_ii = -4 at row 5");
+}
+
 static double max_difference(const double *a, const double *b, int64_t n)
 {
     double d = 0.0;
@@ -172,13 +226,29 @@ static void check_backend(kryl_context ctx)
     CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
     CHECK(has_copy == !device, "%s: gmres made a host copy (%s)", name, why);
 
-    /* CG checks symmetry on the host: the copy is made, once, and named */
-    kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_NONE, 1e-10, 2000);
+    /* CG, PCG and pipelined CG with Jacobi check symmetry and the diagonal
+     * where A is stored, and Jacobi inverts it there: still no host copy */
+    const kryl_method cgs[] = {KRYL_METHOD_CG, KRYL_METHOD_PCG, KRYL_METHOD_PIPECG};
+    for (size_t k = 0; k < sizeof cgs / sizeof *cgs; k++) {
+        kt_options(&o, cgs[k], k == 0 ? KRYL_PRECOND_NONE : KRYL_PRECOND_JACOBI, 1e-10, 2000);
+        CHECK(converges_on_device(A, &o, y_host), "%s: %s on the device matrix failed", name,
+              kryl_method_name(cgs[k]));
+        CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
+        CHECK(has_copy == !device, "%s: %s made a host copy (%s)", name, kryl_method_name(cgs[k]),
+              why);
+    }
+    double asymmetry = -1.0;
+    CHECK_OK(kryl_matrix_asymmetry(A, &asymmetry));
+    CHECK(asymmetry == 0.0, "%s: asymmetry %g of a symmetric matrix", name, asymmetry);
+
+    /* IC(0) is factored on the host: the copy is made, once, and named */
+    kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, 1e-10, 2000);
     kt_solve s = kt_run(A, &o, y_host, NULL, NULL);
-    CHECK(s.create == KRYL_SUCCESS && s.r.converged, "%s: cg on the device matrix failed", name);
+    CHECK(s.create == KRYL_SUCCESS && s.r.converged, "%s: ic0-pcg on the device matrix failed",
+          name);
     CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
-    CHECK(has_copy, "%s: cg ran without a host copy", name);
-    CHECK(!device || strstr(why, "symmetry") != NULL, "%s: the copy's reason is '%s'", name, why);
+    CHECK(has_copy, "%s: ic0 ran without a host copy", name);
+    CHECK(!device || strstr(why, "ic0") != NULL, "%s: the copy's reason is '%s'", name, why);
     host_csr back = copy_of(A);
     CHECK(memcmp(back.row_ptr, h.row_ptr, (size_t)(n + 1) * sizeof *h.row_ptr) == 0 &&
               memcmp(back.col, h.col, (size_t)nnz * sizeof *h.col) == 0 &&
@@ -186,6 +256,7 @@ static void check_backend(kryl_context ctx)
           "%s: the host copy differs from the arrays given", name);
 
     check_faults(ctx, &h);
+    check_method_refusals(ctx, &h);
 
     kryl_vector_destroy(&xv);
     kryl_vector_destroy(&yv);

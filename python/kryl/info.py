@@ -27,7 +27,7 @@ class SolveInfo:
     n: int
     ncols: int
     nnz: int
-    asymmetry: Optional[float]  # None: a device matrix no host-side step has downloaded
+    asymmetry: float  # max |a_ij - a_ji| / max |a_ij|, measured where A is stored
     symmetry_tol: float
     method: str  # the method that ran (for "auto", the one it chose)
     precond: str

@@ -276,6 +276,7 @@ class Matrix(Closeable):
 
     @property
     def handle(self) -> Handle:
+        """The libkryl kryl_matrix handle (InvalidArgumentError once closed)."""
         if not self._handle:
             raise InvalidArgumentError("the matrix has been closed")
         return self._handle

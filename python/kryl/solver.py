@@ -143,12 +143,14 @@ class Solver(Closeable):
 
     @property
     def handle(self) -> Handle:
+        """The libkryl kryl_solver handle (InvalidArgumentError once closed)."""
         if not self._handle:
             raise InvalidArgumentError("the solver has been closed")
         return self._handle
 
     @property
     def shape(self) -> tuple[int, int]:
+        """A's (rows, columns)."""
         return self.matrix.shape
 
     def solve(self, b: ArrayLike, x0: Optional[ArrayLike] = None) -> tuple[ArrayLike, Any]:
@@ -277,11 +279,12 @@ class Solver(Closeable):
         ctx = self.matrix.context
         n, ncols = self.matrix.shape
         read_s = self.matrix.read_s if self._owns_matrix else 0.0
-        # measuring the asymmetry needs the host copy: not made for the report alone
+        # measured where the matrix is stored (on the GPU for a CuPy matrix)
+        asymmetry = self.matrix.asymmetry
         host_copy = self.matrix.host_copy
         self._fixed = dict(
             matrix=self.name, n=n, ncols=ncols, nnz=self.matrix.nnz,
-            asymmetry=None if host_copy == "none" else self.matrix.asymmetry,
+            asymmetry=asymmetry,
             symmetry_tol=o.symmetry_tol,
             method_requested=enum_name("method", o.method), match=bool(o.match),
             restart=o.restart or 40, orthog="cgs2" if o.gmres_orthog == 1 else "dcgs2",

@@ -3,7 +3,7 @@ matrix and CuPy right-hand sides, x returned as a CuPy array."""
 
 import numpy as np
 import pytest
-from test_inputs import A0, B0
+from test_inputs import A0, B0, convection
 
 import kryl
 
@@ -73,9 +73,34 @@ def test_cupy_matrix_stays_on_the_device():
         assert info.converged and info.host_copy == "none" and isinstance(x, cp.ndarray)
         r = cp.linalg.norm(b - A @ x) / cp.linalg.norm(b)
         assert float(r) <= 1e-8
-    # cg checks symmetry on the host: the copy is made then, and said
-    x, info = kryl.solve(A, b, method="cg", backend="cuda")
-    assert info.converged and "symmetry" in info.host_copy
+    # the CG methods check symmetry and the diagonal on the device, and Jacobi
+    # inverts the diagonal there: no host copy either
+    for method, precond in [("cg", "none"), ("pcg", "jacobi"), ("pipecg", "jacobi"),
+                            ("bicgstab", "jacobi"), ("gmres", "jacobi")]:
+        with kryl.Solver(A, method=method, precond=precond, backend="cuda") as s:
+            x, info = s.solve(b)
+            assert info.converged and info.host_copy == "none", (method, info.host_copy)
+            assert info.asymmetry == 0.0
+            assert s.matrix.host_copy == "none"
+    # a preconditioner factored on the host makes the copy, and says so
+    x, info = kryl.solve(A, b, method="pcg", precond="ic0", backend="cuda")
+    assert info.converged and "ic0" in info.host_copy
+
+
+def test_cupy_matrix_refused_on_the_device():
+    """A nonsymmetric matrix for CG, a zero diagonal for Jacobi: refused by the
+    checks on the device, naming what they found, with no host copy made."""
+    A = cpsp.csr_matrix(convection())
+    M = kryl.Matrix.from_scipy(A, backend="cuda")
+    assert M.asymmetry > 0 and not M.is_symmetric() and M.host_copy == "none"
+    with pytest.raises(kryl.NotSymmetricError, match="not symmetric"):
+        kryl.Solver(M, method="cg")
+    zero = A0.tolil()
+    zero[3, 3] = 0.0
+    Z = cpsp.csr_matrix(zero.tocsr())
+    with pytest.raises(kryl.ZeroDiagonalError, match="row 3"):
+        kryl.Solver(Z, method="gmres", precond="jacobi", backend="cuda")
+    assert M.host_copy == "none"
 
 
 def test_cupy_matrix_checked_on_the_device():

@@ -204,6 +204,20 @@ typedef struct kryl_backend_ops {
     /* csr (allocated with A's size) = the CSR arrays of A->storage, built by
      * matrix_setup_device. */
     kryl_status (*matrix_download)(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
+    /* Checks of a square A stored as double CSR of all its rows in the
+     * natural order, columns sorted (optional, both or neither; NULL: the
+     * checks run on A's host copy).  They read the storage where it is
+     * (for a matrix from device arrays, before any host copy exists) and
+     * return their findings to the host; the ref versions (kryl_csr_asymmetry,
+     * kryl_csr_check_diagonal on one thread) are the specification. */
+    /* *worst = max |a_ij - a_ji| over the stored entries (absent a_ji = 0);
+     * *largest = max |a_ij| */
+    kryl_status (*csr_asymmetry)(kryl_context ctx, kryl_matrix A, double *worst, double *largest);
+    /* The diagonal check (kryl_diagonal_check); d (double, A's rows, or
+     * NULL) gets a_ii, or 1/a_ii when invert (then unspecified where
+     * found->first_zero is a row: the caller refuses A). */
+    kryl_status (*csr_diagonal)(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
+                                kryl_diagonal_check *found);
     /* y = alpha*A*x + beta*z.  z may be y, or NULL (then beta is ignored);
      * x, y, z in A's precision. */
     kryl_status (*spmv)(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

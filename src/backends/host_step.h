@@ -81,4 +81,10 @@ kryl_status kryl_host_copy_wait(kryl_context ctx);
 kryl_status kryl_host_pin(kryl_context ctx, void *ptr, size_t bytes);
 void kryl_host_unpin(kryl_context ctx, void *ptr);
 
+/* The matrix checks of the host backends (host_checks.c). */
+kryl_status kryl_host_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *worst,
+                                    double *largest);
+kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
+                                   kryl_diagonal_check *found);
+
 #endif

@@ -87,6 +87,25 @@ kryl_status kryl_csr_multiply(const kryl_csr *A, const kryl_csr *B, kryl_csr *C,
 /* The diagonal a_ii of the owned rows (0 where absent) into diag[nrows]. */
 void kryl_csr_diagonal(const kryl_csr *A, double *diag);
 
+/* max |a_ij - a_ji| over the stored entries of A's sorted rows (an absent
+ * a_ji counts as 0) into *worst and max |a_ij| into *largest, on `threads`
+ * host threads (the same result whatever the count); *worst = INFINITY
+ * when A is not a square matrix of all its rows. */
+void kryl_csr_asymmetry(const kryl_csr *A, int threads, double *worst, double *largest);
+
+/* What a check of the diagonal found (first rows are local, 0-based; the
+ * row count where none). */
+typedef struct kryl_diagonal_check {
+    int64_t first_zero;        /* the first row whose a_ii is 0 or absent */
+    int64_t first_nonpositive; /* the first row without a_ii > 0 */
+    double value;              /* a_ii of first_nonpositive (0 where none) */
+} kryl_diagonal_check;
+
+/* Check the diagonal of A's sorted owned rows on `threads` host threads;
+ * where d is not NULL, d_i = a_ii (0 where absent), or 1/a_ii when invert. */
+void kryl_csr_check_diagonal(const kryl_csr *A, int threads, double *d, bool invert,
+                             kryl_diagonal_check *out);
+
 /* The entry of A (built from the caller's arrays row_ptr, col_idx by
  * kryl_csr_from_arrays: columns sorted, repeats summed) that each of the
  * caller's entries went into: *entry_of = NULL when the caller's columns

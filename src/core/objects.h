@@ -137,6 +137,20 @@ double kryl_host_matrix_asymmetry(kryl_host_matrix *h);
 /* Whether A counts as symmetric: kryl_host_matrix_asymmetry(h) <= tol. */
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h, double tol);
 
+/* The relative asymmetry of A (kryl_host_matrix_asymmetry's), measured by
+ * the backend's csr_asymmetry where A's CSR is stored there (no host copy
+ * needed), else on the host copy, made for `why` ("the symmetry check of
+ * cg") when A has none yet; cached with the host copy's. */
+kryl_status kryl_matrix_measure_asymmetry(kryl_matrix A, const char *why, double *asymmetry);
+
+/* The diagonal check of A's owned rows (kryl_csr_check_diagonal), by the
+ * backend's csr_diagonal where A's CSR is stored there, else on the host
+ * copy (made for `why`); d (in A's layout and precision, or NULL) gets
+ * a_ii, or 1/a_ii when invert (then unspecified where found->first_zero
+ * is a row). */
+kryl_status kryl_matrix_check_diagonal(kryl_matrix A, const char *why, kryl_vector d, bool invert,
+                                       kryl_diagonal_check *found);
+
 /* A's host copy, downloaded from its backend storage the first time a
  * host-side step (`why`: "the symmetry check of cg", ...) needs it when A
  * was created from device arrays; nothing to do otherwise. */

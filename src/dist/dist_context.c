@@ -97,6 +97,9 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.pipecg_spmv_update = NULL;
     d->ops.pipecg_spmv_steps = NULL;
     d->ops.cg1_steps = NULL;
+    /* the checks of a distributed matrix are collective, on the host copies */
+    d->ops.csr_asymmetry = NULL;
+    d->ops.csr_diagonal = NULL;
     /* graphs only where no step needs the host (dist_graph.c) */
     kryl_dist_graph_ops(d);
 }

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/host_threads.h"
 #include "core/setup_clock.h"
 #include "solvers/auto_choice.h"
 #include "solvers/mixed.h"
@@ -190,27 +189,18 @@ static kryl_status check_matrix(kryl_matrix A, const kryl_method_ops *method, co
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                           "the matrix is %lld x %lld; %s needs a square matrix",
                           (long long)csr->nrows_global, (long long)csr->ncols, asked);
-    if (method->needs_symmetric) {
-        char why[64];
-        snprintf(why, sizeof why, "the symmetry check of %s", asked);
-        KRYL_TRY(kryl_matrix_need_host(A, why));
-    }
-    if (method->needs_symmetric && !kryl_host_matrix_is_symmetric(A->host, symmetry_tol))
+    if (!method->needs_symmetric) return KRYL_SUCCESS;
+    char why[64];
+    snprintf(why, sizeof why, "the symmetry check of %s", asked);
+    double asymmetry = INFINITY;
+    KRYL_TRY(kryl_matrix_measure_asymmetry(A, why, &asymmetry));
+    if (!(asymmetry <= symmetry_tol))
         return KRYL_ERROR(KRYL_ERR_NOT_SYMMETRIC,
                           "the matrix is not symmetric (max |a_ij - a_ji| = %.3g max |a_ij|, "
                           "above the symmetry tolerance %g); %s needs a symmetric positive "
                           "definite matrix (gmres or bicgstab solve nonsymmetric systems)",
-                          kryl_host_matrix_asymmetry(A->host), symmetry_tol, asked);
+                          asymmetry, symmetry_tol, asked);
     return KRYL_SUCCESS;
-}
-
-/* a_ii of local row i (the last stored one; 0 when absent) */
-static double diagonal_entry(const kryl_csr *csr, int64_t i)
-{
-    double aii = 0.0;
-    for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
-        if (csr->col_idx[k] == csr->row_begin + i) aii = csr->values[k];
-    return aii;
 }
 
 /* A CG method needs M symmetric positive definite.  ILUT and ILUTP drop
@@ -247,18 +237,17 @@ static kryl_status check_symmetric_precond(const kryl_solver_options *o)
 static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops *method,
                                            const char *asked)
 {
-    const kryl_csr *csr = &A->host->csr;
     if (!method->needs_symmetric) return KRYL_SUCCESS;
-    /* the first row without a positive diagonal entry, or nrows */
-    int64_t first = csr->nrows;
-    KRYL_HOST_PARALLEL_REDUCE(A->host->threads, min, first)
-    for (int64_t i = 0; i < csr->nrows; i++)
-        if (!(diagonal_entry(csr, i) > 0.0) && i < first) first = i;
-    if (first == csr->nrows) return KRYL_SUCCESS;
+    char why[64];
+    snprintf(why, sizeof why, "the diagonal check of %s", asked);
+    kryl_diagonal_check found;
+    KRYL_TRY(kryl_matrix_check_diagonal(A, why, NULL, false, &found));
+    const kryl_csr *csr = &A->host->csr;
+    if (found.first_nonpositive == csr->nrows) return KRYL_SUCCESS;
     return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
                       "a_ii = %g at row %lld (0-based): a symmetric positive definite "
                       "matrix has a positive diagonal, and %s needs one",
-                      diagonal_entry(csr, first), (long long)(csr->row_begin + first), asked);
+                      found.value, (long long)(csr->row_begin + found.first_nonpositive), asked);
 }
 
 /* The preconditioner's matrix over several ranks: the local part for the

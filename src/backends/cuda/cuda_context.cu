@@ -343,6 +343,8 @@ static kryl_backend_ops make_ops()
     ops.matrix_release = kryl_cuda_matrix_release;
     ops.matrix_setup_device = kryl_cuda_matrix_setup_device;
     ops.matrix_download = kryl_cuda_matrix_download;
+    ops.csr_asymmetry = kryl_cuda_csr_asymmetry;
+    ops.csr_diagonal = kryl_cuda_csr_diagonal;
     ops.spmv = kryl_cuda_spmv;
     ops.fill = kryl_cuda_fill;
     ops.permute_copy = kryl_cuda_permute_copy;

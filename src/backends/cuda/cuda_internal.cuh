@@ -69,6 +69,11 @@ kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *wher
             return kryl_cuda_failed(kryl_cuda_err_, "launch of " name, KRYL_WHERE);                \
     } while (0)
 
+/* Grid-stride loop over i in [0, n). */
+#define KRYL_CUDA_FOR_EACH(i, n)                                                                   \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
+         i += (int64_t)gridDim.x * blockDim.x)
+
 /* Blocks of KRYL_CUDA_THREADS covering n items, at most `cap`. */
 static inline unsigned int kryl_cuda_blocks(int64_t n, unsigned int cap)
 {
@@ -111,6 +116,10 @@ void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
 kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
                                           const int32_t *col_idx, const double *values);
 kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
+kryl_status kryl_cuda_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *worst,
+                                    double *largest);
+kryl_status kryl_cuda_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
+                                   kryl_diagonal_check *found);
 kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
 bool kryl_cuda_spmv_dot_fuses(kryl_context ctx, kryl_matrix A);

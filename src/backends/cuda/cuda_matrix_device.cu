@@ -11,11 +11,6 @@
 
 #include "backends/cuda/cuda_csr.cuh"
 
-/* Grid-stride loop over i in [0, n). */
-#define KRYL_CUDA_FOR_EACH(i, n)                                                                   \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
-         i += (int64_t)gridDim.x * blockDim.x)
-
 /* What the checks found, in device memory: the first row (smallest index)
  * of each kind of fault, ULLONG_MAX where none, and the row lengths' sums. */
 enum csr_fault { FAULT_OFFSETS, FAULT_COLUMN, FAULT_ORDER, FAULT_VALUE, FAULTS };

@@ -4,11 +4,6 @@
  * does. */
 #include "backends/cuda/cuda_reduce.cuh"
 
-/* Grid-stride loop over i in [0, n). */
-#define KRYL_CUDA_FOR_EACH(i, n)                                                                   \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
-         i += (int64_t)gridDim.x * blockDim.x)
-
 /* y_i = value */
 template <typename T> __global__ void fill_kernel(int64_t n, T *y, double value)
 {

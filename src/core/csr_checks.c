@@ -1,0 +1,61 @@
+/* The checks a method makes of a host CSR matrix: its asymmetry and its
+ * diagonal (the host side of the backends' csr_asymmetry and csr_diagonal,
+ * and of a matrix without backend storage to check). */
+#include <math.h>
+
+#include "core/csr.h"
+#include "core/host_threads.h"
+
+void kryl_csr_asymmetry(const kryl_csr *A, int threads, double *worst, double *largest)
+{
+    const int64_t nnz = kryl_csr_nnz(A);
+    double big = 0.0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, max, big)
+    for (int64_t k = 0; k < nnz; k++)
+        if (fabs(A->values[k]) > big) big = fabs(A->values[k]);
+    *largest = big;
+    if (A->nrows != A->nrows_global || A->nrows != A->ncols) {
+        *worst = INFINITY;
+        return;
+    }
+    double w = 0.0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, max, w)
+    for (int64_t i = 0; i < A->nrows; i++) {
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            /* |a_ij - a_ji|, a_ji found by a binary search of row j */
+            int64_t t = kryl_csr_find(A, A->col_idx[k], i);
+            double aji = t < 0 ? 0.0 : A->values[t];
+            double d = fabs(A->values[k] - aji);
+            if (d > w) w = d;
+        }
+    }
+    *worst = w;
+}
+
+/* a_ii of local row i (0 where absent) */
+static double diagonal_entry(const kryl_csr *A, int64_t i)
+{
+    int64_t k = kryl_csr_find(A, i, A->row_begin + i);
+    return k < 0 ? 0.0 : A->values[k];
+}
+
+void kryl_csr_check_diagonal(const kryl_csr *A, int threads, double *d, bool invert,
+                             kryl_diagonal_check *out)
+{
+    const int64_t n = A->nrows;
+    int64_t nonpositive = n;
+    KRYL_HOST_PARALLEL_REDUCE(threads, min, nonpositive)
+    for (int64_t i = 0; i < n; i++) {
+        double aii = diagonal_entry(A, i);
+        if (d) d[i] = invert ? 1.0 / aii : aii;
+        if (!(aii > 0.0) && i < nonpositive) nonpositive = i;
+    }
+    /* a zero pivot is a nonpositive one: searched for only past the first of those */
+    int64_t zero = n;
+    KRYL_HOST_PARALLEL_REDUCE(threads, min, zero)
+    for (int64_t i = nonpositive; i < n; i++)
+        if (diagonal_entry(A, i) == 0.0 && i < zero) zero = i;
+    out->first_zero = zero;
+    out->first_nonpositive = nonpositive;
+    out->value = nonpositive < n ? diagonal_entry(A, nonpositive) : 0.0;
+}

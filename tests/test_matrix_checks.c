@@ -1,0 +1,219 @@
+/* The backends' matrix checks (csr_asymmetry, csr_diagonal) against the
+ * host oracle (kryl_csr_asymmetry, kryl_csr_check_diagonal on one thread),
+ * on every backend (ref, omp with its default team and 3 threads, cuda
+ * where a GPU is present), bit for bit: random matrices of every awkward
+ * shape and size (empty rows, a dense row, diagonal only, long rows), their
+ * symmetric parts, the same made nonsymmetric by one entry changed or one
+ * entry left without its partner, shifted to a positive diagonal, and the
+ * real matrices; each matrix both uploaded from host arrays and created
+ * from arrays in backend memory, which the checks read without a host copy. */
+#include "backends/backend.h"
+#include "test_krylov_support.h"
+
+/* S = A + B + shift I (B may be NULL), rows sorted, repeats summed. */
+static void sum_of(const kryl_csr *A, const kryl_csr *B, double shift, kryl_csr *S)
+{
+    const int64_t n = A->nrows;
+    const int64_t nnz = kryl_csr_nnz(A) + (B ? kryl_csr_nnz(B) : 0) + n;
+    CHECK_OK(kryl_csr_alloc(S, n, A->ncols, nnz));
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        S->row_ptr[i] = k;
+        for (const kryl_csr *M = A; M != NULL; M = M == A ? B : NULL)
+            for (int64_t t = M->row_ptr[i]; t < M->row_ptr[i + 1]; t++) {
+                S->col_idx[k] = M->col_idx[t];
+                S->values[k++] = M->values[t];
+            }
+        if (shift != 0.0) {
+            S->col_idx[k] = (int32_t)i;
+            S->values[k++] = shift;
+        }
+    }
+    S->row_ptr[n] = k;
+    CHECK_OK(kryl_csr_sort_and_sum(S));
+}
+
+/* bytes of backend memory holding `values` (released by the caller) */
+static void *backend_copy(kryl_context ctx, const void *values, size_t bytes)
+{
+    void *p = NULL;
+    CHECK_OK(ctx->ops->alloc(ctx, &p, bytes > 0 ? bytes : 1));
+    if (p != NULL && bytes > 0) CHECK_OK(ctx->ops->upload(ctx, p, values, bytes));
+    CHECK_OK(ctx->ops->synchronize(ctx));
+    return p;
+}
+
+/* A matrix of h's entries, from arrays in backend memory (device memory on
+ * cuda: no host copy), or uploaded from a host copy. */
+static kryl_matrix matrix_of(kryl_context ctx, const kryl_csr *h, bool from_backend)
+{
+    const int64_t n = h->nrows, nnz = kryl_csr_nnz(h);
+    kryl_matrix A = NULL;
+    if (!from_backend) {
+        kryl_csr copy;
+        CHECK_OK(kryl_csr_from_sorted_arrays(&copy, n, h->ncols, nnz, h->row_ptr, h->col_idx,
+                                             h->values));
+        CHECK_OK(kryl_matrix_from_csr(&A, ctx, &copy));
+        return A;
+    }
+    void *rp = backend_copy(ctx, h->row_ptr, (size_t)(n + 1) * sizeof *h->row_ptr);
+    void *ci = backend_copy(ctx, h->col_idx, (size_t)nnz * sizeof *h->col_idx);
+    void *v = backend_copy(ctx, h->values, (size_t)nnz * sizeof *h->values);
+    CHECK_OK(kryl_matrix_create_csr_device(&A, ctx, n, h->ncols, nnz, rp, ci, v));
+    ctx->ops->release(ctx, rp);
+    ctx->ops->release(ctx, ci);
+    ctx->ops->release(ctx, v);
+    return A;
+}
+
+/* The diagonal check of A by ctx's backend equals the oracle's on h, d
+ * (a_ii, or 1/a_ii with invert) included where it is defined. */
+static void compare_diagonal(kryl_context ctx, kryl_matrix A, const kryl_csr *h, bool invert,
+                             const char *label)
+{
+    const int64_t n = h->nrows;
+    double *expected = malloc((size_t)(n > 0 ? n : 1) * sizeof *expected);
+    double *got = malloc((size_t)(n > 0 ? n : 1) * sizeof *got);
+    kryl_diagonal_check want, found = {-1, -1, -1.0};
+    kryl_csr_check_diagonal(h, 1, expected, invert, &want);
+    kryl_vector d = NULL;
+    CHECK_OK(kryl_vector_create(&d, A, KRYL_DOUBLE));
+    CHECK_OK(ctx->ops->csr_diagonal(ctx, A, d, invert, &found));
+    CHECK_OK(kryl_vector_get(d, got, n));
+    CHECK(found.first_zero == want.first_zero &&
+              found.first_nonpositive == want.first_nonpositive && found.value == want.value,
+          "%s: diagonal found zero %lld, nonpositive %lld (a_ii %g); expected %lld, %lld (%g)",
+          label, (long long)found.first_zero, (long long)found.first_nonpositive, found.value,
+          (long long)want.first_zero, (long long)want.first_nonpositive, want.value);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(expected[i]) && got[i] != expected[i]) wrong++;
+    CHECK(wrong == 0, "%s: %lld entries of %s differ", label, (long long)wrong,
+          invert ? "1/diag(A)" : "diag(A)");
+    /* without d: the same findings */
+    kryl_diagonal_check bare = {-1, -1, -1.0};
+    CHECK_OK(ctx->ops->csr_diagonal(ctx, A, NULL, invert, &bare));
+    CHECK(bare.first_zero == want.first_zero && bare.first_nonpositive == want.first_nonpositive,
+          "%s: the check without d found other rows", label);
+    kryl_vector_destroy(&d);
+    free(expected);
+    free(got);
+}
+
+/* Every check of h's matrix on ctx, from both kinds of arrays, against the oracle. */
+static void compare(kryl_context ctx, const kryl_csr *h, const char *what)
+{
+    const bool device = kryl_context_backend(ctx) == KRYL_BACKEND_CUDA;
+    double want_worst = 0.0, want_largest = 0.0;
+    kryl_csr_asymmetry(h, 1, &want_worst, &want_largest);
+    for (int from_backend = 0; from_backend <= 1; from_backend++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s, %s: %s", kryl_backend_name(kryl_context_backend(ctx)),
+                 from_backend ? "backend arrays" : "host arrays", what);
+        kryl_matrix A = matrix_of(ctx, h, from_backend);
+        if (A == NULL) continue;
+        double worst = -1.0, largest = -1.0;
+        CHECK_OK(ctx->ops->csr_asymmetry(ctx, A, &worst, &largest));
+        CHECK(worst == want_worst && largest == want_largest,
+              "%s: asymmetry %.17g of %.17g, expected %.17g of %.17g", label, worst, largest,
+              want_worst, want_largest);
+        compare_diagonal(ctx, A, h, false, label);
+        compare_diagonal(ctx, A, h, true, label);
+        /* the public query measures where A is stored */
+        double relative = -1.0;
+        CHECK_OK(kryl_matrix_asymmetry(A, &relative));
+        const double want = want_worst == 0.0 ? 0.0 : want_worst / want_largest;
+        CHECK(relative == want, "%s: kryl_matrix_asymmetry %.17g, expected %.17g", label, relative,
+              want);
+        bool has_copy = true;
+        CHECK_OK(kryl_matrix_host_copy(A, &has_copy, NULL));
+        CHECK(has_copy == !(device && from_backend), "%s: a host copy %s", label,
+              has_copy ? "was made" : "is missing");
+        kryl_matrix_destroy(&A);
+    }
+}
+
+/* A, its symmetric part, that made nonsymmetric two ways, and shifted. */
+static void check_family(kryl_context ctx, kryl_csr *A, const char *name)
+{
+    char what[192];
+    compare(ctx, A, name);
+    kryl_csr T, S, P;
+    CHECK_OK(kryl_csr_transpose(A, &T));
+    sum_of(A, &T, 0.0, &S);
+    snprintf(what, sizeof what, "%s + its transpose", name);
+    compare(ctx, &S, what);
+    /* the last off-diagonal entry: changed, then dropped (its partner stays) */
+    int64_t last = -1;
+    for (int64_t i = 0; i < S.nrows; i++)
+        for (int64_t k = S.row_ptr[i]; k < S.row_ptr[i + 1]; k++)
+            if (S.col_idx[k] != i) last = k;
+    if (last >= 0) {
+        const double keep = S.values[last];
+        S.values[last] += 0.25;
+        snprintf(what, sizeof what, "%s + its transpose, one entry changed", name);
+        compare(ctx, &S, what);
+        S.values[last] = 0.0; /* stored zero: its partner has no match */
+        snprintf(what, sizeof what, "%s + its transpose, one partner zero", name);
+        compare(ctx, &S, what);
+        S.values[last] = keep;
+    }
+    sum_of(&S, NULL, 2.0 * (double)S.nrows + 1.0, &P);
+    snprintf(what, sizeof what, "%s + its transpose + shift", name);
+    compare(ctx, &P, what);
+    kryl_csr_free(&T);
+    kryl_csr_free(&S);
+    kryl_csr_free(&P);
+}
+
+static void check_backend(kryl_context ctx)
+{
+    for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++)
+        for (int s = 0; s < test_awkward_size_count; s++) {
+            const int64_t n = shape == TEST_SHAPE_SINGLE ? 1 : test_awkward_sizes[s];
+            if (shape == TEST_SHAPE_SINGLE && s > 0) break;
+            kryl_csr A;
+            test_random_csr(&A, (test_shape)shape, n, n, (uint64_t)(17 * shape + s + 1));
+            char name[96];
+            snprintf(name, sizeof name, "%s %lld", test_shape_name((test_shape)shape),
+                     (long long)n);
+            check_family(ctx, &A, name);
+            kryl_csr_free(&A);
+        }
+    const char *real[] = {"bcsstk06.mtx", "1138_bus.mtx", "west0479.mtx", "sherman1.mtx",
+                          "lund_a.mtx",   "cage4.mtx",    "zenios.mtx"};
+    for (size_t f = 0; f < sizeof real / sizeof *real; f++) {
+        kryl_matrix R = kt_read(ctx, real[f]);
+        if (R == NULL) {
+            printf("%s: absent, skipped\n", real[f]);
+            continue;
+        }
+        kryl_csr h = {0};
+        const int64_t *rp;
+        const int32_t *ci;
+        const double *v;
+        CHECK_OK(kryl_matrix_size(R, &h.nrows, &h.ncols, NULL));
+        h.nrows_global = h.nrows;
+        CHECK_OK(kryl_matrix_csr_view(R, &rp, &ci, &v));
+        h.row_ptr = (int64_t *)rp;
+        h.col_idx = (int32_t *)ci;
+        h.values = (double *)v;
+        compare(ctx, &h, real[f]);
+        kryl_matrix_destroy(&R);
+    }
+}
+
+static void check_config(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
+                         const char *name)
+{
+    (void)ref;
+    (void)kind;
+    (void)name;
+    check_backend(ctx);
+}
+
+int main(void)
+{
+    test_each_config(true, check_config);
+    return test_summary("test_matrix_checks");
+}
