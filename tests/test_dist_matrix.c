@@ -272,6 +272,48 @@ static void check_assembly(kryl_context dctx, kryl_context sctx)
     kryl_matrix_destroy(&sA);
 }
 
+/* tridiag(-1, 4, -1) of n rows with one entry changed (a_ij += delta, or
+ * an entry without partner where (i, j) is not on the three diagonals),
+ * assembled whole on sctx (rows [rb, re) on dctx). */
+static kryl_matrix perturbed(kryl_context ctx, int64_t n, int64_t rb, int64_t re, int64_t pi,
+                             int64_t pj, double delta)
+{
+    kryl_assembly a = NULL;
+    CHECK_OK(kryl_assembly_create(&a, ctx, n, n, rb, re));
+    for (int64_t i = rb; i < re; i++) {
+        CHECK_OK(kryl_assembly_add_value(a, i, i, 4.0));
+        if (i > 0) CHECK_OK(kryl_assembly_add_value(a, i, i - 1, -1.0));
+        if (i + 1 < n) CHECK_OK(kryl_assembly_add_value(a, i, i + 1, -1.0));
+        if (i == pi) CHECK_OK(kryl_assembly_add_value(a, pi, pj, delta));
+    }
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_assembly_finish(a, &A));
+    kryl_assembly_destroy(&a);
+    return A;
+}
+
+/* The distributed symmetry check against one process's, the asymmetry
+ * inside a rank's rows, across ranks, and an entry without a partner on
+ * another rank (only couplings across ranks travel: dist_symmetry.c). */
+static void check_asymmetry(kryl_context dctx, kryl_context sctx)
+{
+    const int64_t n = 24, first_of_1 = size > 1 ? n / size : n / 2; /* rank 1's first row */
+    const int64_t cases[][2] = {{1, 0}, {first_of_1, first_of_1 - 1}, {0, n - 1}, {n - 1, 0}};
+    const double deltas[] = {-0.25, -0.5, 0.75, 0.0};
+    for (int c = 0; c < 4; c++) {
+        int64_t rb = rank * n / size, re = (rank + 1) * n / size;
+        kryl_matrix dA = perturbed(dctx, n, rb, re, cases[c][0], cases[c][1], deltas[c]);
+        kryl_matrix sA = perturbed(sctx, n, 0, n, cases[c][0], cases[c][1], deltas[c]);
+        double da = -1.0, sa = -2.0;
+        CHECK_OK(kryl_matrix_asymmetry(dA, &da));
+        CHECK_OK(kryl_matrix_asymmetry(sA, &sa));
+        CHECK(da == sa, "case %d: distributed asymmetry %g, one process %g", c, da, sa);
+        CHECK((c == 3) == (da == 0.0), "case %d: asymmetry %g", c, da);
+        kryl_matrix_destroy(&dA);
+        kryl_matrix_destroy(&sA);
+    }
+}
+
 /* A diagonal matrix whose last entry is beyond single precision: a mixed
  * scheme's range check fails on the rank that owns it, and the creation
  * fails on every rank instead of leaving the others waiting. */
@@ -341,6 +383,7 @@ static void check_backend(kryl_context dctx, kryl_context sctx, const char *back
     const char *nos4 = test_matrix_path("nos4.mtx");
     if (nos4 != NULL && access(nos4, R_OK) == 0) check_read(dctx, sctx, nos4, 1e-6);
     check_assembly(dctx, sctx);
+    check_asymmetry(dctx, sctx);
     check_distribute(dctx, sctx);
     check_convert_chain(dctx);
     check_refusals(dctx);

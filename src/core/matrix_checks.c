@@ -31,7 +31,8 @@ double kryl_host_matrix_asymmetry(kryl_host_matrix *h)
     if (h->asymmetry >= 0.0) return h->asymmetry;
     double worst = INFINITY, largest = 0.0;
 #ifdef KRYL_HAVE_MPI
-    if (h->dist && kryl_dist_asymmetry(h->dist, &h->csr, &worst, &largest) != KRYL_SUCCESS)
+    if (h->dist &&
+        kryl_dist_asymmetry(h->dist, &h->csr, h->threads, &worst, &largest) != KRYL_SUCCESS)
         worst = INFINITY;
     if (!h->dist)
 #endif

@@ -33,9 +33,9 @@ kryl_status kryl_dist_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precisi
                                      kryl_order_kind order);
 
 /* max |a_ij - a_ji| over all ranks' entries (INFINITY when the patterns
- * differ) and max |a_ij|, both global; collective. */
-kryl_status kryl_dist_asymmetry(struct kryl_dist_context *dc, const kryl_csr *A, double *worst,
-                                double *max_abs);
+ * differ) and max |a_ij|, both global, on `threads` host threads; collective. */
+kryl_status kryl_dist_asymmetry(struct kryl_dist_context *dc, const kryl_csr *A, int threads,
+                                double *worst, double *max_abs);
 
 /* Collective read: rank 0 reads the file and hands each rank its rows. */
 kryl_status kryl_dist_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
