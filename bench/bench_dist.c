@@ -3,7 +3,8 @@
  *
  *   mpirun -np P bench_dist [--n 256] [--its 50] [--reps 20] [--backend auto]
  *                           [--powerlaw 10000000] [--rgg 10000000] [--rgg-metis]
- *                           [--link-gbs 25]
+ *                           [--link-gbs 25] [--strong 1] [--weak 1] [--profile]
+ *                           [--converge N]
  *
  * Baseline (same run): the problem on rank 0 alone.  Then, for each overlap
  * mode (vector, naive, task; Kreutzer et al. 2012, section 3), CG and
@@ -25,17 +26,28 @@
  * and with --rgg-metis (slow: METIS on rank 0) the scrambled matrix built
  * on rank 0 and split by METIS parts; for each its halo, SpMV per mode and
  * CG in the mode with the fastest SpMV.
+ * --profile (P > 1) adds where the strong-scaling iteration's time goes:
+ * each rank alone on a problem of its part's size (n x n x n/P, on its own
+ * GPU, all at once) against the distributed run, the SpMV, CG with graphs
+ * and CG profiled phase by phase (SpMV, reductions, vector updates; the
+ * backend synchronised at each phase, launch by launch).
+ * --converge N: CG to rtol 1e-8 (true residual) on the 7-point n x n x nP
+ * problem, each rank generating its own rows: generation, setup, iterations,
+ * time per iteration, device memory and host peak per rank; against
+ * rank 0 alone on n^3 (--its iterations) for the weak-scaling efficiency.
+ * --strong 0 / --weak 0 skip those tables.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "kryl_mpi.h"
 
 typedef struct bench_args {
-    int64_t n, its, reps, powerlaw, rgg;
-    bool rgg_metis;
+    int64_t n, its, reps, powerlaw, rgg, strong, weak, converge;
+    bool rgg_metis, profile;
     double link_gbs;
     kryl_backend_kind backend;
 } bench_args;
@@ -46,7 +58,7 @@ typedef struct measure {
     double model_vector_s, model_overlap_s;
 } measure;
 
-static int rank, size;
+static int rank, size, local_rank; /* local_rank: among the ranks of this host */
 
 #define DIE_UNLESS(call)                                                                           \
     do {                                                                                           \
@@ -86,22 +98,15 @@ static double time_spmv(kryl_matrix A, int64_t reps, MPI_Comm comm)
     return max_over_ranks(best, comm);
 }
 
-/* Seconds per iteration of `method` (its iterations, b = 1, x0 = 0), max
- * over ranks, from the second of two solves: the first also sets up what the
- * transport opens lazily (NCCL's reduction channels: about 0.9 s on two
- * H200s). */
-static double time_method(kryl_matrix A, kryl_method method, int64_t its, MPI_Comm comm)
+/* The second of two solves of `method` with options o (b = 1, x0 = 0): the
+ * first also sets up what the transport opens lazily (NCCL's reduction
+ * channels: about 0.9 s on two H200s). */
+static kryl_result solve_twice(kryl_matrix A, const kryl_solver_options *o)
 {
-    kryl_solver_options o;
-    kryl_solver_options_init(&o);
-    o.method = method;
-    o.rtol = 1e-300; /* run all its iterations */
-    o.max_iterations = its;
-    o.record_history = false;
     kryl_solver s = NULL;
     kryl_vector b = NULL, x = NULL;
     kryl_result r;
-    DIE_UNLESS(kryl_solver_create(&s, A, &o));
+    DIE_UNLESS(kryl_solver_create(&s, A, o));
     DIE_UNLESS(kryl_vector_create(&b, A, KRYL_DOUBLE));
     DIE_UNLESS(kryl_vector_create(&x, A, KRYL_DOUBLE));
     DIE_UNLESS(kryl_vector_fill(b, 1.0));
@@ -112,6 +117,26 @@ static double time_method(kryl_matrix A, kryl_method method, int64_t its, MPI_Co
     kryl_vector_destroy(&b);
     kryl_vector_destroy(&x);
     kryl_solver_destroy(&s);
+    return r;
+}
+
+/* Options running all `its` iterations of `method`. */
+static kryl_solver_options fixed_iterations(kryl_method method, int64_t its)
+{
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = method;
+    o.rtol = 1e-300; /* run all its iterations */
+    o.max_iterations = its;
+    o.record_history = false;
+    return o;
+}
+
+/* Seconds per iteration of `method` (its iterations), max over ranks. */
+static double time_method(kryl_matrix A, kryl_method method, int64_t its, MPI_Comm comm)
+{
+    kryl_solver_options o = fixed_iterations(method, its);
+    kryl_result r = solve_twice(A, &o);
     return max_over_ranks(r.iterations > 0 ? r.solve_s / (double)r.iterations : 0.0, comm);
 }
 
@@ -375,13 +400,194 @@ static void rgg(kryl_context ctx, const bench_args *a)
     kryl_context_destroy(&one);
 }
 
+/* This rank's place among the ranks of its host, which names its GPU as
+ * kryl_context_create_mpi chooses it (one rank per GPU).  Collective. */
+static int node_local_rank(void)
+{
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    return local;
+}
+
+/* A context of this process alone on this rank's GPU. */
+static kryl_context alone_context(const bench_args *a)
+{
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = a->backend;
+    co.device = local_rank;
+    kryl_context one = NULL;
+    DIE_UNLESS(kryl_context_create_mpi(&one, &co, MPI_COMM_SELF));
+    return one;
+}
+
+/* ms per iteration (max over ranks): CG replayed as graphs, the SpMV, and CG
+ * profiled phase by phase (launch by launch, synchronised at each phase). */
+typedef struct breakdown {
+    double cg, spmv, spmv_phase, reduction, vector, iteration;
+} breakdown;
+
+static breakdown measure_breakdown(kryl_matrix A, const bench_args *a)
+{
+    breakdown b;
+    b.spmv = 1e3 * time_spmv(A, a->reps, MPI_COMM_WORLD);
+    b.cg = 1e3 * time_method(A, KRYL_METHOD_CG, a->its, MPI_COMM_WORLD);
+    kryl_solver_options o = fixed_iterations(KRYL_METHOD_CG, a->its);
+    o.profile = true;
+    kryl_result r = solve_twice(A, &o);
+    double k = r.iterations > 0 ? 1e3 / (double)r.iterations : 0.0;
+    b.spmv_phase = max_over_ranks(k * r.profile.spmv, MPI_COMM_WORLD);
+    b.reduction = max_over_ranks(k * r.profile.reduction, MPI_COMM_WORLD);
+    b.vector = max_over_ranks(k * r.profile.vector, MPI_COMM_WORLD);
+    b.iteration = max_over_ranks(k * r.profile.iteration, MPI_COMM_WORLD);
+    return b;
+}
+
+static void print_breakdown(const char *label, const breakdown *b)
+{
+    if (rank == 0)
+        printf("  %-30s %9.4f %9.4f %11.4f %10.4f %9.4f %10.4f\n", label, b->cg, b->spmv,
+               b->spmv_phase, b->reduction, b->vector, b->iteration);
+}
+
+/* Where the strong-scaling iteration's time goes: every rank alone on a
+ * problem of its part's size, at once on every GPU, against the
+ * distributed run of A (the context's overlap mode). */
+static void profile(kryl_matrix A, kryl_context ctx, const bench_args *a, const measure *base)
+{
+    kryl_dist_info d;
+    DIE_UNLESS(kryl_matrix_dist_info(A, &d));
+    DIE_UNLESS(kryl_context_set_overlap(ctx, KRYL_OVERLAP_NAIVE));
+    /* this rank's rows as whole planes of n x n */
+    int64_t planes = d.rows / (a->n * a->n) > 0 ? d.rows / (a->n * a->n) : 1;
+    kryl_context one = alone_context(a);
+    kryl_matrix part = poisson(one, a->n, a->n, planes);
+    breakdown alone = measure_breakdown(part, a);
+    kryl_matrix_destroy(&part);
+    kryl_context_destroy(&one);
+    breakdown dist = measure_breakdown(A, a);
+    breakdown diff = {dist.cg - alone.cg,
+                      dist.spmv - alone.spmv,
+                      dist.spmv_phase - alone.spmv_phase,
+                      dist.reduction - alone.reduction,
+                      dist.vector - alone.vector,
+                      dist.iteration - alone.iteration};
+    char label[64];
+    if (rank == 0) {
+        printf("\nwhere the time goes: ms per CG iteration (max over ranks), %d ranks, naive "
+               "overlap; profiled = launch by launch, synchronised at each phase\n",
+               size);
+        printf("  %-30s %9s %9s %11s %10s %9s %10s\n", "run", "CG", "SpMV", "prof SpMV",
+               "reduction", "vector", "iteration");
+        printf("  %-30s %9.4f %9s  (one rank's CG on the whole problem / %d)\n", "ideal",
+               1e3 * base->cg_it_s / size, "", size);
+    }
+    snprintf(label, sizeof label, "each rank alone, %lldx%lldx%lld", (long long)a->n,
+             (long long)a->n, (long long)planes);
+    print_breakdown(label, &alone);
+    print_breakdown("distributed", &dist);
+    print_breakdown("distributed - alone", &diff);
+    if (rank == 0)
+        printf("  efficiency %.1f%% (ideal / distributed CG); alone / ideal %.1f%%: the part "
+               "not due to communication\n",
+               100.0 * 1e3 * base->cg_it_s / size / dist.cg,
+               100.0 * 1e3 * base->cg_it_s / size / alone.cg);
+    DIE_UNLESS(kryl_context_reset_dist_stats(ctx));
+}
+
+/* Peak resident host memory of this process, GiB. */
+static double host_peak_gib(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_maxrss / (1024.0 * 1024.0); /* kilobytes on Linux */
+}
+
+static double device_peak_gib(kryl_context ctx)
+{
+    kryl_device_memory m;
+    DIE_UNLESS(kryl_context_device_memory(ctx, &m));
+    return (double)m.peak / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* CG to 1e-8 (true residual) on n^3 rows split over the ranks, each rank
+ * generating its rows, against rank 0 alone on one rank's part. */
+static void converge(kryl_context ctx, const bench_args *a)
+{
+    const int64_t n = a->converge, planes = n / size > 0 ? n / size : 1;
+    double alone_s = 0.0;
+    if (rank == 0) {
+        kryl_context one = alone_context(a);
+        kryl_matrix part = poisson(one, n, n, planes);
+        alone_s = time_method(part, KRYL_METHOD_CG, a->its, MPI_COMM_SELF);
+        printf("\nconverge: one rank alone on %lldx%lldx%lld: CG %.3f ms/it, device peak %.2f "
+               "GiB, host peak %.2f GiB\n",
+               (long long)n, (long long)n, (long long)planes, 1e3 * alone_s, device_peak_gib(one),
+               host_peak_gib());
+        fflush(stdout);
+        kryl_matrix_destroy(&part);
+        kryl_context_destroy(&one);
+    }
+    MPI_Bcast(&alone_s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    kryl_matrix A = poisson(ctx, n, n, n);
+    double gen_s = max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD);
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_CG;
+    o.rtol = 1e-8;
+    o.max_iterations = 100000;
+    o.record_history = false;
+    kryl_solver s = NULL;
+    kryl_vector b = NULL, x = NULL;
+    kryl_result r;
+    t0 = MPI_Wtime();
+    DIE_UNLESS(kryl_solver_create(&s, A, &o));
+    double setup_s = max_over_ranks(MPI_Wtime() - t0, MPI_COMM_WORLD);
+    DIE_UNLESS(kryl_vector_create(&b, A, KRYL_DOUBLE));
+    DIE_UNLESS(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    DIE_UNLESS(kryl_vector_fill(b, 1.0));
+    DIE_UNLESS(kryl_vector_fill(x, 0.0));
+    DIE_UNLESS(kryl_solver_solve(s, b, x, &r));
+    double it_s =
+        max_over_ranks(r.iterations > 0 ? r.solve_s / (double)r.iterations : 0.0, MPI_COMM_WORLD);
+    double mine[2] = {device_peak_gib(ctx), host_peak_gib()},
+           *all = calloc(2 * (size_t)size, sizeof *all);
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    int64_t rows = 0, nnz = 0;
+    kryl_matrix_size(A, &rows, NULL, &nnz);
+    if (rank == 0) {
+        printf("converge: %lld^3 = %lld rows, %lld nonzeros on %d ranks: generated in %.1f s, "
+               "setup %.1f s; CG %s in %lld iterations, true relres %.2e, solve %.2f s, "
+               "%.3f ms/it; weak efficiency %.3f (alone %.3f ms/it)\n",
+               (long long)n, (long long)rows, (long long)nnz, size, gen_s, setup_s,
+               r.converged ? "converged" : "did NOT converge", (long long)r.iterations, r.relres,
+               r.solve_s, 1e3 * it_s, it_s > 0.0 ? alone_s / it_s : 0.0, 1e3 * alone_s);
+        for (int p = 0; p < size; p++)
+            printf("  rank %d: device peak %.2f GiB, host peak %.2f GiB\n", p, all[2 * p],
+                   all[2 * p + 1]);
+    }
+    free(all);
+    kryl_vector_destroy(&b);
+    kryl_vector_destroy(&x);
+    kryl_solver_destroy(&s);
+    kryl_matrix_destroy(&A);
+}
+
 /* The usage line, and the end of the run. */
 static void usage(void)
 {
     if (rank == 0)
         fprintf(stderr, "usage: bench_dist [--n N] [--its K] [--reps R] [--backend B] "
                         "[--powerlaw ROWS (0: skip)] [--rgg ROWS (0: skip)] [--rgg-metis] "
-                        "[--link-gbs GB/s]\n");
+                        "[--link-gbs GB/s] [--strong 0|1] [--weak 0|1] [--profile] "
+                        "[--converge N]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -389,12 +595,18 @@ static void usage(void)
  * run with the usage line. */
 static void parse(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){
-        .n = 256, .its = 50, .reps = 20, .powerlaw = 10000000, .rgg = 10000000, .link_gbs = 25.0};
+    *a = (bench_args){.n = 256,
+                      .its = 50,
+                      .reps = 20,
+                      .powerlaw = 10000000,
+                      .rgg = 10000000,
+                      .strong = 1,
+                      .weak = 1,
+                      .link_gbs = 25.0};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
-        if (strcmp(k, "--rgg-metis") == 0) {
-            a->rgg_metis = true;
+        if (strcmp(k, "--rgg-metis") == 0 || strcmp(k, "--profile") == 0) {
+            *(k[2] == 'r' ? &a->rgg_metis : &a->profile) = true;
             continue;
         }
         if (i + 1 == argc) usage();
@@ -409,6 +621,12 @@ static void parse(int argc, char **argv, bench_args *a)
             a->powerlaw = atoll(v);
         else if (strcmp(k, "--rgg") == 0)
             a->rgg = atoll(v);
+        else if (strcmp(k, "--strong") == 0)
+            a->strong = atoll(v);
+        else if (strcmp(k, "--weak") == 0)
+            a->weak = atoll(v);
+        else if (strcmp(k, "--converge") == 0)
+            a->converge = atoll(v);
         else if (strcmp(k, "--link-gbs") == 0)
             a->link_gbs = atof(v);
         else if (strcmp(k, "--backend") == 0)
@@ -416,7 +634,7 @@ static void parse(int argc, char **argv, bench_args *a)
         else
             usage();
     }
-    if (a->n < 2 || a->its < 1 || a->reps < 1 || a->powerlaw < 0 || a->rgg < 0 ||
+    if (a->n < 2 || a->its < 1 || a->reps < 1 || a->powerlaw < 0 || a->rgg < 0 || a->converge < 0 ||
         !(a->link_gbs > 0.0)) {
         if (rank == 0) fprintf(stderr, "bench_dist: sizes and counts must be positive\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -429,6 +647,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    local_rank = node_local_rank();
     bench_args a;
     parse(argc, argv, &a);
     kryl_context_options co;
@@ -442,17 +661,22 @@ int main(int argc, char **argv)
                size, kryl_backend_name(kryl_context_backend(ctx)), kryl_context_device_name(ctx),
                provided, (long long)a.its, (long long)a.reps, a.link_gbs);
     measure base;
-    baseline(&a, &base);
-    kryl_matrix A = poisson(ctx, a.n, a.n, a.n);
-    run_modes("strong scaling, poisson3d n^3", A, ctx, &a, &base, true);
-    kryl_matrix_destroy(&A);
-    if (size > 1) {
+    if (a.strong || a.weak) baseline(&a, &base);
+    kryl_matrix A = NULL;
+    if (a.strong) {
+        A = poisson(ctx, a.n, a.n, a.n);
+        run_modes("strong scaling, poisson3d n^3", A, ctx, &a, &base, true);
+        if (a.profile && size > 1) profile(A, ctx, &a, &base);
+        kryl_matrix_destroy(&A);
+    }
+    if (a.weak && size > 1) {
         A = poisson(ctx, a.n, a.n, a.n * size);
         run_modes("weak scaling, poisson3d n^3 per rank", A, ctx, &a, &base, false);
         kryl_matrix_destroy(&A);
     }
     if (a.powerlaw > 0) powerlaw(ctx, &a);
     if (a.rgg > 0) rgg(ctx, &a);
+    if (a.converge > 0) converge(ctx, &a);
     kryl_context_destroy(&ctx);
     MPI_Finalize();
     return 0;
