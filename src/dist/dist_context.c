@@ -2,6 +2,7 @@
  * table of a context over several ranks (the backend's own, with the SpMV
  * replaced by the distributed one, and graph capture kept only where every
  * step stays on the device: MPI calls cannot be recorded into a CUDA graph). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,8 @@ kryl_status kryl_mpi_status(int err, const char *what)
     return KRYL_ERROR(KRYL_ERR_INTERNAL, "%s failed: %s", what, text);
 }
 
-/* The GPU of this rank: its rank among the ranks of its node, modulo the GPUs. */
+/* The GPU of this rank: its rank among the ranks of its host, modulo the GPUs
+ * (nodes emulated by KRYL_NODE_SIZE share the host's GPUs). */
 static int node_local_device(MPI_Comm comm)
 {
     MPI_Comm node;
@@ -72,6 +74,53 @@ static void choose_transport(struct kryl_dist_context *d, kryl_context c)
     int mine = (any || strcmp(want, "mpi") == 0) && cuda_aware_mpi(), all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, d->comm);
     if (all) d->transport = KRYL_TRANSPORT_DEVICE_MPI;
+}
+
+/* d->node_size from KRYL_NODE_SIZE (unset or empty: 0, the hosts' nodes).
+ * Collective: every rank must read the same. */
+static kryl_status read_node_size(struct kryl_dist_context *d)
+{
+    const char *text = getenv("KRYL_NODE_SIZE");
+    kryl_status st = KRYL_SUCCESS;
+    d->node_size = 0;
+    if (text != NULL && text[0] != '\0') {
+        char *end = NULL;
+        long v = strtol(text, &end, 10);
+        if (*end != '\0' || v < 1 || v > INT_MAX)
+            st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                            "KRYL_NODE_SIZE='%s': expected the ranks per emulated node, a "
+                            "positive integer",
+                            text);
+        else
+            d->node_size = (int)v;
+    }
+    int mine[2] = {d->node_size, -d->node_size}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, d->comm);
+    if (st == KRYL_SUCCESS && all[0] != -all[1])
+        st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                        "KRYL_NODE_SIZE differs between ranks (from %d to %d)", -all[1], all[0]);
+    return kryl_dist_agree_comm(d->comm, st);
+}
+
+int kryl_dist_emulated_node(const struct kryl_dist_context *dc)
+{
+    return dc->node_size > 0 ? dc->rank / dc->node_size : -1;
+}
+
+bool kryl_dist_one_node(struct kryl_dist_context *dc)
+{
+    if (dc->node_size > 0) return dc->node_size >= dc->size;
+    MPI_Comm local;
+    if (MPI_Comm_split_type(dc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) !=
+        MPI_SUCCESS)
+        return false;
+    int local_size = 0;
+    MPI_Comm_size(local, &local_size);
+    MPI_Comm_free(&local);
+    /* every rank answers the same: some host may hold them all while others do not */
+    int mine = local_size == dc->size, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, dc->comm);
+    return all != 0;
 }
 
 static const char *transport_name(kryl_dist_transport t)
@@ -135,7 +184,8 @@ kryl_status kryl_context_create_mpi(kryl_context *ctx, const kryl_context_option
     d->partition = KRYL_PARTITION_CONTIGUOUS;
     d->reduce_req = MPI_REQUEST_NULL;
     kryl_context c = NULL;
-    st = kryl_context_create(&c, &o);
+    st = read_node_size(d);
+    if (st == KRYL_SUCCESS) st = kryl_context_create(&c, &o);
     st = kryl_dist_agree_comm(d->comm, st);
     if (st != KRYL_SUCCESS) {
         kryl_context_destroy(&c);
@@ -155,6 +205,9 @@ kryl_status kryl_context_create_mpi(kryl_context *ctx, const kryl_context_option
     }
     kryl_log(c, KRYL_LOG_INFO, "kryl: rank %d of %d, MPI thread level %d, halo %s", d->rank,
              d->size, d->thread_level, transport_name(d->transport));
+    if (d->node_size > 0)
+        kryl_log(c, KRYL_LOG_INFO, "kryl: KRYL_NODE_SIZE=%d: rank %d on emulated node %d",
+                 d->node_size, d->rank, kryl_dist_emulated_node(d));
     *ctx = c;
     return KRYL_SUCCESS;
 }

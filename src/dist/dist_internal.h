@@ -37,6 +37,7 @@ struct kryl_dist_context {
     kryl_overlap overlap;
     kryl_partition_kind partition; /* of kryl_matrix_read_mtx */
     kryl_dist_transport transport;
+    int node_size;          /* ranks per node as KRYL_NODE_SIZE emulates them; 0: the hosts' */
     struct kryl_nccl *nccl; /* KRYL_TRANSPORT_NCCL */
     bool task_warned;
     const kryl_backend_ops *inner_ops; /* the backend's own table */
@@ -233,6 +234,13 @@ kryl_status kryl_peer_halo_exchange(struct kryl_dist_context *dc, struct kryl_di
 
 /* The first failing status of any rank of comm (kryl_context_agree). */
 kryl_status kryl_dist_agree_comm(MPI_Comm comm, kryl_status st);
+
+/* Whether all ranks of dc share one node: one host, or one node of
+ * dc->node_size ranks where KRYL_NODE_SIZE emulates several.  Collective. */
+bool kryl_dist_one_node(struct kryl_dist_context *dc);
+/* The node of this rank where KRYL_NODE_SIZE emulates nodes (rank /
+ * node_size), else -1. */
+int kryl_dist_emulated_node(const struct kryl_dist_context *dc);
 
 /* MPI error -> kryl status with the MPI message. */
 kryl_status kryl_mpi_status(int err, const char *what);

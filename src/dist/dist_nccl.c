@@ -16,8 +16,10 @@
 #ifdef KRYL_HAVE_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/cuda/cuda_hooks.h"
 #include "dist/dist_peer.h"
@@ -80,10 +82,26 @@ static kryl_status one_rank_per_device(struct kryl_dist_context *dc)
     return st;
 }
 
+/* Where KRYL_NODE_SIZE emulates several nodes on one host, NCCL is told
+ * that each is a host of its own (NCCL_HOSTID: this host's name and the
+ * node), so it connects ranks of different nodes by its network transport
+ * through host memory, as between hosts without GPUDirect, and those of
+ * one node by NVLink or PCIe.  Before NCCL's first call, which reads it. */
+static void name_emulated_host(const struct kryl_dist_context *dc)
+{
+    int node = kryl_dist_emulated_node(dc);
+    if (node < 0 || dc->node_size >= dc->size) return;
+    char host[64] = "", id[96];
+    gethostname(host, sizeof host - 1);
+    snprintf(id, sizeof id, "%s-kryl-node-%d", host, node);
+    setenv("NCCL_HOSTID", id, 1);
+}
+
 kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, struct kryl_nccl **out)
 {
     *out = NULL;
     KRYL_TRY(one_rank_per_device(dc));
+    name_emulated_host(dc);
     struct kryl_nccl *n = calloc(1, sizeof *n);
     ncclUniqueId id;
     kryl_status st = n ? KRYL_SUCCESS

@@ -1,6 +1,7 @@
 /* Reductions over the ranks of one host by peer-to-peer stores
  * (kryl_cuda_peer_sum) instead of ncclAllReduce, where every rank runs on
- * the same host and each rank's GPU can map every other's memory: each
+ * the same node (kryl_dist_one_node: a host, or one emulated by
+ * KRYL_NODE_SIZE) and each rank's GPU can map every other's memory: each
  * rank allocates a box, sends its CUDA IPC export over MPI and maps the
  * others'.  Where any of that fails on any rank, all ranks keep NCCL.
  * The exports themselves (dist_peer.h) are here too. */
@@ -88,18 +89,6 @@ void kryl_peer_free(struct kryl_peer *p)
     free(p);
 }
 
-/* Whether all ranks of comm share this process's host. */
-static bool one_host(MPI_Comm comm, int size)
-{
-    MPI_Comm local;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS)
-        return false;
-    int local_size = 0;
-    MPI_Comm_size(local, &local_size);
-    MPI_Comm_free(&local);
-    return local_size == size;
-}
-
 /* Every other rank's box mapped from its export, then the device table. */
 static kryl_status map_boxes(struct kryl_peer *p, const kryl_peer_export *exports)
 {
@@ -123,7 +112,7 @@ static kryl_status map_boxes(struct kryl_peer *p, const kryl_peer_export *export
 kryl_status kryl_peer_start(struct kryl_dist_context *dc, struct kryl_peer **out)
 {
     *out = NULL;
-    if (dc->size > KRYL_PEER_MAX_RANKS || !one_host(dc->comm, dc->size)) return KRYL_SUCCESS;
+    if (dc->size > KRYL_PEER_MAX_RANKS || !kryl_dist_one_node(dc)) return KRYL_SUCCESS;
     struct kryl_peer *p = calloc(1, sizeof *p);
     kryl_peer_export *exports = calloc((size_t)dc->size, sizeof *exports);
     kryl_peer_export mine;

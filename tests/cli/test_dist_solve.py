@@ -1,7 +1,8 @@
 """kryl solve under mpirun (2 ranks): a generated problem and a matrix file
 read on rank 0, solved with each overlap mode, give the serial iteration
 count and residual; the JSON reports every rank's rows and halo; the
-solution file written by rank 0 matches the serial one."""
+solution file written by rank 0 matches the serial one; nodes emulated by
+KRYL_NODE_SIZE give the same solve, and a malformed value is refused by name."""
 
 import json
 import os
@@ -29,12 +30,12 @@ def mpirun_command():
     return cmd + ["-np", str(RANKS)]
 
 
-def run_mpi(mpirun, kryl, args):
+def run_mpi(mpirun, kryl, args, extra_env=None):
     """(exit status, JSON or None, output) of `mpirun -np 2 kryl ARGS --json`."""
     # MPI keeps allocations past MPI_Finalize: no leak report in sanitized builds
     asan = os.environ.get("ASAN_OPTIONS", "")
     env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1",
-               ASAN_OPTIONS=(asan + ":" if asan else "") + "detect_leaks=0")
+               ASAN_OPTIONS=(asan + ":" if asan else "") + "detect_leaks=0", **(extra_env or {}))
     p = subprocess.run(mpirun + [kryl.path] + [str(a) for a in args] + ["--json"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                        timeout=600, env=env)
@@ -76,6 +77,16 @@ def main():
         rows = sum(r.get("rows", 0) for r in ranks.values())
         t.check(rows == obj.get("n"), what + ": the ranks' rows add up", "%d" % rows)
         t.check(all(r.get("ghosts", 0) > 0 for r in ranks.values()), what + ": halos", str(ranks))
+    for nodes in ["1", "2"]:
+        rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem, {"KRYL_NODE_SIZE": nodes})
+        what = "KRYL_NODE_SIZE=%s mpirun -np %d kryl solve --gen poisson2d" % (nodes, RANKS)
+        t.check(rc == 0 and obj is not None and obj.get("converged") is True and
+                serial is not None and obj.get("iterations") == serial.get("iterations"),
+                what + ": the serial iteration count", out)
+    for bad in ["two", "0", "-1", "2x"]:
+        rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem, {"KRYL_NODE_SIZE": bad})
+        t.check(rc != 0 and "KRYL_NODE_SIZE='%s'" % bad in out,
+                "KRYL_NODE_SIZE=%s refused by name" % bad, out)
     path = matrix_path(sys.argv[2], "nos4.mtx")
     if path is None:
         t.skip("nos4.mtx absent")
