@@ -3,21 +3,23 @@
  * new values on the same pattern (kryl_matrix_update_values, then
  * kryl_solver_update) against the time of 10 iterations and against a
  * fresh setup for the new values, with both solves' iteration counts.
- * Through the public API only (include/kryl.h).
+ * Through the public API (include/kryl.h), but for the backend's allocator.
  *
  *   bench_setup [n (160)] [backend (auto)]
  *
  * The 7-point Laplacian on an n^3 grid, b = A*1, x0 = 0, rtol 1e-8; the new
- * values scale a_ij, i != j, by 1 + 0.5 sin(i + j) and set a_ii to the
- * row's new off-diagonal sum plus 0.5 (symmetric, positive definite). */
+ * values those of the tests (tests/support/spd_new_values.h: symmetric,
+ * positive definite). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend.h"
 #include "bench_try.h"
 #include "kryl.h"
+#include "spd_new_values.h"
 
 typedef struct setup_case {
     const char *name;
@@ -47,19 +49,7 @@ static double *new_values(kryl_matrix A)
     BENCH_TRY(kryl_matrix_csr_view(A, &rp, &ci, &v));
     double *w = malloc((size_t)nnz * sizeof *w);
     if (w == NULL) exit(1);
-    for (int64_t i = 0; i < n; i++) {
-        double off = 0.0;
-        int64_t diag = -1;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-            if (ci[k] == i) {
-                diag = k;
-                continue;
-            }
-            w[k] = v[k] * (1.0 + 0.5 * sin((double)(i + ci[k])));
-            off += fabs(w[k]);
-        }
-        if (diag >= 0) w[diag] = off + 0.5;
-    }
+    spd_new_values(n, rp, ci, v, w);
     return w;
 }
 
@@ -103,6 +93,11 @@ int main(int argc, char **argv)
     for (int64_t k = 0; k < nnz; k++) cols[k] = ci[k];
     BENCH_TRY(kryl_matrix_create_csr(&B, ctx, rows, rows, 0, rows, rp, cols, w));
     free(cols);
+    /* the new values in the backend's memory too, as a CuPy caller holds them
+     * (the one step past the public API: the backend's allocator) */
+    double *w_backend = NULL;
+    BENCH_TRY(ctx->ops->alloc(ctx, (void **)&w_backend, (size_t)nnz * sizeof *w));
+    BENCH_TRY(ctx->ops->upload(ctx, w_backend, w, (size_t)nnz * sizeof *w));
     kryl_vector b = NULL, x = NULL;
     BENCH_TRY(kryl_vector_create(&b, A, KRYL_DOUBLE));
     BENCH_TRY(kryl_vector_create(&x, A, KRYL_DOUBLE));
@@ -129,12 +124,14 @@ int main(int argc, char **argv)
                 printf(" %s %.1f", kryl_setup_phase_name((kryl_setup_phase)k),
                        1e3 * r.setup_phases[k]);
         printf("\n");
-        /* new values, twice: the first update also maps the format's value
-         * slots, later ones (a time step, a Newton step) only move values */
-        double t[2][3];
-        for (int u = 0; u < 2; u++) {
+        /* new values, three times: the first update also maps the format's
+         * value slots, later ones (a time step, a Newton step) only move
+         * values: from the host, then from the backend's memory */
+        double t[3][3];
+        for (int u = 0; u < 3; u++) {
             t[u][0] = now();
-            BENCH_TRY(kryl_matrix_update_values(A, w));
+            BENCH_TRY(u < 2 ? kryl_matrix_update_values(A, w)
+                            : kryl_matrix_update_values_device(A, w_backend));
             t[u][1] = now();
             BENCH_TRY(kryl_solver_update(s));
             t[u][2] = now();
@@ -142,9 +139,10 @@ int main(int argc, char **argv)
         kryl_result ru = solve(s, b, x);
         BENCH_TRY(kryl_solver_create(&f, B, &o));
         kryl_result rf = solve(f, b, x);
-        for (int u = 0; u < 2; u++)
+        static const char *const update_names[3] = {"first", "next ", "device"};
+        for (int u = 0; u < 3; u++)
             printf("%-22s %s update: values %.1f ms + solver %.1f ms = %.2fx 10 iterations\n", "",
-                   u == 0 ? "first" : "next ", 1e3 * (t[u][1] - t[u][0]), 1e3 * (t[u][2] - t[u][1]),
+                   update_names[u], 1e3 * (t[u][1] - t[u][0]), 1e3 * (t[u][2] - t[u][1]),
                    (t[u][2] - t[u][0]) / (10.0 * per_it));
         printf("%-22s fresh setup %.1f ms; iterations %lld updated, %lld fresh\n", "",
                1e3 * rf.setup_s, (long long)ru.iterations, (long long)rf.iterations);
@@ -158,6 +156,7 @@ int main(int argc, char **argv)
     kryl_vector_destroy(&x);
     kryl_matrix_destroy(&A);
     kryl_matrix_destroy(&B);
+    ctx->ops->release(ctx, w_backend);
     kryl_context_destroy(&ctx);
     free(w);
     return 0;

@@ -541,6 +541,14 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A);
  * KRYL_ERR_UNSUPPORTED on a distributed one). */
 kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values);
 
+/* kryl_matrix_update_values with the values already in the backend's
+ * memory (device memory on cuda, e.g. a CuPy array; host memory on ref
+ * and omp): A's storage takes them there, and the host copy is refreshed
+ * by one download.  Only for a matrix whose entries are its host CSR's
+ * (created from sorted, unrepeated columns, or read, generated or
+ * assembled): KRYL_ERR_UNSUPPORTED otherwise. */
+kryl_status kryl_matrix_update_values_device(kryl_matrix A, const double *values);
+
 /* Global rows, columns and stored entries (after expansion of symmetry
  * and summing of duplicates). */
 kryl_status kryl_matrix_size(kryl_matrix A, int64_t *nrows, int64_t *ncols, int64_t *nnz);

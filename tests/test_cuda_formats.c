@@ -6,7 +6,10 @@
  * SELL with other slice heights, generated matrices (one large enough for
  * the evict-first loads of the matrix), band matrices in DIA and real ones; then PCG in
  * each format on the GPU (true residual, iterations within one of CSR) and
- * the device model.  Skipped (77) without a usable CUDA device. */
+ * the device model.  After each conversion, new values on the same pattern
+ * (from the host or from device memory) reach the format's slots through
+ * its device value map and match ref's products again.  Skipped (77) without a usable CUDA device.
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +148,58 @@ static void check_products(kryl_matrix B[2], const char *label, uint64_t seed)
     free(zs);
 }
 
+/* New values on A's pattern, on both contexts alike (from the host, or on
+ * cuda from a device array when `device`), then B (converted from A) takes
+ * them (on cuda through its device value map, from A's device values):
+ * B's products match ref's again, and in double the inverse diagonal made
+ * on the device (kryl_precond jacobi's update) is 1 / a_ii of the new values. */
+static void check_new_values(kryl_matrix A[2], kryl_matrix B[2], const char *label, uint64_t seed,
+                             bool device)
+{
+    const kryl_csr *h = &A[0]->host->csr;
+    const int64_t nnz = kryl_csr_nnz(h), n = h->nrows;
+    double *w = malloc((size_t)(nnz ? nnz : 1) * sizeof *w);
+    test_random_values(w, nnz, seed);
+    const kryl_context g = gpu_ctx;
+    double *dw = NULL;
+    CHECK_OK(kryl_matrix_update_values(A[0], w));
+    if (device) {
+        CHECK_OK(g->ops->alloc(g, (void **)&dw, (size_t)(nnz ? nnz : 1) * sizeof *dw));
+        CHECK_OK(g->ops->upload(g, dw, w, (size_t)nnz * sizeof *dw));
+        CHECK_OK(kryl_matrix_update_values_device(A[1], dw));
+        g->ops->release(g, dw);
+    } else {
+        CHECK_OK(kryl_matrix_update_values(A[1], w));
+    }
+    for (int b = 0; b < 2; b++) CHECK_OK(kryl_matrix_refresh_values(B[b], A[b]));
+    char full[360];
+    snprintf(full, sizeof full, "%s, new values from the %s", label, device ? "device" : "host");
+    check_products(B, full, seed + 3);
+    if (B[1]->precision == KRYL_DOUBLE && B[1]->fmt.nrows == B[1]->fmt.ncols) {
+        double *expect = malloc((size_t)(n ? n : 1) * sizeof *expect);
+        double *got = malloc((size_t)(n ? n : 1) * sizeof *got);
+        kryl_csr_diagonal(h, expect);
+        bool zero = false;
+        for (int64_t i = 0; i < n; i++) {
+            zero = zero || expect[i] == 0.0;
+            expect[i] = expect[i] == 0.0 ? 0.0 : 1.0 / expect[i];
+        }
+        kryl_vector d = NULL;
+        int64_t zero_row = -2;
+        CHECK_OK(kryl_vector_create_like(&d, g, B[1]->layout, KRYL_DOUBLE));
+        CHECK_OK(g->ops->matrix_inverse_diagonal(g, B[1], d, &zero_row));
+        CHECK_OK(kryl_vector_get(d, got, n));
+        CHECK(test_rel_diff(got, expect, n) == 0.0 && (zero_row >= 0) == zero && zero_row < n &&
+                  zero_row >= -1,
+              "%s: inverse diagonal differs by %g, zero row %lld (a zero: %d)", full,
+              test_rel_diff(got, expect, n), (long long)zero_row, (int)zero);
+        kryl_vector_destroy(&d);
+        free(expect);
+        free(got);
+    }
+    free(w);
+}
+
 /* Convert A (on both contexts) to `format`: both refuse it alike, or every
  * cuda kernel variant, with x through the read-only cache and without,
  * matches the ref kernel. */
@@ -185,6 +240,7 @@ static void check_format(kryl_matrix A[2], kryl_format format, kryl_precision p,
             check_products(B, full, seed + (uint64_t)(7 * v + ro));
         }
     }
+    check_new_values(A, B, label, seed + 41, seed % 2 == 1);
     kryl_matrix_destroy(&B[0]);
     kryl_matrix_destroy(&B[1]);
 }

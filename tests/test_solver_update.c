@@ -5,6 +5,8 @@
  * caller's entry order (unsorted, repeated) is honoured; bad values and
  * values that no longer suit the method are refused.  Also the setup's
  * phases (kryl_result.setup_phases) add up to its time. */
+#include "backends/backend.h"
+#include "spd_new_values.h"
 #include "test_krylov_support.h"
 
 typedef struct update_case {
@@ -59,9 +61,7 @@ static const update_case cases[] = {
      KRYL_ORDER_NONE, KRYL_MIXED, KRYL_MIXED_RELIABLE},
 };
 
-/* New values on A's pattern, still symmetric positive definite: off the
- * diagonal a_ij (1 + 0.5 sin(i + j)), on it the sum of the row's new
- * |a_ij| plus 0.5 + 0.25 cos(i). */
+/* New values on A's pattern, still symmetric positive definite. */
 static double *new_values(kryl_matrix A)
 {
     const int64_t *rp;
@@ -71,19 +71,7 @@ static double *new_values(kryl_matrix A)
     CHECK_OK(kryl_matrix_size(A, &n, NULL, &nnz));
     CHECK_OK(kryl_matrix_csr_view(A, &rp, &ci, &v));
     double *w = malloc((size_t)nnz * sizeof *w);
-    for (int64_t i = 0; i < n; i++) {
-        double off = 0.0;
-        int64_t diag = -1;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-            if (ci[k] == i) {
-                diag = k;
-                continue;
-            }
-            w[k] = v[k] * (1.0 + 0.5 * sin((double)(i + ci[k])));
-            off += fabs(w[k]);
-        }
-        if (diag >= 0) w[diag] = off + 0.5 + 0.25 * cos((double)i);
-    }
+    spd_new_values(n, rp, ci, v, w);
     return w;
 }
 
@@ -211,6 +199,27 @@ static void check_caller_order(kryl_context ctx, const char *backend)
     CHECK_OK(kryl_vector_get(y, yh, 3));
     CHECK(yh[0] == 3.5 && yh[1] == 4.0 && yh[2] == 5.5, "%s: A 1 = (%g, %g, %g) after the update",
           backend, yh[0], yh[1], yh[2]);
+    /* values in the backend's memory: refused for repeated entries, taken by B
+     * (whose entries, after summing, are its host CSR's): y = B 1 */
+    double *dv = NULL;
+    const double v2[] = {2, -0.5, -0.5, 5, -0.5, -0.5, 6};
+    CHECK_OK(ctx->ops->alloc(ctx, (void **)&dv, sizeof v2));
+    CHECK_OK(ctx->ops->upload(ctx, dv, v2, sizeof v2));
+    CHECK_STATUS(kryl_matrix_update_values_device(A, dv), KRYL_ERR_UNSUPPORTED);
+    const int64_t rc[] = {0, 2, 5, 7}, cc[] = {0, 1, 0, 1, 2, 1, 2};
+    kryl_matrix C = NULL;
+    CHECK_OK(kryl_matrix_create_csr(&C, ctx, 3, 3, 0, 3, rc, cc, v2 + 1));
+    CHECK_OK(kryl_matrix_update_values_device(C, dv));
+    CHECK_OK(kryl_matrix_csr_view(C, NULL, NULL, &va));
+    CHECK(memcmp(va, v2, sizeof v2) == 0, "%s: the host copy after a device update", backend);
+    kryl_vector_destroy(&y);
+    CHECK_OK(kryl_vector_create(&y, C, KRYL_DOUBLE));
+    CHECK_OK(kryl_matrix_spmv(C, 1.0, x, 0.0, y));
+    CHECK_OK(kryl_vector_get(y, yh, 3));
+    CHECK(yh[0] == 1.5 && yh[1] == 4.0 && yh[2] == 5.5,
+          "%s: C 1 = (%g, %g, %g) after the device update", backend, yh[0], yh[1], yh[2]);
+    ctx->ops->release(ctx, dv);
+    kryl_matrix_destroy(&C);
     kryl_vector_destroy(&x);
     kryl_vector_destroy(&y);
     kryl_matrix_destroy(&A);

@@ -206,6 +206,7 @@ _PROTOTYPES = {
     "kryl_matrix_is_symmetric": (_S, [Handle, c_double, POINTER(c_bool)]),
     "kryl_matrix_asymmetry": (_S, [Handle, POINTER(c_double)]),
     "kryl_matrix_update_values": (_S, [Handle, c_void_p]),
+    "kryl_matrix_update_values_device": (_S, [Handle, c_void_p]),
     "kryl_matrix_spmv": (_S, [Handle, c_double, Handle, c_double, Handle]),
     "kryl_generator_options_init": (None, [c_void_p, c_int, c_int64]),
     "kryl_generator_size": (_S, [c_void_p, POINTER(c_int64), POINTER(c_int64)]),

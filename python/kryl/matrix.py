@@ -317,13 +317,19 @@ class Matrix(Closeable):
         """Give the matrix new values on the same sparsity pattern.
 
         values: a SciPy (or cupyx) matrix with A's pattern, or the nnz values in
-        the order of ``to_scipy().data`` (CSR, sorted columns, duplicates summed).
+        the order of ``to_scipy().data`` (CSR, sorted columns, duplicates summed),
+        as a NumPy or CuPy array (on cuda, a CuPy array's values stay on the device).
         Solvers built on the matrix pick them up (:meth:`Solver.update_values`
         does it at once).  Raises InvalidArgumentError for another pattern,
         DimensionMismatchError for a wrong count, InvalidValueError for NaN.
         """
         import scipy.sparse as sp
 
+        if is_cupy(values) and values.ndim == 1 and self.context.backend == "cuda":
+            # values stay on the device: the storage takes them there
+            data = device_vector(values, self.nnz, "values", self.context.device)
+            check(lib.kryl_matrix_update_values_device(self.handle, data.data.ptr), "values")
+            return
         if sp.issparse(values) or type(values).__module__.startswith("cupyx"):
             new = _as_scipy_csr(values)
             indptr, indices, _ = self.csr_arrays()

@@ -115,3 +115,15 @@ def test_cupy_matrix_checked_on_the_device():
     bad.data[bad.indptr[3]] = cp.nan
     with pytest.raises(kryl.InvalidValueError, match="row 3"):
         kryl.Matrix.from_scipy(bad, backend="cuda")
+
+
+def test_cupy_new_values_stay_on_the_device():
+    A = cpsp.csr_matrix(A0)
+    with kryl.Solver(A, method="pcg", precond="jacobi", backend="cuda") as s:
+        s.matrix.update_values(2.0 * A.data)
+        s.update_values(2.0 * A)  # the same values through the host path
+        x_host, _ = s.solve(B0)
+        s.matrix.update_values(cp.asarray(2.0 * A.data))
+        x_device, info = s.solve(B0)
+        assert info.converged and np.array_equal(x_device, x_host)
+        assert np.allclose(s.matrix.to_scipy().data, 2.0 * cp.asnumpy(A.data), rtol=0, atol=0)

@@ -218,6 +218,24 @@ typedef struct kryl_backend_ops {
      * found->first_zero is a row: the caller refuses A). */
     kryl_status (*csr_diagonal)(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
                                 kryl_diagonal_check *found);
+    /* New values on A's pattern: `values` are the nnz values of A's host
+     * CSR in its order, in backend memory when on_backend, else host
+     * memory.  Each value slot of A's storage takes values[A->value_source
+     * - 1] (0 for padding; A's own entry when A->fmt borrows the host CSR)
+     * through a copy of the map kept in backend memory from the first call
+     * on; nothing else is rebuilt.  A->fmt's host value slots are left as
+     * they were.  NULL: the host gathers and matrix_setup runs again. */
+    kryl_status (*matrix_values)(kryl_context ctx, kryl_matrix A, const double *values,
+                                 bool on_backend);
+    /* The nnz values of A's storage, in backend memory, when they are A's
+     * host CSR in its order and in double (so a matrix converted from the
+     * same host copy can take new values from there); else NULL.  Optional. */
+    const double *(*matrix_csr_values)(kryl_context ctx, kryl_matrix A);
+    /* d = 1 / diag(A) in A's layout order, from A's storage; *zero_row = the
+     * first row (of that order) whose diagonal entry is 0 or absent (its d
+     * is then 0), or -1.  Optional (NULL: from the host copy). */
+    kryl_status (*matrix_inverse_diagonal)(kryl_context ctx, kryl_matrix A, kryl_vector d,
+                                           int64_t *zero_row);
     /* y = alpha*A*x + beta*z.  z may be y, or NULL (then beta is ignored);
      * x, y, z in A's precision. */
     kryl_status (*spmv)(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

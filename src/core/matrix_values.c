@@ -1,7 +1,10 @@
 /* New values on the same pattern: the host copy takes them, and each
- * matrix stored from it gathers them into its format's value slots through
+ * matrix stored from it takes them into its format's value slots through
  * a map from slot to host entry, so no layout, permutation or index array
- * is rebuilt. */
+ * is rebuilt.  A backend with matrix_values keeps the map in its own
+ * memory and moves only the nnz new values there (from the host once, or
+ * from another matrix's storage already holding them); otherwise the host
+ * gathers the slots and the storage is set up again. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,10 +46,58 @@ static kryl_status build_value_source(kryl_matrix B)
     return st;
 }
 
-kryl_status kryl_matrix_refresh_values(kryl_matrix B)
+kryl_status kryl_matrix_value_source(kryl_matrix B)
+{
+    if (B->fmt.borrowed || B->value_source != NULL) return KRYL_SUCCESS;
+    return build_value_source(B);
+}
+
+kryl_status kryl_matrix_diagonal_slots(kryl_matrix B, int64_t *slot)
+{
+    const kryl_csr *h = &B->host->csr;
+    const int64_t n = B->fmt.nrows;
+    /* entry[r] = the host entry of a_rr (-1: none) */
+    int64_t *entry = malloc((size_t)(n > 0 ? n : 1) * sizeof *entry);
+    if (entry == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld diagonal entries",
+                          (long long)n);
+    for (int64_t r = 0; r < n; r++) entry[r] = kryl_csr_find(h, r, h->row_begin + r);
+    kryl_status st = KRYL_SUCCESS;
+    if (B->fmt.borrowed) {
+        memcpy(slot, entry, (size_t)n * sizeof *slot);
+    } else {
+        st = kryl_matrix_value_source(B);
+        double *unused;
+        int64_t count = 0;
+        kryl_fmt_values(&B->fmt, &unused, &count);
+        /* slot_of[r] = the slot whose source is a_rr: entry e on column c is
+         * a diagonal entry exactly when it is entry[c - row_begin] */
+        int64_t *slot_of =
+            st == KRYL_SUCCESS ? malloc((size_t)(n > 0 ? n : 1) * sizeof *slot_of) : NULL;
+        if (st == KRYL_SUCCESS && slot_of == NULL)
+            st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld diagonal slots",
+                            (long long)n);
+        for (int64_t r = 0; st == KRYL_SUCCESS && r < n; r++) slot_of[r] = -1;
+        for (int64_t q = 0; st == KRYL_SUCCESS && q < count; q++) {
+            const int64_t e = B->value_source[q] - 1;
+            if (e < 0) continue;
+            const int64_t r = h->col_idx[e] - h->row_begin;
+            if (r >= 0 && r < n && entry[r] == e) slot_of[r] = q;
+        }
+        /* in the layout's order: row i holds original row perm[i] */
+        for (int64_t i = 0; st == KRYL_SUCCESS && i < n; i++)
+            slot[i] = slot_of[B->fmt.perm ? B->fmt.perm[i] : i];
+        free(slot_of);
+    }
+    free(entry);
+    return st;
+}
+
+/* The host path: B->fmt's slots gathered from the host CSR, the storage set up again. */
+static kryl_status refresh_on_host(kryl_matrix B)
 {
     if (!B->fmt.borrowed) {
-        if (B->value_source == NULL) KRYL_TRY(build_value_source(B));
+        KRYL_TRY(kryl_matrix_value_source(B));
         double *slots;
         int64_t count;
         kryl_fmt_values(&B->fmt, &slots, &count);
@@ -60,18 +111,29 @@ kryl_status kryl_matrix_refresh_values(kryl_matrix B)
     return ctx->ops->matrix_setup(ctx, B);
 }
 
-kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values)
+kryl_status kryl_matrix_refresh_values(kryl_matrix B, kryl_matrix from)
 {
-    KRYL_REQUIRE_ARG(A);
-    KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_update_values"));
+    kryl_context ctx = B->ctx;
+    const kryl_backend_ops *ops = ctx->ops;
+    if (ops->matrix_values == NULL || B->storage == NULL || B->dist != NULL)
+        return refresh_on_host(B);
+    KRYL_TRY(kryl_matrix_value_source(B));
+    /* the new values from a storage that holds them, else from the host copy */
+    const double *on_backend = NULL;
+    if (from && from != B && from->ctx == ctx && from->host == B->host && from->storage &&
+        ops->matrix_csr_values)
+        on_backend = ops->matrix_csr_values(ctx, from);
+    if (on_backend) return ops->matrix_values(ctx, B, on_backend, true);
+    return ops->matrix_values(ctx, B, B->host->csr.values, false);
+}
+
+/* values (entries in the caller's order) into the host copy; finite only. */
+static kryl_status take_values(kryl_matrix A, const double *values)
+{
     kryl_host_matrix *h = A->host;
     const int64_t nnz = kryl_csr_nnz(&h->csr);
     const int64_t entries = h->entry_of ? h->entries : nnz;
     if (entries > 0) KRYL_REQUIRE_ARG(values);
-    if (A->dist)
-        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
-                          "update_values: the matrix is distributed over ranks; create it again "
-                          "with the new values");
     for (int64_t k = 0; k < entries; k++)
         if (values[k] - values[k] != 0.0)
             return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
@@ -86,5 +148,53 @@ kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values)
     }
     h->asymmetry = -1.0; /* measured again when asked */
     h->values_seen++;
-    return kryl_matrix_refresh_values(A);
+    return KRYL_SUCCESS;
+}
+
+/* A may take new values: a host copy, on one rank. */
+static kryl_status check_updatable(kryl_matrix A, const char *what)
+{
+    KRYL_REQUIRE_ARG(A);
+    KRYL_TRY(kryl_matrix_need_host(A, what));
+    if (A->dist)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "%s: the matrix is distributed over ranks; create it again with the "
+                          "new values",
+                          what);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values)
+{
+    KRYL_TRY(check_updatable(A, "kryl_matrix_update_values"));
+    KRYL_TRY(take_values(A, values));
+    return kryl_matrix_refresh_values(A, NULL);
+}
+
+kryl_status kryl_matrix_update_values_device(kryl_matrix A, const double *values)
+{
+    KRYL_TRY(check_updatable(A, "kryl_matrix_update_values_device"));
+    kryl_context ctx = A->ctx;
+    kryl_host_matrix *h = A->host;
+    const int64_t nnz = kryl_csr_nnz(&h->csr);
+    if (h->entry_of)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "kryl_matrix_update_values_device: the matrix was created from "
+                          "unsorted or repeated entries, whose sums the host forms; pass the "
+                          "values to kryl_matrix_update_values");
+    if (nnz > 0) KRYL_REQUIRE_ARG(values);
+    /* the host copy first (its checks and host-side steps read it), then
+     * the storage straight from the caller's device array */
+    double *copy = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *copy);
+    if (copy == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot stage %lld new values", (long long)nnz);
+    kryl_status st =
+        nnz > 0 ? ctx->ops->download(ctx, copy, values, (size_t)nnz * sizeof *copy) : KRYL_SUCCESS;
+    if (st == KRYL_SUCCESS) st = take_values(A, copy);
+    free(copy);
+    KRYL_TRY(st);
+    if (ctx->ops->matrix_values == NULL || A->storage == NULL)
+        return kryl_matrix_refresh_values(A, NULL);
+    KRYL_TRY(kryl_matrix_value_source(A));
+    return ctx->ops->matrix_values(ctx, A, values, true);
 }

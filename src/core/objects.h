@@ -123,10 +123,20 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
                                 kryl_order_kind order);
 
 /* B's host values have changed (kryl_matrix_update_values on a matrix
- * sharing its host copy): gather them into B's format through its value
- * slots' sources and refresh its backend storage; the layout, the
- * permutation and every index array stay. */
-kryl_status kryl_matrix_refresh_values(kryl_matrix B);
+ * sharing its host copy): B's format takes them through its value slots'
+ * sources, on the backend where it has matrix_values (from `from`'s
+ * storage when that holds them: a matrix on the same host copy already
+ * refreshed, or NULL), else gathered on the host and set up again; the
+ * layout, the permutation and every index array stay. */
+kryl_status kryl_matrix_refresh_values(kryl_matrix B, kryl_matrix from);
+
+/* B->value_source, built at the first call (nothing when B->fmt borrows
+ * the host CSR: slot k is entry k). */
+kryl_status kryl_matrix_value_source(kryl_matrix B);
+
+/* slot[i] (B->fmt.nrows entries, the caller's) = the value slot of B's
+ * format holding a_ii of B's layout row i, or -1 where the row stores none. */
+kryl_status kryl_matrix_diagonal_slots(kryl_matrix B, int64_t *slot);
 
 /* The relative asymmetry max |a_ij - a_ji| / max |a_ij| of the host copy
  * (an absent a_ji counts as 0; INFINITY for a matrix that is not square or

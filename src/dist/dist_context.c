@@ -138,6 +138,10 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.matrix_setup = kryl_dist_matrix_setup;
     d->ops.matrix_release = kryl_dist_matrix_release;
     d->ops.spmv = kryl_dist_spmv;
+    /* new values of a matrix in parts: through the host and matrix_setup */
+    d->ops.matrix_values = NULL;
+    d->ops.matrix_csr_values = NULL;
+    d->ops.matrix_inverse_diagonal = NULL;
     /* every operation that takes a matrix must see its parts: the fused
      * SpMV-and-dot falls back to the distributed SpMV, then a dot, and
      * pipelined CG's SpMV overlaps its reduction instead of fusing */

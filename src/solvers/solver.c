@@ -464,7 +464,7 @@ kryl_status kryl_solver_update(kryl_solver s)
     const char *asked = kryl_method_name(s->options.method);
     KRYL_TRY(check_matrix(A, s->method, asked, s->options.symmetry_tol));
     KRYL_TRY(check_positive_diagonal(A, s->method, asked));
-    if (s->Aw != A) KRYL_TRY(kryl_matrix_refresh_values(s->Aw));
+    if (s->Aw != A) KRYL_TRY(kryl_matrix_refresh_values(s->Aw, A));
     if (s->pc && s->pc->update) {
         KRYL_TRY(s->pc->update(s->pc));
     } else if (s->pc) {

@@ -345,6 +345,9 @@ static kryl_backend_ops make_ops()
     ops.matrix_download = kryl_cuda_matrix_download;
     ops.csr_asymmetry = kryl_cuda_csr_asymmetry;
     ops.csr_diagonal = kryl_cuda_csr_diagonal;
+    ops.matrix_values = kryl_cuda_matrix_values;
+    ops.matrix_csr_values = kryl_cuda_matrix_csr_values;
+    ops.matrix_inverse_diagonal = kryl_cuda_matrix_inverse_diagonal;
     ops.spmv = kryl_cuda_spmv;
     ops.fill = kryl_cuda_fill;
     ops.permute_copy = kryl_cuda_permute_copy;

@@ -30,6 +30,7 @@ struct cuda_csr {
     int lanes;       /* vector: threads per row */
     double mean, sd; /* row length statistics */
     int64_t max_len;
+    cuda_value_map map; /* new values (cuda_matrix_values.cu) */
 };
 
 /* A new storage record of nrows x ncols with nnz entries (its offsets

@@ -66,9 +66,10 @@ struct cuda_fmt {
     int64_t *diag_rows;
     const int64_t *diag_start;
     double *acc;
-    int variant;      /* see kryl_cuda_fmt_select */
-    bool x_readonly;  /* x through the read-only data cache */
-    bool evict_first; /* the matrix is loaded evict-first (see fmt_loads) */
+    int variant;        /* see kryl_cuda_fmt_select */
+    bool x_readonly;    /* x through the read-only data cache */
+    bool evict_first;   /* the matrix is loaded evict-first (see fmt_loads) */
+    cuda_value_map map; /* new values (cuda_matrix_values.cu) */
 };
 
 /* The operands of one product, in the matrix's precision. */

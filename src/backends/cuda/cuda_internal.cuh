@@ -110,6 +110,19 @@ static inline const int32_t *kryl_cuda_stop_flag(const kryl_monitor *monitor)
     return monitor ? &monitor->stop : nullptr;
 }
 
+/* What new values on a matrix's pattern reuse (cuda_matrix_values.cu), in
+ * device memory from the first update on: the host entry of each value
+ * slot (A->value_source: entry + 1, 0 for padding; NULL while A->fmt
+ * borrows the host CSR, whose slot k is entry k) and the slot of each
+ * row's diagonal entry (-1: none). */
+struct cuda_value_map {
+    int64_t *source;
+    int64_t *diagonal;
+};
+
+/* Free the map's device arrays. */
+void kryl_cuda_value_map_free(kryl_cuda_state *s, cuda_value_map *map);
+
 /* Operations of the table, by file. */
 kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A);
 void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
@@ -120,6 +133,11 @@ kryl_status kryl_cuda_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *wor
                                     double *largest);
 kryl_status kryl_cuda_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
                                    kryl_diagonal_check *found);
+kryl_status kryl_cuda_matrix_values(kryl_context ctx, kryl_matrix A, const double *values,
+                                    bool on_backend);
+const double *kryl_cuda_matrix_csr_values(kryl_context ctx, kryl_matrix A);
+kryl_status kryl_cuda_matrix_inverse_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d,
+                                              int64_t *zero_row);
 kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
                            double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
 bool kryl_cuda_spmv_dot_fuses(kryl_context ctx, kryl_matrix A);

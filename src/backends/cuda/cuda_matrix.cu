@@ -22,6 +22,7 @@ void kryl_cuda_csr_free(kryl_cuda_state *s, cuda_csr *m)
     kryl_cuda_free(s, m->col_idx);
     kryl_cuda_free(s, m->values);
     kryl_cuda_free(s, m->row_blocks);
+    kryl_cuda_value_map_free(s, &m->map);
     free(m);
 }
 
@@ -228,6 +229,7 @@ static void free_fmt(kryl_cuda_state *s, cuda_fmt *m)
     kryl_cuda_free(s, m->partial);
     kryl_cuda_free(s, m->acc);
     free(m->diag_rows);
+    kryl_cuda_value_map_free(s, &m->map);
     free(m);
 }
 
