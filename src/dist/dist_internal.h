@@ -76,14 +76,15 @@ typedef struct kryl_halo {
 struct kryl_dist_matrix {
     kryl_halo *halo;
     kryl_dist_rows *rows;
-    kryl_matrix loc;             /* n x n: owned columns, any format (inner context) */
-    kryl_matrix nl;              /* n x nghost: ghost columns, CSR, rows in loc's order */
-    kryl_matrix nl_boundary;     /* nl's rows that hold entries, or NULL (dist_boundary.c) */
-    int32_t *boundary_rows;      /* backend memory: their positions in y */
-    kryl_vector y_boundary;      /* y at those rows */
-    int32_t *send_perm;          /* backend memory: positions in x (loc's order) of send_rows */
-    kryl_vector sendbuf, ghost;  /* inner vectors of nsend and nghost entries */
-    void *send_host, *recv_host; /* staging in host memory (device backends) */
+    kryl_matrix loc;               /* n x n: owned columns, any format (inner context) */
+    kryl_matrix nl;                /* n x nghost: ghost columns, CSR, rows in loc's order */
+    kryl_matrix nl_boundary;       /* nl's rows that hold entries, or NULL (dist_boundary.c) */
+    int32_t *boundary_rows;        /* backend memory: their positions in y */
+    kryl_vector y_boundary;        /* y at those rows */
+    int32_t *send_perm;            /* backend memory: positions in x (loc's order) of send_rows */
+    kryl_vector sendbuf, ghost;    /* inner vectors of nsend and nghost entries */
+    void *send_host, *recv_host;   /* staging in host memory (device backends) */
+    bool send_pinned, recv_pinned; /* whether CUDA pinned them */
     struct kryl_peer_halo
         *peer_halo;        /* NCCL transport: the exchange by peer-to-peer stores, or NULL */
     MPI_Request *requests; /* 2 nneigh */

@@ -9,6 +9,39 @@
 
 #include "dist/dist_internal.h"
 
+#ifdef KRYL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+/* Host memory of the staged exchange: pinned where CUDA gives it (a copy is
+ * one DMA at the bus's speed, where pageable memory goes through the
+ * driver's bounce buffer in pieces), else malloc's; *pinned says which. */
+static void *staging_alloc(size_t bytes, bool *pinned)
+{
+    *pinned = false;
+#ifdef KRYL_HAVE_CUDA
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes) == cudaSuccess) {
+        *pinned = true;
+        return p;
+    }
+    cudaGetLastError(); /* malloc's memory instead: clear the error */
+#endif
+    return malloc(bytes);
+}
+
+static void staging_free(void *p, bool pinned)
+{
+#ifdef KRYL_HAVE_CUDA
+    if (pinned) {
+        cudaFreeHost(p);
+        return;
+    }
+#endif
+    (void)pinned;
+    free(p);
+}
+
 /* A layout of n rows (perm copied to host and backend memory when given). */
 static kryl_status new_layout(kryl_context ctx, int64_t n, int64_t n_global, int64_t row_begin,
                               const int32_t *perm, kryl_layout **layout)
@@ -73,8 +106,8 @@ kryl_status kryl_dist_exchange_buffers(struct kryl_dist_context *dc, struct kryl
         st = kryl_nccl_connect(dc, d, precision);
 #endif
     if (st != KRYL_SUCCESS || dc->transport != KRYL_TRANSPORT_STAGED) return st;
-    d->send_host = malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * es);
-    d->recv_host = malloc((size_t)(h->nghost > 0 ? h->nghost : 1) * es);
+    d->send_host = staging_alloc((size_t)(h->nsend > 0 ? h->nsend : 1) * es, &d->send_pinned);
+    d->recv_host = staging_alloc((size_t)(h->nghost > 0 ? h->nghost : 1) * es, &d->recv_pinned);
     if (d->send_host == NULL || d->recv_host == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate the host staging of a halo");
     return KRYL_SUCCESS;
@@ -92,8 +125,8 @@ void kryl_dist_parts_free(struct kryl_dist_context *dc, struct kryl_dist_matrix 
 #endif
     kryl_vector_destroy(&d->ghost);
     if (d->send_perm) dc->inner_ops->release(&dc->inner, d->send_perm);
-    free(d->send_host);
-    free(d->recv_host);
+    if (d->send_host) staging_free(d->send_host, d->send_pinned);
+    if (d->recv_host) staging_free(d->recv_host, d->recv_pinned);
     free(d->requests);
     kryl_halo_release(d->halo);
     kryl_dist_rows_release(d->rows);

@@ -81,7 +81,10 @@ static kryl_overlap usable_mode(kryl_context ctx)
 static kryl_status pack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d, kryl_vector x)
 {
     kryl_context in = &dc->inner;
-    if (d->halo->nsend == 0) return KRYL_SUCCESS;
+    bool staged = dc->transport == KRYL_TRANSPORT_STAGED;
+    /* staged: the last exchange's upload from the pinned receive buffer may still
+     * be reading it when MPI writes the next one (the download below waits too) */
+    if (d->halo->nsend == 0) return staged ? dc->inner_ops->synchronize(in) : KRYL_SUCCESS;
     /* x seen with the send buffer's length: the gather reads x[send_perm[k]] only */
     struct kryl_vector_s view = *x;
     view.n = d->halo->nsend;
@@ -89,7 +92,7 @@ static kryl_status pack(struct kryl_dist_context *dc, struct kryl_dist_matrix *d
     KRYL_TRY(dc->inner_ops->permute_copy(in, d->sendbuf, &view, d->send_perm, KRYL_GATHER, NULL));
     /* MPI reads device memory once the gather is done; staging copies it out */
     if (dc->transport == KRYL_TRANSPORT_DEVICE_MPI) return dc->inner_ops->synchronize(in);
-    if (dc->transport != KRYL_TRANSPORT_STAGED) return KRYL_SUCCESS;
+    if (!staged) return KRYL_SUCCESS;
     return dc->inner_ops->download(in, d->send_host, d->sendbuf->data,
                                    (size_t)d->halo->nsend * kryl_precision_size(x->precision));
 }
