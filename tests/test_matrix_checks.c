@@ -6,7 +6,9 @@
  * symmetric parts, the same made nonsymmetric by one entry changed or one
  * entry left without its partner, shifted to a positive diagonal, and the
  * real matrices; each matrix both uploaded from host arrays and created
- * from arrays in backend memory, which the checks read without a host copy. */
+ * from arrays in backend memory, which the checks read without a host copy
+ * (those arrays are sorted without repeats, or refused: test_cuda_matrix_device;
+ * unsorted and repeated host input is summed into sorted rows first). */
 #include "backends/backend.h"
 #include "test_krylov_support.h"
 
@@ -166,8 +168,30 @@ static void check_family(kryl_context ctx, kryl_csr *A, const char *name)
     kryl_csr_free(&P);
 }
 
+/* Unsorted and repeated columns from the caller: summed into A's sorted
+ * rows before any check, which then sees a_02 = 1 + 1 against a_20. */
+static void check_unsorted_input(kryl_context ctx)
+{
+    const int64_t row_ptr[] = {0, 3, 4, 6};
+    const int64_t col[] = {2, 0, 2, 1, 2, 0};
+    for (int variant = 0; variant < 2; variant++) {
+        const double a20 = variant == 0 ? 2.0 : 3.0;
+        const double values[] = {1.0, 4.0, 1.0, 4.0, 4.0, a20};
+        kryl_matrix A = NULL;
+        CHECK_OK(kryl_matrix_create_csr(&A, ctx, 3, 3, 0, 3, row_ptr, col, values));
+        if (A == NULL) continue;
+        double asymmetry = -1.0;
+        CHECK_OK(kryl_matrix_asymmetry(A, &asymmetry));
+        const double want = variant == 0 ? 0.0 : 1.0 / 4.0;
+        CHECK(asymmetry == want, "%s: unsorted repeated input: asymmetry %g, expected %g",
+              kryl_backend_name(kryl_context_backend(ctx)), asymmetry, want);
+        kryl_matrix_destroy(&A);
+    }
+}
+
 static void check_backend(kryl_context ctx)
 {
+    check_unsorted_input(ctx);
     for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++)
         for (int s = 0; s < test_awkward_size_count; s++) {
             const int64_t n = shape == TEST_SHAPE_SINGLE ? 1 : test_awkward_sizes[s];
