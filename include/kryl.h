@@ -398,11 +398,26 @@ typedef struct kryl_device_memory {
  * The default is the KRYL_GPU_MEMORY environment variable ("2G", as
  * kryl_parse_bytes reads it) when the context is created, else no cap.
  * A cap below what is in use frees nothing: later allocations are
- * refused.  No effect on a context without a device (ref, omp). */
+ * refused.  On a context without a device (ref, omp) nothing is refused:
+ * the cap is only recorded, and the hybrid split (options.hybrid), whose
+ * device side such a context can stand in for, sizes that side by it. */
 kryl_status kryl_context_set_gpu_memory(kryl_context ctx, int64_t bytes);
 
-/* Fill *info with ctx's device memory (all zero on a context without a device). */
+/* Fill *info with ctx's device memory (on a context without a device all
+ * zero but a recorded cap: limit and available). */
 kryl_status kryl_context_device_memory(kryl_context ctx, kryl_device_memory *info);
+
+/* Whether matrices created on ctx from now on (kryl_matrix_create_csr,
+ * kryl_matrix_generate, kryl_matrix_read_mtx, kryl_assembly_finish) wait
+ * to build their backend storage until a step needs the whole matrix
+ * there (default: built at creation).  The hybrid split (options.hybrid 3,
+ * or auto where it splits) needs only the device's rows there, so a matrix
+ * larger than the GPU's memory can be solved; a step that needs the whole
+ * matrix there (another method, a preconditioner other than Jacobi,
+ * kryl_matrix_spectrum) builds it then, or fails naming itself; a format
+ * conversion builds its own copy; kryl_matrix_spmv multiplies on the host.
+ * One process only: KRYL_ERR_UNSUPPORTED on a distributed context. */
+kryl_status kryl_context_defer_matrix_storage(kryl_context ctx, bool defer);
 
 /* ------------------------------------------------------------------ */
 /* Distributed runs (docs/DISTRIBUTED.md)                              */
@@ -607,7 +622,8 @@ typedef struct kryl_matrix_stats {
 /* Compute the statistics of A's owned rows (host work, O(nnz log)). */
 kryl_status kryl_matrix_get_stats(kryl_matrix A, kryl_matrix_stats *stats);
 
-/* y = alpha*A*x + beta*y, on the context's backend; x and y must be
+/* y = alpha*A*x + beta*y, on the context's backend (on the host, x and y
+ * copied across, while A's storage is deferred); x and y must be
  * different vectors (KRYL_ERR_INVALID_ARGUMENT otherwise). */
 kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta,
                              kryl_vector y);
@@ -1152,7 +1168,9 @@ typedef struct kryl_hybrid_info {
     int64_t device_coupling_nnz; /* of the device's entries, those needing the host's m */
     double host_nnz_per_s;       /* the model: SpMV speed measured on each side at setup */
     double device_nnz_per_s;     /*   (0 when nothing was measured) */
-    int64_t model_rows;          /* rows of the host's sample (the device times all of A) */
+    int64_t model_rows;          /* rows of the host's sample */
+    int64_t device_model_rows;   /* rows the device timed: all of A where its storage is
+                                    there, else a sample of its last rows */
     double model_host_share;     /* r_cpu = s_cpu / (s_cpu + s_gpu) by nonzeros; -1 unmeasured */
     char reason[256];            /* why this method and this split */
 } kryl_hybrid_info;

@@ -167,7 +167,8 @@ static void test_read_checked_before_upload(kryl_context ctx)
     scratch_cleanup();
 }
 
-/* The device memory calls on a context without a device: accepted, no effect. */
+/* The device memory calls on a context without a device: accepted, the
+ * cap only recorded (the hybrid split's stand-in device honors it). */
 static void test_host_context_memory(kryl_context ctx)
 {
     kryl_device_memory info;
@@ -175,10 +176,13 @@ static void test_host_context_memory(kryl_context ctx)
     CHECK_STATUS(kryl_context_set_gpu_memory(ctx, -1), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(kryl_context_set_gpu_memory(NULL, 0), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_OK(kryl_context_device_memory(ctx, &info));
-    CHECK(info.in_use == 0 && info.peak == 0 && info.limit == 0 && info.total == 0,
-          "a host context reports device memory");
+    CHECK(info.in_use == 0 && info.peak == 0 && info.limit == 1 << 20 &&
+              info.available == 1 << 20 && info.total == 0,
+          "a host context reports device memory besides its cap");
     CHECK_STATUS(kryl_context_device_memory(ctx, NULL), KRYL_ERR_INVALID_ARGUMENT);
     CHECK_OK(kryl_context_set_gpu_memory(ctx, 0));
+    CHECK_OK(kryl_context_device_memory(ctx, &info));
+    CHECK(info.limit == 0 && info.available == 0, "a cap of 0 is none");
 }
 
 int main(void)

@@ -3,6 +3,7 @@
  * never worse than x0, refusals, new values), and auto on a GPU: converged,
  * on the split or on the GPU alone, saying why.  Skipped (77) without a
  * usable CUDA device. */
+#include "solvers/hybrid.h"
 #include "test_hybrid_support.h"
 
 static void test_auto(void)
@@ -61,6 +62,54 @@ static void test_capped(void)
     kryl_context_destroy(&ctx);
 }
 
+/* A matrix whose storage waits (kryl_context_defer_matrix_storage) under a
+ * cap that leaves no room for it whole: hybrid 3 and auto converge by the
+ * true residual with the device holding only its rows (the cap would refuse
+ * the whole matrix), and pipecg on the device alone is refused, naming the
+ * step that needs the whole matrix there. */
+static void test_larger_than_cap(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_CUDA);
+    CHECK_OK(kryl_context_defer_matrix_storage(ctx, true));
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 300);
+    const int64_t n = kt_rows(A);
+    int64_t nnz = 0;
+    CHECK_OK(kryl_matrix_size(A, NULL, NULL, &nnz));
+    double *b = kt_rhs(A, 31);
+    kryl_device_memory mem;
+    CHECK_OK(kryl_context_device_memory(ctx, &mem));
+    /* the driver's vectors and the caller's b and x (nine of n), workspace,
+     * and a quarter of what the device would need for all of A: less than
+     * A's own CSR (12 bytes an entry, 12 a row) */
+    const int64_t cap = mem.in_use + 9 * 8 * n + (1 << 20) +
+                        (int64_t)(0.25 * (12.0 * (double)nnz + 96.0 * (double)n));
+    CHECK_OK(kryl_context_set_gpu_memory(ctx, cap));
+    const kryl_hybrid asked[] = {KRYL_HYBRID_SPLIT, KRYL_HYBRID_AUTO};
+    for (int k = 0; k < 2; k++) {
+        kryl_solver_options o;
+        kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-8, 20000);
+        o.hybrid = asked[k];
+        kt_solve r = kt_run(A, &o, b, NULL, NULL);
+        CHECK(r.create == KRYL_SUCCESS, "hybrid %s past the cap: %s", kryl_hybrid_name(asked[k]),
+              kryl_last_error());
+        if (r.create == KRYL_SUCCESS) kt_check_converged(&r, "hybrid past the cap");
+        CHECK(A->storage_deferred, "hybrid %s past the cap built the whole matrix",
+              kryl_hybrid_name(asked[k]));
+    }
+    CHECK_OK(kryl_context_device_memory(ctx, &mem));
+    CHECK(mem.peak <= cap, "peak %lld past the cap %lld", (long long)mem.peak, (long long)cap);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-8, 20000);
+    kryl_solver s = NULL;
+    CHECK(kryl_solver_create(&s, A, &o) == KRYL_ERR_DEVICE_OUT_OF_MEMORY &&
+              strstr(kryl_last_error(), "needs the whole") != NULL,
+          "pipecg alone past the cap: %s", kryl_last_error());
+    CHECK_OK(kryl_context_set_gpu_memory(ctx, 0));
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 int main(void)
 {
     if (!kryl_backend_available(KRYL_BACKEND_CUDA)) {
@@ -74,5 +123,6 @@ int main(void)
     hybrid_update(KRYL_BACKEND_CUDA);
     test_auto();
     test_capped();
+    test_larger_than_cap();
     return test_summary("test_cuda_hybrid");
 }

@@ -69,6 +69,112 @@ static void test_rows_to_fit(void)
     kryl_context_destroy(&ctx);
 }
 
+/* A context like kt_context's that defers the storage of the matrices
+ * created on it and caps its (stand-in) device at `cap` bytes. */
+static kryl_context deferring_context(bool deterministic, int64_t cap)
+{
+    kryl_context ctx = kt_context_with(KRYL_BACKEND_REF, 0, deterministic);
+    CHECK_OK(kryl_context_defer_matrix_storage(ctx, true));
+    CHECK_OK(kryl_context_set_gpu_memory(ctx, cap));
+    return ctx;
+}
+
+/* A matrix whose storage is deferred, under a device cap of 40% of what
+ * the device would need for all of it (12 bytes an entry, 96 a row): the
+ * split by the model (3, auto) and by memory alone (deterministic) gives
+ * the device only what fits, the iterates are pipecg's on one backend, the
+ * solve converges by the true residual, and A's whole storage is never
+ * built; a given split that does not fit is refused; pipecg on one backend
+ * builds it. */
+static void test_larger_than_device(void)
+{
+    kryl_context plain = kt_context(KRYL_BACKEND_REF);
+    kryl_matrix A1 = kt_generate(plain, KRYL_GEN_POISSON2D5, 40);
+    const int64_t n = kt_rows(A1);
+    int64_t nnz = 0;
+    CHECK_OK(kryl_matrix_size(A1, NULL, NULL, &nnz));
+    double *b = kt_rhs(A1, 29);
+    const int64_t cap = (12 * nnz + 96 * n) * 2 / 5;
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-30, 70);
+    run ref = solve(A1, &o, b);
+    for (int variant = 0; variant < 3; variant++) {
+        kryl_context ctx = deferring_context(variant == 2, cap);
+        kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+        CHECK(A->storage_deferred, "created on a deferring context: no storage yet");
+        kryl_solver_options oh = o;
+        oh.hybrid = variant == 1 ? KRYL_HYBRID_AUTO : KRYL_HYBRID_SPLIT;
+        char label[96];
+        snprintf(label, sizeof label, "hybrid %s%s under a cap of %lld bytes",
+                 kryl_hybrid_name(oh.hybrid), variant == 2 ? ", deterministic" : "",
+                 (long long)cap);
+        run h = solve(A, &oh, b);
+        check_same_iterates(&h, &ref, label);
+        const kryl_hybrid_info *in = &h.info;
+        const int64_t device_entries = in->device_nnz + in->device_coupling_nnz;
+        CHECK(in->method == KRYL_HYBRID_SPLIT && strstr(in->reason, "does not fit") != NULL,
+              "%s: ran %s: %s", label, kryl_hybrid_name(in->method), in->reason);
+        CHECK(in->host_rows + in->device_rows == n && in->device_rows > 0 &&
+                  12 * device_entries + 96 * in->device_rows <= cap,
+              "%s: the device holds %lld rows, %lld entries", label, (long long)in->device_rows,
+              (long long)device_entries);
+        CHECK(A->storage_deferred, "%s: the whole matrix was built on the device", label);
+        run_free(&h);
+        /* converged by the true residual */
+        kryl_solver_options oc;
+        kt_options(&oc, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, 1e-8, 20000);
+        oc.hybrid = oh.hybrid;
+        kt_solve c = kt_run(A, &oc, b, NULL, NULL);
+        CHECK(c.create == KRYL_SUCCESS, "%s: %s", label, kryl_last_error());
+        if (c.create == KRYL_SUCCESS) kt_check_converged(&c, label);
+        CHECK(A->storage_deferred, "%s, converged: the whole matrix was built", label);
+        kryl_matrix_destroy(&A);
+        kryl_context_destroy(&ctx);
+    }
+    run_free(&ref);
+    kryl_context ctx = deferring_context(false, cap);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+    /* kryl_matrix_spmv multiplies on the host while the storage waits */
+    kryl_vector x = NULL, y = NULL;
+    CHECK_OK(kryl_vector_create(&x, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&y, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set(x, b, n));
+    CHECK_OK(kryl_vector_fill(y, 1.0));
+    CHECK_OK(kryl_matrix_spmv(A, 2.0, x, -1.0, y));
+    double *yh = malloc((size_t)n * sizeof *yh);
+    CHECK_OK(kryl_vector_get(y, yh, n));
+    const kryl_csr *c = &A1->host->csr;
+    double worst = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int64_t k = c->row_ptr[i]; k < c->row_ptr[i + 1]; k++)
+            sum += c->values[k] * b[c->col_idx[k]];
+        worst = fmax(worst, fabs(yh[i] - (2.0 * sum - 1.0)));
+    }
+    CHECK(worst < 1e-12 && A->storage_deferred, "spmv of a deferred matrix: off by %.2e", worst);
+    free(yh);
+    kryl_vector_destroy(&x);
+    kryl_vector_destroy(&y);
+    kryl_solver_options og;
+    kt_options(&og, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-8, 20000);
+    og.hybrid = KRYL_HYBRID_SPLIT;
+    og.hybrid_host_rows = 10;
+    kryl_solver s = NULL;
+    CHECK(kryl_solver_create(&s, A, &og) == KRYL_ERR_DEVICE_OUT_OF_MEMORY &&
+              strstr(kryl_last_error(), "give at least") != NULL,
+          "a given split the device cannot hold: %s", kryl_last_error());
+    og.hybrid = KRYL_HYBRID_NONE;
+    og.hybrid_host_rows = -1;
+    kt_solve one = kt_run(A, &og, b, NULL, NULL);
+    kt_check_converged(&one, "pipecg on one backend of a deferred matrix");
+    CHECK(!A->storage_deferred, "pipecg on one backend builds the whole storage");
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+    free(b);
+    kryl_matrix_destroy(&A1);
+    kryl_context_destroy(&plain);
+}
+
 int main(void)
 {
     hybrid_same_iterates(KRYL_BACKEND_REF);
@@ -79,5 +185,6 @@ int main(void)
     test_auto_without_gpu();
     test_rows_to_fit();
     test_deterministic();
+    test_larger_than_device();
     return test_summary("test_solver_hybrid");
 }

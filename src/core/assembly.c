@@ -112,7 +112,7 @@ kryl_status kryl_assembly_finish(kryl_assembly assembly, kryl_matrix *A)
         kryl_csr_from_coo(&csr, entries, assembly->nrows, assembly->row_begin, assembly->row_end);
     if (entries != &assembly->entries) kryl_coo_free((kryl_coo *)entries);
     KRYL_TRY(kryl_context_agree(assembly->ctx, st));
-    return kryl_matrix_from_csr(A, assembly->ctx, &csr);
+    return kryl_matrix_from_caller_csr(A, assembly->ctx, &csr);
 }
 
 kryl_status kryl_assembly_destroy(kryl_assembly *assembly)

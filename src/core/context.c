@@ -173,7 +173,9 @@ kryl_status kryl_context_set_gpu_memory(kryl_context ctx, int64_t bytes)
                           "kryl_context_set_gpu_memory: %lld bytes; expected a cap > 0 or 0 for "
                           "none",
                           (long long)bytes);
-    return ctx->ops->set_memory_limit ? ctx->ops->set_memory_limit(ctx, bytes) : KRYL_SUCCESS;
+    if (ctx->ops->set_memory_limit) return ctx->ops->set_memory_limit(ctx, bytes);
+    ctx->emulated_gpu_memory = bytes;
+    return KRYL_SUCCESS;
 }
 
 kryl_status kryl_context_device_memory(kryl_context ctx, kryl_device_memory *info)
@@ -181,7 +183,21 @@ kryl_status kryl_context_device_memory(kryl_context ctx, kryl_device_memory *inf
     KRYL_REQUIRE_ARG(ctx);
     KRYL_REQUIRE_ARG(info);
     memset(info, 0, sizeof *info);
-    if (ctx->ops->memory_info) ctx->ops->memory_info(ctx, info);
+    if (ctx->ops->memory_info)
+        ctx->ops->memory_info(ctx, info);
+    else
+        info->limit = info->available = ctx->emulated_gpu_memory;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_context_defer_matrix_storage(kryl_context ctx, bool defer)
+{
+    KRYL_REQUIRE_ARG(ctx);
+    if (ctx->dist && defer)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "kryl_context_defer_matrix_storage: one process only; a distributed "
+                          "context builds each rank's storage at creation");
+    ctx->defer_storage = defer;
     return KRYL_SUCCESS;
 }
 

@@ -41,10 +41,11 @@ typedef struct device_csr {
 
 /* A matrix object around a host copy, a layout and a format (taken over,
  * also on failure), with the backend's storage built from the format, or
- * from `device` arrays where given. */
+ * from `device` arrays where given, or left to kryl_matrix_need_storage
+ * (defer). */
 static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix *host,
                               kryl_layout *layout, kryl_precision precision, kryl_fmt *fmt,
-                              const device_csr *device)
+                              const device_csr *device, bool defer)
 {
     struct kryl_matrix_s *m = calloc(1, sizeof *m);
     if (m == NULL) {
@@ -57,9 +58,11 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     m->precision = precision;
     m->fmt = *fmt;
     memset(fmt, 0, sizeof *fmt);
-    kryl_status st = device ? ctx->ops->matrix_setup_device(ctx, m, device->row_ptr,
-                                                            device->col_idx, device->values)
-                            : ctx->ops->matrix_setup(ctx, m);
+    m->storage_deferred = defer;
+    kryl_status st = defer    ? KRYL_SUCCESS
+                     : device ? ctx->ops->matrix_setup_device(ctx, m, device->row_ptr,
+                                                              device->col_idx, device->values)
+                              : ctx->ops->matrix_setup(ctx, m);
     if (st != KRYL_SUCCESS) {
         char what[160];
         snprintf(what, sizeof what, "the %s storage of a %lld-row matrix (%lld entries, %s)",
@@ -76,7 +79,7 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr)
+static kryl_status from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr, bool defer)
 {
     *A = NULL;
     kryl_host_matrix *host = calloc(1, sizeof *host);
@@ -97,11 +100,39 @@ kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr
     csr->values = NULL;
     kryl_fmt fmt;
     kryl_fmt_borrow_csr(&host->csr, &fmt);
-    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, NULL);
+    st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, NULL, defer);
     /* the matrix holds its own references (none if it failed: then these free) */
     host_release(host);
     kryl_layout_release(ctx, layout);
     return st;
+}
+
+kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr)
+{
+    return from_csr(A, ctx, csr, false);
+}
+
+kryl_status kryl_matrix_from_caller_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr)
+{
+    return from_csr(A, ctx, csr, ctx->defer_storage);
+}
+
+kryl_status kryl_matrix_need_storage(kryl_matrix A, const char *why)
+{
+    if (!A->storage_deferred) return KRYL_SUCCESS;
+    kryl_context ctx = A->ctx;
+    kryl_status st = ctx->ops->matrix_setup(ctx, A);
+    if (st != KRYL_SUCCESS) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "%s needs the whole %lld-row matrix (%lld entries) in the %s backend's memory",
+                 why, (long long)A->fmt.nrows, (long long)A->fmt.nnz, ctx->ops->name);
+        return kryl_error_prefix(st, what);
+    }
+    A->storage_deferred = false;
+    kryl_log(ctx, KRYL_LOG_INFO, "kryl: the %s storage of the %lld-row matrix is built for %s",
+             ctx->ops->name, (long long)A->fmt.nrows, why);
+    return KRYL_SUCCESS;
 }
 
 kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nrows, int64_t ncols,
@@ -121,7 +152,7 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
         kryl_csr_free(&csr);
         return st;
     }
-    st = kryl_matrix_from_csr(A, ctx, &csr);
+    st = kryl_matrix_from_caller_csr(A, ctx, &csr);
     if (st != KRYL_SUCCESS) {
         free(entry_of);
         return st;
@@ -162,7 +193,7 @@ static kryl_status matrix_from_device(kryl_matrix *A, kryl_context ctx, int64_t 
     fmt.ncols = ncols;
     fmt.nnz = fmt.stored = nnz;
     fmt.borrowed = true;
-    if (st == KRYL_SUCCESS) st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, device);
+    if (st == KRYL_SUCCESS) st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, device, false);
     if (st == KRYL_SUCCESS) host->origin = *A;
     host_release(host);
     kryl_layout_release(ctx, layout);
@@ -304,7 +335,7 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     kryl_layout *layout = NULL;
     if (st == KRYL_SUCCESS) st = format_layout(ctx, csr, &fmt, &layout);
-    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt, NULL);
+    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt, NULL, false);
     if (st == KRYL_SUCCESS) (*B)->params = used;
     kryl_fmt_free(&fmt);              /* emptied by matrix_new */
     kryl_layout_release(ctx, layout); /* B holds its own reference */
@@ -322,7 +353,7 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A)
                           "kryl_matrix_destroy: %d solver%s still use%s the matrix; destroy "
                           "them first (the matrix is left as it is)",
                           m->solvers, m->solvers == 1 ? "" : "s", m->solvers == 1 ? "s" : "");
-    ctx->ops->matrix_release(ctx, m);
+    if (!m->storage_deferred) ctx->ops->matrix_release(ctx, m);
     kryl_fmt_free(&m->fmt);
     free(m->value_source);
     if (m->host->origin == m) m->host->origin = NULL;
@@ -358,6 +389,37 @@ kryl_status kryl_matrix_csr_view(kryl_matrix A, const int64_t **row_ptr, const i
     return KRYL_SUCCESS;
 }
 
+/* y = alpha*A*x + beta*y with A's host copy (natural order, double), x
+ * and y copied across: a matrix whose storage is deferred is not built
+ * for one product. */
+static kryl_status host_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta, kryl_vector y)
+{
+    kryl_context ctx = A->ctx;
+    const kryl_csr *c = &A->host->csr;
+    double *xh = malloc((size_t)(c->ncols > 0 ? c->ncols : 1) * sizeof *xh);
+    double *yh = malloc((size_t)(c->nrows > 0 ? c->nrows : 1) * sizeof *yh);
+    kryl_status st = xh && yh ? KRYL_SUCCESS
+                              : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                           "spmv: cannot allocate host copies of x and y");
+    if (st == KRYL_SUCCESS)
+        st = ctx->ops->download(ctx, xh, x->data, (size_t)c->ncols * sizeof *xh);
+    if (st == KRYL_SUCCESS && beta != 0.0)
+        st = ctx->ops->download(ctx, yh, y->data, (size_t)c->nrows * sizeof *yh);
+    if (st == KRYL_SUCCESS) {
+        KRYL_HOST_PARALLEL_FOR(A->host->threads)
+        for (int64_t i = 0; i < c->nrows; i++) {
+            double sum = 0.0;
+            for (int64_t k = c->row_ptr[i]; k < c->row_ptr[i + 1]; k++)
+                sum += c->values[k] * xh[c->col_idx[k]];
+            yh[i] = alpha * sum + (beta != 0.0 ? beta * yh[i] : 0.0);
+        }
+        st = ctx->ops->upload(ctx, y->data, yh, (size_t)c->nrows * sizeof *yh);
+    }
+    free(xh);
+    free(yh);
+    return st;
+}
+
 kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double beta, kryl_vector y)
 {
     KRYL_REQUIRE_ARG(A);
@@ -380,6 +442,7 @@ kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double 
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "spmv: x and y are the same vector; y = alpha*A*x + beta*y needs "
                           "separate vectors");
+    if (A->storage_deferred) return host_spmv(A, alpha, x, beta, y);
     /* y = alpha*A*x + beta*y */
     return A->ctx->ops->spmv(A->ctx, A, alpha, x, beta, y, y, NULL);
 }

@@ -107,6 +107,7 @@ static kryl_status refresh_on_host(kryl_matrix B)
             slots[q] = B->value_source[q] > 0 ? v[B->value_source[q] - 1] : 0.0;
     }
     kryl_context ctx = B->ctx;
+    if (B->storage_deferred) return KRYL_SUCCESS; /* built from these values when needed */
     ctx->ops->matrix_release(ctx, B);
     return ctx->ops->matrix_setup(ctx, B);
 }

@@ -39,6 +39,13 @@ struct kryl_context_s {
     /* the ranks of a context made by kryl_context_create_mpi, else NULL */
     struct kryl_dist_context *dist;
     kryl_setup_clock setup_clock;
+    /* matrices the caller creates keep only their host copy until a step
+     * needs their backend storage (kryl_context_defer_matrix_storage) */
+    bool defer_storage;
+    /* a device memory cap given to a context without a device: reported by
+     * kryl_context_device_memory, where the hybrid split's device side
+     * (ref standing in for the GPU) honors it; 0: none */
+    int64_t emulated_gpu_memory;
 };
 
 /* The host copy of a matrix, shared by the matrices converted from it. */
@@ -85,6 +92,9 @@ struct kryl_matrix_s {
      * at the first update of values; NULL when fmt borrows the host CSR */
     int64_t *value_source;
     void *storage; /* the backend's SpMV storage built from fmt, owned */
+    /* storage not built yet: kryl_matrix_need_storage builds it for the
+     * first step that needs it (context's defer_storage) */
+    bool storage_deferred;
     /* over several ranks: the storage is in its parts (storage NULL), else NULL */
     struct kryl_dist_matrix *dist;
     bool pattern; /* read from a Matrix Market pattern file: every value 1 */
@@ -113,6 +123,14 @@ kryl_status kryl_context_device_model(kryl_context ctx, kryl_device_model *dev);
 
 /* Matrices from a host CSR (takes ownership of csr's arrays, also on failure). */
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
+
+/* The same for a matrix the caller creates (generated, read, from its
+ * arrays): its backend storage waits where the context defers it. */
+kryl_status kryl_matrix_from_caller_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
+
+/* Build A's backend storage if it was deferred; a failure names `why`,
+ * the step that needs the whole matrix there. */
+kryl_status kryl_matrix_need_storage(kryl_matrix A, const char *why);
 
 /* A matrix sharing A's host copy, stored in another precision and format
  * (params NULL: defaults), its rows and columns reordered by `order` before

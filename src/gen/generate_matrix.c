@@ -147,7 +147,7 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
         /* assembled whole, element by element: every rank assembles all and keeps its rows */
         kryl_csr fem;
         KRYL_TRY(kryl_gen_fem_assemble(&g, row_begin, row_end, &fem));
-        return kryl_matrix_from_csr(A, ctx, &fem);
+        return kryl_matrix_from_caller_csr(A, ctx, &fem);
     }
     const int64_t nrows = row_end - row_begin;
     const int threads = thread_count(ctx);
@@ -170,5 +170,5 @@ kryl_status kryl_matrix_generate(kryl_matrix *A, kryl_context ctx,
     }
     free(row_ptr);
     if (st != KRYL_SUCCESS) return st;
-    return kryl_matrix_from_csr(A, ctx, &csr);
+    return kryl_matrix_from_caller_csr(A, ctx, &csr);
 }

@@ -31,7 +31,7 @@ static kryl_status read_mtx(kryl_matrix *A, kryl_context ctx, const char *path,
             return st;
         }
     }
-    kryl_status st = kryl_matrix_from_csr(A, ctx, &csr);
+    kryl_status st = kryl_matrix_from_caller_csr(A, ctx, &csr);
     if (st != KRYL_SUCCESS) return kryl_error_prefix(st, path);
     (*A)->pattern = pattern;
     if (pattern)

@@ -501,36 +501,67 @@ static kryl_status check_hybrid(kryl_solver s, kryl_hybrid method)
     return KRYL_SUCCESS;
 }
 
+/* What the device may still allocate for its part of the split (its free
+ * memory, or its cap less what it holds), a tenth kept for what the
+ * estimate leaves out; INT64_MAX where nothing limits it. */
+static int64_t device_budget(kryl_solver s)
+{
+    kryl_device_memory mem;
+    if (kryl_context_device_memory(s->ctx, &mem) != KRYL_SUCCESS ||
+        (mem.total == 0 && mem.limit == 0))
+        return INT64_MAX;
+    return mem.available / 10 * 9;
+}
+
 /* What runs and the host's rows: as asked, or by the model (SPLIT without
- * host rows, AUTO).  Sets s->hybrid. */
-static kryl_status choose(kryl_solver s, kryl_context host)
+ * host rows, AUTO), with at least `fit` host rows (the device's part must
+ * fit its memory); too_big: A is not on the device and would not fit there
+ * whole, so only the split can run.  Sets s->hybrid. */
+static kryl_status choose(kryl_solver s, kryl_context host, int64_t fit, bool too_big)
 {
     kryl_hybrid_info *info = &s->hybrid;
     const kryl_solver_options *o = &s->options;
-    const int64_t n = s->A->host->csr.nrows;
+    const kryl_csr *A = &s->A->host->csr;
     info->model_host_share = -1.0;
     info->method = o->hybrid;
-    info->device_rows = n;
+    info->device_rows = A->nrows;
     if (o->hybrid == KRYL_HYBRID_DOTS || o->hybrid == KRYL_HYBRID_MIRROR) {
         snprintf(info->reason, sizeof info->reason, "requested: every row on the device");
         return KRYL_SUCCESS;
     }
+    info->method = KRYL_HYBRID_SPLIT;
+    if (o->hybrid_host_rows >= 0 && o->hybrid_host_rows < fit)
+        return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
+                          "hybrid 3: %lld host rows leave the device a part larger than the "
+                          "%lld bytes it may allocate; give at least %lld host rows, or leave "
+                          "the split to the model",
+                          (long long)o->hybrid_host_rows, (long long)device_budget(s),
+                          (long long)fit);
     if (o->hybrid_host_rows >= 0) {
-        info->method = KRYL_HYBRID_SPLIT;
         info->host_rows = o->hybrid_host_rows;
         snprintf(info->reason, sizeof info->reason, "requested: %lld host rows",
                  (long long)o->hybrid_host_rows);
         return KRYL_SUCCESS;
     }
+    const long long budget = (long long)device_budget(s);
+    if (too_big && kryl_context_deterministic(s->ctx)) {
+        /* no timing: the device's memory alone sizes the split */
+        info->host_rows = fit;
+        snprintf(info->reason, sizeof info->reason,
+                 "the matrix does not fit the device's %lld free bytes: it holds the last rows "
+                 "that fit, the host the rest (deterministic: no model)",
+                 budget);
+        return KRYL_SUCCESS;
+    }
     kryl_hybrid_model model;
     KRYL_TRY(kryl_hybrid_measure(s, host, &model, info));
     const double r = info->model_host_share;
-    const double device_s = (double)kryl_csr_nnz(&s->A->host->csr) / model.device_rate;
+    const double device_s = (double)kryl_csr_nnz(A) / model.device_rate;
     /* both sides finish their shares together; the exchange costs a fetch and
      * at most a vector each way */
     const double split_s = (1.0 - r) * device_s + model.sync_s + model.link_s;
-    info->host_rows = kryl_hybrid_rows_for_share(&s->A->host->csr, r);
-    if (o->hybrid == KRYL_HYBRID_AUTO && !(split_s < 0.95 * device_s)) {
+    info->host_rows = kryl_hybrid_rows_for_share(A, r);
+    if (o->hybrid == KRYL_HYBRID_AUTO && !too_big && !(split_s < 0.95 * device_s)) {
         info->method = KRYL_HYBRID_NONE;
         info->host_rows = 0;
         snprintf(info->reason, sizeof info->reason,
@@ -539,32 +570,37 @@ static kryl_status choose(kryl_solver s, kryl_context host)
                  100.0 * r, split_s, device_s);
         return KRYL_SUCCESS;
     }
-    info->method = KRYL_HYBRID_SPLIT;
+    if (too_big) {
+        snprintf(info->reason, sizeof info->reason,
+                 "the matrix does not fit the device's %lld free bytes: %s (the model: host "
+                 "%.3g, device %.3g nonzeros/s, r_cpu = %.3f)",
+                 budget,
+                 fit >= info->host_rows ? "it holds the last rows that fit, the host the rest"
+                                        : "the model gives the host more rows than that needs",
+                 model.host_rate, model.device_rate, r);
+        if (fit > info->host_rows) info->host_rows = fit;
+        return KRYL_SUCCESS;
+    }
     int written = snprintf(info->reason, sizeof info->reason,
-                           "the model: host %.3g, device %.3g nonzeros/s, r_cpu = %.3f; predicted "
-                           "SpMV %.3g s against %.3g s on the device alone",
+                           "the model: host %.3g, device %.3g nonzeros/s, r_cpu = %.3f; "
+                           "predicted SpMV %.3g s against %.3g s on the device alone",
                            model.host_rate, model.device_rate, r, split_s, device_s);
-    /* the device holds as many of its rows as its memory (or its cap) allows,
-     * a tenth kept for what the estimate leaves out */
-    kryl_device_memory mem;
-    KRYL_TRY(kryl_context_device_memory(s->ctx, &mem));
-    int64_t fit = mem.total > 0 ? kryl_hybrid_rows_to_fit(&s->A->host->csr, info->host_rows,
-                                                          mem.available / 10 * 9)
-                                : info->host_rows;
     if (fit > info->host_rows && written > 0 && (size_t)written < sizeof info->reason)
         snprintf(info->reason + written, sizeof info->reason - (size_t)written,
                  "; %lld more rows on the host: the device's part must fit its %lld free bytes",
-                 (long long)(fit - info->host_rows), (long long)mem.available);
-    info->host_rows = fit;
+                 (long long)(fit - info->host_rows), budget);
+    if (fit > info->host_rows) info->host_rows = fit;
     return KRYL_SUCCESS;
 }
 
 static void hybrid_destroy(kryl_solver s);
 
 /* One backend after all (AUTO without a GPU, or where the host does not
- * pay): the method as asked, set up in place of this one. */
+ * pay): the method as asked, set up in place of this one, with the whole A
+ * in the backend's memory. */
 static kryl_status one_backend(kryl_solver s)
 {
+    KRYL_TRY(kryl_matrix_need_storage(s->A, "hybrid auto's choice of one backend"));
     s->method = s->options.method == KRYL_METHOD_PCG ? &kryl_method_cg : &kryl_method_pipecg;
     s->period = s->method->period;
     return s->method->setup(s);
@@ -578,7 +614,12 @@ static kryl_status hybrid_setup(kryl_solver s)
     kryl_hybrid_info *info = &s->hybrid;
     memset(info, 0, sizeof *info);
     info->model_host_share = -1.0;
-    if (s->options.hybrid == KRYL_HYBRID_AUTO && s->ctx->kind != KRYL_BACKEND_CUDA) {
+    /* the fewest host rows that leave the device a part it can hold; where A
+     * is not on the device and would not fit there whole, only the split runs
+     * (also where a backend without a GPU stands in for it under a cap) */
+    const int64_t fit = kryl_hybrid_rows_to_fit(&s->A->host->csr, 0, device_budget(s));
+    const bool too_big = s->A->storage_deferred && fit > 0;
+    if (s->options.hybrid == KRYL_HYBRID_AUTO && s->ctx->kind != KRYL_BACKEND_CUDA && !too_big) {
         info->device_rows = s->A->host->csr.nrows;
         snprintf(info->reason, sizeof info->reason, "no GPU: one backend (%s)", s->ops->name);
         return one_backend(s);
@@ -590,10 +631,10 @@ static kryl_status hybrid_setup(kryl_solver s)
                  "preconditioner: one backend");
         return one_backend(s);
     }
-    /* a split by timing differs from run to run */
+    /* a split by timing differs from run to run (one by memory alone does not) */
     const bool timed = s->options.hybrid == KRYL_HYBRID_AUTO ||
                        (s->options.hybrid == KRYL_HYBRID_SPLIT && s->options.hybrid_host_rows < 0);
-    if (timed && kryl_context_deterministic(s->ctx)) {
+    if (timed && !too_big && kryl_context_deterministic(s->ctx)) {
         if (s->options.hybrid == KRYL_HYBRID_SPLIT)
             return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                               "hybrid 3 on a deterministic context: give the host's rows "
@@ -613,12 +654,14 @@ static kryl_status hybrid_setup(kryl_solver s)
     d->monitor = s->monitor;
     KRYL_TRY(host_context(s, &h->ctx));
     h->ops = h->ctx->ops;
-    KRYL_TRY(choose(s, h->ctx));
+    KRYL_TRY(choose(s, h->ctx, fit, too_big));
     w->method = info->method;
     if (w->method == KRYL_HYBRID_NONE) {
         hybrid_destroy(s);
         return one_backend(s);
     }
+    if (w->method != KRYL_HYBRID_SPLIT)
+        KRYL_TRY(kryl_matrix_need_storage(s->A, "hybrid 1 and 2 (every row on the device)"));
     info->device_rows = s->A->host->csr.nrows - info->host_rows;
     for (int k = 0; k < SIDES; k++) {
         hybrid_side *e = &w->side[k];
@@ -715,6 +758,48 @@ static kryl_status hybrid_finish(kryl_solver s)
     return d->ops->upload(d->ctx, s->cg_coefficients, w->coef, used * sizeof(double));
 }
 
+/* r = b - A x over the split (the driver's true residual and r0): the
+ * device's rows there, with the host's rows of x (on the device as part of
+ * x) for its coupling; the host's rows on the host, from copies of its rows
+ * of x and b and of the device's rows of x.  The host's p, s, z and halo
+ * serve as scratch: a start sets them anew. */
+static kryl_status hybrid_residual(kryl_solver s, kryl_vector x, kryl_vector b, kryl_vector r)
+{
+    hybrid_work *w = s->work;
+    if (w == NULL)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "hybrid pipecg: the solver's setup failed; create it again");
+    if (w->method != KRYL_HYBRID_SPLIT) /* every row on the device: r = b - A x */
+        return s->ops->spmv(s->ctx, s->A, -1.0, x, 1.0, b, r, NULL);
+    hybrid_side *d = &w->side[DEVICE], *h = &w->side[HOST];
+    const size_t host_bytes = (size_t)h->rows * sizeof(double);
+    struct kryl_vector_s xd, bd, rd, xh, bh;
+    rows_of(&xd, x, d->begin, d->rows);
+    rows_of(&bd, b, d->begin, d->rows);
+    rows_of(&rd, r, d->begin, d->rows);
+    rows_of(&xh, x, h->begin, h->rows);
+    rows_of(&bh, b, h->begin, h->rows);
+    if (h->rows > 0) {
+        KRYL_TRY(d->ops->download(d->ctx, h->v.p->data, xh.data, host_bytes));
+        KRYL_TRY(d->ops->download(d->ctx, h->v.s->data, bh.data, host_bytes));
+        if (d->rows > 0)
+            KRYL_TRY(
+                d->ops->download(d->ctx, h->halo->data, xd.data, (size_t)d->rows * sizeof(double)));
+    }
+    if (d->rows > 0) {
+        /* r_d = b_d - A_own x_d - A_coupling x_h */
+        KRYL_TRY(d->ops->spmv(d->ctx, d->own, -1.0, &xd, 1.0, &bd, &rd, NULL));
+        if (d->coupling)
+            KRYL_TRY(d->ops->spmv(d->ctx, d->coupling, -1.0, &xh, 1.0, &rd, &rd, NULL));
+    }
+    if (h->rows == 0) return KRYL_SUCCESS;
+    /* r_h = b_h - A_own x_h - A_coupling x_d, then to the device's r */
+    KRYL_TRY(h->ops->spmv(h->ctx, h->own, -1.0, h->v.p, 1.0, h->v.s, h->v.z, NULL));
+    if (h->coupling)
+        KRYL_TRY(h->ops->spmv(h->ctx, h->coupling, -1.0, h->halo, 1.0, h->v.z, h->v.z, NULL));
+    return d->ops->upload(d->ctx, r->data, h->v.z->data, host_bytes);
+}
+
 static void side_release(hybrid_side *e)
 {
     kryl_vector *own[] = {&e->v.r, &e->v.w, &e->v.n, &e->v.p,  &e->v.s,   &e->v.z,
@@ -757,6 +842,7 @@ const kryl_method_ops kryl_method_hybrid_pipecg = {
     .start = hybrid_start,
     .step = hybrid_step,
     .finish = hybrid_finish,
+    .residual = hybrid_residual,
     .destroy = hybrid_destroy,
 };
 

@@ -13,6 +13,10 @@ enum { MODEL_PRODUCTS = 5 };
 /* The host's sample: at most this many entries of A's first rows, so the
  * measurement stays a few tens of milliseconds on any matrix. */
 static const int64_t MODEL_SAMPLE_NNZ = 2 << 20;
+/* The device's sample where A is not on the device: at most this many
+ * entries of A's last rows (the device's), enough for a GPU's SpMV to run
+ * at its bandwidth rather than its launch latency. */
+static const int64_t DEVICE_SAMPLE_NNZ = 32 << 20;
 
 kryl_status kryl_hybrid_part(kryl_context ctx, const kryl_csr *A, int64_t begin, int64_t rows,
                              kryl_matrix *own, kryl_matrix *coupling, int64_t *own_nnz,
@@ -99,18 +103,42 @@ static kryl_status time_spmv(kryl_context ctx, kryl_matrix A, kryl_vector x, kry
     return KRYL_SUCCESS;
 }
 
-/* The host's sample: A's first rows, all of its columns. */
+/* A's rows [begin, begin + rows), all of its columns, as a matrix on ctx. */
+static kryl_status row_sample(kryl_context ctx, const kryl_csr *A, int64_t begin, int64_t rows,
+                              kryl_matrix *S)
+{
+    const int64_t *rp = A->row_ptr, first = rp[begin], nnz = rp[begin + rows] - first;
+    kryl_csr c;
+    KRYL_TRY(kryl_csr_alloc(&c, rows, A->ncols, nnz));
+    for (int64_t i = 0; i <= rows; i++) c.row_ptr[i] = rp[begin + i] - first;
+    memcpy(c.col_idx, A->col_idx + first, (size_t)nnz * sizeof *c.col_idx);
+    memcpy(c.values, A->values + first, (size_t)nnz * sizeof *c.values);
+    return kryl_matrix_from_csr(S, ctx, &c);
+}
+
+/* The host's sample: A's first rows holding at most MODEL_SAMPLE_NNZ entries. */
 static kryl_status host_sample(kryl_context host, const kryl_csr *A, kryl_matrix *S)
 {
     int64_t rows = kryl_hybrid_rows_for_share(
         A, (double)MODEL_SAMPLE_NNZ / (double)(kryl_csr_nnz(A) > 0 ? kryl_csr_nnz(A) : 1));
     if (rows == 0) rows = A->nrows < 1 ? 0 : 1;
-    kryl_csr c;
-    KRYL_TRY(kryl_csr_alloc(&c, rows, A->ncols, A->row_ptr[rows]));
-    memcpy(c.row_ptr, A->row_ptr, (size_t)(rows + 1) * sizeof *c.row_ptr);
-    memcpy(c.col_idx, A->col_idx, (size_t)A->row_ptr[rows] * sizeof *c.col_idx);
-    memcpy(c.values, A->values, (size_t)A->row_ptr[rows] * sizeof *c.values);
-    return kryl_matrix_from_csr(S, host, &c);
+    return row_sample(host, A, 0, rows, S);
+}
+
+/* The device's sample, where A's storage is not on the device: its last
+ * rows holding at most DEVICE_SAMPLE_NNZ entries and a quarter of what the
+ * device may still allocate (at least one row). */
+static kryl_status device_sample(kryl_solver s, const kryl_csr *A, kryl_matrix *S)
+{
+    kryl_device_memory mem;
+    KRYL_TRY(kryl_context_device_memory(s->ctx, &mem));
+    int64_t most = DEVICE_SAMPLE_NNZ;
+    if ((mem.total > 0 || mem.limit > 0) && mem.available / 48 < most) most = mem.available / 48;
+    const int64_t *rp = A->row_ptr, n = A->nrows;
+    int64_t rows = 0;
+    while (rows < n && rp[n] - rp[n - rows - 1] <= most) rows++;
+    if (rows == 0 && n > 0) rows = 1;
+    return row_sample(s->ctx, A, n - rows, rows, S);
 }
 
 /* The host's SpMV seconds on its sample S of rows, x of all n columns. */
@@ -135,12 +163,23 @@ kryl_status kryl_hybrid_measure(kryl_solver s, kryl_context host, kryl_hybrid_mo
     const kryl_csr *A = &s->A->host->csr;
     const kryl_backend_ops *ops = s->ops;
     double device_s = 0.0, host_s = 0.0;
-    /* the driver's x and b are free until a solve: the device's product */
-    KRYL_TRY(ops->fill(s->ctx, s->x_work, 1.0));
-    KRYL_TRY(time_spmv(s->ctx, s->Aw, s->x_work, s->b_work, &device_s));
-    kryl_matrix S = NULL;
-    kryl_vector x = NULL, y = NULL;
-    kryl_status st = host_sample(host, A, &S);
+    /* the device's product: A where it is there, else a sample of A's rows
+     * (the driver's x is free until a solve; its b too where A is the product) */
+    kryl_matrix D = s->Aw, S = NULL;
+    kryl_vector x = NULL, y = NULL, y_sample = NULL;
+    kryl_status st = KRYL_SUCCESS;
+    if (s->A->storage_deferred) st = device_sample(s, A, &D);
+    if (st == KRYL_SUCCESS && D != s->Aw)
+        st = kryl_vector_create_like(&y_sample, s->ctx, D->layout, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS) st = ops->fill(s->ctx, s->x_work, 1.0);
+    if (st == KRYL_SUCCESS)
+        st = time_spmv(s->ctx, D, s->x_work, y_sample ? y_sample : s->b_work, &device_s);
+    const int64_t device_nnz = D ? kryl_matrix_nnz(D) : 0;
+    info->device_model_rows = D ? D->layout->n : 0;
+    kryl_vector_destroy(&y_sample);
+    if (D != s->Aw) kryl_matrix_destroy(&D);
+    KRYL_TRY(st);
+    st = host_sample(host, A, &S);
     if (st == KRYL_SUCCESS) st = host_speed(host, S, A->nrows, &host_s, &x, &y);
     int64_t sample_nnz = S ? S->host->csr.row_ptr[S->host->csr.nrows] : 0;
     if (S) info->model_rows = S->host->csr.nrows;
@@ -159,7 +198,7 @@ kryl_status kryl_hybrid_measure(kryl_solver s, kryl_context host, kryl_hybrid_mo
     kryl_matrix_destroy(&S);
     KRYL_TRY(st);
     const double tiny = 1e-9; /* a product too fast for the clock still has a speed */
-    model->device_rate = (double)kryl_csr_nnz(A) / (device_s > tiny ? device_s : tiny);
+    model->device_rate = (double)device_nnz / (device_s > tiny ? device_s : tiny);
     model->host_rate = (double)sample_nnz / (host_s > tiny ? host_s : tiny);
     info->device_nnz_per_s = model->device_rate;
     info->host_nnz_per_s = model->host_rate;

@@ -178,6 +178,7 @@ kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int s
     KRYL_REQUIRE_ARG(lambda_min);
     KRYL_REQUIRE_ARG(lambda_max);
     KRYL_TRY(kryl_matrix_need_host(A, "kryl_matrix_spectrum"));
+    KRYL_TRY(kryl_matrix_need_storage(A, "kryl_matrix_spectrum"));
     const kryl_csr *csr = &A->host->csr;
     if (csr->nrows_global != csr->ncols)
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE, "kryl_matrix_spectrum: the matrix is %lld x %lld",

@@ -104,6 +104,9 @@ kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64
 {
     kryl_memory_estimate e;
     KRYL_TRY(kryl_solver_estimate_memory(ctx, nrows, nnz, options, &e));
+    kryl_solver_options defaults;
+    kryl_solver_options_init(&defaults);
+    const kryl_solver_options *o = options ? options : &defaults;
     if (estimate) *estimate = e;
     if (what == NULL) what = "the solve";
     char parts[256], label[512];
@@ -117,13 +120,33 @@ kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64
     KRYL_TRY(kryl_context_device_memory(ctx, &m));
     if (e.device <= m.available) return KRYL_SUCCESS;
     char need[32], have[32];
-    return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
-                      "%s needs about %s of device memory (%lld bytes), more than the %s it may "
-                      "allocate on device %d (%s)",
-                      label, kryl_format_bytes(need, sizeof need, e.device), (long long)e.device,
-                      kryl_format_bytes(have, sizeof have, m.available), ctx->device,
-                      m.limit > 0 ? "its memory cap less what it holds"
-                                  : "the device's free memory");
+    kryl_format_bytes(have, sizeof have, m.available);
+    const bool split =
+        ctx->defer_storage && (o->hybrid == KRYL_HYBRID_SPLIT || o->hybrid == KRYL_HYBRID_AUTO);
+    if (split) {
+        /* the hybrid split: the device keeps the rows that fit there besides
+         * the driver's vectors of every row (eight); the host the rest of A
+         * and its own copy of the rows each side holds */
+        const int64_t device = kryl_bytes_mul_add(nrows, 64, 0);
+        KRYL_TRY(kryl_memory_check(matrix_held ? e.host : kryl_bytes_mul_add(1, e.host, e.matrix),
+                                   label));
+        if (device < m.available) return KRYL_SUCCESS;
+        return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
+                          "%s: the hybrid split keeps eight vectors of every row on the device, "
+                          "about %s (%lld bytes), more than the %s it may allocate on device %d",
+                          label, kryl_format_bytes(need, sizeof need, device), (long long)device,
+                          have, ctx->device);
+    }
+    return KRYL_ERROR(
+        KRYL_ERR_DEVICE_OUT_OF_MEMORY,
+        "%s needs about %s of device memory (%lld bytes), more than the %s it may "
+        "allocate on device %d (%s)%s",
+        label, kryl_format_bytes(need, sizeof need, e.device), (long long)e.device, have,
+        ctx->device, m.limit > 0 ? "its memory cap less what it holds" : "the device's free memory",
+        o->method == KRYL_METHOD_PIPECG || o->method == KRYL_METHOD_PCG
+            ? "; the hybrid split (hybrid 3 or auto) keeps on the device only the "
+              "rows that fit there"
+            : "");
 }
 
 kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nnz,

@@ -310,6 +310,22 @@ static kryl_status name_stage(kryl_status st, const char *name, const char *stag
     return kryl_error_prefix(st, what);
 }
 
+/* The backend storage of A (true residual, iteration) and of Aw (a
+ * preconditioner that multiplies by it) where deferred; the hybrid method's
+ * setup asks for what it needs itself. */
+static kryl_status need_storage(kryl_solver s, kryl_precond_kind precond)
+{
+    if (precond != KRYL_PRECOND_NONE && precond != KRYL_PRECOND_JACOBI) {
+        char why[64];
+        snprintf(why, sizeof why, "the %s preconditioner", kryl_precond_name(precond));
+        KRYL_TRY(kryl_matrix_need_storage(s->Aw, why));
+    }
+    if (s->method == &kryl_method_hybrid_pipecg) return KRYL_SUCCESS;
+    char why[64];
+    snprintf(why, sizeof why, "%s on one backend", kryl_method_name(s->options.method));
+    return kryl_matrix_need_storage(s->A, why);
+}
+
 kryl_status kryl_solver_work_vector(kryl_solver s, kryl_vector *v)
 {
     return kryl_vector_create_like(v, s->ctx, s->Aw->layout, s->precision);
@@ -403,6 +419,8 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
                  opts.order == KRYL_ORDER_NONE ? " (rows in the given order)"
                                                : " (rows and columns permuted before the "
                                                  "format's own row sort)");
+    if (st == KRYL_SUCCESS)
+        st = need_storage(s, method->inner_solver ? KRYL_PRECOND_NONE : opts.precond);
     kryl_matrix M = NULL;
     if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
     kryl_setup_enter(s->ctx, KRYL_SETUP_PRECOND);
@@ -444,6 +462,7 @@ kryl_status kryl_solver_create(kryl_solver *solver, kryl_matrix A,
         *solver = NULL;
         KRYL_TRY(check_options(&checked));
         KRYL_TRY(kryl_matrix_need_host(A, "the analysis of method auto"));
+        KRYL_TRY(kryl_matrix_need_storage(A, "method auto"));
         return kryl_auto_create(solver, A, options);
     }
     return solver_create(solver, A, options, false);
@@ -538,7 +557,10 @@ static kryl_status true_residual(kryl_solver s, double *rr)
     const kryl_backend_ops *ops = s->ops;
     kryl_scalar out = kryl_scalar_at(s->scalars, 1);
     /* r = b - A x */
-    KRYL_TRY(ops->spmv(s->ctx, s->A, -1.0, s->x_true, 1.0, s->b_true, s->r_true, NULL));
+    if (s->method->residual)
+        KRYL_TRY(s->method->residual(s, s->x_true, s->b_true, s->r_true));
+    else
+        KRYL_TRY(ops->spmv(s->ctx, s->A, -1.0, s->x_true, 1.0, s->b_true, s->r_true, NULL));
     /* rr = r'r */
     KRYL_TRY(ops->dot(s->ctx, s->r_true, s->r_true, out));
     KRYL_TRY(kryl_reduce_begin(s->ctx, out, 1));

@@ -113,6 +113,11 @@ struct kryl_method_ops {
      * stable variant for the rest of the solve (GMRES: DCGS2 -> CGS2), saying
      * so in the log; *switched tells whether it did. */
     kryl_status (*fall_back)(kryl_solver s, bool *switched);
+    /* Optional: r = b - A x (double, natural order) over the method's own
+     * split of A, for the driver's true residual and r0, where the whole A
+     * need not be in the backend's memory (hybrid pipecg); NULL: one SpMV
+     * with s->A. */
+    kryl_status (*residual)(kryl_solver s, kryl_vector x, kryl_vector b, kryl_vector r);
     /* After a breakdown, start again from x (BiCGSTAB: with a new shadow
      * residual r^ = b - A x) at most this many times a solve, as long as
      * each start makes progress; 0: a breakdown ends the solve. */

@@ -2,8 +2,9 @@
 Poisson matrix, on every usable backend as the device side: the true
 residual recomputed here from the written x meets the tolerance; the JSON,
 the summary and --view say which hybrid method ran and how the rows were
-split; --hybrid-host-rows gives the host its rows; auto without a GPU runs
-on one backend and says so; the refusals name the problem; the help
+split; --hybrid-host-rows gives the host its rows; under a --gpu-memory cap
+below the matrix (ref standing in for the GPU) 3 and auto keep on the device
+only the rows that fit; auto without a GPU runs on one backend and says so; the refusals name the problem; the help
 describes the options."""
 
 import os
@@ -35,6 +36,19 @@ def test_solves(t, kryl, tmp, usable):
                 t.check(h.get("host_rows") == 700 and h.get("host_coupling_nnz") == 41 and
                         h.get("device_coupling_nnz") == 41,
                         "%s: 700 rows on the host, 41 entries coupling each way" % what, str(h))
+    # a cap below the matrix's bytes: the device side (ref standing in) keeps
+    # the rows that fit, the host the rest, and the reason says so
+    for hybrid in ("3", "auto"):
+        what = "--hybrid %s under --gpu-memory 100K on ref" % hybrid
+        obj = solve_checked(t, kryl, what, "ref", path,
+                            ["--method", "pipecg", "--hybrid", hybrid, "--gpu-memory", "100K"],
+                            tmp, RTOL)
+        h = (obj or {}).get("hybrid", {})
+        t.check(h.get("type") == "3" and "does not fit" in h.get("reason", "") and
+                0 < h.get("device_rows", 0) < 1600 and
+                12 * (h.get("device_nnz", 0) + h.get("device_coupling_nnz", 0)) +
+                96 * h.get("device_rows", 0) <= 100 * 1024,
+                "%s: the device's part fits the cap" % what, str(h))
     rc, out, err = kryl.run("solve", path, "--backend", "ref", "--method", "pipecg", "--precond",
                             "jacobi", "--hybrid", "3", "--hybrid-host-rows", 100, "--view")
     t.check(rc == 0 and "hybrid      3 (asked 3): 100 host rows" in out and

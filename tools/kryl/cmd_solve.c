@@ -296,6 +296,11 @@ static kryl_status start_context(solve_job *job, const solve_args *a,
     if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job->ctx, overlap);
     if (st == KRYL_SUCCESS && a->gpu_memory_given)
         st = kryl_context_set_gpu_memory(job->ctx, a->gpu_memory);
+    /* the hybrid split needs only the device's rows there: A's whole storage
+     * waits until a step needs it (or never comes, where it does not fit) */
+    if (st == KRYL_SUCCESS && !cli_mpi_active() &&
+        (opt->hybrid == KRYL_HYBRID_SPLIT || opt->hybrid == KRYL_HYBRID_AUTO))
+        st = kryl_context_defer_matrix_storage(job->ctx, true);
     /* --partition also splits the rows a distributed run reads */
     if (st == KRYL_SUCCESS && args_solver_given(&a->solver, "partition"))
         st = kryl_context_set_partition(job->ctx, opt->partition);

@@ -36,6 +36,7 @@ void report_hybrid_json(json_writer *w, kryl_solver solver, kryl_hybrid requeste
     json_double(w, "host_nnz_per_s", info.host_nnz_per_s);
     json_double(w, "device_nnz_per_s", info.device_nnz_per_s);
     json_int(w, "model_rows", info.model_rows);
+    json_int(w, "device_model_rows", info.device_model_rows);
     json_double(w, "model_host_share", info.model_host_share);
     json_string(w, "reason", info.reason);
     json_end(w);
