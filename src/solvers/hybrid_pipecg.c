@@ -611,6 +611,8 @@ static kryl_status hybrid_setup(kryl_solver s)
     KRYL_REQUIRE_OP(s, "hybrid pipecg", pipecg_update);
     KRYL_REQUIRE_OP(s, "hybrid pipecg", dot2);
     KRYL_REQUIRE_OP(s, "hybrid pipecg", copy_to_host_async);
+    /* the split and the model read A's rows on the host */
+    KRYL_TRY(kryl_matrix_need_host(s->A, "the hybrid split of pipecg"));
     kryl_hybrid_info *info = &s->hybrid;
     memset(info, 0, sizeof *info);
     info->model_host_share = -1.0;
