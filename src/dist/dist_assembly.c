@@ -1,6 +1,7 @@
 /* Rows of distributed generators and assemblies: the block of rows a rank
  * generates, and the routing of assembled entries to the ranks owning
  * their rows (one MPI_Alltoallv). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,14 @@ static void group(const kryl_coo *coo, const int64_t *begin, int size, int *send
     for (int p = 0; p < size; p++) next[p] -= send[p];
 }
 
+static kryl_status too_many(int64_t count, const char *what)
+{
+    return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                      "assembly: %lld entries %s on one rank, more than MPI's int counts hold "
+                      "(%d): use more ranks",
+                      (long long)count, what, INT_MAX / 2);
+}
+
 kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64_t row_begin,
                                     int64_t row_end, kryl_coo *routed)
 {
@@ -46,6 +55,8 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
                          ? KRYL_SUCCESS
                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot route %lld entries",
                                       (long long)c);
+    /* MPI counts are ints, and the (row, col) pairs count twice */
+    if (st == KRYL_SUCCESS && c > INT_MAX / 2) st = too_many(c, "to send");
     int *send = counts, *sdispl = counts + size, *recv = counts + 2 * size,
         *rdispl = counts + 3 * size;
     int64_t received = 0;
@@ -62,10 +73,11 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
     if (st == KRYL_SUCCESS) {
         MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, dc->comm);
         for (int p = 0; p < size; p++) {
-            rdispl[p] = (int)received;
+            rdispl[p] = received <= INT_MAX ? (int)received : 0;
             received += recv[p];
         }
-        st = kryl_coo_reserve(routed, received > 0 ? received : 1);
+        st = received > INT_MAX / 2 ? too_many(received, "to receive")
+                                    : kryl_coo_reserve(routed, received > 0 ? received : 1);
         st = kryl_dist_agree_comm(dc->comm, st);
     }
     if (st == KRYL_SUCCESS) {
