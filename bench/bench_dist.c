@@ -591,7 +591,7 @@ static void usage(void)
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-/* --name value pairs and the switch --rgg-metis; anything else stops the
+/* --name value pairs and the switches --rgg-metis, --profile; anything else stops the
  * run with the usage line. */
 static void parse(int argc, char **argv, bench_args *a)
 {
@@ -603,35 +603,35 @@ static void parse(int argc, char **argv, bench_args *a)
                       .strong = 1,
                       .weak = 1,
                       .link_gbs = 25.0};
+    const struct {
+        const char *name;
+        int64_t *value;
+    } counts[] = {{"--n", &a->n},       {"--its", &a->its},
+                  {"--reps", &a->reps}, {"--powerlaw", &a->powerlaw},
+                  {"--rgg", &a->rgg},   {"--strong", &a->strong},
+                  {"--weak", &a->weak}, {"--converge", &a->converge}};
+    const struct {
+        const char *name;
+        bool *on;
+    } switches[] = {{"--rgg-metis", &a->rgg_metis}, {"--profile", &a->profile}};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
-        if (strcmp(k, "--rgg-metis") == 0 || strcmp(k, "--profile") == 0) {
-            *(k[2] == 'r' ? &a->rgg_metis : &a->profile) = true;
-            continue;
-        }
+        bool known = false;
+        for (size_t s = 0; s < sizeof switches / sizeof *switches; s++)
+            if (strcmp(k, switches[s].name) == 0) *switches[s].on = known = true;
+        if (known) continue;
         if (i + 1 == argc) usage();
         const char *v = argv[++i];
-        if (strcmp(k, "--n") == 0)
-            a->n = atoll(v);
-        else if (strcmp(k, "--its") == 0)
-            a->its = atoll(v);
-        else if (strcmp(k, "--reps") == 0)
-            a->reps = atoll(v);
-        else if (strcmp(k, "--powerlaw") == 0)
-            a->powerlaw = atoll(v);
-        else if (strcmp(k, "--rgg") == 0)
-            a->rgg = atoll(v);
-        else if (strcmp(k, "--strong") == 0)
-            a->strong = atoll(v);
-        else if (strcmp(k, "--weak") == 0)
-            a->weak = atoll(v);
-        else if (strcmp(k, "--converge") == 0)
-            a->converge = atoll(v);
-        else if (strcmp(k, "--link-gbs") == 0)
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+            if (strcmp(k, counts[c].name) == 0) {
+                *counts[c].value = atoll(v);
+                known = true;
+            }
+        if (strcmp(k, "--link-gbs") == 0)
             a->link_gbs = atof(v);
         else if (strcmp(k, "--backend") == 0)
             DIE_UNLESS(kryl_backend_from_name(v, &a->backend));
-        else
+        else if (!known)
             usage();
     }
     if (a->n < 2 || a->its < 1 || a->reps < 1 || a->powerlaw < 0 || a->rgg < 0 || a->converge < 0 ||
