@@ -40,22 +40,38 @@ __device__ inline double warp_max(double v)
     return v;
 }
 
-/* worst = max |a_ij - a_ji| (a_ji = 0 where row j has no column i) and
- * largest = max |a_ij|, a thread per row */
+/* The row i holding entry k: the last i < n with row_ptr[i] <= k (a binary
+ * search of the offsets; row_ptr[n] = nnz > k). */
 template <typename I>
-__global__ void asymmetry_kernel(int64_t n, const I *__restrict__ row_ptr,
+__device__ inline int64_t row_of(const I *__restrict__ row_ptr, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n; /* row_ptr[lo] <= k < row_ptr[hi] */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)row_ptr[mid] <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* worst = max |a_ij - a_ji| (a_ji = 0 where row j has no column i) and
+ * largest = max |a_ij|, a thread per entry, so that a few very long rows
+ * take no longer than many short ones */
+template <typename I>
+__global__ void asymmetry_kernel(int64_t n, int64_t nnz, const I *__restrict__ row_ptr,
                                  const int32_t *__restrict__ col, const double *__restrict__ val,
                                  csr_findings *found)
 {
     double worst = 0.0, largest = 0.0;
-    KRYL_CUDA_FOR_EACH(i, n)
+    KRYL_CUDA_FOR_EACH(k, nnz)
     {
-        for (I k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
-            const int64_t t = find_entry(row_ptr, col, col[k], i);
-            const double aji = t < 0 ? 0.0 : val[t];
-            worst = fmax(worst, fabs(val[k] - aji));
-            largest = fmax(largest, fabs(val[k]));
-        }
+        const int64_t i = row_of(row_ptr, n, k);
+        const int64_t t = find_entry(row_ptr, col, col[k], i);
+        const double aji = t < 0 ? 0.0 : val[t];
+        worst = fmax(worst, fabs(val[k] - aji));
+        largest = fmax(largest, fabs(val[k]));
     }
     worst = warp_max(worst);
     largest = warp_max(largest);
@@ -124,12 +140,12 @@ kryl_status kryl_cuda_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *wor
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     csr_findings *device = nullptr, found;
     KRYL_TRY(findings_start(s, &device));
-    const unsigned int grid = kryl_cuda_stream_grid(s, m->nrows);
+    const unsigned int grid = kryl_cuda_stream_grid(s, m->nnz);
     kryl_cuda_with_offsets(m, [&](auto offset) {
         using I = decltype(offset);
         /* worst = max |a_ij - a_ji|, largest = max |a_ij| */
         asymmetry_kernel<I><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            m->nrows, static_cast<const I *>(m->row_ptr), m->col_idx,
+            m->nrows, m->nnz, static_cast<const I *>(m->row_ptr), m->col_idx,
             static_cast<const double *>(m->values), device);
     });
     cudaError_t err = cudaGetLastError();
