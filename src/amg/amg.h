@@ -53,10 +53,6 @@ kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggrega
 kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const double *B, int64_t n,
                           int k, kryl_csr *T, double **Bc, int64_t *nc);
 
-/* lambda_max of D^-1 A: Lanczos on D^-1/2 A D^-1/2 for a symmetric A with a
- * positive diagonal, else the Gershgorin bound max_i sum_j |a_ij| / |a_ii|. */
-kryl_status amg_lambda_max(const kryl_csr *A, bool symmetric, int threads, double *lambda);
-
 /* P = (I - omega D^-1 A) T, omega = 4 / (3 lambda_max). */
 kryl_status amg_smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double lambda_max,
                                    int threads, kryl_csr *P);
@@ -90,6 +86,11 @@ typedef struct amg_level {
     kryl_vector dinv;  /* the smoother's diagonal scaling */
     kryl_precond mcgs; /* multicolor Gauss-Seidel sweep (KRYL_AMG_MCGS) */
 } amg_level;
+
+/* lambda_max of the level's D^-1 A: Lanczos on its backend matrix for a
+ * symmetric A with a positive diagonal, else the Gershgorin bound
+ * max_i sum_j |a_ij| / |a_ii| on the host copy. */
+kryl_status amg_lambda_max(const amg_level *L, double *lambda);
 
 typedef struct amg_hierarchy {
     kryl_context ctx;

@@ -101,7 +101,7 @@ static kryl_status level_numeric(amg_hierarchy *h, int l)
     int threads = kryl_host_threads(h->ctx);
     double t0 = kryl_wtime();
     kryl_csr P = {0}, R = {0}, Ac = {0};
-    kryl_status st = amg_lambda_max(A, L->symmetric, threads, &L->lambda_max);
+    kryl_status st = amg_lambda_max(L, &L->lambda_max);
     if (st == KRYL_SUCCESS)
         st = h->opts.aggregation == KRYL_AMG_SMOOTHED
                  ? amg_smooth_prolongator(A, &L->T, L->lambda_max, threads, &P)
@@ -190,8 +190,7 @@ static kryl_status smoothers_and_coarse_solver(amg_hierarchy *h)
         memset(&L->mcgs, 0, sizeof L->mcgs);
         /* the coarsest level smooths only when it is too large to invert */
         if (s == h->nlevels - 1 && L->A->nrows <= KRYL_AMG_DENSE_MAX) break;
-        if (s == h->nlevels - 1)
-            st = amg_lambda_max(L->A, L->symmetric, kryl_host_threads(h->ctx), &L->lambda_max);
+        if (s == h->nlevels - 1) st = amg_lambda_max(L, &L->lambda_max);
         if (st == KRYL_SUCCESS) st = amg_smoother_setup(h, s);
     }
     if (st == KRYL_SUCCESS) st = coarse_solver(h);

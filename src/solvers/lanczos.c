@@ -171,6 +171,37 @@ static void lanczos_release(lanczos_state *L)
     if (L->scalar) L->ops->release(L->ctx, L->scalar);
 }
 
+kryl_status kryl_lanczos_extremes(kryl_matrix A, kryl_precond_kind precond, int k,
+                                  double *lambda_min, double *lambda_max)
+{
+    lanczos_state L = {.ctx = A->ctx, .ops = A->ctx->ops, .A = A};
+    double *alpha = malloc((size_t)k * sizeof *alpha), *beta = malloc((size_t)k * sizeof *beta);
+    int done = 0;
+    kryl_status st = alpha && beta ? KRYL_SUCCESS
+                                   : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                                "lanczos: cannot allocate %d coefficients", k);
+    kryl_vector *own[] = {&L.r, &L.v, &L.v_old, &L.w};
+    for (size_t i = 0; i < sizeof own / sizeof own[0] && st == KRYL_SUCCESS; i++)
+        st = kryl_vector_create_like(own[i], L.ctx, A->layout, A->precision);
+    if (st == KRYL_SUCCESS) st = kryl_precond_create(&L.pc, precond, NULL, A);
+    if (st == KRYL_SUCCESS && L.pc)
+        st = kryl_vector_create_like(&L.z, L.ctx, A->layout, A->precision);
+    if (st == KRYL_SUCCESS && L.pc)
+        st = kryl_vector_create_like(&L.u, L.ctx, A->layout, A->precision);
+    if (st == KRYL_SUCCESS && !L.pc) {
+        L.z = L.r;
+        L.u = L.v;
+    }
+    if (st == KRYL_SUCCESS) st = L.ops->alloc(L.ctx, (void **)&L.scalar, sizeof(double));
+    if (st == KRYL_SUCCESS) st = lanczos_run(&L, k, alpha, beta, &done);
+    if (st == KRYL_SUCCESS)
+        st = kryl_tridiagonal_extremes(alpha, beta, done, lambda_min, lambda_max);
+    lanczos_release(&L);
+    free(alpha);
+    free(beta);
+    return st;
+}
+
 kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int steps,
                                  double *lambda_min, double *lambda_max)
 {
@@ -198,32 +229,7 @@ kryl_status kryl_matrix_spectrum(kryl_matrix A, kryl_precond_kind precond, int s
     if (k > n) k = (int)n;
     if (k < 1)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "kryl_matrix_spectrum: the matrix is empty");
-    lanczos_state L = {.ctx = A->ctx, .ops = A->ctx->ops, .A = A};
-    double *alpha = malloc((size_t)k * sizeof *alpha), *beta = malloc((size_t)k * sizeof *beta);
-    int done = 0;
-    kryl_status st = alpha && beta ? KRYL_SUCCESS
-                                   : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
-                                                "lanczos: cannot allocate %d coefficients", k);
-    kryl_vector *own[] = {&L.r, &L.v, &L.v_old, &L.w};
-    for (size_t i = 0; i < sizeof own / sizeof own[0] && st == KRYL_SUCCESS; i++)
-        st = kryl_vector_create_like(own[i], L.ctx, A->layout, A->precision);
-    if (st == KRYL_SUCCESS) st = kryl_precond_create(&L.pc, precond, NULL, A);
-    if (st == KRYL_SUCCESS && L.pc)
-        st = kryl_vector_create_like(&L.z, L.ctx, A->layout, A->precision);
-    if (st == KRYL_SUCCESS && L.pc)
-        st = kryl_vector_create_like(&L.u, L.ctx, A->layout, A->precision);
-    if (st == KRYL_SUCCESS && !L.pc) {
-        L.z = L.r;
-        L.u = L.v;
-    }
-    if (st == KRYL_SUCCESS) st = L.ops->alloc(L.ctx, (void **)&L.scalar, sizeof(double));
-    if (st == KRYL_SUCCESS) st = lanczos_run(&L, k, alpha, beta, &done);
-    if (st == KRYL_SUCCESS)
-        st = kryl_tridiagonal_extremes(alpha, beta, done, lambda_min, lambda_max);
-    lanczos_release(&L);
-    free(alpha);
-    free(beta);
-    return st;
+    return kryl_lanczos_extremes(A, precond, k, lambda_min, lambda_max);
 }
 
 kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double *lambda_max)

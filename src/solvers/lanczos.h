@@ -1,5 +1,5 @@
-/* The eigenvalue step shared by the Lanczos estimates (lanczos.c) and the
- * multigrid setup's host Lanczos (src/amg/amg_spectrum.c). */
+/* The Lanczos estimates' shared steps (lanczos.c), used by the multigrid
+ * setup's lambda_max (src/amg/amg_spectrum.c). */
 #ifndef KRYL_SOLVERS_LANCZOS_H
 #define KRYL_SOLVERS_LANCZOS_H
 
@@ -10,5 +10,12 @@
  * Sturm-sequence bisection. */
 kryl_status kryl_tridiagonal_extremes(const double *a, const double *b, int k, double *lmin,
                                       double *lmax);
+
+/* k >= 1 steps of Lanczos on the backend (kryl_matrix_spectrum without its
+ * checks): the extreme Ritz values of A (precond NONE) or of D^-1 A
+ * (JACOBI), for a symmetric A of at least k rows (with JACOBI, a positive
+ * diagonal). */
+kryl_status kryl_lanczos_extremes(kryl_matrix A, kryl_precond_kind precond, int k,
+                                  double *lambda_min, double *lambda_max);
 
 #endif
