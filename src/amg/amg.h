@@ -53,15 +53,6 @@ kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggrega
 kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const double *B, int64_t n,
                           int k, kryl_csr *T, double **Bc, int64_t *nc);
 
-/* P = (I - omega D^-1 A) T, omega = 4 / (3 lambda_max). */
-kryl_status amg_smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double lambda_max,
-                                   int threads, kryl_csr *P);
-
-/* Ac = R A P with R = P'; exactly symmetric when `symmetric` (the average
- * of it and its transpose). */
-kryl_status amg_galerkin(const kryl_csr *A, const kryl_csr *P, const kryl_csr *R, bool symmetric,
-                         int threads, kryl_csr *Ac);
-
 /* The dense inverse of the small square A, as a CSR matrix with every
  * entry stored (LU with partial pivoting). */
 kryl_status amg_dense_inverse(const kryl_csr *A, kryl_csr *Ainv);
@@ -100,6 +91,13 @@ typedef struct amg_hierarchy {
     amg_level levels[KRYL_AMG_MAX_LEVELS];
     kryl_amg_info info;
 } amg_hierarchy;
+
+/* Level L's P = (I - omega D^-1 A) T (omega = 0: P = T), R = P' and
+ * Ac = R A P (exactly symmetric when L is): by the backend's amg_products
+ * where it has them (the device for cuda), else on the host's threads;
+ * the seconds go to h->info. */
+kryl_status amg_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_csr *P,
+                         kryl_csr *R, kryl_csr *Ac);
 
 /* Build the hierarchy of the iteration matrix Aw (whose host copy is the
  * finest level) with options opts; Aw counts as symmetric up to

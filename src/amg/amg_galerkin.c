@@ -1,27 +1,28 @@
 /* The prolongator's smoothing and the Galerkin coarse matrix of smoothed
- * aggregation (Vanek, Mandel & Brezina 1996, section 3), by host sparse
- * products (kryl_csr_multiply). */
+ * aggregation (Vanek, Mandel & Brezina 1996, section 3): on the backend
+ * where it has the products (amg_products: the device for cuda), else by
+ * host sparse products on the context's threads (kryl_csr_multiply). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amg/amg.h"
+#include "core/host_threads.h"
 
-kryl_status amg_smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double lambda_max,
-                                   int threads, kryl_csr *P)
+/* P = (I - omega D^-1 A) T on the host. */
+static kryl_status smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double omega,
+                                      int threads, kryl_csr *P)
 {
-    double omega = 4.0 / (3.0 * lambda_max);
     kryl_csr S;
     KRYL_TRY(kryl_csr_alloc(&S, A->nrows, A->ncols, kryl_csr_nnz(A)));
     memcpy(S.row_ptr, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *S.row_ptr);
+    int64_t zero_row = A->nrows;
+    KRYL_HOST_PARALLEL_REDUCE(threads, min, zero_row)
     for (int64_t i = 0; i < A->nrows; i++) {
         int64_t d = kryl_csr_find(A, i, i);
         if (d < 0 || A->values[d] == 0.0) {
-            kryl_csr_free(&S);
-            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "amg: a_ii of row %lld of a level is zero; smoothed aggregation "
-                              "divides by the diagonal (try --amg-aggregation plain)",
-                              (long long)i);
+            zero_row = i < zero_row ? i : zero_row;
+            continue;
         }
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             /* s_ij = delta_ij - omega a_ij / a_ii */
@@ -29,10 +30,27 @@ kryl_status amg_smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double 
             S.values[k] = (k == d ? 1.0 : 0.0) - omega * A->values[k] / A->values[d];
         }
     }
+    if (zero_row < A->nrows) {
+        kryl_csr_free(&S);
+        return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                          "amg: a_ii of row %lld of a level is zero; smoothed aggregation "
+                          "divides by the diagonal (try --amg-aggregation plain)",
+                          (long long)zero_row);
+    }
     /* P = S T */
     kryl_status st = kryl_csr_multiply(&S, T, P, threads);
     kryl_csr_free(&S);
     return st;
+}
+
+/* A copy of T. */
+static kryl_status csr_copy(const kryl_csr *T, kryl_csr *P)
+{
+    KRYL_TRY(kryl_csr_alloc(P, T->nrows, T->ncols, kryl_csr_nnz(T)));
+    memcpy(P->row_ptr, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *P->row_ptr);
+    memcpy(P->col_idx, T->col_idx, (size_t)kryl_csr_nnz(T) * sizeof *P->col_idx);
+    memcpy(P->values, T->values, (size_t)kryl_csr_nnz(T) * sizeof *P->values);
+    return KRYL_SUCCESS;
 }
 
 /* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (else Ac is left as it is). */
@@ -50,15 +68,48 @@ static kryl_status symmetrize_values(kryl_csr *Ac)
     return KRYL_SUCCESS;
 }
 
-kryl_status amg_galerkin(const kryl_csr *A, const kryl_csr *P, const kryl_csr *R, bool symmetric,
-                         int threads, kryl_csr *Ac)
+/* P, R = P' and Ac = R A P on the host's threads. */
+static kryl_status host_products(amg_hierarchy *h, const kryl_csr *A, const kryl_csr *T,
+                                 double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
 {
-    kryl_csr AP;
+    int threads = kryl_host_threads(h->ctx);
+    double t0 = kryl_wtime();
+    kryl_status st = omega != 0.0 ? smooth_prolongator(A, T, omega, threads, P) : csr_copy(T, P);
+    if (st == KRYL_SUCCESS) st = kryl_csr_transpose(P, R);
+    double t1 = kryl_wtime();
+    h->info.prolong_s += t1 - t0;
+    kryl_csr AP = {0};
     /* AP = A P;  Ac = R AP */
-    KRYL_TRY(kryl_csr_multiply(A, P, &AP, threads));
-    kryl_status st = kryl_csr_multiply(R, &AP, Ac, threads);
+    if (st == KRYL_SUCCESS) st = kryl_csr_multiply(A, P, &AP, threads);
+    if (st == KRYL_SUCCESS) st = kryl_csr_multiply(R, &AP, Ac, threads);
     kryl_csr_free(&AP);
-    if (st == KRYL_SUCCESS && symmetric) st = symmetrize_values(Ac);
+    h->info.galerkin_s += kryl_wtime() - t1;
+    return st;
+}
+
+kryl_status amg_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_csr *P,
+                         kryl_csr *R, kryl_csr *Ac)
+{
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    kryl_context ctx = h->ctx;
+    bool done = false;
+    double t0 = kryl_wtime();
+    kryl_status st = KRYL_SUCCESS;
+    if (ctx->ops->amg_products) {
+        st = ctx->ops->amg_products(ctx, L->A, &L->T, omega, P, R, Ac, &done);
+        h->info.galerkin_s += kryl_wtime() - t0;
+    }
+    if (st == KRYL_SUCCESS && !done) st = host_products(h, L->A, &L->T, omega, P, R, Ac);
+    double t1 = kryl_wtime();
+    if (st == KRYL_SUCCESS && L->symmetric) st = symmetrize_values(Ac);
+    h->info.galerkin_s += kryl_wtime() - t1;
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(P);
+        kryl_csr_free(R);
+        kryl_csr_free(Ac);
+    }
     return st;
 }
 

@@ -479,6 +479,18 @@ typedef struct kryl_backend_ops {
     kryl_status (*monitor_restart)(kryl_context ctx, kryl_monitor *inner, const kryl_monitor *outer,
                                    kryl_scalar rr, double factor);
 
+    /* ---- algebraic multigrid setup (optional; NULL: the host's code of
+     * src/amg/ on the context's threads) ----
+     * One level's products from host CSR (sorted rows): A (n x n) and the
+     * tentative prolongator T (n x nc) give P = (I - omega D^-1 A) T
+     * (omega = 0: P = T), R = P' and Ac = R A P, into host CSR that this
+     * allocates (rows sorted), each entry summed in the backend's own order.
+     * A zero or absent a_ii (omega != 0) is KRYL_ERR_ZERO_DIAGONAL.
+     * *done = false, and nothing allocated, where the backend cannot take
+     * the sizes: the caller then uses the host's code. */
+    kryl_status (*amg_products)(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
+                                double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *done);
+
     /* ---- triangular solves (optional; NULL: the incomplete-factorization
      * preconditioners refuse the backend) ----
      * trsv_setup keeps the square triangle T (its rows in the iteration's

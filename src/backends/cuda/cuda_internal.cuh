@@ -145,6 +145,11 @@ kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, k
                                kryl_scalar out, const kryl_monitor *monitor);
 kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
 
+/* The multigrid setup's products (cuda_amg.cu). */
+kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
+                                   double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac,
+                                   bool *done);
+
 /* The copies over the host link on the second stream (cuda_link.cu; backend.h). */
 kryl_status kryl_cuda_copy_to_host_async(kryl_context ctx, void *dst, const void *src,
                                          size_t bytes);
