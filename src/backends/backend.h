@@ -491,6 +491,22 @@ typedef struct kryl_backend_ops {
     kryl_status (*amg_products)(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
                                 double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *done);
 
+    /* ---- multicolor ordering (optional; NULL: the host colors) ----
+     * color_rows: the Jones-Plassmann coloring of the graph of the n x n
+     * pattern row_ptr, col_idx (backend memory; rows i != j coupled when
+     * a_ij or a_ji is stored, so the pattern need not be symmetric):
+     * color[i] (backend memory) = the smallest color of no coupled row of
+     * higher priority (kryl_color_yields), the same on every backend as
+     * kryl_color_jp_serial, src/order/color_jp.c; *ncolors (host) = the
+     * colors used.  Synchronises (it counts the rows left each round). */
+    kryl_status (*color_rows)(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                              const int32_t *col_idx, int32_t *color, int32_t *ncolors);
+    /* perm (backend memory, n) = the rows grouped color by color, ascending
+     * within a color; color_ptr (host, ncolors + 1) = where each color
+     * starts (kryl_color_group_serial).  Synchronises. */
+    kryl_status (*color_group)(kryl_context ctx, int64_t n, const int32_t *color, int32_t ncolors,
+                               int32_t *perm, int64_t *color_ptr);
+
     /* ---- triangular solves (optional; NULL: the incomplete-factorization
      * preconditioners refuse the backend) ----
      * trsv_setup keeps the square triangle T (its rows in the iteration's

@@ -87,4 +87,8 @@ kryl_status kryl_host_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *wor
 kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
                                    kryl_diagonal_check *found);
 
+/* color_group of the host backends (host_color.c): kryl_color_group_serial. */
+kryl_status kryl_host_color_group(kryl_context ctx, int64_t n, const int32_t *color,
+                                  int32_t ncolors, int32_t *perm, int64_t *color_ptr);
+
 #endif

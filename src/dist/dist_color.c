@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "dist/dist_internal.h"
-#include "gen/hash.h"
+#include "order/color_priority.h"
 
 enum { COLOR_TAG = 7302 };
 
@@ -199,13 +199,6 @@ static int32_t first_fit(const kryl_csr *loc, const kryl_csr *nl, const int32_t 
     return c;
 }
 
-/* Whether global row a yields to global row b (splitmix64 of the index,
- * a bijection: distinct rows never tie). */
-static bool yields(int64_t a, int64_t b)
-{
-    return kryl_gen_mix64((uint64_t)a) < kryl_gen_mix64((uint64_t)b);
-}
-
 /* The rounds on the symmetric graph's parts loc (owned columns; row i is
  * global row lo + i) and nl (ghost columns, gidx their global indices)
  * with halo h. */
@@ -245,7 +238,7 @@ static kryl_status color_rounds(struct kryl_dist_context *dc, int64_t lo, const 
             redo[i] = 0;
             for (int64_t k = nl->row_ptr[i]; k < nl->row_ptr[i + 1] && !redo[i]; k++) {
                 int32_t g = nl->col_idx[k];
-                redo[i] = ghost[g] == color[i] && yields(lo + i, gidx[g]);
+                redo[i] = ghost[g] == color[i] && kryl_color_yields(lo + i, gidx[g]);
             }
             conflicts += redo[i];
         }

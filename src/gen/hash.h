@@ -6,6 +6,14 @@
 
 #include <stdint.h>
 
+/* The mix below is also a device function in CUDA code (a coloring's row
+ * priorities, src/order/color_priority.h). */
+#ifdef __CUDACC__
+#define KRYL_GEN_MIX_FN static inline __host__ __device__
+#else
+#define KRYL_GEN_MIX_FN static inline
+#endif
+
 /* The streams that keep the random numbers of different purposes apart. */
 enum {
     KRYL_GEN_STREAM_KEEP = 1,     /* random-spd: is (i, j) an entry? */
@@ -21,7 +29,7 @@ enum {
 
 /* The splitmix64 finaliser (G. Steele, D. Lea, C. Flood, "Fast splittable
  * pseudorandom number generators", OOPSLA 2014): a bijective 64-bit mix. */
-static inline uint64_t kryl_gen_mix64(uint64_t z)
+KRYL_GEN_MIX_FN uint64_t kryl_gen_mix64(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;

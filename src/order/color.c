@@ -45,10 +45,7 @@ static kryl_status group_by_color(int64_t n, kryl_coloring *c)
     if (c->color_ptr == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "kryl_order_color: cannot allocate %d colors",
                           c->ncolors);
-    /* color_ptr = prefix sums of the color counts */
-    for (int64_t i = 0; i < n; i++) c->color_ptr[c->color[i] + 2]++;
-    for (int32_t k = 0; k < c->ncolors; k++) c->color_ptr[k + 2] += c->color_ptr[k + 1];
-    for (int64_t i = 0; i < n; i++) c->perm[c->color_ptr[c->color[i] + 1]++] = (int32_t)i;
+    kryl_color_group_serial(n, c->color, c->ncolors, c->perm, c->color_ptr);
     return KRYL_SUCCESS;
 }
 

@@ -61,6 +61,23 @@ typedef struct kryl_coloring {
 kryl_status kryl_order_color(const kryl_csr *A, double tau, kryl_coloring *c);
 void kryl_coloring_free(kryl_coloring *c);
 
+/* Jones-Plassmann coloring of the graph of the n x n pattern (row_ptr,
+ * col_idx; rows i != j coupled when a_ij or a_ji is stored), run serially
+ * (color_jp.c): color[i] = the smallest color of no coupled row of higher
+ * priority (kryl_color_yields), *ncolors = the colors used.  The definition
+ * every backend's color_rows operation computes. */
+kryl_status kryl_color_jp_serial(int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
+                                 int32_t *color, int32_t *ncolors);
+
+/* The Jones-Plassmann coloring of the whole square A (kryl_color_jp_serial),
+ * grouped; free with kryl_coloring_free. */
+kryl_status kryl_order_color_jp(const kryl_csr *A, kryl_coloring *c);
+
+/* perm[n] = the rows color by color, ascending within a color; color_ptr
+ * (ncolors + 1) = where each color starts in perm. */
+void kryl_color_group_serial(int64_t n, const int32_t *color, int32_t ncolors, int32_t *perm,
+                             int64_t *color_ptr);
+
 /* KRYL_SUCCESS when c is a valid coloring of A's graph sparsified with tau
  * (no two coupled rows share a color, perm and color_ptr agree with color);
  * KRYL_ERR_INVALID_ARGUMENT naming the first conflict otherwise. */

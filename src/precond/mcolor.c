@@ -9,7 +9,9 @@
  * times the vertex's heaviest edge, theta = 0.1, 0.2, 0.4 in rounds 1..3,
  * and "small enough" is at most KRYL_MCOLOR_FEW_COLORS colors.  A graph
  * whose couplings are all alike (a Laplacian stencil) loses no edge.  The
- * coloring itself is kryl_order_color's first fit (src/order/color.c). */
+ * coloring itself is Jones-Plassmann's (first fit in the order of
+ * decreasing priority, src/order/color_jp.c), the first on the context's
+ * backend in parallel rounds, the sparsified ones on the host. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -105,7 +107,7 @@ static kryl_status check_diagonal(kryl_precond *pc, const kryl_csr *A, const dou
 static kryl_status color_keep_fewest(const kryl_csr *S, int round, kryl_mcolor *mc)
 {
     kryl_coloring c;
-    KRYL_TRY(kryl_order_color(S, 0.0, &c));
+    KRYL_TRY(kryl_order_color_jp(S, &c));
     if (mc->c.perm != NULL && c.ncolors >= mc->c.ncolors) {
         kryl_coloring_free(&c);
         return KRYL_SUCCESS;
@@ -117,19 +119,76 @@ static kryl_status color_keep_fewest(const kryl_csr *S, int round, kryl_mcolor *
     return KRYL_SUCCESS;
 }
 
-/* The graph, its coloring and the sparsification rounds. */
-static kryl_status color(const kryl_csr *A, const double *diag, double *heavy, kryl_mcolor *mc)
+kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, kryl_coloring *c)
 {
+    const kryl_backend_ops *ops = ctx->ops;
+    if (ops->color_rows == NULL || ops->color_group == NULL) return kryl_order_color_jp(A, c);
+    *c = (kryl_coloring){0};
+    const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
+    const size_t rows = (size_t)n * sizeof(int32_t);
+    /* a backend without matrix_setup_device addresses host memory */
+    const bool host = ops->matrix_setup_device == NULL;
+    int64_t *ptr = host ? A->row_ptr : NULL;
+    int32_t *col = host ? A->col_idx : NULL, *color = NULL, *perm = NULL;
+    c->color = malloc(rows + sizeof(int32_t));
+    c->perm = malloc(rows + sizeof(int32_t));
+    kryl_status st = c->color && c->perm
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "coloring: cannot allocate %lld rows",
+                                      (long long)n);
+    if (st == KRYL_SUCCESS && !host) {
+        st = ops->alloc(ctx, (void **)&ptr, ((size_t)n + 1) * sizeof *ptr);
+        if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&col, (size_t)nnz * sizeof *col);
+        if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&color, rows);
+        if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&perm, rows);
+        if (st == KRYL_SUCCESS)
+            st = ops->upload(ctx, ptr, A->row_ptr, ((size_t)n + 1) * sizeof *ptr);
+        if (st == KRYL_SUCCESS && nnz > 0)
+            st = ops->upload(ctx, col, A->col_idx, (size_t)nnz * sizeof *col);
+    }
+    int32_t *on_color = host ? c->color : color, *on_perm = host ? c->perm : perm;
+    if (st == KRYL_SUCCESS) st = ops->color_rows(ctx, n, ptr, col, on_color, &c->ncolors);
+    if (st == KRYL_SUCCESS) {
+        c->color_ptr = malloc(((size_t)c->ncolors + 1) * sizeof *c->color_ptr);
+        if (c->color_ptr == NULL)
+            st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "coloring: cannot allocate %d colors",
+                            (int)c->ncolors);
+    }
+    if (st == KRYL_SUCCESS)
+        st = ops->color_group(ctx, n, on_color, c->ncolors, on_perm, c->color_ptr);
+    /* the host copies of the colors and the order */
+    if (st == KRYL_SUCCESS && !host && n > 0) st = ops->download(ctx, c->color, color, rows);
+    if (st == KRYL_SUCCESS && !host && n > 0) st = ops->download(ctx, c->perm, perm, rows);
+    if (!host) {
+        ops->release(ctx, ptr);
+        ops->release(ctx, col);
+        ops->release(ctx, color);
+        ops->release(ctx, perm);
+    }
+    if (st != KRYL_SUCCESS) kryl_coloring_free(c);
+    return st;
+}
+
+/* The graph's coloring on the backend, then, with many colors, the
+ * sparsification rounds on the host. */
+static kryl_status color(kryl_context ctx, const kryl_csr *A, const double *diag, double *heavy,
+                         kryl_mcolor *mc)
+{
+    KRYL_TRY(kryl_mcolor_backend(ctx, A, &mc->c));
+    mc->ncolors_full = mc->c.ncolors;
+    if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) return KRYL_SUCCESS;
     kryl_csr S = {0};
     KRYL_TRY(weighted_graph(A, diag, &S));
-    mc->edges = kryl_csr_nnz(&S) / 2;
-    kryl_status st = color_keep_fewest(&S, 0, mc);
-    mc->ncolors_full = mc->c.ncolors;
+    mc->edges = mc->edges_kept = kryl_csr_nnz(&S) / 2;
+    kryl_status st = KRYL_SUCCESS;
     int32_t p = mc->c.ncolors;
     double theta = KRYL_MCOLOR_THETA;
     for (int r = 1; r <= KRYL_MCOLOR_ROUNDS && st == KRYL_SUCCESS; r++, theta *= 2.0) {
         if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) break;
+        const int64_t before = kryl_csr_nnz(&S);
         sparsify(&S, p, theta, heavy);
+        /* the same graph colors the same: nothing to do this round */
+        if (kryl_csr_nnz(&S) == before) continue;
         st = color_keep_fewest(&S, r, mc);
         /* p of the graph just colored, which the next round thins */
         if (st == KRYL_SUCCESS && mc->rounds == r) p = mc->c.ncolors;
@@ -159,7 +218,7 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor 
         st = check_diagonal(pc, A, diag);
     }
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_COLORING);
-    if (st == KRYL_SUCCESS) st = color(A, diag, heavy, mc);
+    if (st == KRYL_SUCCESS) st = color(pc->ctx, A, diag, heavy, mc);
     kryl_setup_leave(pc->ctx, phase);
     free(diag);
     free(heavy);
@@ -171,12 +230,16 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor 
     for (int64_t i = 0; i < n; i++)
         for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
             if (A->col_idx[e] != i && mc->c.color[A->col_idx[e]] == mc->c.color[i]) mc->dropped++;
-    kryl_log(pc->ctx, KRYL_LOG_INFO,
-             "%s: %d colors; sparsification: %d colors before, %d after %d round(s) keeping "
-             "%lld of %lld edges; %lld entries coupling rows of one color left out of M",
-             kryl_precond_name(pc->kind), (int)mc->c.ncolors, (int)mc->ncolors_full,
-             (int)mc->c.ncolors, mc->rounds, (long long)mc->edges_kept, (long long)mc->edges,
-             (long long)mc->dropped);
+    if (mc->edges == 0)
+        kryl_log(pc->ctx, KRYL_LOG_INFO, "%s: %d colors (Jones-Plassmann), no sparsification",
+                 kryl_precond_name(pc->kind), (int)mc->c.ncolors);
+    else
+        kryl_log(pc->ctx, KRYL_LOG_INFO,
+                 "%s: %d colors; sparsification: %d colors before, %d after %d round(s) keeping "
+                 "%lld of %lld edges; %lld entries coupling rows of one color left out of M",
+                 kryl_precond_name(pc->kind), (int)mc->c.ncolors, (int)mc->ncolors_full,
+                 (int)mc->c.ncolors, mc->rounds, (long long)mc->edges_kept, (long long)mc->edges,
+                 (long long)mc->dropped);
     return KRYL_SUCCESS;
 }
 

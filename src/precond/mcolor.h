@@ -19,13 +19,19 @@ typedef struct kryl_mcolor {
     kryl_coloring c;      /* of A's rows in natural numbering; c.perm is the color order */
     int32_t ncolors_full; /* colors of the whole graph, before sparsification */
     int rounds;           /* sparsification rounds that gave c (0: the whole graph) */
-    int64_t edges;        /* edges of A's graph (pairs i != j coupled either way) */
-    int64_t edges_kept;   /* edges of the graph c colors */
+    int64_t edges;        /* edges of A's graph (pairs i != j coupled either way); 0: not
+                             counted (few colors, no sparsification tried) */
+    int64_t edges_kept;   /* edges of the graph c colors (0 with edges) */
     int64_t dropped;      /* stored entries a_ij, i != j, with color(i) = color(j) */
 } kryl_mcolor;
 
-/* Color the whole square matrix A (natural numbering): first fit on its
- * graph; with more than KRYL_MCOLOR_FEW_COLORS colors, up to
+/* The Jones-Plassmann coloring of the whole square A's graph by the
+ * context's backend (color_rows, color_group; the host's serial oracle
+ * where the backend has none), read back into c. */
+kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, kryl_coloring *c);
+
+/* Color the whole square matrix A (natural numbering): Jones-Plassmann on
+ * the backend (kryl_mcolor_backend); with more than KRYL_MCOLOR_FEW_COLORS colors, up to
  * KRYL_MCOLOR_ROUNDS rounds drop the weak edges of the vertices of degree
  * >= colors - 1 and color again, keeping the coloring with the fewest
  * colors.  Refuses a zero or missing diagonal entry (KRYL_ERR_ZERO_DIAGONAL

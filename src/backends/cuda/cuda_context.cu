@@ -389,6 +389,8 @@ static kryl_backend_ops make_ops()
     ops.trsv = kryl_cuda_trsv;
     ops.trsv_release = kryl_cuda_trsv_release;
     ops.trsv_path = kryl_cuda_trsv_path_of;
+    ops.color_rows = kryl_cuda_color_rows;
+    ops.color_group = kryl_cuda_color_group;
     return ops;
 }
 

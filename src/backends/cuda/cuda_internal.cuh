@@ -150,6 +150,12 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_csr *A, const kr
                                    double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac,
                                    bool *done);
 
+/* Jones-Plassmann coloring and the grouping by color (cuda_color.cu; backend.h). */
+kryl_status kryl_cuda_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                 const int32_t *col_idx, int32_t *color, int32_t *ncolors);
+kryl_status kryl_cuda_color_group(kryl_context ctx, int64_t n, const int32_t *color,
+                                  int32_t ncolors, int32_t *perm, int64_t *color_ptr);
+
 /* The copies over the host link on the second stream (cuda_link.cu; backend.h). */
 kryl_status kryl_cuda_copy_to_host_async(kryl_context ctx, void *dst, const void *src,
                                          size_t bytes);

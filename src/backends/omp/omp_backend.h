@@ -174,4 +174,8 @@ kryl_status kryl_omp_monitor_update(kryl_context ctx, kryl_monitor *monitor, kry
 /* Shared argument checks (omp_vector.c): same length, same precision. */
 kryl_status kryl_omp_check_pair(const char *op, kryl_vector a, kryl_vector b);
 
+/* Jones-Plassmann coloring by rounds on the team (omp_color.c; backend.h's color_rows). */
+kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                const int32_t *col_idx, int32_t *color, int32_t *ncolors);
+
 #endif

@@ -11,6 +11,7 @@
 #include "backends/ref/ref_krylov.h"
 #include "backends/ref/ref_spmv_fmt.h"
 #include "backends/ref/ref_trsv.h"
+#include "order/order.h"
 
 static kryl_status ref_init(kryl_context ctx)
 {
@@ -218,6 +219,14 @@ static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, k
     return KRYL_SUCCESS;
 }
 
+/* The coloring's definition itself (src/order/color_jp.c). */
+static kryl_status ref_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                  const int32_t *col_idx, int32_t *color, int32_t *ncolors)
+{
+    (void)ctx;
+    return kryl_color_jp_serial(n, row_ptr, col_idx, color, ncolors);
+}
+
 static const kryl_backend_ops ref_ops = {
     .name = "ref",
     .check_interval = 1,
@@ -271,6 +280,9 @@ static const kryl_backend_ops ref_ops = {
     .trsv = kryl_ref_trsv,
     .trsv_release = kryl_ref_trsv_release,
     .trsv_path = kryl_ref_trsv_path,
+    /* multicolor ordering */
+    .color_rows = ref_color_rows,
+    .color_group = kryl_host_color_group,
 };
 
 const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }

@@ -1,0 +1,21 @@
+/* Checks of a backend's Jones-Plassmann coloring (backend.h: color_rows,
+ * color_group) against the serial oracle, shared by test_color_rows (ref,
+ * omp) and test_cuda_color. */
+#ifndef KRYL_TEST_COLOR_SUPPORT_H
+#define KRYL_TEST_COLOR_SUPPORT_H
+
+#include "core/csr.h"
+#include "kryl.h"
+
+/* ctx's color_rows and color_group on the pattern of the square A (host
+ * CSR, copied to ctx's memory): the oracle's colors (kryl_color_jp_serial),
+ * a valid coloring (kryl_order_color_check), the oracle's grouping. */
+void test_check_color_rows(kryl_context ctx, const kryl_csr *A, const char *label);
+
+/* test_check_color_rows on every awkward shape and size, patterns that are
+ * not symmetric, n = 0 and 1, a graph without edges, a complete graph of
+ * 150 rows (more than 64 colors), 2-D and 3-D grids and the real matrices
+ * (those absent reported skipped). */
+void test_color_rows_cases(kryl_context ctx);
+
+#endif
