@@ -507,6 +507,32 @@ typedef struct kryl_backend_ops {
     kryl_status (*color_group)(kryl_context ctx, int64_t n, const int32_t *color, int32_t ncolors,
                                int32_t *perm, int64_t *color_ptr);
 
+    /* ---- multicolor SSOR sweeps (optional; NULL: mcssor goes through the
+     * triangular solves) ----
+     * csr_permute: B = P A P^T of the n x n CSR A (backend arrays) by perm
+     * (backend, n): row i of B is row perm[i] of A and column j becomes the
+     * i with perm[i] = j; B's rows sorted by column, in backend arrays of
+     * A's sizes.  Runs on the context's stream. */
+    kryl_status (*csr_permute)(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                               const int32_t *col_idx, const double *values, const int32_t *perm,
+                               int64_t *b_row_ptr, int32_t *b_col_idx, double *b_values);
+    /* mcsweep_setup: the multicolor SSOR(omega) of B in *handle: B (backend
+     * arrays, n x n, rows sorted, every b_ii nonzero) holds color k at rows
+     * [color_ptr[k], color_ptr[k + 1]) (host), so that its strict lower
+     * part (earlier colors) is L, the upper (later colors) U; entries
+     * coupling rows of one color are left out of M.  B is borrowed: it must
+     * outlive the handle and keep its pattern (new values: set up again). */
+    kryl_status (*mcsweep_setup)(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                 const int32_t *col_idx, const double *values,
+                                 const int64_t *color_ptr, int32_t ncolors, double omega,
+                                 void **handle);
+    /* z = M^{-1} r, M = (D + omega L) D^{-1} (D + omega U) / (omega (2 - omega)):
+     * one symmetric sweep from z = 0, color by color forward, then back
+     * (r and z distinct, double, n entries); unguarded, no allocation, no
+     * synchronisation. */
+    kryl_status (*mcsweep)(kryl_context ctx, void *handle, kryl_vector r, kryl_vector z);
+    void (*mcsweep_release)(kryl_context ctx, void *handle);
+
     /* ---- triangular solves (optional; NULL: the incomplete-factorization
      * preconditioners refuse the backend) ----
      * trsv_setup keeps the square triangle T (its rows in the iteration's

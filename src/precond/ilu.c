@@ -154,9 +154,8 @@ static kryl_status setup_triangle(kryl_context ctx, const kryl_csr *T, kryl_prec
     return st;
 }
 
-/* *out[i] = the iteration row holding row order[i] of A, in backend memory. */
-static kryl_status upload_order(kryl_context ctx, const kryl_layout *layout, const int32_t *order,
-                                int32_t **out)
+kryl_status kryl_precond_upload_order(kryl_context ctx, const kryl_layout *layout,
+                                      const int32_t *order, int32_t **out)
 {
     int64_t n = layout->n;
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
@@ -350,7 +349,7 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
     KRYL_TRY(kryl_vector_create_like(&d->w, pc->ctx, A->layout, A->precision));
     KRYL_TRY(kryl_vector_create_like(&d->x, pc->ctx, A->layout, A->precision));
     if (ordering && ordering->order) {
-        KRYL_TRY(upload_order(pc->ctx, A->layout, ordering->order, &d->rows));
+        KRYL_TRY(kryl_precond_upload_order(pc->ctx, A->layout, ordering->order, &d->rows));
         d->cols = d->rows;
     }
     d->A = A;

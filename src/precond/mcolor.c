@@ -119,35 +119,78 @@ static kryl_status color_keep_fewest(const kryl_csr *S, int round, kryl_mcolor *
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, kryl_coloring *c)
+kryl_status kryl_mcolor_arrays_get(kryl_context ctx, const kryl_csr *A, bool values,
+                                   kryl_mcolor_arrays *on)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    *on = (kryl_mcolor_arrays){0};
+    /* a backend without matrix_setup_device addresses host memory */
+    if (ops->matrix_setup_device == NULL) {
+        *on = (kryl_mcolor_arrays){A->row_ptr, A->col_idx, values ? A->values : NULL, false};
+        return KRYL_SUCCESS;
+    }
+    on->owned = true;
+    const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
+    kryl_status st = ops->alloc(ctx, (void **)&on->row_ptr, ((size_t)n + 1) * sizeof *on->row_ptr);
+    if (st == KRYL_SUCCESS)
+        st = ops->alloc(ctx, (void **)&on->col_idx, (size_t)nnz * sizeof(int32_t));
+    if (st == KRYL_SUCCESS && values)
+        st = ops->alloc(ctx, (void **)&on->values, (size_t)nnz * sizeof(double));
+    if (st == KRYL_SUCCESS)
+        st = ops->upload(ctx, on->row_ptr, A->row_ptr, ((size_t)n + 1) * sizeof *on->row_ptr);
+    if (st == KRYL_SUCCESS && nnz > 0)
+        st = ops->upload(ctx, on->col_idx, A->col_idx, (size_t)nnz * sizeof(int32_t));
+    if (st == KRYL_SUCCESS && values) st = kryl_mcolor_arrays_values(ctx, A, on);
+    kryl_setup_leave(ctx, phase);
+    if (st != KRYL_SUCCESS) kryl_mcolor_arrays_release(ctx, on);
+    return st;
+}
+
+kryl_status kryl_mcolor_arrays_values(kryl_context ctx, const kryl_csr *A, kryl_mcolor_arrays *on)
+{
+    const int64_t nnz = kryl_csr_nnz(A);
+    if (!on->owned) {
+        on->values = A->values;
+        return KRYL_SUCCESS;
+    }
+    return nnz > 0 ? ctx->ops->upload(ctx, on->values, A->values, (size_t)nnz * sizeof(double))
+                   : KRYL_SUCCESS;
+}
+
+void kryl_mcolor_arrays_release(kryl_context ctx, kryl_mcolor_arrays *on)
+{
+    if (on->owned) {
+        ctx->ops->release(ctx, on->row_ptr);
+        ctx->ops->release(ctx, on->col_idx);
+        ctx->ops->release(ctx, on->values);
+    }
+    *on = (kryl_mcolor_arrays){0};
+}
+
+kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
+                                const kryl_mcolor_arrays *given, kryl_coloring *c)
 {
     const kryl_backend_ops *ops = ctx->ops;
     if (ops->color_rows == NULL || ops->color_group == NULL) return kryl_order_color_jp(A, c);
     *c = (kryl_coloring){0};
-    const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
+    const int64_t n = A->nrows;
     const size_t rows = (size_t)n * sizeof(int32_t);
-    /* a backend without matrix_setup_device addresses host memory */
-    const bool host = ops->matrix_setup_device == NULL;
-    int64_t *ptr = host ? A->row_ptr : NULL;
-    int32_t *col = host ? A->col_idx : NULL, *color = NULL, *perm = NULL;
+    kryl_mcolor_arrays mine = {0};
+    kryl_status st = given ? KRYL_SUCCESS : kryl_mcolor_arrays_get(ctx, A, false, &mine);
+    const kryl_mcolor_arrays *on = given ? given : &mine;
+    const bool host = !on->owned;
+    int32_t *color = NULL, *perm = NULL;
     c->color = malloc(rows + sizeof(int32_t));
     c->perm = malloc(rows + sizeof(int32_t));
-    kryl_status st = c->color && c->perm
-                         ? KRYL_SUCCESS
-                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "coloring: cannot allocate %lld rows",
-                                      (long long)n);
-    if (st == KRYL_SUCCESS && !host) {
-        st = ops->alloc(ctx, (void **)&ptr, ((size_t)n + 1) * sizeof *ptr);
-        if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&col, (size_t)nnz * sizeof *col);
-        if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&color, rows);
-        if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&perm, rows);
-        if (st == KRYL_SUCCESS)
-            st = ops->upload(ctx, ptr, A->row_ptr, ((size_t)n + 1) * sizeof *ptr);
-        if (st == KRYL_SUCCESS && nnz > 0)
-            st = ops->upload(ctx, col, A->col_idx, (size_t)nnz * sizeof *col);
-    }
+    if (st == KRYL_SUCCESS && (c->color == NULL || c->perm == NULL))
+        st =
+            KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "coloring: cannot allocate %lld rows", (long long)n);
+    if (st == KRYL_SUCCESS && !host) st = ops->alloc(ctx, (void **)&color, rows);
+    if (st == KRYL_SUCCESS && !host) st = ops->alloc(ctx, (void **)&perm, rows);
     int32_t *on_color = host ? c->color : color, *on_perm = host ? c->perm : perm;
-    if (st == KRYL_SUCCESS) st = ops->color_rows(ctx, n, ptr, col, on_color, &c->ncolors);
+    if (st == KRYL_SUCCESS)
+        st = ops->color_rows(ctx, n, on->row_ptr, on->col_idx, on_color, &c->ncolors);
     if (st == KRYL_SUCCESS) {
         c->color_ptr = malloc(((size_t)c->ncolors + 1) * sizeof *c->color_ptr);
         if (c->color_ptr == NULL)
@@ -160,21 +203,20 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, kryl_colori
     if (st == KRYL_SUCCESS && !host && n > 0) st = ops->download(ctx, c->color, color, rows);
     if (st == KRYL_SUCCESS && !host && n > 0) st = ops->download(ctx, c->perm, perm, rows);
     if (!host) {
-        ops->release(ctx, ptr);
-        ops->release(ctx, col);
         ops->release(ctx, color);
         ops->release(ctx, perm);
     }
+    kryl_mcolor_arrays_release(ctx, &mine);
     if (st != KRYL_SUCCESS) kryl_coloring_free(c);
     return st;
 }
 
 /* The graph's coloring on the backend, then, with many colors, the
  * sparsification rounds on the host. */
-static kryl_status color(kryl_context ctx, const kryl_csr *A, const double *diag, double *heavy,
-                         kryl_mcolor *mc)
+static kryl_status color(kryl_context ctx, const kryl_csr *A, const kryl_mcolor_arrays *on,
+                         const double *diag, double *heavy, kryl_mcolor *mc)
 {
-    KRYL_TRY(kryl_mcolor_backend(ctx, A, &mc->c));
+    KRYL_TRY(kryl_mcolor_backend(ctx, A, on, &mc->c));
     mc->ncolors_full = mc->c.ncolors;
     if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) return KRYL_SUCCESS;
     kryl_csr S = {0};
@@ -197,7 +239,8 @@ static kryl_status color(kryl_context ctx, const kryl_csr *A, const double *diag
     return st;
 }
 
-kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor *mc)
+kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, const kryl_mcolor_arrays *on,
+                               kryl_mcolor *mc)
 {
     *mc = (kryl_mcolor){0};
     if (A->nrows != A->ncols || A->nrows != A->nrows_global)
@@ -218,7 +261,7 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor 
         st = check_diagonal(pc, A, diag);
     }
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_COLORING);
-    if (st == KRYL_SUCCESS) st = color(pc->ctx, A, diag, heavy, mc);
+    if (st == KRYL_SUCCESS) st = color(pc->ctx, A, on, diag, heavy, mc);
     kryl_setup_leave(pc->ctx, phase);
     free(diag);
     free(heavy);
@@ -226,8 +269,8 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor 
         kryl_mcolor_free(mc);
         return st;
     }
-    /* dropped = stored a_ij, i != j, inside one color */
-    for (int64_t i = 0; i < n; i++)
+    /* dropped = stored a_ij, i != j, inside one color (none in a coloring of the whole graph) */
+    for (int64_t i = 0; i < n && mc->rounds > 0; i++)
         for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
             if (A->col_idx[e] != i && mc->c.color[A->col_idx[e]] == mc->c.color[i]) mc->dropped++;
     if (mc->edges == 0)

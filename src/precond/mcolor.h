@@ -25,10 +25,29 @@ typedef struct kryl_mcolor {
     int64_t dropped;      /* stored entries a_ij, i != j, with color(i) = color(j) */
 } kryl_mcolor;
 
+/* A's CSR arrays where the backend reads them: uploaded to its memory
+ * (owned), or, on a backend that addresses host memory (no
+ * matrix_setup_device), the host copy's own arrays. */
+typedef struct kryl_mcolor_arrays {
+    int64_t *row_ptr;
+    int32_t *col_idx;
+    double *values; /* NULL: the pattern only */
+    bool owned;     /* backend blocks, freed by kryl_mcolor_arrays_release */
+} kryl_mcolor_arrays;
+
+/* *on = A's arrays on ctx's backend, its values too when `values`. */
+kryl_status kryl_mcolor_arrays_get(kryl_context ctx, const kryl_csr *A, bool values,
+                                   kryl_mcolor_arrays *on);
+/* A's values (new ones, same pattern) into on, which holds values. */
+kryl_status kryl_mcolor_arrays_values(kryl_context ctx, const kryl_csr *A, kryl_mcolor_arrays *on);
+void kryl_mcolor_arrays_release(kryl_context ctx, kryl_mcolor_arrays *on);
+
 /* The Jones-Plassmann coloring of the whole square A's graph by the
  * context's backend (color_rows, color_group; the host's serial oracle
- * where the backend has none), read back into c. */
-kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, kryl_coloring *c);
+ * where the backend has none), read back into c; on: A's arrays on the
+ * backend (NULL: its pattern is uploaded for the coloring alone). */
+kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, const kryl_mcolor_arrays *on,
+                                kryl_coloring *c);
 
 /* Color the whole square matrix A (natural numbering): Jones-Plassmann on
  * the backend (kryl_mcolor_backend); with more than KRYL_MCOLOR_FEW_COLORS colors, up to
@@ -36,8 +55,10 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, kryl_colori
  * >= colors - 1 and color again, keeping the coloring with the fewest
  * colors.  Refuses a zero or missing diagonal entry (KRYL_ERR_ZERO_DIAGONAL
  * naming the row), logs the colors before and after under pc's name.
- * Free with kryl_mcolor_free. */
-kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, kryl_mcolor *mc);
+ * on: A's arrays on the backend as kryl_mcolor_backend takes them.  Free
+ * with kryl_mcolor_free. */
+kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, const kryl_mcolor_arrays *on,
+                               kryl_mcolor *mc);
 void kryl_mcolor_free(kryl_mcolor *mc);
 
 /* The refusal (KRYL_ERR_ZERO_DIAGONAL) of a zero or missing diagonal

@@ -105,13 +105,18 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
  * are computed again).  pc->update of the factorization preconditioners. */
 kryl_status kryl_precond_factor_update(kryl_precond *pc);
 
-/* Multicolor SSOR: opts->sweeps SSOR(opts->omega) sweeps in a greedy color
- * order (mcssor.c). */
+/* *out[i] = the iteration row (A's layout) holding row order[i] of A, in
+ * backend memory (ilu.c). */
+kryl_status kryl_precond_upload_order(kryl_context ctx, const kryl_layout *layout,
+                                      const int32_t *order, int32_t **out);
+
+/* Multicolor SSOR: opts->sweeps SSOR(opts->omega) sweeps in a
+ * Jones-Plassmann color order (mcssor.c). */
 kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts);
 
 /* Multicolor ILU(0): ILU(0), or IC(0) for a symmetric A with a CG method,
- * of A in a greedy color order (mcilu0.c). */
+ * of A in a Jones-Plassmann color order (mcilu0.c). */
 kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts);
 

@@ -18,6 +18,74 @@ static void *to_backend(kryl_context ctx, const void *src, size_t bytes)
     return dst;
 }
 
+/* ctx's csr_permute and mcsweep against the host's: B = P A P^T by the
+ * oracle's color order, then z = M^{-1} r for a random r (omega 1.3). */
+static void check_sweep(kryl_context ctx, const kryl_csr *A, const char *label)
+{
+    const kryl_backend_ops *ops = ctx->ops, *ref = kryl_backend_ref();
+    CHECK(ops->csr_permute && ops->mcsweep_setup && ops->mcsweep && ops->mcsweep_release,
+          "%s: %s has no multicolor sweep", label, ops->name);
+    if (!ops->csr_permute || !ops->mcsweep_setup || !ops->mcsweep || !ops->mcsweep_release) return;
+    const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
+    kryl_coloring c = {0};
+    CHECK_OK(kryl_order_color_jp(A, &c));
+    if (c.perm == NULL) return;
+    /* the host's B and z */
+    kryl_csr B = {0};
+    CHECK_OK(kryl_csr_alloc(&B, n, n, nnz));
+    CHECK_OK(ref->csr_permute(NULL, n, A->row_ptr, A->col_idx, A->values, c.perm, B.row_ptr,
+                              B.col_idx, B.values));
+    double *r = malloc((size_t)(n + 1) * sizeof *r), *zref = calloc((size_t)n + 1, sizeof *zref);
+    double *z = calloc((size_t)n + 1, sizeof *z);
+    test_random_values(r, n, 11);
+    struct kryl_vector_s rh = {.n = n, .precision = KRYL_DOUBLE, .data = r};
+    struct kryl_vector_s zh = {.n = n, .precision = KRYL_DOUBLE, .data = zref};
+    void *hh = NULL;
+    CHECK_OK(ref->mcsweep_setup(NULL, n, B.row_ptr, B.col_idx, B.values, c.color_ptr, c.ncolors,
+                                1.3, &hh));
+    if (hh) CHECK_OK(ref->mcsweep(NULL, hh, &rh, &zh));
+    ref->mcsweep_release(NULL, hh);
+    /* ctx's */
+    const size_t ptr_bytes = ((size_t)n + 1) * sizeof(int64_t);
+    int64_t *ptr = to_backend(ctx, A->row_ptr, ptr_bytes), *bptr = NULL;
+    int32_t *col = to_backend(ctx, A->col_idx, (size_t)nnz * sizeof *col), *bcol = NULL;
+    double *val = to_backend(ctx, A->values, (size_t)nnz * sizeof *val), *bval = NULL;
+    int32_t *perm = to_backend(ctx, c.perm, (size_t)n * sizeof *perm);
+    CHECK_OK(ops->alloc(ctx, (void **)&bptr, ptr_bytes));
+    CHECK_OK(ops->alloc(ctx, (void **)&bcol, (size_t)nnz * sizeof *bcol));
+    CHECK_OK(ops->alloc(ctx, (void **)&bval, (size_t)nnz * sizeof *bval));
+    CHECK_OK(ops->csr_permute(ctx, n, ptr, col, val, perm, bptr, bcol, bval));
+    kryl_csr got = {0};
+    CHECK_OK(kryl_csr_alloc(&got, n, n, nnz));
+    CHECK_OK(ops->download(ctx, got.row_ptr, bptr, ptr_bytes));
+    if (nnz > 0) CHECK_OK(ops->download(ctx, got.col_idx, bcol, (size_t)nnz * sizeof *bcol));
+    if (nnz > 0) CHECK_OK(ops->download(ctx, got.values, bval, (size_t)nnz * sizeof *bval));
+    bool same = memcmp(got.row_ptr, B.row_ptr, ptr_bytes) == 0 &&
+                (nnz == 0 || (memcmp(got.col_idx, B.col_idx, (size_t)nnz * sizeof *bcol) == 0 &&
+                              memcmp(got.values, B.values, (size_t)nnz * sizeof *bval) == 0));
+    CHECK(same, "%s on %s: csr_permute differs from the host's", label, ops->name);
+    struct kryl_vector_s rv = {.ctx = ctx, .n = n, .precision = KRYL_DOUBLE};
+    struct kryl_vector_s zv = {.ctx = ctx, .n = n, .precision = KRYL_DOUBLE};
+    rv.data = to_backend(ctx, r, (size_t)n * sizeof *r);
+    zv.data = to_backend(ctx, z, (size_t)n * sizeof *z);
+    void *h = NULL;
+    CHECK_OK(ops->mcsweep_setup(ctx, n, bptr, bcol, bval, c.color_ptr, c.ncolors, 1.3, &h));
+    if (h) CHECK_OK(ops->mcsweep(ctx, h, &rv, &zv));
+    if (n > 0) CHECK_OK(ops->download(ctx, z, zv.data, (size_t)n * sizeof *z));
+    ops->mcsweep_release(ctx, h);
+    double diff = test_rel_diff(z, zref, n);
+    CHECK(diff <= 1e-13, "%s on %s: mcsweep differs from the host's by %.3e", label, ops->name,
+          diff);
+    void *blocks[] = {ptr, col, val, perm, bptr, bcol, bval, rv.data, zv.data};
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) ops->release(ctx, blocks[k]);
+    kryl_csr_free(&got);
+    kryl_csr_free(&B);
+    kryl_coloring_free(&c);
+    free(r);
+    free(z);
+    free(zref);
+}
+
 void test_check_color_rows(kryl_context ctx, const kryl_csr *A, const char *label)
 {
     const kryl_backend_ops *ops = ctx->ops;
@@ -58,6 +126,7 @@ void test_check_color_rows(kryl_context ctx, const kryl_csr *A, const char *labe
                   (long long)got.color_ptr[k], (long long)want.color_ptr[k]);
         CHECK_OK(kryl_order_color_check(A, 0.0, &got));
     }
+    check_sweep(ctx, A, label);
     ops->release(ctx, ptr);
     ops->release(ctx, col);
     ops->release(ctx, color);

@@ -9,7 +9,9 @@
 
 /* ctx's color_rows and color_group on the pattern of the square A (host
  * CSR, copied to ctx's memory): the oracle's colors (kryl_color_jp_serial),
- * a valid coloring (kryl_order_color_check), the oracle's grouping. */
+ * a valid coloring (kryl_order_color_check), the oracle's grouping; then
+ * its csr_permute (B = P A P^T in that color order) and mcsweep (z =
+ * M^{-1} r) against the host's (the ref backend's). */
 void test_check_color_rows(kryl_context ctx, const kryl_csr *A, const char *label);
 
 /* test_check_color_rows on every awkward shape and size, patterns that are

@@ -391,6 +391,10 @@ static kryl_backend_ops make_ops()
     ops.trsv_path = kryl_cuda_trsv_path_of;
     ops.color_rows = kryl_cuda_color_rows;
     ops.color_group = kryl_cuda_color_group;
+    ops.csr_permute = kryl_cuda_csr_permute;
+    ops.mcsweep_setup = kryl_cuda_mcsweep_setup;
+    ops.mcsweep = kryl_cuda_mcsweep;
+    ops.mcsweep_release = kryl_cuda_mcsweep_release;
     return ops;
 }
 

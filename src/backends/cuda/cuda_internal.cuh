@@ -156,6 +156,17 @@ kryl_status kryl_cuda_color_rows(kryl_context ctx, int64_t n, const int64_t *row
 kryl_status kryl_cuda_color_group(kryl_context ctx, int64_t n, const int32_t *color,
                                   int32_t ncolors, int32_t *perm, int64_t *color_ptr);
 
+/* The permuted copy of a CSR matrix and the multicolor SSOR sweep (cuda_mcsweep.cu; backend.h). */
+kryl_status kryl_cuda_csr_permute(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                  const int32_t *col_idx, const double *values, const int32_t *perm,
+                                  int64_t *b_row_ptr, int32_t *b_col_idx, double *b_values);
+kryl_status kryl_cuda_mcsweep_setup(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                    const int32_t *col_idx, const double *values,
+                                    const int64_t *color_ptr, int32_t ncolors, double omega,
+                                    void **handle);
+kryl_status kryl_cuda_mcsweep(kryl_context ctx, void *handle, kryl_vector r, kryl_vector z);
+void kryl_cuda_mcsweep_release(kryl_context ctx, void *handle);
+
 /* The copies over the host link on the second stream (cuda_link.cu; backend.h). */
 kryl_status kryl_cuda_copy_to_host_async(kryl_context ctx, void *dst, const void *src,
                                          size_t bytes);

@@ -2,6 +2,7 @@
  * 64-byte aligned host memory, zeroed by the threads that will use it) and
  * the operation table. */
 #include "backends/omp/omp_backend.h"
+#include "backends/host_mcsweep.h"
 #include "backends/host_step.h"
 #include "backends/omp/omp_dcgs2.h"
 #include "backends/omp/omp_krylov.h"
@@ -149,6 +150,11 @@ static const kryl_backend_ops omp_backend_ops = {
     /* multicolor ordering: rounds on the team (omp_color.c), grouped as ref does */
     .color_rows = kryl_omp_color_rows,
     .color_group = kryl_host_color_group,
+    /* multicolor SSOR, a color at a time on the team (omp_mcsweep.c) */
+    .csr_permute = kryl_omp_csr_permute,
+    .mcsweep_setup = kryl_omp_mcsweep_setup,
+    .mcsweep = kryl_omp_mcsweep,
+    .mcsweep_release = kryl_host_mcsweep_release,
 };
 
 const kryl_backend_ops *kryl_backend_omp(void) { return &omp_backend_ops; }

@@ -178,4 +178,14 @@ kryl_status kryl_omp_check_pair(const char *op, kryl_vector a, kryl_vector b);
 kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
                                 const int32_t *col_idx, int32_t *color, int32_t *ncolors);
 
+/* The permuted copy and the multicolor SSOR sweep on the team (omp_mcsweep.c; backend.h). */
+kryl_status kryl_omp_csr_permute(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                 const int32_t *col_idx, const double *values, const int32_t *perm,
+                                 int64_t *b_row_ptr, int32_t *b_col_idx, double *b_values);
+kryl_status kryl_omp_mcsweep_setup(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                   const int32_t *col_idx, const double *values,
+                                   const int64_t *color_ptr, int32_t ncolors, double omega,
+                                   void **handle);
+kryl_status kryl_omp_mcsweep(kryl_context ctx, void *handle, kryl_vector r, kryl_vector z);
+
 #endif

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/host_mcsweep.h"
 #include "backends/host_step.h"
 #include "backends/ref/ref_dcgs2.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_krylov.h"
+#include "backends/ref/ref_mcsweep.h"
 #include "backends/ref/ref_spmv_fmt.h"
 #include "backends/ref/ref_trsv.h"
 #include "order/order.h"
@@ -283,6 +285,11 @@ static const kryl_backend_ops ref_ops = {
     /* multicolor ordering */
     .color_rows = ref_color_rows,
     .color_group = kryl_host_color_group,
+    /* multicolor SSOR (ref_mcsweep.c) */
+    .csr_permute = kryl_ref_csr_permute,
+    .mcsweep_setup = kryl_ref_mcsweep_setup,
+    .mcsweep = kryl_ref_mcsweep,
+    .mcsweep_release = kryl_host_mcsweep_release,
 };
 
 const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }
