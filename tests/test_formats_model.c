@@ -224,7 +224,7 @@ static void print_table(void)
     }
 }
 
-/* Threads change how the measures and the cache simulation run, not what
+/* Threads change how the measures and the estimate of alpha run, not what
  * they find: stored slots, alpha and the choice agree bitwise. */
 static void check_threads_agree(void)
 {
@@ -261,47 +261,29 @@ static void check_threads_agree(void)
     }
 }
 
-/* Row-sampled simulation (every matrix beyond windowed_nnz = 0): a banded
- * matrix's alpha within 10% of the whole replay's and the same on 1 and 4
- * threads; a wide one (a power-law graph) is replayed whole all the same. */
-static void check_windows(void)
+/* The reach of reuse: the 5-point stencil on 256^2 reuses x across its
+ * +-256 band while 256 rows of traffic fit half the cache (64 KB: alpha =
+ * 1/Nnzr exactly), not in a cache half that size (the band misses: alpha
+ * 1); a whole product that fits the cache loads x once in any order. */
+static void check_reach(void)
 {
-    const kryl_device_model dev = tf_device(1 << 16);
-    kryl_fmt_params whole, sampled, sampled4;
-    kryl_fmt_params_init(&whole);
-    kryl_fmt_params_init(&sampled);
-    sampled.windowed_nnz = 0;
-    sampled4 = sampled;
-    sampled4.threads = 4;
-    for (int g = 0; g < 2; g++) {
-        kryl_csr A;
-        if (!tf_generate(&A, g == 0 ? KRYL_GEN_POISSON2D5 : KRYL_GEN_POWERLAW,
-                         g == 0 ? 500 : 50000))
-            continue;
-        kryl_fmt_model exact, one, four;
-        CHECK_OK(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, &whole, &dev, &exact));
-        CHECK_OK(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, &sampled, &dev, &one));
-        CHECK_OK(kryl_fmt_predict(&A, KRYL_FORMAT_CSR, &sampled4, &dev, &four));
-        CHECK(one.alpha == four.alpha,
-              "generator %d: windows give alpha %.17g on 1 thread, "
-              "%.17g on 4",
-              g, one.alpha, four.alpha);
-        if (g == 0)
-            CHECK(fabs(one.alpha - exact.alpha) <= 0.1 * exact.alpha,
-                  "5-point 500^2: windows give alpha %g, the whole replay %g", one.alpha,
-                  exact.alpha);
-        else
-            CHECK(one.alpha == exact.alpha, "power law: alpha %g, the whole replay %g", one.alpha,
-                  exact.alpha);
-        kryl_csr_free(&A);
-    }
+    kryl_csr A;
+    if (!tf_generate(&A, KRYL_GEN_POISSON2D5, 256)) return;
+    const double reuse = (double)A.nrows / (double)kryl_csr_nnz(&A);
+    const double fits = alpha_of(&A, KRYL_FORMAT_CSR, tf_device(1 << 16));
+    const double spills = alpha_of(&A, KRYL_FORMAT_CSR, tf_device(1 << 15));
+    const double whole = alpha_of(&A, KRYL_FORMAT_PJDS, tf_device(1 << 23));
+    CHECK(fabs(fits - reuse) <= 1e-12 * reuse && spills == 1.0 && fabs(whole - reuse) <= 1e-12,
+          "5-point 256^2: alpha %g in 64 KB, %g in 32 KB, %g sorted in 8 MB; 1/Nnzr %g", fits,
+          spills, whole, reuse);
+    kryl_csr_free(&A);
 }
 
 int main(void)
 {
     check_sanity_cases();
     check_threads_agree();
-    check_windows();
+    check_reach();
     check_order_matters();
     check_choose();
     check_bad_device();

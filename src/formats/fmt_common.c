@@ -18,20 +18,18 @@ void kryl_fmt_params_init(kryl_fmt_params *params)
     params->max_block_fill = 1.5;
     params->max_diagonals = 64;
     params->threads = 1;
-    params->windowed_nnz = 8000000;
 }
 
 kryl_status fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *out)
 {
     kryl_fmt_params_init(out);
     if (params == NULL) return KRYL_SUCCESS;
-    if (params->slice_height < 1 || params->sort_window < 0 || params->max_diagonals < 1 ||
-        params->windowed_nnz < 0)
-        return KRYL_ERROR(
-            KRYL_ERR_INVALID_ARGUMENT,
-            "format parameters: slice_height = %" PRId32 " (must be >= 1), sort_window = %" PRId64
-            " (>= 0), max_diagonals = %" PRId64 " (>= 1), windowed_nnz = %" PRId64 " (>= 0)",
-            params->slice_height, params->sort_window, params->max_diagonals, params->windowed_nnz);
+    if (params->slice_height < 1 || params->sort_window < 0 || params->max_diagonals < 1)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "format parameters: slice_height = %" PRId32
+                          " (must be >= 1), sort_window = %" PRId64
+                          " (>= 0), max_diagonals = %" PRId64 " (>= 1)",
+                          params->slice_height, params->sort_window, params->max_diagonals);
     if (!(isfinite(params->max_padding) && params->max_padding >= 1.0 &&
           isfinite(params->max_block_fill) && params->max_block_fill >= 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,

@@ -1,6 +1,6 @@
 /* Shared pieces of the storage formats: the row view a format is measured
  * on, the per-format operation table, permutation and padding helpers, and
- * the cache simulation behind the bandwidth model. */
+ * the estimate of x's reuse behind the bandwidth model. */
 #ifndef KRYL_FORMATS_FMT_INTERNAL_H
 #define KRYL_FORMATS_FMT_INTERNAL_H
 
@@ -141,13 +141,14 @@ kryl_status fmt_out_of_memory(const char *what, int64_t count, size_t elem);
          ? KRYL_SUCCESS                                                                            \
          : fmt_out_of_memory((what), (count), sizeof *(p)))
 
-/* ---- cache simulation (fmt_cache.c) ---- */
+/* ---- reuse of x (fmt_reuse.c) ---- */
 
 /* Bytes of x loaded by one SpMV over the view's rows in order, divided by
- * 8 * nnz (clamped to at most 1), simulating an LRU cache shared with
- * stream_per_access bytes of matrix and y traffic per access of x, on
- * p->threads host threads (the estimate does not depend on them). */
-kryl_status fmt_simulate_alpha(const fmt_view *v, const kryl_device_model *dev,
+ * 8 * nnz (clamped to at most 1), estimated from the entries' distances to
+ * the diagonal against the rows whose traffic (stream_per_access bytes of
+ * matrix and y per entry, and x) fits the cache, on p->threads host
+ * threads (the estimate does not depend on them). */
+kryl_status fmt_estimate_alpha(const fmt_view *v, const kryl_device_model *dev,
                                double stream_per_access, const kryl_fmt_params *p, double *alpha);
 
 #endif

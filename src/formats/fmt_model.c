@@ -2,7 +2,8 @@
  * format's arrays once, writes y once and loads x 8*alpha bytes per
  * nonzero, at the device's memory bandwidth.  Code balance B = bytes /
  * (2 nnz) bytes per flop; predicted time = bytes / bandwidth.  alpha comes
- * from a cache simulation in the format's row order (fmt_cache.c). */
+ * from the entries' distances to the diagonal in the format's row order
+ * (fmt_reuse.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +45,7 @@ static kryl_status plan_alpha(const fmt_plan *plan, const kryl_device_model *dev
 {
     const double nnz = (double)kryl_csr_nnz(plan->view.A), n = (double)plan->view.n;
     const double stream = nnz > 0 ? 12.0 + 16.0 * n / nnz : 0.0;
-    return fmt_simulate_alpha(&plan->view, dev, stream, p, alpha);
+    return fmt_estimate_alpha(&plan->view, dev, stream, p, alpha);
 }
 
 /* The model of `kind` moving `fixed` bytes besides x, with alpha. */
@@ -101,72 +102,101 @@ static void append(char *buf, size_t size, const char *text)
 }
 
 typedef struct weighed {
+    bool measured; /* its footprint measured (else it could not have won) */
     bool suitable;
-    bool known;     /* model computed (its row order's alpha simulated) */
     int64_t window; /* its row order: 0 natural, else the sort window */
     double fixed;   /* bytes other than x */
+    double least;   /* a lower bound on its predicted seconds, from n, nnz and the longest row */
     kryl_fmt_model model;
     char brief[64];
 } weighed;
 
-/* Simulate alpha of candidate c's row order and model every candidate sharing it. */
-static kryl_status weigh_order(const kryl_csr *A, const kryl_fmt_params *p,
-                               const kryl_device_model *dev, weighed *w, int c)
+/* A lower bound on the bytes `kind` reads besides x (its arrays and y),
+ * from what every layout stores at least: each nonzero's value and
+ * column, or for BCSR nnz / b^2 blocks, for DIA a diagonal per entry of
+ * the longest row (each entry of a row lies on its own diagonal). */
+static double least_fixed(kryl_format kind, double n, double nnz, double longest)
+{
+    double arrays;
+    switch (kind) {
+    case KRYL_FORMAT_CSR: arrays = 12.0 * nnz + 8.0 * (n + 1.0); break;
+    case KRYL_FORMAT_ELLR:
+    case KRYL_FORMAT_JDS: arrays = 12.0 * nnz + 4.0 * n; break;
+    case KRYL_FORMAT_BCSR2: arrays = 8.0 * nnz + nnz + 8.0 * (ceil(n / 2.0) + 1.0); break;
+    case KRYL_FORMAT_BCSR4: arrays = 8.0 * nnz + nnz / 4.0 + 8.0 * (ceil(n / 4.0) + 1.0); break;
+    case KRYL_FORMAT_DIA: arrays = 8.0 * longest * n; break;
+    default: arrays = 12.0 * nnz; break; /* ELL, SELL, pJDS */
+    }
+    return arrays + 8.0 * n;
+}
+
+/* Measure candidate c (its footprint in its row order) and, where it is
+ * suitable, its model: alpha from the same row order, estimated once per
+ * order and shared (alpha[] by order: natural, or its window). */
+static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl_device_model *dev,
+                         weighed *w, int c, double *alphas)
 {
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
-    double alpha;
-    kryl_status st = plan_alpha(&plan, dev, p, &alpha);
-    fmt_plan_free(&plan);
-    KRYL_TRY(st);
-    for (int k = 0; k < NCANDIDATES; k++) {
-        if (!w[k].suitable || w[k].window != w[c].window) continue;
-        model_of(candidates[k], w[k].fixed, A, alpha, dev, &w[k].model);
-        w[k].known = true;
+    w[c].measured = true;
+    w[c].suitable = plan.size.suitable;
+    w[c].fixed = fixed_bytes(&plan);
+    memcpy(w[c].brief, plan.size.brief, sizeof w[c].brief);
+    kryl_status st = KRYL_SUCCESS;
+    if (w[c].suitable) {
+        /* the first candidate weighed in this row order estimates its alpha */
+        int first = 0;
+        while (!(w[first].measured && w[first].suitable && w[first].window == w[c].window)) first++;
+        if (first == c) st = plan_alpha(&plan, dev, p, &alphas[c]);
+        if (st == KRYL_SUCCESS)
+            model_of(candidates[c], w[c].fixed, A, alphas[first], dev, &w[c].model);
     }
-    return KRYL_SUCCESS;
+    fmt_plan_free(&plan);
+    return st;
 }
 
-/* Measure every candidate (a pass over the row lengths, or the diagonal
- * offsets or blocks: no format is built), then simulate alpha (fmt_cache.c,
- * the costly part) only for the row orders that can decide the choice:
- * CSR's natural order always, another only while one of its candidates,
- * with no x traffic at all, could still come within FMT_TIE of the fastest
- * candidate known.  Those left out can be neither the fastest nor within
- * FMT_TIE of it, so the choice is the one a simulation of every order
- * makes; their seconds are INFINITY. */
+/* Weigh CSR, then the other candidates from the lowest lower bound up
+ * (a bound needs only n, nnz and the longest row, and x loaded at least
+ * once), while a bound is within FMT_TIE of the fastest prediction so far.
+ * The candidates left unmeasured could be neither the fastest nor within
+ * FMT_TIE of it, so the choice is the one weighing every candidate makes;
+ * their seconds are INFINITY.  On a stencil that is CSR and DIA alone: no
+ * sorting permutation is made and no block is counted. */
 static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
                              const kryl_device_model *dev, weighed *w)
 {
+    const double n = (double)A->nrows, nnz = (double)kryl_csr_nnz(A);
+    int64_t longest = 0;
+    for (int64_t i = 0; i < A->nrows; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > longest)
+            longest = A->row_ptr[i + 1] - A->row_ptr[i];
+    /* x at least once: 8 alpha nnz >= min(8 nnz, 8 ncols) */
+    const double x_least = fmin(8.0 * nnz, 8.0 * (double)A->ncols);
+    double alphas[NCANDIDATES];
     for (int c = 0; c < NCANDIDATES; c++) {
-        fmt_plan plan;
-        KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
         memset(&w[c], 0, sizeof w[c]);
-        w[c].suitable = plan.size.suitable;
-        w[c].fixed = fixed_bytes(&plan);
         w[c].model.seconds = INFINITY;
-        memcpy(w[c].brief, plan.size.brief, sizeof w[c].brief);
         int64_t window = fmt_sort_window(candidates[c], p, A->nrows);
         w[c].window = window <= 1 ? 0 : (window > A->nrows ? A->nrows : window);
-        fmt_plan_free(&plan);
+        w[c].least =
+            (least_fixed(candidates[c], n, nnz, (double)longest) + x_least) / dev->bandwidth;
     }
-    KRYL_TRY(weigh_order(A, p, dev, w, 0));
+    KRYL_TRY(weigh(A, p, dev, w, 0, alphas));
     /* latency-bound: CSR, whatever the others predict (kryl_fmt_choose) */
     if (w[0].model.bytes < 0.5 * (double)dev->cache_bytes) return KRYL_SUCCESS;
     for (;;) {
         double fastest = INFINITY, lowest = INFINITY;
         int open = -1;
         for (int c = 0; c < NCANDIDATES; c++)
-            if (w[c].suitable && w[c].known) fastest = fmin(fastest, w[c].model.seconds);
+            if (w[c].measured && w[c].suitable) fastest = fmin(fastest, w[c].model.seconds);
         for (int c = 0; c < NCANDIDATES; c++) {
-            const double least = w[c].fixed / dev->bandwidth; /* alpha = 0 */
-            if (w[c].suitable && !w[c].known && least <= FMT_TIE * fastest && least < lowest) {
-                lowest = least;
+            if (!w[c].measured && w[c].least <= FMT_TIE * fastest && w[c].least < lowest) {
+                lowest = w[c].least;
                 open = c;
             }
         }
         if (open < 0) return KRYL_SUCCESS;
-        KRYL_TRY(weigh_order(A, p, dev, w, open));
+        KRYL_TRY(weigh(A, p, dev, w, open, alphas));
     }
 }
 
@@ -211,7 +241,7 @@ kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
              w[pick].model.bytes / w[0].model.bytes, w[pick].model.alpha);
     const char *sep = "; refused: ";
     for (int c = 0; c < NCANDIDATES; c++) {
-        if (w[c].suitable) continue;
+        if (w[c].suitable || !w[c].measured) continue;
         snprintf(part, sizeof part, "%s%s (%s)", sep, kryl_format_name(candidates[c]), w[c].brief);
         append(why, why_size, part);
         sep = ", ";

@@ -33,8 +33,6 @@ typedef struct kryl_fmt_params {
     int64_t max_diagonals; /* refuse DIA with more diagonals (default 64) */
     int threads;           /* host threads that measure and fill (default 1); what is built
                               does not depend on it */
-    int64_t windowed_nnz;  /* the cache simulation samples rows of banded matrices with more
-                              nonzeros (default 8e6; fmt_cache.c) */
 } kryl_fmt_params;
 
 void kryl_fmt_params_init(kryl_fmt_params *params);
@@ -137,7 +135,7 @@ typedef struct kryl_fmt_cost {
     int64_t bytes_single; /* the same with float values */
     /* Bytes one SpMV must move with this format: the arrays its kernel reads
      * once, y once, and x once (8 n: the model's best case alpha = 1/Nnzr;
-     * kryl_fmt_predict's bytes use the simulated alpha instead). */
+     * kryl_fmt_predict's bytes use the estimated alpha instead). */
     int64_t spmv_bytes;
 } kryl_fmt_cost;
 
@@ -180,7 +178,8 @@ typedef struct kryl_fmt_model {
 } kryl_fmt_model;
 
 /* Estimate alpha for A's access pattern to x in the format's row order
- * (simulating a cache of dev->cache_bytes over the column stream), then the
+ * (from the entries' distances to the diagonal against the rows whose
+ * traffic fits dev->cache_bytes: fmt_reuse.c), then the
  * code balance and predicted time of one double-precision SpMV.  Formats
  * that kryl_fmt_build would refuse are predicted too. */
 kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt_params *params,
