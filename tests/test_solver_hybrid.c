@@ -104,6 +104,7 @@ static void test_larger_than_device(void)
         CHECK(A->storage_deferred, "created on a deferring context: no storage yet");
         kryl_solver_options oh = o;
         oh.hybrid = variant == 1 ? KRYL_HYBRID_AUTO : KRYL_HYBRID_SPLIT;
+        oh.format = KRYL_FORMAT_AUTO; /* resolved to A's own CSR: no copy */
         char label[96];
         snprintf(label, sizeof label, "hybrid %s%s under a cap of %lld bytes",
                  kryl_hybrid_name(oh.hybrid), variant == 2 ? ", deterministic" : "",

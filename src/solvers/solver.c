@@ -407,7 +407,13 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     s->format = opts.format;
     snprintf(s->format_reason, sizeof s->format_reason, "requested");
     kryl_setup_enter(s->ctx, KRYL_SETUP_MODEL);
-    if (s->format == KRYL_FORMAT_AUTO) st = kryl_solver_choose_format(s);
+    if (s->format == KRYL_FORMAT_AUTO && opts.hybrid != KRYL_HYBRID_NONE) {
+        /* the hybrid methods take A's own CSR (no copy: it may not fit the device) */
+        s->format = KRYL_FORMAT_CSR;
+        snprintf(s->format_reason, sizeof s->format_reason, "the hybrid methods run on CSR");
+    } else if (s->format == KRYL_FORMAT_AUTO) {
+        st = kryl_solver_choose_format(s);
+    }
     kryl_setup_enter(s->ctx, KRYL_SETUP_CONVERSION);
     if (st == KRYL_SUCCESS && s->precision == KRYL_DOUBLE && s->format == KRYL_FORMAT_CSR &&
         opts.order == KRYL_ORDER_NONE)

@@ -284,9 +284,12 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
     return st;
 }
 
-/* The job's context on `backend`, with the command's settings of it. */
+/* The job's context on `backend`, with the command's settings of it (the
+ * host's fallback after the GPU could not hold the problem: no device cap,
+ * so --hybrid auto runs there on one backend). */
 static kryl_status start_context(solve_job *job, const solve_args *a,
-                                 const kryl_solver_options *opt, kryl_backend_kind backend)
+                                 const kryl_solver_options *opt, kryl_backend_kind backend,
+                                 bool fallback)
 {
     kryl_status st =
         solve_job_context(job, backend, (int)a->device, (int)a->threads, a->deterministic);
@@ -294,7 +297,7 @@ static kryl_status start_context(solve_job *job, const solve_args *a,
     kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
     kryl_overlap_from_name(a->overlap, &overlap);
     if (st == KRYL_SUCCESS) st = kryl_context_set_overlap(job->ctx, overlap);
-    if (st == KRYL_SUCCESS && a->gpu_memory_given)
+    if (st == KRYL_SUCCESS && a->gpu_memory_given && !fallback)
         st = kryl_context_set_gpu_memory(job->ctx, a->gpu_memory);
     /* the hybrid split needs only the device's rows there: A's whole storage
      * waits until a step needs it (or never comes, where it does not fit) */
@@ -317,7 +320,7 @@ int cmd_solve(int argc, char **argv)
 
     solve_job job;
     double read_s = 0.0;
-    kryl_status st = start_context(&job, &a, &opt, backend);
+    kryl_status st = start_context(&job, &a, &opt, backend, false);
     char generated[96];
     const char *name = a.matrix;
     if (a.gen != NULL) {
@@ -338,7 +341,7 @@ int cmd_solve(int argc, char **argv)
                 cli_held_error());
         solve_job_finish(&job, st);
         read_s = 0.0;
-        st = start_context(&job, &a, &opt, KRYL_BACKEND_OMP);
+        st = start_context(&job, &a, &opt, KRYL_BACKEND_OMP, true);
         if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &read_s);
     }
     if (st == KRYL_SUCCESS && a.out != NULL) st = write_solution(&job, a.out);
