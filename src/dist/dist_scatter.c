@@ -75,24 +75,49 @@ static kryl_status root_copy(struct kryl_dist_context *dc, const kryl_csr *src, 
     return root_partition(dc, A, begin, orig);
 }
 
-/* Each rank's rows of root's A (rank 0 keeps its own). */
+enum { ENTRIES_TAG = 7302, CHUNK = 1 << 30 /* entries per message: MPI counts are ints */ };
+
+/* count entries of `bytes` each from root to rank dest (any count: in chunks) ... */
+static void send_entries(const void *buf, int64_t count, MPI_Datatype type, size_t bytes, int dest,
+                         MPI_Comm comm)
+{
+    for (int64_t k = 0; k < count; k += CHUNK) {
+        int c = (int)(count - k < CHUNK ? count - k : CHUNK);
+        MPI_Send((const char *)buf + (size_t)k * bytes, c, type, dest, ENTRIES_TAG, comm);
+    }
+}
+
+/* ... and their receipt on dest */
+static void recv_entries(void *buf, int64_t count, MPI_Datatype type, size_t bytes, MPI_Comm comm)
+{
+    for (int64_t k = 0; k < count; k += CHUNK) {
+        int c = (int)(count - k < CHUNK ? count - k : CHUNK);
+        MPI_Recv((char *)buf + (size_t)k * bytes, c, type, 0, ENTRIES_TAG, comm, MPI_STATUS_IGNORE);
+    }
+}
+
+/* Each rank's rows of root's A (rank 0 keeps its own).  Entries travel by
+ * 64-bit offsets in chunks, so a matrix past 2^31 entries is handed out
+ * whole (a scatter's int displacements would overflow). */
 static kryl_status scatter_rows(struct kryl_dist_context *dc, const kryl_csr *A,
                                 const int64_t *begin, int64_t dims[2], kryl_csr *mine)
 {
     int size = dc->size, rank = dc->rank;
-    int *counts = calloc(4 * (size_t)size, sizeof *counts);
-    if (counts == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate scatter counts");
-    int *rc = counts, *rd = counts + size, *ec = counts + 2 * size, *ed = counts + 3 * size;
+    int *counts = calloc(2 * (size_t)size, sizeof *counts);
+    int64_t *entries = calloc((size_t)size, sizeof *entries);
+    if (counts == NULL || entries == NULL) {
+        free(counts);
+        free(entries);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate scatter counts");
+    }
+    int *rc = counts, *rd = counts + size;
     int64_t n = begin[rank + 1] - begin[rank], nnz = 0;
     for (int p = 0; rank == 0 && p < size; p++) {
         rc[p] = (int)(begin[p + 1] - begin[p]);
         rd[p] = (int)begin[p];
-        ed[p] = (int)A->row_ptr[begin[p]];
-        ec[p] = (int)(A->row_ptr[begin[p + 1]] - A->row_ptr[begin[p]]);
+        entries[p] = A->row_ptr[begin[p + 1]] - A->row_ptr[begin[p]];
     }
-    int my_nnz = 0;
-    MPI_Scatter(ec, 1, MPI_INT, &my_nnz, 1, MPI_INT, 0, dc->comm);
-    nnz = my_nnz;
+    MPI_Scatter(entries, 1, MPI_INT64_T, &nnz, 1, MPI_INT64_T, 0, dc->comm);
     kryl_status st = kryl_csr_alloc(mine, n, dims[1], nnz);
     st = kryl_dist_agree_comm(dc->comm, st);
     int64_t *lengths = NULL;
@@ -113,10 +138,21 @@ static kryl_status scatter_rows(struct kryl_dist_context *dc, const kryl_csr *A,
         st = kryl_dist_agree_comm(dc->comm, st);
         if (st == KRYL_SUCCESS) {
             MPI_Scatterv(all, rc, rd, MPI_INT64_T, lengths, (int)n, MPI_INT64_T, 0, dc->comm);
-            MPI_Scatterv(rank == 0 ? A->col_idx : NULL, ec, ed, MPI_INT32_T, mine->col_idx,
-                         (int)nnz, MPI_INT32_T, 0, dc->comm);
-            MPI_Scatterv(rank == 0 ? A->values : NULL, ec, ed, MPI_DOUBLE, mine->values, (int)nnz,
-                         MPI_DOUBLE, 0, dc->comm);
+            if (rank == 0) {
+                /* rank 0's rows are the first (begin[0] = 0) */
+                memcpy(mine->col_idx, A->col_idx, (size_t)entries[0] * sizeof *mine->col_idx);
+                memcpy(mine->values, A->values, (size_t)entries[0] * sizeof *mine->values);
+            } else {
+                recv_entries(mine->col_idx, nnz, MPI_INT32_T, sizeof *mine->col_idx, dc->comm);
+                recv_entries(mine->values, nnz, MPI_DOUBLE, sizeof *mine->values, dc->comm);
+            }
+            for (int p = 1; rank == 0 && p < size; p++) {
+                const int64_t first = A->row_ptr[begin[p]];
+                send_entries(A->col_idx + first, entries[p], MPI_INT32_T, sizeof *A->col_idx, p,
+                             dc->comm);
+                send_entries(A->values + first, entries[p], MPI_DOUBLE, sizeof *A->values, p,
+                             dc->comm);
+            }
             /* row_ptr = prefix sums of the row lengths */
             for (int64_t i = 0; i < n; i++) mine->row_ptr[i + 1] = mine->row_ptr[i] + lengths[i];
             mine->nrows_global = dims[0];
@@ -126,6 +162,7 @@ static kryl_status scatter_rows(struct kryl_dist_context *dc, const kryl_csr *A,
     }
     free(lengths);
     free(counts);
+    free(entries);
     if (st != KRYL_SUCCESS && mine->row_ptr) kryl_csr_free(mine);
     return st;
 }
