@@ -145,7 +145,7 @@ static void test_solve_estimate(void)
     kryl_memory_estimate e;
     CHECK_OK(kryl_solver_estimate_memory(ctx, n, nnz, &o, &e));
     CHECK(e.device == 0 && e.matrix == 12 * nnz + 8 * (n + 1) && e.format > e.matrix &&
-              e.precond == e.matrix && e.vectors == 8 * n * (8 + 34) &&
+              e.precond == 3 * e.matrix && e.vectors == 8 * n * (8 + 34) &&
               e.host == e.matrix + e.format + e.precond + e.vectors,
           "estimate: host %lld, matrix %lld, format %lld, precond %lld, vectors %lld",
           (long long)e.host, (long long)e.matrix, (long long)e.format, (long long)e.precond,

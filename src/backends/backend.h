@@ -28,6 +28,9 @@
 extern "C" {
 #endif
 
+struct kryl_factor_pattern; /* src/factor/factor_pattern.h */
+struct kryl_factor_pivots;  /* src/factor/factor.h */
+
 /* One double in backend memory. */
 typedef struct kryl_scalar {
     double *ptr;
@@ -555,6 +558,33 @@ typedef struct kryl_backend_ops {
      * back);
      * a static string.  NULL op: the backend does not say. */
     const char *(*trsv_path)(kryl_context ctx, const void *handle);
+
+    /* ---- incomplete factorizations on the backend (optional; NULL: the
+     * preconditioners factor on the host) ----
+     * IC(0) and ILU(0) on a pattern computed once on the host (P,
+     * src/factor/factor_pattern.h, which must outlive the handle): the
+     * numeric factorization in backend memory, exact (the serial
+     * factorization's arithmetic, row by row, each row once the rows it
+     * reads are done: by levels or with per-row ready flags), and the two
+     * triangles' solve handles built from it.  A refactorization for new
+     * values calls factor_numeric and factor_trsv again on the same handle. */
+    kryl_status (*factor_setup)(kryl_context ctx, const struct kryl_factor_pattern *P,
+                                void **handle);
+    /* C = the IC(0) factor of A + shift diag(A), or the ILU(0) factor of A
+     * (shift 0), on P's pattern, the values taken from A's host CSR values
+     * (or the backend's copy of them) through P->source; A on one rank.
+     * *pivots (host) says where it fails as the serial factorization would
+     * (kryl_factor_pivots); it waits for the result. */
+    kryl_status (*factor_numeric)(kryl_context ctx, void *handle, kryl_matrix A, double shift,
+                                  struct kryl_factor_pivots *pivots);
+    /* *trsv NULL: a triangular-solve handle (trsv, trsv_release) of C's
+     * lower or upper triangle in `precision`, with P's level schedule;
+     * else the values of that handle, built by this op, refreshed from C. */
+    kryl_status (*factor_trsv)(kryl_context ctx, void *handle, bool lower, kryl_precision precision,
+                               void **trsv);
+    void (*factor_release)(kryl_context ctx, void *handle);
+    /* out = max_i |x_i| (rank-local; a NaN counts as +Inf), unguarded */
+    kryl_status (*amax)(kryl_context ctx, kryl_vector x, kryl_scalar out);
 } kryl_backend_ops;
 
 /* The backends compiled into this build (NULL when absent). */

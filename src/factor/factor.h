@@ -49,6 +49,13 @@ kryl_status kryl_factor_ic0(const kryl_csr *A, kryl_factor *F);
  * KRYL_ERR_NOT_POSITIVE_DEFINITE when a diagonal entry is <= 0. */
 kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F);
 
+/* MIC(0)'s pieces for a factorization elsewhere: *bound = the shift past
+ * which A + alpha diag(A) is diagonally dominant (a diagonal entry <= 0 is
+ * refused as mic0 refuses it), and the shift to try after alpha fails
+ * (alpha = 0: 1e-3, then doubled; refused beyond 2 bound + 1). */
+kryl_status kryl_factor_mic0_bound(const kryl_csr *A, double *bound);
+kryl_status kryl_factor_mic0_next_shift(double bound, double *alpha);
+
 /* ILU(0) and ILU(k) (k >= 0; ILU(0) = ILU(k = 0)).  A zero pivot, or a
  * diagonal position outside the pattern, gives KRYL_ERR_ZERO_DIAGONAL naming
  * the row. */
@@ -64,6 +71,22 @@ kryl_status kryl_factor_ilut(const kryl_csr *A, double tau, int64_t p, kryl_fact
 kryl_status kryl_factor_ilutp(const kryl_csr *A, double tau, int64_t p, kryl_factor *F);
 
 void kryl_factor_free(kryl_factor *F);
+
+/* Where a numeric IC(0) or ILU(0) stops, as the serial factorization meets
+ * it row after row. */
+typedef enum kryl_factor_pivot_what {
+    KRYL_PIVOT_DIAGONAL = 0, /* IC: a_ii <= 0 (value: a_ii) */
+    KRYL_PIVOT_BREAKDOWN =
+        1 /* IC: the pivot a_ii - sum l_ik^2 <= 0; ILU: u_ii zero or not finite */
+} kryl_factor_pivot_what;
+
+typedef struct kryl_factor_pivots {
+    int64_t row;             /* the first row that fails (-1: none) */
+    int what;                /* kryl_factor_pivot_what */
+    double value;            /* a_ii or the pivot there */
+    int64_t nonpositive_row; /* ILU: the first row whose u_ii is not > 0 (-1: none) */
+    double nonpositive_value;
+} kryl_factor_pivots;
 
 /* x = U^-1 L^-1 b (x and b of length F->n; they may be the same array); for
  * ILUTP the solution of A z = b is then z[col_perm[j]] = x[j]. */

@@ -119,3 +119,41 @@ void kryl_factor_free(kryl_factor *F)
     free(F->col_perm);
     memset(F, 0, sizeof *F);
 }
+
+kryl_status kryl_factor_no_diagonal_error(kryl_factor_kind kind, const char *who, int64_t row)
+{
+    if (kind == KRYL_FACTOR_IC0 || kind == KRYL_FACTOR_MIC0)
+        return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                          "%s: row %lld (0-based) has no diagonal entry, so its pivot is 0: "
+                          "the matrix is not positive definite, as incomplete Cholesky "
+                          "needs; use --method gmres with --precond ilutp, or --precond none",
+                          who, (long long)row);
+    return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                      "%s: row %lld (0-based) has no diagonal entry in the pattern, so "
+                      "its pivot is 0; permute the rows to put nonzeros on the "
+                      "diagonal (--match), or use ilutp (column pivoting) or the "
+                      "default (--method auto, no --precond)",
+                      who, (long long)row);
+}
+
+kryl_status kryl_factor_pivot_error(kryl_factor_kind kind, const char *who, int what, int64_t row,
+                                    double value)
+{
+    if (kind != KRYL_FACTOR_IC0 && kind != KRYL_FACTOR_MIC0)
+        return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                          "%s: the pivot u_ii at row %lld (0-based) is %g; use ilutp "
+                          "(column pivoting), --match (rows permuted to put nonzeros on "
+                          "the diagonal) or the default (--method auto, no --precond)",
+                          who, (long long)row, value);
+    if (what == KRYL_PIVOT_DIAGONAL)
+        return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                          "%s: the diagonal entry of row %lld (0-based) is %g <= 0: the "
+                          "matrix is not positive definite, as incomplete Cholesky needs; "
+                          "use --method gmres with --precond ilutp, or --precond none",
+                          who, (long long)row, value);
+    return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                      "%s: the pivot at row %lld (0-based) is %g <= 0: the matrix is not "
+                      "positive definite or IC(0) breaks down; use mic0 (shifted) or "
+                      "jacobi",
+                      who, (long long)row, value);
+}

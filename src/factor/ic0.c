@@ -27,11 +27,7 @@ static kryl_status lower_pattern(const kryl_csr *A, kryl_csr *L, const char *who
         L->row_ptr[i + 1] = at;
         if (at == L->row_ptr[i] || L->col_idx[at - 1] != i) {
             kryl_csr_free(L);
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "%s: row %lld (0-based) has no diagonal entry, so its pivot is 0: "
-                              "the matrix is not positive definite, as incomplete Cholesky "
-                              "needs; use --method gmres with --precond ilutp, or --precond none",
-                              who, (long long)i);
+            return kryl_factor_no_diagonal_error(KRYL_FACTOR_IC0, who, i);
         }
     }
     return KRYL_SUCCESS;
@@ -43,11 +39,8 @@ static kryl_status ic0_numeric(kryl_csr *L, double alpha, double *x, const char 
     for (int64_t i = 0; i < L->nrows; i++) {
         const int64_t dpos = L->row_ptr[i + 1] - 1;
         if (!(L->values[dpos] > 0.0))
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "%s: the diagonal entry of row %lld (0-based) is %g <= 0: the "
-                              "matrix is not positive definite, as incomplete Cholesky needs; "
-                              "use --method gmres with --precond ilutp, or --precond none",
-                              who, (long long)i, L->values[dpos]);
+            return kryl_factor_pivot_error(KRYL_FACTOR_IC0, who, KRYL_PIVOT_DIAGONAL, i,
+                                           L->values[dpos]);
         double d = L->values[dpos] * (1.0 + alpha);
         for (int64_t e = L->row_ptr[i]; e < dpos; e++) {
             /* l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj, x holds row i of L so far */
@@ -60,11 +53,7 @@ static kryl_status ic0_numeric(kryl_csr *L, double alpha, double *x, const char 
         }
         for (int64_t e = L->row_ptr[i]; e < dpos; e++) x[L->col_idx[e]] = 0.0;
         if (!(d > 0.0))
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "%s: the pivot at row %lld (0-based) is %g <= 0: the matrix is not "
-                              "positive definite or IC(0) breaks down; use mic0 (shifted) or "
-                              "jacobi",
-                              who, (long long)i, d);
+            return kryl_factor_pivot_error(KRYL_FACTOR_IC0, who, KRYL_PIVOT_BREAKDOWN, i, d);
         /* l_ii = sqrt(a_ii (1 + alpha) - sum_{k<i} l_ik^2) */
         L->values[dpos] = sqrt(d);
     }
@@ -100,14 +89,11 @@ kryl_status kryl_factor_ic0(const kryl_csr *A, kryl_factor *F)
     return ic0_shifted(A, 0.0, F, "ic0");
 }
 
-kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F)
+kryl_status kryl_factor_mic0_bound(const kryl_csr *A, double *bound)
 {
-    KRYL_REQUIRE_ARG(F);
-    memset(F, 0, sizeof *F);
-    KRYL_TRY(kryl_factor_check_input(A, "mic0"));
     /* bound = max_i sum_{j != i} |a_ij| / a_ii: beyond it A + alpha diag(A) is strictly
      * diagonally dominant with a positive diagonal, where IC(0) always exists */
-    double bound = 0.0;
+    *bound = 0.0;
     for (int64_t i = 0; i < A->nrows; i++) {
         double diag = 0.0, off = 0.0;
         for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
@@ -116,14 +102,31 @@ kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F)
             else
                 off += fabs(A->values[e]);
         if (!(diag > 0.0))
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "mic0: the diagonal entry of row %lld (0-based) is %g <= 0: the "
-                              "matrix is not positive definite, as incomplete Cholesky needs; "
-                              "use --method gmres with --precond ilutp, or --precond none",
-                              (long long)i, diag);
-        if (off / diag > bound) bound = off / diag;
+            return kryl_factor_pivot_error(KRYL_FACTOR_MIC0, "mic0", KRYL_PIVOT_DIAGONAL, i, diag);
+        if (off / diag > *bound) *bound = off / diag;
     }
-    double alpha = 0.0;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_factor_mic0_next_shift(double bound, double *alpha)
+{
+    if (*alpha > 2.0 * bound + 1.0)
+        return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                          "mic0: IC(0) of A + alpha diag(A) still breaks down at alpha = %g, "
+                          "beyond diagonal dominance: are the values finite?",
+                          *alpha);
+    /* alpha = 1e-3, then doubled (Manteuffel 1980) */
+    *alpha = *alpha == 0.0 ? 1e-3 : 2.0 * *alpha;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F)
+{
+    KRYL_REQUIRE_ARG(F);
+    memset(F, 0, sizeof *F);
+    KRYL_TRY(kryl_factor_check_input(A, "mic0"));
+    double bound = 0.0, alpha = 0.0;
+    KRYL_TRY(kryl_factor_mic0_bound(A, &bound));
     for (;;) {
         F->kind = KRYL_FACTOR_MIC0;
         kryl_status st = ic0_shifted(A, alpha, F, "mic0");
@@ -132,12 +135,6 @@ kryl_status kryl_factor_mic0(const kryl_csr *A, kryl_factor *F)
             return KRYL_SUCCESS;
         }
         if (st != KRYL_ERR_NOT_POSITIVE_DEFINITE) return st;
-        if (alpha > 2.0 * bound + 1.0)
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "mic0: IC(0) of A + alpha diag(A) still breaks down at alpha = %g, "
-                              "beyond diagonal dominance: are the values finite?",
-                              alpha);
-        /* alpha = 1e-3, then doubled (Manteuffel 1980) */
-        alpha = alpha == 0.0 ? 1e-3 : 2.0 * alpha;
+        KRYL_TRY(kryl_factor_mic0_next_shift(bound, &alpha));
     }
 }

@@ -131,19 +131,10 @@ static kryl_status numeric(const kryl_csr *A, kryl_csr *C, int64_t *pos, int64_t
         }
         diag[i] = pos[i];
         for (int64_t e = C->row_ptr[i]; e < C->row_ptr[i + 1]; e++) pos[C->col_idx[e]] = -1;
-        if (diag[i] < 0)
-            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "%s: row %lld (0-based) has no diagonal entry in the pattern, so "
-                              "its pivot is 0; permute the rows to put nonzeros on the "
-                              "diagonal (--match), or use ilutp (column pivoting) or the "
-                              "default (--method auto, no --precond)",
-                              who, (long long)i);
+        if (diag[i] < 0) return kryl_factor_no_diagonal_error(KRYL_FACTOR_ILU0, who, i);
         if (C->values[diag[i]] == 0.0 || !isfinite(C->values[diag[i]]))
-            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "%s: the pivot u_ii at row %lld (0-based) is %g; use ilutp "
-                              "(column pivoting), --match (rows permuted to put nonzeros on "
-                              "the diagonal) or the default (--method auto, no --precond)",
-                              who, (long long)i, C->values[diag[i]]);
+            return kryl_factor_pivot_error(KRYL_FACTOR_ILU0, who, KRYL_PIVOT_BREAKDOWN, i,
+                                           C->values[diag[i]]);
     }
     return KRYL_SUCCESS;
 }

@@ -16,6 +16,7 @@
 #include "core/setup_clock.h"
 #include "factor/factor.h"
 #include "order/order.h"
+#include "precond/ilu_backend.h"
 #include "precond/precond.h"
 
 typedef struct ilu_data {
@@ -33,6 +34,7 @@ typedef struct ilu_data {
     kryl_precond_filter filter;     /* apply NULL: none */
     kryl_precond_ordering ordering; /* order and build NULL: none */
     kryl_levels levels_L, levels_U; /* the triangles' schedules (pattern only) */
+    kryl_ilu_backend *backend;      /* factored by the backend (NULL: on the host) */
 } ilu_data;
 
 static kryl_status ilu_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
@@ -64,6 +66,7 @@ static void ilu_destroy(kryl_precond *pc)
     if (d->cols && d->cols != d->rows) pc->ctx->ops->release(pc->ctx, d->cols);
     kryl_levels_free(&d->levels_L);
     kryl_levels_free(&d->levels_U);
+    kryl_ilu_backend_free(pc->ctx, d->backend);
     free(d);
     pc->data = NULL;
 }
@@ -109,31 +112,39 @@ static kryl_status factorize(kryl_precond_kind kind, const kryl_csr *A,
     }
 }
 
+kryl_status kryl_precond_pivot_not_positive(const kryl_precond *pc, kryl_precond_kind factor,
+                                            kryl_method method, int64_t row, double u)
+{
+    const bool blocks = pc->kind == KRYL_PRECOND_BJACOBI;
+    return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
+                      "%s%s%s: the pivot u_ii at row %lld (0-based) is %g <= 0, so M = L U "
+                      "is not positive definite and %s cannot use it; use %s mic0 (IC(0), "
+                      "whose pivots are these, shifted until every one is positive), or "
+                      "--method gmres",
+                      kryl_precond_name(pc->kind), blocks ? " of " : "",
+                      blocks ? kryl_precond_name(factor) : "", (long long)row, u,
+                      kryl_method_name(method), blocks ? "--block-factor" : "--precond");
+}
+
 /* Under a CG method (symmetric A), ILU(0) and ILU(k) are L D L^T in exact
  * arithmetic, so M is symmetric positive definite exactly when every pivot
  * u_ii is positive; a non-positive one is refused here rather than left
  * for PCG to meet as r'M^-1 r <= 0 (bcsstk15, bcsstk21 and lund_a). */
+static bool needs_positive_pivots(const ilu_data *d)
+{
+    return (d->factor == KRYL_PRECOND_ILU0 || d->factor == KRYL_PRECOND_ILUK) &&
+           kryl_precond_for_cg(&d->opts) &&
+           kryl_host_matrix_is_symmetric(d->A->host, d->opts.symmetry_tol);
+}
+
 static kryl_status check_pivots_positive(const kryl_precond *pc, const ilu_data *d,
                                          const kryl_factor *F)
 {
-    if ((d->factor != KRYL_PRECOND_ILU0 && d->factor != KRYL_PRECOND_ILUK) ||
-        !kryl_precond_for_cg(&d->opts) ||
-        !kryl_host_matrix_is_symmetric(d->A->host, d->opts.symmetry_tol))
-        return KRYL_SUCCESS;
-    const bool blocks = pc->kind == KRYL_PRECOND_BJACOBI;
+    if (!needs_positive_pivots(d)) return KRYL_SUCCESS;
     for (int64_t i = 0; i < F->n; i++) {
         /* U's diagonal is each row's first entry */
         const double u = F->U.row_ptr[i] < F->U.row_ptr[i + 1] ? F->U.values[F->U.row_ptr[i]] : 0.0;
-        if (!(u > 0.0))
-            return KRYL_ERROR(KRYL_ERR_NOT_POSITIVE_DEFINITE,
-                              "%s%s%s: the pivot u_ii at row %lld (0-based) is %g <= 0, so M = L U "
-                              "is not positive definite and %s cannot use it; use %s mic0 (IC(0), "
-                              "whose pivots are these, shifted until every one is positive), or "
-                              "--method gmres",
-                              kryl_precond_name(pc->kind), blocks ? " of " : "",
-                              blocks ? kryl_precond_name(d->factor) : "", (long long)i, u,
-                              kryl_method_name(d->opts.method),
-                              blocks ? "--block-factor" : "--precond");
+        if (!(u > 0.0)) return kryl_precond_pivot_not_positive(pc, d->factor, d->opts.method, i, u);
     }
     return KRYL_SUCCESS;
 }
@@ -236,17 +247,22 @@ static kryl_status match_rows(kryl_precond *pc, const kryl_csr *B, kryl_csr *M, 
     return st;
 }
 
+/* What a build reports of its factors. */
+typedef struct build_summary {
+    int64_t n, nnz_L, nnz_U, fill_in;
+    double shift;
+    const char *path_L, *path_U;
+} build_summary;
+
 /* Factor the host CSR (in the layout's order or the ordering's, filtered)
- * and keep L and U on the backend. */
-static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
+ * on the host and keep L and U on the backend. */
+static kryl_status build_on_host(kryl_precond *pc, ilu_data *d, build_summary *sum)
 {
     kryl_matrix A = d->A;
     const kryl_csr *csr = &A->host->csr;
     const kryl_precond_filter *filter = d->filter.apply ? &d->filter : NULL;
     const int32_t *perm = d->ordering.order ? d->ordering.order : A->layout->perm;
-    int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_FACTORIZATION);
     kryl_csr copy = {0};
-    pc->info[0] = '\0'; /* a rebuild (new values) describes itself afresh */
     if (perm || filter) KRYL_TRY(permuted_copy(csr, perm, &copy));
     kryl_status st = filter ? filter->apply(pc, &copy, filter->user) : KRYL_SUCCESS;
     const kryl_csr *B = copy.row_ptr ? &copy : csr;
@@ -275,41 +291,74 @@ static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
     if (st == KRYL_SUCCESS) st = kryl_factor_condest(&F, B, &pc->condest);
     kryl_csr_free(&matched);
     kryl_csr_free(&copy);
-    kryl_setup_enter(pc->ctx, KRYL_SETUP_LEVELS);
-    const char *path_L = "", *path_U = "";
+    int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_LEVELS);
     if (st == KRYL_SUCCESS)
         st = setup_triangle(pc->ctx, &F.L, A->precision, true, F.unit_lower, &d->L, &d->levels_L,
-                            &path_L);
+                            &sum->path_L);
     if (st == KRYL_SUCCESS)
-        st =
-            setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &d->levels_U, &path_U);
+        st = setup_triangle(pc->ctx, &F.U, A->precision, false, false, &d->U, &d->levels_U,
+                            &sum->path_U);
     kryl_setup_leave(pc->ctx, phase);
+    *sum = (build_summary){F.n, F.nnz_L, F.nnz_U, F.fill_in, F.shift, sum->path_L, sum->path_U};
+    kryl_factor_free(&F);
+    return st;
+}
+
+/* Factor on the backend (kryl_ilu_backend): the pattern kept from the
+ * first build, L and U refreshed in place by a rebuild. */
+static kryl_status build_on_backend(kryl_precond *pc, ilu_data *d, build_summary *sum)
+{
+    const kryl_backend_ops *ops = pc->ctx->ops;
+    const int32_t *perm = d->ordering.order ? d->ordering.order : d->A->layout->perm;
+    KRYL_TRY(kryl_ilu_backend_factor(pc, d->backend, d->A, perm, d->factor,
+                                     needs_positive_pivots(d) ? &d->opts : NULL, &d->L, &d->U, d->x,
+                                     d->w));
+    d->levels_L.nlevels = d->backend->P.levels_L.nlevels;
+    d->levels_U.nlevels = d->backend->P.levels_U.nlevels;
+    sum->n = d->backend->P.n;
+    kryl_ilu_backend_counts(d->backend, &sum->nnz_L, &sum->nnz_U);
+    sum->fill_in = 0;
+    sum->shift = d->backend->shift;
+    sum->path_L = ops->trsv_path ? ops->trsv_path(pc->ctx, d->L) : "";
+    sum->path_U = ops->trsv_path ? ops->trsv_path(pc->ctx, d->U) : "";
+    return KRYL_SUCCESS;
+}
+
+/* Factor and keep L and U on the backend, then say what was built. */
+static kryl_status ilu_build(kryl_precond *pc, ilu_data *d)
+{
+    int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_FACTORIZATION);
+    pc->info[0] = '\0'; /* a rebuild (new values) describes itself afresh */
+    build_summary sum = {0, 0, 0, 0, 0.0, "", ""};
+    kryl_status st = d->backend ? build_on_backend(pc, d, &sum) : build_on_host(pc, d, &sum);
+    kryl_setup_leave(pc->ctx, phase);
+    const char *path_L = sum.path_L[0] ? sum.path_L : "?",
+               *path_U = sum.path_U[0] ? sum.path_U : "?";
     int32_t levels_L = d->levels_L.nlevels, levels_U = d->levels_U.nlevels;
     /* after what a filter said of the matrix it factors (bjacobi: its blocks) */
     size_t said = strnlen(pc->info, sizeof pc->info - 1);
     if (st == KRYL_SUCCESS)
         snprintf(pc->info + said, sizeof pc->info - said,
                  "%s%s: L %d levels (%s), U %d levels (%s), condest %.1e", said > 0 ? "; " : "",
-                 kryl_precond_name(pc->kind), (int)levels_L, path_L[0] ? path_L : "?",
-                 (int)levels_U, path_U[0] ? path_U : "?", pc->condest);
+                 kryl_precond_name(pc->kind), (int)levels_L, path_L, (int)levels_U, path_U,
+                 pc->condest);
     if (st == KRYL_SUCCESS && !(pc->condest <= KRYL_ILU_CONDEST_MAX))
         kryl_log(pc->ctx, KRYL_LOG_WARNING,
                  "%s: unstable factors: condest ||A||_inf ||(LU)^-1 e||_inf = %.2e > %.0e; "
                  "expect the iteration to diverge",
                  kryl_precond_name(pc->kind), pc->condest, KRYL_ILU_CONDEST_MAX);
-    if (st == KRYL_SUCCESS && F.shift > 0.0 && pc->kind != KRYL_PRECOND_MIC0)
+    if (st == KRYL_SUCCESS && sum.shift > 0.0 && pc->kind != KRYL_PRECOND_MIC0)
         kryl_log(pc->ctx, KRYL_LOG_WARNING,
                  "%s: IC(0) met a non-positive pivot; factored A + %g diag(A) instead "
                  "(shifted IC(0), as mic0)",
-                 kryl_precond_name(pc->kind), F.shift);
+                 kryl_precond_name(pc->kind), sum.shift);
     if (st == KRYL_SUCCESS)
         kryl_log(pc->ctx, KRYL_LOG_INFO,
                  "%s: n = %lld, nnz(L) = %lld, nnz(U) = %lld, fill-in %lld, shift %g; "
-                 "%d levels in L (%s solve), %d in U (%s solve)",
-                 kryl_precond_name(pc->kind), (long long)F.n, (long long)F.nnz_L,
-                 (long long)F.nnz_U, (long long)F.fill_in, F.shift, (int)levels_L,
-                 path_L[0] ? path_L : "?", (int)levels_U, path_U[0] ? path_U : "?");
-    kryl_factor_free(&F);
+                 "%d levels in L (%s solve), %d in U (%s solve); factored %s",
+                 kryl_precond_name(pc->kind), (long long)sum.n, (long long)sum.nnz_L,
+                 (long long)sum.nnz_U, (long long)sum.fill_in, sum.shift, (int)levels_L, path_L,
+                 (int)levels_U, path_U, d->backend ? "by the backend" : "on the host");
     return st;
 }
 
@@ -357,6 +406,12 @@ kryl_status kryl_precond_factor_create_ordered(kryl_precond *pc, kryl_matrix A,
     d->factor = factor;
     if (filter) d->filter = *filter;
     if (ordering) d->ordering = *ordering;
+    if (kryl_ilu_backend_applies(pc, A, factor, opts, filter != NULL,
+                                 ordering && ordering->build)) {
+        d->backend = calloc(1, sizeof *d->backend);
+        if (d->backend == NULL)
+            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    }
     return ilu_build(pc, d);
 }
 
@@ -364,6 +419,8 @@ kryl_status kryl_precond_factor_update(kryl_precond *pc)
 {
     ilu_data *d = pc->data;
     const kryl_backend_ops *ops = pc->ctx->ops;
+    /* the backend refactors on its kept pattern and refreshes L and U in place */
+    if (d->backend) return ilu_build(pc, d);
     ops->trsv_release(pc->ctx, d->L);
     ops->trsv_release(pc->ctx, d->U);
     d->L = d->U = NULL;

@@ -47,6 +47,11 @@ void kryl_precond_destroy(kryl_precond **pc);
  * mixed schemes around them), which needs M symmetric positive definite. */
 bool kryl_precond_for_cg(const kryl_solver_options *opts);
 
+/* The refusal of the factorization `factor` of pc (ILU(0) or ILU(k)) whose
+ * pivot u_ii at `row` is not positive under the CG method `method`. */
+kryl_status kryl_precond_pivot_not_positive(const kryl_precond *pc, kryl_precond_kind factor,
+                                            kryl_method method, int64_t row, double u);
+
 /* Constructors of each kind (one file each). */
 kryl_status kryl_precond_jacobi_create(kryl_precond *pc, kryl_matrix A);
 kryl_status kryl_precond_lspoly_create(kryl_precond *pc, kryl_matrix A, int degree,

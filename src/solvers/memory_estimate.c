@@ -49,8 +49,14 @@ static int64_t precond_bytes(const kryl_solver_options *o, int64_t n, int64_t cs
     case KRYL_PRECOND_ILUK:
     case KRYL_PRECOND_ILUT:
     case KRYL_PRECOND_ILUTP: return kryl_bytes_mul_add(csr, 3, 0); /* the fill */
-    case KRYL_PRECOND_AMG: return kryl_bytes_mul_add(csr, 2, 0);   /* levels, P and R */
-    default: return csr; /* the factors of IC(0)/ILU(0) and their block variants */
+    case KRYL_PRECOND_AMG:
+        return kryl_bytes_mul_add(csr, 2, 0); /* levels, P and R */
+    /* IC(0)/ILU(0) factored by the backend: the factor with each entry's
+     * source, and the two triangles' solve copies */
+    case KRYL_PRECOND_IC0:
+    case KRYL_PRECOND_MIC0:
+    case KRYL_PRECOND_ILU0: return kryl_bytes_mul_add(csr, 3, 0);
+    default: return csr; /* the factors of the block and multicolor variants */
     }
 }
 

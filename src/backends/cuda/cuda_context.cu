@@ -395,6 +395,11 @@ static kryl_backend_ops make_ops()
     ops.mcsweep_setup = kryl_cuda_mcsweep_setup;
     ops.mcsweep = kryl_cuda_mcsweep;
     ops.mcsweep_release = kryl_cuda_mcsweep_release;
+    ops.factor_setup = kryl_cuda_factor_setup;
+    ops.factor_numeric = kryl_cuda_factor_numeric;
+    ops.factor_trsv = kryl_cuda_factor_trsv;
+    ops.factor_release = kryl_cuda_factor_release;
+    ops.amax = kryl_cuda_amax;
     return ops;
 }
 

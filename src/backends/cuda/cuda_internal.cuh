@@ -203,6 +203,16 @@ kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
 kryl_status kryl_cuda_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
                                      int advance);
 
+/* cuda_factor.cu: IC(0)/ILU(0) on a kept pattern, max |x_i| */
+kryl_status kryl_cuda_factor_setup(kryl_context ctx, const struct kryl_factor_pattern *P,
+                                   void **handle);
+kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix A, double shift,
+                                     struct kryl_factor_pivots *pivots);
+kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
+                                  kryl_precision precision, void **trsv);
+void kryl_cuda_factor_release(kryl_context ctx, void *handle);
+kryl_status kryl_cuda_amax(kryl_context ctx, kryl_vector x, kryl_scalar out);
+
 /* Vectors of one operation: same length and precision. */
 kryl_status kryl_cuda_check_vectors(const char *op, kryl_vector first, kryl_vector second);
 

@@ -147,10 +147,11 @@ static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
-                                      bool lower, bool unit_diagonal, const int32_t *level_rows,
-                                      const int64_t *level_ptr, int64_t nlevels,
-                                      kryl_cuda_trsv_path path, void **handle)
+/* trsv_setup by `path`; device_only: the host path is never taken. */
+static kryl_status setup_with(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
+                              bool lower, bool unit_diagonal, const int32_t *level_rows,
+                              const int64_t *level_ptr, int64_t nlevels, kryl_cuda_trsv_path path,
+                              bool device_only, void **handle)
 {
     KRYL_REQUIRE_ARG(handle);
     *handle = nullptr;
@@ -162,6 +163,7 @@ kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     if (path == KRYL_CUDA_TRSV_AUTO) KRYL_TRY(path_from_environment(&path));
+    if (device_only && path == KRYL_CUDA_TRSV_HOST) path = KRYL_CUDA_TRSV_AUTO;
     void *host = nullptr;
     KRYL_TRY(kryl_ref_trsv_setup(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr,
                                  nlevels, &host));
@@ -170,6 +172,7 @@ kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_
         kryl_ref_trsv_release(ctx, host);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda trsv_setup: out of memory");
     }
+    D->device_only = device_only;
     kryl_status st = build(ctx, s, static_cast<kryl_host_trsv *>(host), D, path);
     if (st != KRYL_SUCCESS) {
         kryl_cuda_trsv_release(ctx, D);
@@ -179,12 +182,31 @@ kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_
     return KRYL_SUCCESS;
 }
 
+kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
+                                      bool lower, bool unit_diagonal, const int32_t *level_rows,
+                                      const int64_t *level_ptr, int64_t nlevels,
+                                      kryl_cuda_trsv_path path, void **handle)
+{
+    return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels, path,
+                      false, handle);
+}
+
 kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
                                  bool lower, bool unit_diagonal, const int32_t *level_rows,
                                  const int64_t *level_ptr, int64_t nlevels, void **handle)
 {
-    return kryl_cuda_trsv_setup_path(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr,
-                                     nlevels, KRYL_CUDA_TRSV_AUTO, handle);
+    return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels,
+                      KRYL_CUDA_TRSV_AUTO, false, handle);
+}
+
+kryl_status kryl_cuda_trsv_setup_device_only(kryl_context ctx, const kryl_csr *T,
+                                             kryl_precision precision, bool lower,
+                                             bool unit_diagonal, const int32_t *level_rows,
+                                             const int64_t *level_ptr, int64_t nlevels,
+                                             void **handle)
+{
+    return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels,
+                      KRYL_CUDA_TRSV_AUTO, true, handle);
 }
 
 kryl_status kryl_cuda_trsv_run(kryl_cuda_state *s, cuda_trsv *D, const void *b, void *x)

@@ -35,12 +35,22 @@ struct cuda_trsv {
     int64_t *level_ptr; /* host, nlevels + 1: level l's rows at rows[level_ptr[l] ..] */
     int64_t nlevels;
     int64_t max_level_rows; /* rows of the widest level */
+    bool device_only;       /* its values are refreshed on the device: never the host path */
     /* syncfree: the block ticket (zeroed before each solve) */
     unsigned int *ticket;
     /* host: the host split, and pinned copies of b and x in its precision */
     kryl_host_trsv *host;
     struct kryl_vector_s host_b, host_x;
 };
+
+/* The ops' trsv_setup (AUTO path) for a triangle whose values a device
+ * kernel refreshes in place later (cuda_factor.cu): the host path, which
+ * solves from a host copy, is never chosen. */
+kryl_status kryl_cuda_trsv_setup_device_only(kryl_context ctx, const kryl_csr *T,
+                                             kryl_precision precision, bool lower,
+                                             bool unit_diagonal, const int32_t *level_rows,
+                                             const int64_t *level_ptr, int64_t nlevels,
+                                             void **handle);
 
 /* x = T^{-1} b on the context's stream by each path (b, x device arrays in
  * D's precision); no allocation, no synchronisation. */

@@ -7,6 +7,7 @@
  * takes the model's choice untimed: the host path sums a row in another
  * order than the device paths, so a timing that varies from run to run
  * would change the bits of x. */
+#include <math.h>
 #include <stdio.h>
 
 #include "backends/cuda/cuda_trsv.cuh"
@@ -33,6 +34,8 @@ static void model(const cuda_trsv *D, double est[KRYL_CUDA_TRSV_PATHS])
     est[KRYL_CUDA_TRSV_LEVELS] = levels * LAUNCH_S + stream;
     est[KRYL_CUDA_TRSV_SYNCFREE] = LAUNCH_S + levels * HOP_S + stream;
     est[KRYL_CUDA_TRSV_HOST] = HOST_FIXED_S + 2.0 * n * real / PCIE_BW + (n + nnz) * HOST_ENTRY_S;
+    /* values refreshed on the device have no host copy to solve from */
+    if (D->device_only) est[KRYL_CUDA_TRSV_HOST] = INFINITY;
 }
 
 /* Seconds per solve by D->path on b = 0 (one solve to warm up, then reps). */

@@ -7,6 +7,7 @@
 #include "backends/omp/omp_dcgs2.h"
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_trsv.h"
+#include "backends/ref/ref_factor.h"
 #include "backends/ref/ref_trsv.h"
 
 #include <omp.h>
@@ -155,6 +156,12 @@ static const kryl_backend_ops omp_backend_ops = {
     .mcsweep_setup = kryl_omp_mcsweep_setup,
     .mcsweep = kryl_omp_mcsweep,
     .mcsweep_release = kryl_host_mcsweep_release,
+    /* incomplete factorizations: rows of a level at once (omp_trsv.c), ref's storage */
+    .factor_setup = kryl_ref_factor_setup,
+    .factor_numeric = kryl_omp_factor_numeric,
+    .factor_trsv = kryl_ref_factor_trsv,
+    .factor_release = kryl_ref_factor_release,
+    .amax = kryl_omp_amax,
 };
 
 const kryl_backend_ops *kryl_backend_omp(void) { return &omp_backend_ops; }

@@ -11,4 +11,9 @@ kryl_status kryl_omp_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_ve
 /* "levels" or "serial", as setup chose. */
 const char *kryl_omp_trsv_path(kryl_context ctx, const void *handle);
 
+/* The numeric IC(0)/ILU(0) by levels and max |x_i| (omp_factor.c). */
+kryl_status kryl_omp_factor_numeric(kryl_context ctx, void *handle, kryl_matrix A, double shift,
+                                    struct kryl_factor_pivots *pivots);
+kryl_status kryl_omp_amax(kryl_context ctx, kryl_vector x, kryl_scalar out);
+
 #endif

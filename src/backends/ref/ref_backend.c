@@ -8,6 +8,7 @@
 #include "backends/host_mcsweep.h"
 #include "backends/host_step.h"
 #include "backends/ref/ref_dcgs2.h"
+#include "backends/ref/ref_factor.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_krylov.h"
 #include "backends/ref/ref_mcsweep.h"
@@ -290,6 +291,12 @@ static const kryl_backend_ops ref_ops = {
     .mcsweep_setup = kryl_ref_mcsweep_setup,
     .mcsweep = kryl_ref_mcsweep,
     .mcsweep_release = kryl_host_mcsweep_release,
+    /* incomplete factorizations on a kept pattern (ref_factor.c) */
+    .factor_setup = kryl_ref_factor_setup,
+    .factor_numeric = kryl_ref_factor_numeric,
+    .factor_trsv = kryl_ref_factor_trsv,
+    .factor_release = kryl_ref_factor_release,
+    .amax = kryl_ref_amax,
 };
 
 const kryl_backend_ops *kryl_backend_ref(void) { return &ref_ops; }

@@ -82,6 +82,28 @@ static kryl_status copy_levels(kryl_host_trsv *H, const int32_t *level_rows,
     return KRYL_SUCCESS;
 }
 
+/* H's val and diag (allocated) = T's entries split as split_rows does. */
+static kryl_status store_values(const kryl_csr *T, bool unit, kryl_host_trsv *H)
+{
+    const int64_t n = T->nrows, nnz = kryl_csr_nnz(T);
+    double *offdiag = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *offdiag);
+    double *diagonal = malloc((size_t)(n > 0 ? n : 1) * sizeof *diagonal);
+    kryl_status st = offdiag && diagonal
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                      "trsv_setup: cannot store %lld entries", (long long)nnz);
+    if (st == KRYL_SUCCESS) st = split_rows(T, H->lower, unit, H, offdiag, diagonal);
+    if (st == KRYL_SUCCESS) {
+        if (H->precision == KRYL_DOUBLE)
+            ref_trsv_store_d(offdiag, diagonal, H->ptr[n], n, H->val, H->diag);
+        else
+            ref_trsv_store_s(offdiag, diagonal, H->ptr[n], n, H->val, H->diag);
+    }
+    free(offdiag);
+    free(diagonal);
+    return st;
+}
+
 kryl_status kryl_ref_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
                                 bool lower, bool unit_diagonal, const int32_t *level_rows,
                                 const int64_t *level_ptr, int64_t nlevels, void **handle)
@@ -106,29 +128,28 @@ kryl_status kryl_ref_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precis
     H->col = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *H->col);
     H->val = malloc((size_t)(nnz > 0 ? nnz : 1) * real);
     if (!unit_diagonal) H->diag = malloc((size_t)(n > 0 ? n : 1) * real);
-    double *offdiag = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *offdiag);
-    double *diagonal = malloc((size_t)(n > 0 ? n : 1) * sizeof *diagonal);
     kryl_status st = KRYL_SUCCESS;
-    if (H->ptr == NULL || H->col == NULL || H->val == NULL || (!unit_diagonal && !H->diag) ||
-        offdiag == NULL || diagonal == NULL)
+    if (H->ptr == NULL || H->col == NULL || H->val == NULL || (!unit_diagonal && !H->diag))
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "trsv_setup: cannot store %lld entries",
                         (long long)nnz);
-    if (st == KRYL_SUCCESS) st = split_rows(T, lower, unit_diagonal, H, offdiag, diagonal);
+    if (st == KRYL_SUCCESS) st = store_values(T, unit_diagonal, H);
     if (st == KRYL_SUCCESS) st = copy_levels(H, level_rows, level_ptr, nlevels);
-    if (st == KRYL_SUCCESS) {
-        if (precision == KRYL_DOUBLE)
-            ref_trsv_store_d(offdiag, diagonal, H->ptr[n], n, H->val, H->diag);
-        else
-            ref_trsv_store_s(offdiag, diagonal, H->ptr[n], n, H->val, H->diag);
-    }
-    free(offdiag);
-    free(diagonal);
     if (st != KRYL_SUCCESS) {
         kryl_ref_trsv_release(ctx, H);
         return st;
     }
     *handle = H;
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_ref_trsv_refresh(kryl_host_trsv *H, const kryl_csr *T)
+{
+    if (T->nrows != H->n || kryl_csr_nnz(T) != H->ptr[H->n] + (H->diag ? H->n : 0))
+        return KRYL_ERROR(KRYL_ERR_INTERNAL,
+                          "trsv refresh: the triangle has %lld rows and %lld entries, the "
+                          "handle %lld rows and another pattern",
+                          (long long)T->nrows, (long long)kryl_csr_nnz(T), (long long)H->n);
+    return store_values(T, H->diag == NULL, H);
 }
 
 void kryl_ref_trsv_serial(const kryl_host_trsv *T, const void *b, void *x)

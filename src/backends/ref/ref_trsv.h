@@ -29,6 +29,9 @@ void kryl_ref_trsv_release(kryl_context ctx, void *handle);
 /* "serial": ref always substitutes row after row. */
 const char *kryl_ref_trsv_path(kryl_context ctx, const void *handle);
 
+/* New values of T (the pattern H was set up with) into H. */
+kryl_status kryl_ref_trsv_refresh(kryl_host_trsv *H, const kryl_csr *T);
+
 /* x = T^{-1} b by substitution row after row (b, x: n values of T's precision). */
 void kryl_ref_trsv_serial(const kryl_host_trsv *T, const void *b, void *x);
 

@@ -1,0 +1,446 @@
+/* The cuda backend's numeric IC(0) and ILU(0) on a kept pattern
+ * (factor_setup, factor_numeric, factor_trsv and factor_release of the
+ * operation table) and max |x_i| (amax).
+ *
+ * The factorization is one launch with a warp per row, synchronisation-
+ * free in the manner of the triangular solves (cuda_trsv_syncfree.cu;
+ * Liu, Li, Hou & Vinter, Euro-Par 2016): row i of the factor reads only
+ * the finished rows j < i of its lower part (the dependencies of the lower
+ * triangular solve), so each row waits on those rows' ready flags and is
+ * factored by the serial factorization's formulas (src/factor/ic0.c,
+ * ilu.c); only the order of a row's sums differs.  Rows are taken in the
+ * lower triangle's level order by blocks that draw their positions from a
+ * ticket in the order they start, so a row waits only on rows of running
+ * or finished blocks (forward progress).  A row that fails (a non-positive
+ * or zero pivot) still raises its flag; the first failing row, as the
+ * serial factorization meets it, is the smallest, kept by atomicMin.
+ *
+ * The triangles' solve handles are set up once from the pattern
+ * (cuda_trsv.cu, never the host path) and their values gathered from the
+ * factor on the device after each factorization. */
+#include <cuda/atomic>
+
+#include "backends/cuda/cuda_csr.cuh"
+#include "backends/cuda/cuda_trsv.cuh"
+
+extern "C" {
+#include "factor/factor_pattern.h"
+}
+
+constexpr int WARP = 32;
+constexpr unsigned long long NONE = ~0ull;
+
+/* The factor on the device. */
+struct cuda_factor {
+    const kryl_factor_pattern *P; /* host; outlives the handle */
+    int64_t n, nnz;
+    int64_t *ptr;    /* n + 1 */
+    int32_t *col;    /* nnz */
+    int64_t *diag;   /* n */
+    int64_t *source; /* nnz: the entry of A's values each entry starts from */
+    int32_t *rows;   /* n: the lower triangle's rows level by level */
+    double *val;     /* nnz: C's values */
+    double *a;       /* A's host values uploaded (when A's storage does not hold them), or NULL */
+    int32_t *ready;  /* n: row i finished */
+    /* [0] min over failing rows of 2 row + what; [1] ILU: the min row with
+     * u_ii not > 0; [2] the block ticket */
+    unsigned long long *status;
+};
+
+/* The position of column c in col[lo, hi) (sorted), or -1. */
+static __device__ int64_t position_of(const int32_t *col, int64_t lo, int64_t hi, int32_t c)
+{
+    const int64_t end = hi;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (col[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < end && col[lo] == c ? lo : -1;
+}
+
+/* The sum of v over the warp, in every lane (lane 0's order). */
+static __device__ double warp_total(double v)
+{
+    for (int offset = WARP / 2; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    return __shfl_sync(0xffffffffu, v, 0);
+}
+
+/* Every lane waits until row j is finished; its values are visible after. */
+static __device__ void wait_for(int32_t *ready, int64_t j)
+{
+    cuda::atomic_ref<int32_t, cuda::thread_scope_device> flag(ready[j]);
+    while (flag.load(cuda::memory_order_acquire) == 0) {
+    }
+}
+
+/* Row i is finished: the lanes' stores of it are released with its flag. */
+static __device__ void publish(int32_t *ready, int64_t i, int lane)
+{
+    __threadfence();
+    __syncwarp();
+    if (lane == 0)
+        cuda::atomic_ref<int32_t, cuda::thread_scope_device>(ready[i]).store(
+            1, cuda::memory_order_release);
+}
+
+/* c = A's values on the pattern: c_q = a[source_q] */
+__global__ void gather_kernel(int64_t nnz, const int64_t *__restrict__ source,
+                              const double *__restrict__ a, double *__restrict__ c)
+{
+    for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < nnz;
+         q += (int64_t)gridDim.x * blockDim.x)
+        c[q] = a[source[q]];
+}
+
+/* IC(0) of A + shift diag(A), a warp per row in level order:
+ * l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj, l_ii = sqrt(a_ii (1 + shift) - sum l_ik^2) */
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void ic0_kernel(
+    int64_t n, const int32_t *__restrict__ rows, const int64_t *__restrict__ ptr,
+    const int32_t *__restrict__ col, const int64_t *__restrict__ diag, double *val, int32_t *ready,
+    unsigned long long *status, double shift)
+{
+    __shared__ unsigned long long block;
+    if (threadIdx.x == 0) block = atomicAdd(&status[2], 1ull);
+    __syncthreads();
+    const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
+    const int lane = (int)(threadIdx.x & (WARP - 1));
+    if (slot >= n) return;
+    const int64_t i = rows[slot], start = ptr[i], dpos = diag[i];
+    const double aii = val[dpos];
+    int what = aii > 0.0 ? -1 : KRYL_PIVOT_DIAGONAL;
+    double d = aii * (1.0 + shift);
+    for (int64_t e = start; e < dpos && what < 0; e++) {
+        const int64_t j = col[e], jd = diag[j];
+        wait_for(ready, j);
+        /* the lanes share row j's entries; each finds its column among row i's so far */
+        double part = 0.0;
+        for (int64_t f = ptr[j] + lane; f < jd; f += WARP) {
+            const int64_t k = position_of(col, start, e, col[f]);
+            if (k >= 0) part += val[f] * val[k];
+        }
+        const double x = (val[e] - warp_total(part)) / val[jd];
+        __syncwarp();
+        if (lane == 0) val[e] = x;
+        __syncwarp();
+        d -= x * x;
+    }
+    if (what < 0 && !(d > 0.0)) what = KRYL_PIVOT_BREAKDOWN;
+    if (lane == 0) {
+        /* a failing row keeps the value its refusal names */
+        val[dpos] = what == KRYL_PIVOT_DIAGONAL ? aii : what == KRYL_PIVOT_BREAKDOWN ? d : sqrt(d);
+        if (what >= 0) atomicMin(&status[0], 2ull * (unsigned long long)i + (unsigned)what);
+    }
+    publish(ready, i, lane);
+}
+
+/* ILU(0), a warp per row in level order (IKJ): for each k < i of row i,
+ * l_ik = c_ik / u_kk, then c_ij -= l_ik u_kj for the j > k of row k in row i */
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void ilu0_kernel(
+    int64_t n, const int32_t *__restrict__ rows, const int64_t *__restrict__ ptr,
+    const int32_t *__restrict__ col, const int64_t *__restrict__ diag, double *val, int32_t *ready,
+    unsigned long long *status)
+{
+    __shared__ unsigned long long block;
+    if (threadIdx.x == 0) block = atomicAdd(&status[2], 1ull);
+    __syncthreads();
+    const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
+    const int lane = (int)(threadIdx.x & (WARP - 1));
+    if (slot >= n) return;
+    const int64_t i = rows[slot], end = ptr[i + 1], dpos = diag[i];
+    for (int64_t e = ptr[i]; e < dpos; e++) {
+        const int64_t k = col[e], kd = diag[k];
+        wait_for(ready, k);
+        const double lik = val[e] / val[kd];
+        __syncwarp();
+        if (lane == 0) val[e] = lik;
+        /* the lanes share row k's upper entries: distinct columns, distinct targets */
+        for (int64_t f = kd + 1 + lane; f < ptr[k + 1]; f += WARP) {
+            const int64_t q = position_of(col, e + 1, end, col[f]);
+            if (q >= 0) val[q] -= lik * val[f];
+        }
+        __syncwarp();
+    }
+    if (lane == 0) {
+        const double u = val[dpos];
+        if (u == 0.0 || !isfinite(u))
+            atomicMin(&status[0], 2ull * (unsigned long long)i + (unsigned)KRYL_PIVOT_BREAKDOWN);
+        if (!(u > 0.0)) atomicMin(&status[1], (unsigned long long)i);
+    }
+    publish(ready, i, lane);
+}
+
+/* Where a triangle's entries come from in C. */
+enum refill_mode {
+    REFILL_LOWER = 0,     /* row i's off-diagonal entries are C's row i from its start */
+    REFILL_UPPER = 1,     /* ... from just after C's diagonal (ILU's U) */
+    REFILL_TRANSPOSED = 2 /* u_ij = l_ji, found in C's row j (IC's U = L^T) */
+};
+
+/* The triangle D's values (in T) from C's: a thread per row */
+template <typename T>
+__global__ void refill_kernel(int64_t n, int mode, const int64_t *__restrict__ cptr,
+                              const int32_t *__restrict__ ccol, const int64_t *__restrict__ cdiag,
+                              const double *__restrict__ cval, const int64_t *__restrict__ dptr,
+                              const int32_t *__restrict__ dcol, T *__restrict__ dval,
+                              T *__restrict__ ddiag)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t first = dptr[i], count = dptr[i + 1] - first;
+        if (mode == REFILL_TRANSPOSED) {
+            for (int64_t t = 0; t < count; t++) {
+                const int64_t j = dcol[first + t];
+                const int64_t at = position_of(ccol, cptr[j], cdiag[j], (int32_t)i);
+                dval[first + t] = (T)(at >= 0 ? cval[at] : nan(""));
+            }
+        } else {
+            const int64_t from = mode == REFILL_LOWER ? cptr[i] : cdiag[i] + 1;
+            for (int64_t t = 0; t < count; t++) dval[first + t] = (T)cval[from + t];
+        }
+        if (ddiag) ddiag[i] = (T)cval[cdiag[i]];
+    }
+}
+
+/* *dst = a device copy of count items of host src. */
+template <typename V>
+static kryl_status to_device(kryl_cuda_state *s, V **dst, const V *src, int64_t count,
+                             const char *what)
+{
+    const size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(V);
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(dst), bytes, what));
+    if (count > 0)
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(*dst, src, (size_t)count * sizeof(V),
+                                        cudaMemcpyHostToDevice, s->stream));
+    return KRYL_SUCCESS;
+}
+
+static void release(kryl_cuda_state *s, cuda_factor *F)
+{
+    kryl_cuda_free(s, F->ptr);
+    kryl_cuda_free(s, F->col);
+    kryl_cuda_free(s, F->diag);
+    kryl_cuda_free(s, F->source);
+    kryl_cuda_free(s, F->rows);
+    kryl_cuda_free(s, F->val);
+    kryl_cuda_free(s, F->a);
+    kryl_cuda_free(s, F->ready);
+    kryl_cuda_free(s, F->status);
+    free(F);
+}
+
+void kryl_cuda_factor_release(kryl_context ctx, void *handle)
+{
+    kryl_cuda_state *s = nullptr;
+    if (handle == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
+    release(s, static_cast<cuda_factor *>(handle));
+}
+
+/* The device arrays of F from the pattern. */
+static kryl_status upload_pattern(kryl_cuda_state *s, const kryl_factor_pattern *P, cuda_factor *F)
+{
+    const int64_t n = P->n, nnz = F->nnz;
+    KRYL_TRY(to_device(s, &F->ptr, P->ptr, n + 1, "the factor's row offsets"));
+    KRYL_TRY(to_device(s, &F->col, P->col, nnz, "the factor's column indices"));
+    KRYL_TRY(to_device(s, &F->diag, P->diag, n, "the factor's diagonal positions"));
+    KRYL_TRY(to_device(s, &F->source, P->source, nnz, "the factor's value sources"));
+    KRYL_TRY(to_device(s, &F->rows, P->levels_L.order, n, "the factor's level order"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->val),
+                              (size_t)(nnz > 0 ? nnz : 1) * sizeof(double), "the factor's values"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->ready),
+                              (size_t)(n > 0 ? n : 1) * sizeof(int32_t),
+                              "the factor's ready flags"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->status),
+                              3 * sizeof(unsigned long long), "the factor's pivot status"));
+    /* the host pattern may change after this: wait for its copies */
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_factor_setup(kryl_context ctx, const kryl_factor_pattern *P, void **handle)
+{
+    KRYL_REQUIRE_ARG(handle);
+    *handle = nullptr;
+    KRYL_REQUIRE_ARG(P);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    cuda_factor *F = static_cast<cuda_factor *>(calloc(1, sizeof *F));
+    if (F == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_setup: out of memory");
+    F->P = P;
+    F->n = P->n;
+    F->nnz = P->n > 0 ? P->ptr[P->n] : 0;
+    kryl_status st = upload_pattern(s, P, F);
+    if (st != KRYL_SUCCESS) {
+        release(s, F);
+        return st;
+    }
+    *handle = F;
+    return KRYL_SUCCESS;
+}
+
+/* A's values in host CSR order on the device: its CSR storage where that
+ * holds them in that order in double, else a copy of the host values. */
+static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix A,
+                                 const double **a)
+{
+    const kryl_csr *h = &A->host->csr;
+    if (kryl_csr_nnz(h) != F->P->a_nnz)
+        return KRYL_ERROR(KRYL_ERR_INTERNAL,
+                          "cuda factor_numeric: the matrix has %lld host entries, the pattern "
+                          "was built for %lld",
+                          (long long)kryl_csr_nnz(h), (long long)F->P->a_nnz);
+    const bool stored = A->ctx->kind == KRYL_BACKEND_CUDA && A->storage != nullptr &&
+                        A->dist == nullptr && A->fmt.kind == KRYL_FORMAT_CSR &&
+                        A->precision == KRYL_DOUBLE && A->fmt.u.csr.val == h->values;
+    if (stored) {
+        const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+        if (m->nnz == F->P->a_nnz) {
+            *a = static_cast<const double *>(m->values);
+            return KRYL_SUCCESS;
+        }
+    }
+    const size_t bytes = (size_t)(F->P->a_nnz > 0 ? F->P->a_nnz : 1) * sizeof(double);
+    if (F->a == nullptr)
+        KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->a), bytes,
+                                  "a copy of the factored matrix's values"));
+    if (F->P->a_nnz > 0)
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(F->a, h->values, (size_t)F->P->a_nnz * sizeof(double),
+                                        cudaMemcpyHostToDevice, s->stream));
+    *a = F->a;
+    return KRYL_SUCCESS;
+}
+
+/* *value = C's value at its diagonal of row (host). */
+static kryl_status diagonal_value(kryl_cuda_state *s, const cuda_factor *F, int64_t row,
+                                  double *value)
+{
+    KRYL_CUDA_CHECK(cudaMemcpyAsync(value, F->val + F->P->diag[row], sizeof *value,
+                                    cudaMemcpyDeviceToHost, s->stream));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix A, double shift,
+                                     kryl_factor_pivots *pivots)
+{
+    KRYL_REQUIRE_ARG(handle);
+    KRYL_REQUIRE_ARG(pivots);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    cuda_factor *F = static_cast<cuda_factor *>(handle);
+    *pivots = kryl_factor_pivots{-1, -1, 0.0, -1, 0.0};
+    if (F->n == 0) return KRYL_SUCCESS;
+    const double *a = nullptr;
+    KRYL_TRY(device_values(s, F, A, &a));
+    /* ready = 0;  status = none, none, ticket 0 */
+    KRYL_CUDA_CHECK(cudaMemsetAsync(F->ready, 0, (size_t)F->n * sizeof(int32_t), s->stream));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(F->status, 0xff, 2 * sizeof(unsigned long long), s->stream));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(F->status + 2, 0, sizeof(unsigned long long), s->stream));
+    /* c = A's values on the pattern */
+    gather_kernel<<<kryl_cuda_stream_grid(s, F->nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        F->nnz, F->source, a, F->val);
+    KRYL_CUDA_CHECK_LAUNCH("gather_kernel");
+    const unsigned int grid = kryl_cuda_blocks(F->n * WARP, 0x7fffffffu);
+    /* C = the factor, row by row as the rows it reads are done */
+    if (F->P->kind == KRYL_FACTOR_IC0) {
+        ic0_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            F->n, F->rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status, shift);
+        KRYL_CUDA_CHECK_LAUNCH("ic0_kernel");
+    } else {
+        ilu0_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            F->n, F->rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status);
+        KRYL_CUDA_CHECK_LAUNCH("ilu0_kernel");
+    }
+    unsigned long long status[2];
+    KRYL_CUDA_CHECK(
+        cudaMemcpyAsync(status, F->status, sizeof status, cudaMemcpyDeviceToHost, s->stream));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (status[0] != NONE) {
+        pivots->row = (int64_t)(status[0] / 2);
+        pivots->what = (int)(status[0] % 2);
+        return diagonal_value(s, F, pivots->row, &pivots->value);
+    }
+    if (F->P->kind == KRYL_FACTOR_ILU0 && status[1] != NONE) {
+        pivots->nonpositive_row = (int64_t)status[1];
+        return diagonal_value(s, F, pivots->nonpositive_row, &pivots->nonpositive_value);
+    }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
+                                  kryl_precision precision, void **trsv)
+{
+    KRYL_REQUIRE_ARG(handle);
+    KRYL_REQUIRE_ARG(trsv);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    cuda_factor *F = static_cast<cuda_factor *>(handle);
+    const kryl_factor_pattern *P = F->P;
+    const bool ic = P->kind == KRYL_FACTOR_IC0;
+    if (*trsv == nullptr) {
+        /* the triangle's pattern (values 1) set up once; its values follow below */
+        const kryl_levels *lv = lower ? &P->levels_L : &P->levels_U;
+        kryl_csr T = {};
+        KRYL_TRY(kryl_factor_pattern_triangle(P, nullptr, lower, &T));
+        kryl_status st = kryl_cuda_trsv_setup_device_only(
+            ctx, &T, precision, lower, lower && !ic, lv->order, lv->level_ptr, lv->nlevels, trsv);
+        kryl_csr_free(&T);
+        KRYL_TRY(st);
+    }
+    cuda_trsv *D = static_cast<cuda_trsv *>(*trsv);
+    if (D->n != F->n || D->path == KRYL_CUDA_TRSV_HOST || D->ptr == nullptr)
+        return KRYL_ERROR(KRYL_ERR_INTERNAL,
+                          "cuda factor_trsv: the triangle (n = %lld, path %s) is not one of "
+                          "this factor's (n = %lld)",
+                          (long long)D->n, kryl_cuda_trsv_path_name(D->path), (long long)F->n);
+    if (F->n == 0) return KRYL_SUCCESS;
+    const int mode = lower ? REFILL_LOWER : ic ? REFILL_TRANSPOSED : REFILL_UPPER;
+    /* the triangle's values (and diagonal) = C's, in the triangle's precision */
+    kryl_cuda_with_type(D->precision, [&](auto t) {
+        using T = decltype(t);
+        refill_kernel<T><<<kryl_cuda_stream_grid(s, F->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            F->n, mode, F->ptr, F->col, F->diag, F->val, D->ptr, D->col, static_cast<T *>(D->val),
+            static_cast<T *>(D->diag));
+    });
+    KRYL_CUDA_CHECK_LAUNCH("refill_kernel");
+    return KRYL_SUCCESS;
+}
+
+/* out = max_i |x_i| (NaN: +Inf) as the bits of a non-negative double,
+ * which order as the values do; *out is 0 on entry */
+template <typename T>
+__global__ void amax_kernel(int64_t n, const T *__restrict__ x, unsigned long long *out)
+{
+    unsigned long long m = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double v = fabs((double)x[i]);
+        const unsigned long long bits =
+            (unsigned long long)__double_as_longlong(isnan(v) ? INFINITY : v);
+        m = bits > m ? bits : m;
+    }
+    for (int offset = WARP / 2; offset > 0; offset /= 2) {
+        const unsigned long long other = __shfl_down_sync(0xffffffffu, m, offset);
+        m = other > m ? other : m;
+    }
+    if ((threadIdx.x & (WARP - 1)) == 0) atomicMax(out, m);
+}
+
+kryl_status kryl_cuda_amax(kryl_context ctx, kryl_vector x, kryl_scalar out)
+{
+    KRYL_REQUIRE_ARG(x);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(out.ptr, 0, sizeof(double), s->stream));
+    if (x->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(x->precision, [&](auto t) {
+        using T = decltype(t);
+        amax_kernel<T><<<kryl_cuda_stream_grid(s, x->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            x->n, static_cast<const T *>(x->data), reinterpret_cast<unsigned long long *>(out.ptr));
+    });
+    KRYL_CUDA_CHECK_LAUNCH("amax_kernel");
+    return KRYL_SUCCESS;
+}

@@ -1,0 +1,120 @@
+/* IC(0), MIC(0) and ILU(0) factored by the backend on a kept pattern
+ * (ilu_backend.h).  The symbolic part (the pattern of P A P^T, each entry's
+ * source in A, the transpose of IC's pattern, the level schedules) is
+ * built once on the host's threads; the numeric factorization, the pivot
+ * checks, the triangles' values and the condition estimate
+ * ||A||_inf ||U^{-1} L^{-1} e||_inf (two triangular solves and a max on
+ * the backend, one double read back) run where the factors live. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/host_threads.h"
+#include "core/setup_clock.h"
+#include "factor/factor_internal.h"
+#include "precond/ilu_backend.h"
+
+bool kryl_ilu_backend_applies(const kryl_precond *pc, kryl_matrix A, kryl_precond_kind factor,
+                              const kryl_solver_options *opts, bool filtered, bool ordering_builds)
+{
+    const kryl_backend_ops *ops = pc->ctx->ops;
+    const bool kind = factor == KRYL_PRECOND_IC0 || factor == KRYL_PRECOND_MIC0 ||
+                      (factor == KRYL_PRECOND_ILU0 && !opts->match);
+    return kind && !filtered && !ordering_builds && A->dist == NULL && A->host != NULL &&
+           ops->factor_setup && ops->factor_numeric && ops->factor_trsv && ops->factor_release &&
+           ops->amax;
+}
+
+void kryl_ilu_backend_counts(const kryl_ilu_backend *b, int64_t *nnz_L, int64_t *nnz_U)
+{
+    const kryl_factor_pattern *P = &b->P;
+    const int64_t nnz = P->n > 0 ? P->ptr[P->n] : 0;
+    if (P->kind == KRYL_FACTOR_IC0) {
+        *nnz_L = *nnz_U = nnz;
+        return;
+    }
+    int64_t lower = 0;
+    for (int64_t i = 0; i < P->n; i++) lower += P->diag[i] - P->ptr[i];
+    *nnz_L = lower;
+    *nnz_U = nnz - lower;
+}
+
+void kryl_ilu_backend_free(kryl_context ctx, kryl_ilu_backend *b)
+{
+    if (b == NULL) return;
+    if (b->handle) ctx->ops->factor_release(ctx, b->handle);
+    if (b->inv_norm) ctx->ops->release(ctx, b->inv_norm);
+    kryl_factor_pattern_free(&b->P);
+    free(b);
+}
+
+/* The kept symbolic part and the backend's factor. */
+static kryl_status setup(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, const int32_t *perm,
+                         kryl_precond_kind factor)
+{
+    kryl_context ctx = pc->ctx;
+    const kryl_factor_kind kind = factor == KRYL_PRECOND_ILU0 ? KRYL_FACTOR_ILU0 : KRYL_FACTOR_IC0;
+    KRYL_TRY(kryl_factor_pattern_build(&A->host->csr, perm, kind, kryl_host_threads(ctx),
+                                       kryl_precond_name(factor), &b->P));
+    KRYL_TRY(ctx->ops->alloc(ctx, (void **)&b->inv_norm, sizeof *b->inv_norm));
+    return ctx->ops->factor_setup(ctx, &b->P, &b->handle);
+}
+
+/* The numeric factorization; MIC(0) shifts until it exists. */
+static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
+                           kryl_precond_kind factor, const kryl_solver_options *cg)
+{
+    kryl_context ctx = pc->ctx;
+    const char *who = kryl_precond_name(factor);
+    const kryl_factor_kind kind = b->P.kind;
+    b->shift = 0.0;
+    if (factor == KRYL_PRECOND_MIC0) KRYL_TRY(kryl_factor_mic0_bound(&A->host->csr, &b->bound));
+    for (;;) {
+        kryl_factor_pivots pv;
+        KRYL_TRY(ctx->ops->factor_numeric(ctx, b->handle, A, b->shift, &pv));
+        if (pv.row < 0 && cg && pv.nonpositive_row >= 0)
+            return kryl_precond_pivot_not_positive(pc, factor, cg->method, pv.nonpositive_row,
+                                                   pv.nonpositive_value);
+        if (pv.row < 0) return KRYL_SUCCESS;
+        if (factor != KRYL_PRECOND_MIC0 || pv.what == KRYL_PIVOT_DIAGONAL)
+            return kryl_factor_pivot_error(kind, who, pv.what, pv.row, pv.value);
+        KRYL_TRY(kryl_factor_mic0_next_shift(b->bound, &b->shift));
+    }
+}
+
+/* max_i sum_j |a_ij| on the host's threads (the same for P A P^T) */
+static double norm_inf(kryl_context ctx, const kryl_csr *A)
+{
+    double norm = 0.0;
+    KRYL_HOST_PARALLEL_REDUCE(kryl_host_threads(ctx), max, norm)
+    for (int64_t i = 0; i < A->nrows; i++) {
+        double row = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) row += fabs(A->values[k]);
+        norm = fmax(norm, row);
+    }
+    return norm;
+}
+
+kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
+                                    const int32_t *perm, kryl_precond_kind factor,
+                                    const kryl_solver_options *cg, void **L, void **U,
+                                    kryl_vector e, kryl_vector w)
+{
+    kryl_context ctx = pc->ctx;
+    const kryl_backend_ops *ops = ctx->ops;
+    if (b->handle == NULL) KRYL_TRY(setup(pc, b, A, perm, factor));
+    KRYL_TRY(numeric(pc, b, A, factor, cg));
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_LEVELS);
+    kryl_status st = ops->factor_trsv(ctx, b->handle, true, A->precision, L);
+    if (st == KRYL_SUCCESS) st = ops->factor_trsv(ctx, b->handle, false, A->precision, U);
+    kryl_setup_leave(ctx, phase);
+    /* e = 1;  w = L^{-1} e;  e = U^{-1} w;  inv_norm = max |e_i| */
+    if (st == KRYL_SUCCESS) st = ops->fill(ctx, e, 1.0);
+    if (st == KRYL_SUCCESS) st = ops->trsv(ctx, *L, e, w);
+    if (st == KRYL_SUCCESS) st = ops->trsv(ctx, *U, w, e);
+    if (st == KRYL_SUCCESS) st = ops->amax(ctx, e, (kryl_scalar){b->inv_norm});
+    double inv = 0.0;
+    if (st == KRYL_SUCCESS) st = ops->download(ctx, &inv, b->inv_norm, sizeof inv);
+    pc->condest = norm_inf(ctx, &A->host->csr) * inv;
+    return st;
+}

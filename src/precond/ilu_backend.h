@@ -1,0 +1,42 @@
+/* IC(0), MIC(0) and ILU(0) factored by the backend (factor_numeric,
+ * src/backends/backend.h) on a pattern computed once on the host and kept:
+ * a refactorization for new values on the same pattern runs only the
+ * numeric factorization, refreshes the triangles' values in place and
+ * estimates the condition again, all where the factors live.  The other
+ * factorizations (ILU(k), ILUT, ILUTP), a row matching, a filter (block
+ * Jacobi) and an ordering that builds M itself stay on the host
+ * (src/precond/ilu.c). */
+#ifndef KRYL_PRECOND_ILU_BACKEND_H
+#define KRYL_PRECOND_ILU_BACKEND_H
+
+#include "factor/factor_pattern.h"
+#include "precond/precond.h"
+
+typedef struct kryl_ilu_backend {
+    kryl_factor_pattern P; /* the kept symbolic part */
+    void *handle;          /* the backend's factor (ops->factor_setup) */
+    double *inv_norm;      /* backend: one double, ||(L U)^{-1} e||_inf */
+    double shift;          /* MIC(0)'s last shift */
+    double bound;          /* MIC(0): the shift of diagonal dominance, from the values */
+} kryl_ilu_backend;
+
+/* Whether the backend factors `factor` of A for this preconditioner. */
+bool kryl_ilu_backend_applies(const kryl_precond *pc, kryl_matrix A, kryl_precond_kind factor,
+                              const kryl_solver_options *opts, bool filtered, bool ordering_builds);
+
+/* Factor A (rows in perm's order, NULL: A's) by `factor` on the backend
+ * into b, then *L and *U (NULL: built, else refreshed) and pc->condest,
+ * with e and w two work vectors of A's layout and precision.  cg: the
+ * options of a CG method under which ILU(0)'s pivots must be positive
+ * (NULL: no such check). */
+kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
+                                    const int32_t *perm, kryl_precond_kind factor,
+                                    const kryl_solver_options *cg, void **L, void **U,
+                                    kryl_vector e, kryl_vector w);
+
+/* Entries of L and U as kryl_factor counts them. */
+void kryl_ilu_backend_counts(const kryl_ilu_backend *b, int64_t *nnz_L, int64_t *nnz_U);
+
+void kryl_ilu_backend_free(kryl_context ctx, kryl_ilu_backend *b);
+
+#endif
