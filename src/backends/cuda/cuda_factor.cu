@@ -15,9 +15,11 @@
  * or zero pivot) still raises its flag; the first failing row, as the
  * serial factorization meets it, is the smallest, kept by atomicMin.
  *
- * The triangles' solve handles are set up once from the pattern
- * (cuda_trsv.cu, never the host path) and their values gathered from the
- * factor on the device after each factorization. */
+ * The triangles' solve handles are built once from the pattern, their
+ * column indices copied on the device from the factor's (IC's U = L^T from
+ * the host's transposed pattern), the path chosen as for any triangle
+ * (cuda_trsv_choose.cu, never the host path), and their values gathered
+ * from the factor on the device after each factorization. */
 #include <cuda/atomic>
 
 #include "backends/cuda/cuda_csr.cuh"
@@ -370,6 +372,104 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
     return KRYL_SUCCESS;
 }
 
+/* The triangle D's off-diagonal columns, row i's from scol at its first
+ * position: C's row from its start (lower), from just after its diagonal
+ * (ILU's upper) or the transposed pattern's row after its diagonal (IC's U) */
+__global__ void columns_kernel(int64_t n, int mode, const int64_t *__restrict__ cptr,
+                               const int64_t *__restrict__ cdiag, const int64_t *__restrict__ uptr,
+                               const int32_t *__restrict__ scol, const int64_t *__restrict__ dptr,
+                               int32_t *__restrict__ dcol)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t from = mode == REFILL_LOWER   ? cptr[i]
+                             : mode == REFILL_UPPER ? cdiag[i] + 1
+                                                    : uptr[i] + 1;
+        for (int64_t t = 0; t < dptr[i + 1] - dptr[i]; t++) dcol[dptr[i] + t] = scol[from + t];
+    }
+}
+
+/* offsets[i] = the first off-diagonal entry of row i of the triangle (n + 1, host). */
+static void offdiag_offsets(const kryl_factor_pattern *P, int mode, int64_t *offsets)
+{
+    offsets[0] = 0;
+    for (int64_t i = 0; i < P->n; i++) {
+        const int64_t count = mode == REFILL_LOWER ? P->diag[i] - P->ptr[i]
+                              : mode == REFILL_UPPER
+                                  ? P->ptr[i + 1] - P->diag[i] - 1
+                                  : P->upper.row_ptr[i + 1] - P->upper.row_ptr[i] - 1;
+        offsets[i + 1] = offsets[i] + count;
+    }
+}
+
+/* The triangle D's values (and diagonal) = C's, in D's precision. */
+static kryl_status refill(kryl_cuda_state *s, const cuda_factor *F, int mode, cuda_trsv *D)
+{
+    if (F->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(D->precision, [&](auto t) {
+        using T = decltype(t);
+        refill_kernel<T><<<kryl_cuda_stream_grid(s, F->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            F->n, mode, F->ptr, F->col, F->diag, F->val, D->ptr, D->col, static_cast<T *>(D->val),
+            static_cast<T *>(D->diag));
+    });
+    KRYL_CUDA_CHECK_LAUNCH("refill_kernel");
+    return KRYL_SUCCESS;
+}
+
+/* D's device arrays from the factor's pattern, its values from C. */
+static kryl_status fill_triangle(kryl_cuda_state *s, const cuda_factor *F, int mode, bool unit,
+                                 cuda_trsv *D)
+{
+    const kryl_factor_pattern *P = F->P;
+    const int64_t n = P->n;
+    const size_t real = kryl_precision_size(D->precision);
+    int64_t *offsets = static_cast<int64_t *>(malloc((size_t)(n + 1) * sizeof(int64_t)));
+    if (offsets == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_trsv: cannot allocate %lld offsets",
+                          (long long)n);
+    offdiag_offsets(P, mode, offsets);
+    D->nnz = offsets[n];
+    kryl_status st = to_device(s, &D->ptr, offsets, n + 1, "the triangular factor's row offsets");
+    const kryl_levels *lv = D->lower ? &P->levels_L : &P->levels_U;
+    if (st == KRYL_SUCCESS)
+        st = to_device(s, &D->rows, lv->order, n, "the triangular factor's level order");
+    int64_t *uptr = nullptr;
+    int32_t *ucol = nullptr;
+    if (st == KRYL_SUCCESS && mode == REFILL_TRANSPOSED)
+        st = to_device(s, &uptr, P->upper.row_ptr, n + 1, "the transposed pattern's offsets");
+    if (st == KRYL_SUCCESS && mode == REFILL_TRANSPOSED)
+        st = to_device(s, &ucol, P->upper.col_idx, P->upper.row_ptr[n],
+                       "the transposed pattern's columns");
+    if (st == KRYL_SUCCESS)
+        st = kryl_cuda_malloc(s, reinterpret_cast<void **>(&D->col),
+                              (size_t)(D->nnz > 0 ? D->nnz : 1) * sizeof(int32_t),
+                              "the triangular factor's column indices");
+    if (st == KRYL_SUCCESS)
+        st = kryl_cuda_malloc(s, &D->val, (size_t)(D->nnz > 0 ? D->nnz : 1) * real,
+                              "the triangular factor's values");
+    if (st == KRYL_SUCCESS && !unit)
+        st = kryl_cuda_malloc(s, &D->diag, (size_t)(n > 0 ? n : 1) * real,
+                              "the triangular factor's diagonal");
+    if (st == KRYL_SUCCESS && n > 0) {
+        /* the triangle's columns from the factor's (or the transposed pattern's) */
+        columns_kernel<<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            n, mode, F->ptr, F->diag, uptr, mode == REFILL_TRANSPOSED ? ucol : F->col, D->ptr,
+            D->col);
+        cudaError_t err = cudaGetLastError();
+        if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
+        if (err != cudaSuccess) st = kryl_cuda_failed(err, "columns_kernel", KRYL_WHERE);
+    } else if (st == KRYL_SUCCESS) {
+        /* the offsets' copy reads the host array freed below */
+        const cudaError_t err = cudaStreamSynchronize(s->stream);
+        if (err != cudaSuccess) st = kryl_cuda_failed(err, "cudaStreamSynchronize", KRYL_WHERE);
+    }
+    kryl_cuda_free(s, uptr);
+    kryl_cuda_free(s, ucol);
+    free(offsets);
+    if (st == KRYL_SUCCESS) st = refill(s, F, mode, D);
+    return st;
+}
+
 kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
                                   kryl_precision precision, void **trsv)
 {
@@ -378,34 +478,36 @@ kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cuda_factor *F = static_cast<cuda_factor *>(handle);
-    const kryl_factor_pattern *P = F->P;
-    const bool ic = P->kind == KRYL_FACTOR_IC0;
-    if (*trsv == nullptr) {
-        /* the triangle's pattern (values 1) set up once; its values follow below */
-        const kryl_levels *lv = lower ? &P->levels_L : &P->levels_U;
-        kryl_csr T = {};
-        KRYL_TRY(kryl_factor_pattern_triangle(P, nullptr, lower, &T));
-        kryl_status st = kryl_cuda_trsv_setup_device_only(
-            ctx, &T, precision, lower, lower && !ic, lv->order, lv->level_ptr, lv->nlevels, trsv);
-        kryl_csr_free(&T);
-        KRYL_TRY(st);
-    }
-    cuda_trsv *D = static_cast<cuda_trsv *>(*trsv);
-    if (D->n != F->n || D->path == KRYL_CUDA_TRSV_HOST || D->ptr == nullptr)
-        return KRYL_ERROR(KRYL_ERR_INTERNAL,
-                          "cuda factor_trsv: the triangle (n = %lld, path %s) is not one of "
-                          "this factor's (n = %lld)",
-                          (long long)D->n, kryl_cuda_trsv_path_name(D->path), (long long)F->n);
-    if (F->n == 0) return KRYL_SUCCESS;
+    const bool ic = F->P->kind == KRYL_FACTOR_IC0;
     const int mode = lower ? REFILL_LOWER : ic ? REFILL_TRANSPOSED : REFILL_UPPER;
-    /* the triangle's values (and diagonal) = C's, in the triangle's precision */
-    kryl_cuda_with_type(D->precision, [&](auto t) {
-        using T = decltype(t);
-        refill_kernel<T><<<kryl_cuda_stream_grid(s, F->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            F->n, mode, F->ptr, F->col, F->diag, F->val, D->ptr, D->col, static_cast<T *>(D->val),
-            static_cast<T *>(D->diag));
-    });
-    KRYL_CUDA_CHECK_LAUNCH("refill_kernel");
+    if (*trsv != nullptr) {
+        cuda_trsv *D = static_cast<cuda_trsv *>(*trsv);
+        if (D->n != F->n || !D->device_only || D->lower != lower)
+            return KRYL_ERROR(KRYL_ERR_INTERNAL,
+                              "cuda factor_trsv: the triangle (n = %lld) is not this factor's "
+                              "%s one (n = %lld)",
+                              (long long)D->n, lower ? "lower" : "upper", (long long)F->n);
+        /* new values on the kept triangle */
+        return refill(s, F, mode, D);
+    }
+    if (precision != KRYL_DOUBLE && precision != KRYL_SINGLE)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda factor_trsv: precision %d: expected double or single",
+                          (int)precision);
+    cuda_trsv *D = static_cast<cuda_trsv *>(calloc(1, sizeof *D));
+    if (D == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_trsv: out of memory");
+    D->n = F->n;
+    D->lower = lower;
+    D->precision = precision;
+    const kryl_levels *lv = lower ? &F->P->levels_L : &F->P->levels_U;
+    /* ILU's L has the unit diagonal implied */
+    kryl_status st = fill_triangle(s, F, mode, lower && !ic, D);
+    if (st == KRYL_SUCCESS) st = kryl_cuda_trsv_adopt(ctx, s, D, lv->level_ptr, lv->nlevels);
+    if (st != KRYL_SUCCESS) {
+        kryl_cuda_trsv_release(ctx, D);
+        return st;
+    }
+    *trsv = D;
     return KRYL_SUCCESS;
 }
 

@@ -93,24 +93,32 @@ static kryl_status upload(kryl_cuda_state *s, const kryl_host_trsv *H, cuda_trsv
     return KRYL_SUCCESS;
 }
 
-/* D's sizes and level schedule from the host split H. */
-static kryl_status describe(const kryl_host_trsv *H, cuda_trsv *D)
+/* D's level schedule (host copy) and its widest level. */
+static kryl_status describe_levels(cuda_trsv *D, const int64_t *level_ptr, int64_t nlevels)
 {
-    D->n = H->n;
-    D->nnz = H->ptr[H->n];
-    D->precision = H->precision;
-    D->lanes = lanes_for(D->nnz, H->n);
-    D->nlevels = H->nlevels;
-    D->level_ptr = static_cast<int64_t *>(malloc((size_t)(H->nlevels + 1) * sizeof(int64_t)));
+    D->nlevels = nlevels;
+    D->level_ptr = static_cast<int64_t *>(malloc((size_t)(nlevels + 1) * sizeof(int64_t)));
     if (D->level_ptr == nullptr)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda trsv_setup: cannot allocate %lld levels",
-                          (long long)H->nlevels);
-    memcpy(D->level_ptr, H->level_ptr, (size_t)(H->nlevels + 1) * sizeof(int64_t));
+                          (long long)nlevels);
+    D->level_ptr[0] = 0;
+    if (nlevels > 0) memcpy(D->level_ptr, level_ptr, (size_t)(nlevels + 1) * sizeof(int64_t));
     for (int64_t l = 0; l < D->nlevels; l++) {
         const int64_t rows = D->level_ptr[l + 1] - D->level_ptr[l];
         if (rows > D->max_level_rows) D->max_level_rows = rows;
     }
     return KRYL_SUCCESS;
+}
+
+/* D's sizes and level schedule from the host split H. */
+static kryl_status describe(const kryl_host_trsv *H, cuda_trsv *D)
+{
+    D->n = H->n;
+    D->nnz = H->ptr[H->n];
+    D->lower = H->lower;
+    D->precision = H->precision;
+    D->lanes = lanes_for(D->nnz, H->n);
+    return describe_levels(D, H->level_ptr, H->nlevels);
 }
 
 /* The path KRYL_TRSV_PATH asks for (AUTO when unset or "auto"). */
@@ -147,11 +155,11 @@ static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H
     return KRYL_SUCCESS;
 }
 
-/* trsv_setup by `path`; device_only: the host path is never taken. */
+/* trsv_setup by `path`. */
 static kryl_status setup_with(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
                               bool lower, bool unit_diagonal, const int32_t *level_rows,
                               const int64_t *level_ptr, int64_t nlevels, kryl_cuda_trsv_path path,
-                              bool device_only, void **handle)
+                              void **handle)
 {
     KRYL_REQUIRE_ARG(handle);
     *handle = nullptr;
@@ -163,7 +171,6 @@ static kryl_status setup_with(kryl_context ctx, const kryl_csr *T, kryl_precisio
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     if (path == KRYL_CUDA_TRSV_AUTO) KRYL_TRY(path_from_environment(&path));
-    if (device_only && path == KRYL_CUDA_TRSV_HOST) path = KRYL_CUDA_TRSV_AUTO;
     void *host = nullptr;
     KRYL_TRY(kryl_ref_trsv_setup(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr,
                                  nlevels, &host));
@@ -172,7 +179,6 @@ static kryl_status setup_with(kryl_context ctx, const kryl_csr *T, kryl_precisio
         kryl_ref_trsv_release(ctx, host);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda trsv_setup: out of memory");
     }
-    D->device_only = device_only;
     kryl_status st = build(ctx, s, static_cast<kryl_host_trsv *>(host), D, path);
     if (st != KRYL_SUCCESS) {
         kryl_cuda_trsv_release(ctx, D);
@@ -188,7 +194,7 @@ kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_
                                       kryl_cuda_trsv_path path, void **handle)
 {
     return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels, path,
-                      false, handle);
+                      handle);
 }
 
 kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
@@ -196,17 +202,24 @@ kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_preci
                                  const int64_t *level_ptr, int64_t nlevels, void **handle)
 {
     return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels,
-                      KRYL_CUDA_TRSV_AUTO, false, handle);
+                      KRYL_CUDA_TRSV_AUTO, handle);
 }
 
-kryl_status kryl_cuda_trsv_setup_device_only(kryl_context ctx, const kryl_csr *T,
-                                             kryl_precision precision, bool lower,
-                                             bool unit_diagonal, const int32_t *level_rows,
-                                             const int64_t *level_ptr, int64_t nlevels,
-                                             void **handle)
+kryl_status kryl_cuda_trsv_adopt(kryl_context ctx, kryl_cuda_state *s, cuda_trsv *D,
+                                 const int64_t *level_ptr, int64_t nlevels)
 {
-    return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels,
-                      KRYL_CUDA_TRSV_AUTO, true, handle);
+    D->device_only = true;
+    D->lanes = lanes_for(D->nnz, D->n);
+    KRYL_TRY(describe_levels(D, level_ptr, nlevels));
+    kryl_cuda_trsv_path path = KRYL_CUDA_TRSV_AUTO;
+    KRYL_TRY(path_from_environment(&path));
+    if (path == KRYL_CUDA_TRSV_HOST) path = KRYL_CUDA_TRSV_AUTO;
+    KRYL_TRY(kryl_cuda_trsv_choose(ctx, s, D, path));
+    if (D->path != KRYL_CUDA_TRSV_SYNCFREE) {
+        kryl_cuda_free(s, D->ticket);
+        D->ticket = nullptr;
+    }
+    return KRYL_SUCCESS;
 }
 
 kryl_status kryl_cuda_trsv_run(kryl_cuda_state *s, cuda_trsv *D, const void *b, void *x)

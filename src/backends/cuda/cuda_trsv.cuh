@@ -24,6 +24,7 @@ const char *kryl_cuda_trsv_path_of(kryl_context ctx, const void *handle);
 struct cuda_trsv {
     int64_t n;
     int64_t nnz; /* off-diagonal entries */
+    bool lower;
     kryl_precision precision;
     kryl_cuda_trsv_path path; /* never AUTO once set up */
     int lanes;                /* threads per row: a power of two, at most a warp */
@@ -43,14 +44,13 @@ struct cuda_trsv {
     struct kryl_vector_s host_b, host_x;
 };
 
-/* The ops' trsv_setup (AUTO path) for a triangle whose values a device
- * kernel refreshes in place later (cuda_factor.cu): the host path, which
- * solves from a host copy, is never chosen. */
-kryl_status kryl_cuda_trsv_setup_device_only(kryl_context ctx, const kryl_csr *T,
-                                             kryl_precision precision, bool lower,
-                                             bool unit_diagonal, const int32_t *level_rows,
-                                             const int64_t *level_ptr, int64_t nlevels,
-                                             void **handle);
+/* Finish a handle whose device arrays (ptr, col, val, diag, rows) its
+ * caller has filled (cuda_factor.cu: index arrays from the factor's
+ * pattern, values gathered on the device), from the level schedule
+ * (host): the lanes, then the path chosen as trsv_setup chooses it, never
+ * the host path (there is no host copy to solve from). */
+kryl_status kryl_cuda_trsv_adopt(kryl_context ctx, kryl_cuda_state *s, cuda_trsv *D,
+                                 const int64_t *level_ptr, int64_t nlevels);
 
 /* x = T^{-1} b on the context's stream by each path (b, x device arrays in
  * D's precision); no allocation, no synchronisation. */

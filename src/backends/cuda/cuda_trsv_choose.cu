@@ -126,7 +126,7 @@ kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trs
              "cuda trsv: %s triangle, n = %lld, %lld off-diagonal entries, %lld levels (widest "
              "%lld rows), "
              "%d lanes per row; path %s (%s: %s, %s, %s)",
-             D->host->lower ? "lower" : "upper", (long long)D->n, (long long)D->nnz,
+             D->lower ? "lower" : "upper", (long long)D->n, (long long)D->nnz,
              (long long)D->nlevels, (long long)D->max_level_rows, D->lanes,
              kryl_cuda_trsv_path_name(D->path), how, line[0], line[1], line[2]);
     return KRYL_SUCCESS;
