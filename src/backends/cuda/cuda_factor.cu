@@ -22,7 +22,6 @@
  * from the factor on the device after each factorization. */
 #include <cuda/atomic>
 
-#include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_trsv.cuh"
 
 extern "C" {
@@ -294,15 +293,12 @@ static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix
                           "cuda factor_numeric: the matrix has %lld host entries, the pattern "
                           "was built for %lld",
                           (long long)kryl_csr_nnz(h), (long long)F->P->a_nnz);
-    const bool stored = A->ctx->kind == KRYL_BACKEND_CUDA && A->storage != nullptr &&
-                        A->dist == nullptr && A->fmt.kind == KRYL_FORMAT_CSR &&
-                        A->precision == KRYL_DOUBLE && A->fmt.u.csr.val == h->values;
+    const double *stored = A->ctx == nullptr || A->ctx->kind != KRYL_BACKEND_CUDA || A->dist
+                               ? nullptr
+                               : kryl_cuda_matrix_csr_values(A->ctx, A);
     if (stored) {
-        const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
-        if (m->nnz == F->P->a_nnz) {
-            *a = static_cast<const double *>(m->values);
-            return KRYL_SUCCESS;
-        }
+        *a = stored;
+        return KRYL_SUCCESS;
     }
     const size_t bytes = (size_t)(F->P->a_nnz > 0 ? F->P->a_nnz : 1) * sizeof(double);
     if (F->a == nullptr)
