@@ -1,9 +1,11 @@
 /*
  * Smoothed-aggregation algebraic multigrid (Vanek, Mandel & Brezina,
  * Computing 56, 1996), with the parallel aggregation of Bell, Dalton &
- * Olson (SIAM J. Sci. Comput. 34, 2012).  The hierarchy is built on the
- * host from each level's CSR (setup, the files amg_*.c), then stored as
- * backend matrices and vectors on the solve's context, where the cycle
+ * Olson (SIAM J. Sci. Comput. 34, 2012).  The hierarchy is built from
+ * each level's host CSR (setup, the files amg_*.c): graph, aggregates and
+ * tentative prolongator on the host, lambda_max and the products P, R and
+ * P'AP through the backend (amg_products: the device on cuda), then stored
+ * as backend matrices and vectors on the solve's context, where the cycle
  * (amg_cycle.c) runs through backend operations only.
  */
 #ifndef KRYL_AMG_AMG_H

@@ -1,7 +1,8 @@
 /*
- * The hierarchy of smoothed aggregation, level by level on the host:
- * strength graph, aggregates, tentative prolongator from the
- * near-nullspace, its Jacobi smoothing, R = P' and A_c = R A P; until a
+ * The hierarchy of smoothed aggregation, level by level: strength graph,
+ * aggregates and tentative prolongator from the near-nullspace on the
+ * host, its Jacobi smoothing, R = P' and A_c = R A P (amg_galerkin.c:
+ * the backend's products where it has them); until a
  * level has at most coarse_size rows (or stops shrinking), whose dense
  * inverse is the coarse solve.  Each level's matrices then live on the
  * backend in the iteration's precision; the finest level is the iteration
