@@ -1090,8 +1090,8 @@ typedef struct kryl_amg_info {
     /* setup seconds by phase, all levels together */
     double strength_s;  /* strength of connection */
     double aggregate_s; /* aggregation (distance-2 maximal independent sets) */
-    double prolong_s;   /* tentative and smoothed prolongators, their transposes */
-    double galerkin_s;  /* coarse matrices P'AP */
+    double prolong_s;   /* lambda_max, tentative and smoothed prolongators, their transposes */
+    double galerkin_s;  /* coarse matrices P'AP (on cuda also P and P', built with them) */
     double smoother_s;  /* eigenvalue estimates, smoother setup, dense coarse inverse */
     double backend_s;   /* the levels' matrices and vectors on the backend */
 } kryl_amg_info;
