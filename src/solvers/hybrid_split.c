@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_threads.h"
 #include "solvers/hybrid.h"
 
 /* Products timed on each side after one warm-up: later ones see the
@@ -28,35 +29,51 @@ kryl_status kryl_hybrid_part(kryl_context ctx, const kryl_csr *A, int64_t begin,
     /* the other side's rows: [0, begin) or [end, n) (two sides, one cut) */
     const int64_t other_begin = begin == 0 ? end : 0, other_rows = n - rows;
     const int64_t *rp = A->row_ptr;
-    int64_t in = 0, out = 0;
-    for (int64_t k = rp[begin]; k < rp[end]; k++) {
-        if (A->col_idx[k] >= begin && A->col_idx[k] < end)
-            in++;
-        else
-            out++;
+    const int threads = kryl_host_threads(ctx);
+    /* each row's entries in its own side's columns (rows of billions of
+     * entries: the host's threads) */
+    int64_t *mine = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *mine);
+    if (mine == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "hybrid: cannot count the entries of %lld rows",
+                          (long long)rows);
+    int64_t in = 0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, +, in)
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t c = 0;
+        for (int64_t k = rp[begin + i]; k < rp[begin + i + 1]; k++)
+            c += A->col_idx[k] >= begin && A->col_idx[k] < end;
+        mine[i] = c;
+        in += c;
     }
+    const int64_t out = rp[end] - rp[begin] - in;
     *own_nnz = in;
     *coupling_nnz = out;
     kryl_csr parts[2];
     memset(parts, 0, sizeof parts);
-    KRYL_TRY(kryl_csr_alloc(&parts[0], rows, rows, in));
-    kryl_status st = kryl_csr_alloc(&parts[1], rows, other_rows, out);
+    kryl_status st = kryl_csr_alloc(&parts[0], rows, rows, in);
+    if (st == KRYL_SUCCESS) st = kryl_csr_alloc(&parts[1], rows, other_rows, out);
     if (st != KRYL_SUCCESS) {
+        free(mine);
         kryl_csr_free(&parts[0]);
         return st;
     }
+    /* row offsets: the prefix sums of the counts */
+    parts[0].row_ptr[0] = parts[1].row_ptr[0] = 0;
     for (int64_t i = 0; i < rows; i++) {
+        parts[0].row_ptr[i + 1] = parts[0].row_ptr[i] + mine[i];
+        parts[1].row_ptr[i + 1] =
+            parts[1].row_ptr[i] + (rp[begin + i + 1] - rp[begin + i] - mine[i]);
+    }
+    free(mine);
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t at[2] = {parts[0].row_ptr[i], parts[1].row_ptr[i]};
         for (int64_t k = rp[begin + i]; k < rp[begin + i + 1]; k++) {
             int32_t j = A->col_idx[k];
-            bool mine = j >= begin && j < end;
-            kryl_csr *p = &parts[mine ? 0 : 1];
-            int64_t at = p->row_ptr[i + 1]++;
-            p->col_idx[at] = (int32_t)(j - (mine ? begin : other_begin));
-            p->values[at] = A->values[k];
+            int t = j >= begin && j < end ? 0 : 1;
+            parts[t].col_idx[at[t]] = (int32_t)(j - (t == 0 ? begin : other_begin));
+            parts[t].values[at[t]++] = A->values[k];
         }
-        /* row i + 1 starts where row i ended */
-        for (int t = 0; t < 2 && i + 2 <= rows; t++)
-            parts[t].row_ptr[i + 2] = parts[t].row_ptr[i + 1];
     }
     st = kryl_matrix_from_csr(own, ctx, &parts[0]);
     if (st == KRYL_SUCCESS && other_rows > 0) return kryl_matrix_from_csr(coupling, ctx, &parts[1]);
