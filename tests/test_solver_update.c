@@ -227,6 +227,49 @@ static void check_caller_order(kryl_context ctx, const char *backend)
     kryl_matrix_destroy(&B);
 }
 
+/* What a backend's new-values path reads (src/core/matrix_values.c): in
+ * every format and order, value slot q of the host format holds host entry
+ * value_source[q] - 1, and the diagonal slot of layout row i holds a_ii of
+ * original row perm[i] (-1 where that row stores none). */
+static void check_value_maps(kryl_context ctx, const char *backend)
+{
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 13);
+    const kryl_csr *h = &A->host->csr;
+    const kryl_format formats[] = {KRYL_FORMAT_CSR,  KRYL_FORMAT_ELL, KRYL_FORMAT_SELL,
+                                   KRYL_FORMAT_PJDS, KRYL_FORMAT_JDS, KRYL_FORMAT_BCSR2,
+                                   KRYL_FORMAT_DIA,  KRYL_FORMAT_ELLR};
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        kryl_matrix B = NULL;
+        kryl_fmt_params lifted;
+        kryl_fmt_params_init(&lifted);
+        lifted.max_block_fill = 1e9;
+        CHECK_OK(kryl_matrix_convert(&B, A, KRYL_DOUBLE, formats[f], &lifted,
+                                     f % 2 ? KRYL_ORDER_RCM : KRYL_ORDER_NONE));
+        CHECK_OK(kryl_matrix_value_source(B));
+        double *slots;
+        int64_t count;
+        kryl_fmt_values(&B->fmt, &slots, &count);
+        int mismatches = 0;
+        for (int64_t q = 0; q < count; q++) {
+            const int64_t e = B->fmt.borrowed ? q : B->value_source[q] - 1;
+            mismatches += slots[q] != (e >= 0 ? h->values[e] : 0.0);
+        }
+        const int64_t n = B->fmt.nrows;
+        int64_t *diag = malloc((size_t)n * sizeof *diag);
+        CHECK_OK(kryl_matrix_diagonal_slots(B, diag));
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t r = B->fmt.perm ? B->fmt.perm[i] : i;
+            const int64_t k = kryl_csr_find(h, r, r);
+            mismatches += k < 0 ? diag[i] != -1 : diag[i] < 0 || slots[diag[i]] != h->values[k];
+        }
+        CHECK(mismatches == 0, "%s %s: %d value or diagonal slots map to the wrong entry", backend,
+              kryl_format_name(formats[f]), mismatches);
+        free(diag);
+        kryl_matrix_destroy(&B);
+    }
+    kryl_matrix_destroy(&A);
+}
+
 /* NaN is refused; values that are no longer symmetric are refused by the
  * CG solver's update, naming the cause. */
 static void check_refusals(kryl_context ctx, const char *backend)
@@ -300,6 +343,7 @@ static void check_config(kryl_context ref, kryl_context ctx, kryl_backend_kind k
                    nonsymmetric ? 17 : 9, &cases[c], c % 2 == 0, name);
     }
     check_caller_order(ctx, name);
+    check_value_maps(ctx, name);
     check_refusals(ctx, name);
     check_setup_phases(ctx, name);
 }
