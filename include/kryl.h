@@ -558,10 +558,13 @@ kryl_status kryl_matrix_update_values(kryl_matrix A, const double *values);
 
 /* kryl_matrix_update_values with the values already in the backend's
  * memory (device memory on cuda, e.g. a CuPy array; host memory on ref
- * and omp): A's storage takes them there, and the host copy is refreshed
- * by one download.  Only for a matrix whose entries are its host CSR's
- * (created from sorted, unrepeated columns, or read, generated or
- * assembled): KRYL_ERR_UNSUPPORTED otherwise. */
+ * and omp), checked there (finite) and taken by A's storage there; the
+ * host copy is downloaded from it only when a host-side step needs it (a
+ * preconditioner other than Jacobi, a new solver, csr_view, ...), so with
+ * cg and Jacobi the update never leaves the device.  Only for a matrix
+ * whose entries are its host CSR's (created from sorted, unrepeated
+ * columns, or read, generated or assembled): KRYL_ERR_UNSUPPORTED
+ * otherwise. */
 kryl_status kryl_matrix_update_values_device(kryl_matrix A, const double *values);
 
 /* Global rows, columns and stored entries (after expansion of symmetry

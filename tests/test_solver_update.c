@@ -219,6 +219,16 @@ static void check_caller_order(kryl_context ctx, const char *backend)
     CHECK_OK(kryl_vector_get(y, yh, 3));
     CHECK(yh[0] == 1.5 && yh[1] == 4.0 && yh[2] == 5.5,
           "%s: C 1 = (%g, %g, %g) after the device update", backend, yh[0], yh[1], yh[2]);
+    /* a value that is not finite: refused, C as it was (storage and host copy) */
+    const double bad = NAN;
+    CHECK_OK(ctx->ops->upload(ctx, dv + 4, &bad, sizeof bad));
+    CHECK_STATUS(kryl_matrix_update_values_device(C, dv), KRYL_ERR_INVALID_VALUE);
+    CHECK(strstr(kryl_last_error(), "value 4") != NULL, "%s: %s", backend, kryl_last_error());
+    CHECK_OK(kryl_matrix_spmv(C, 1.0, x, 0.0, y));
+    CHECK_OK(kryl_vector_get(y, yh, 3));
+    CHECK_OK(kryl_matrix_csr_view(C, NULL, NULL, &va));
+    CHECK(yh[1] == 4.0 && memcmp(va, v2, sizeof v2) == 0,
+          "%s: a refused device update changed C (row 1 sums to %g)", backend, yh[1]);
     ctx->ops->release(ctx, dv);
     kryl_matrix_destroy(&C);
     kryl_vector_destroy(&x);

@@ -227,7 +227,9 @@ typedef struct kryl_backend_ops {
      * - 1] (0 for padding; A's own entry when A->fmt borrows the host CSR)
      * through a copy of the map kept in backend memory from the first call
      * on; nothing else is rebuilt.  A->fmt's host value slots are left as
-     * they were.  NULL: the host gathers and matrix_setup runs again. */
+     * they were.  Values in backend memory are checked first: one that is
+     * not finite is refused (KRYL_ERR_INVALID_VALUE) with A unchanged.
+     * NULL: the host gathers and matrix_setup runs again. */
     kryl_status (*matrix_values)(kryl_context ctx, kryl_matrix A, const double *values,
                                  bool on_backend);
     /* The nnz values of A's storage, in backend memory, when they are A's

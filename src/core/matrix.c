@@ -225,6 +225,15 @@ kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int6
 kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
 {
     kryl_host_matrix *h = A->host;
+    if (h->values_on) {
+        /* new values given on the device: the host copy takes them now */
+        kryl_matrix on = h->values_on;
+        const double *values = on->ctx->ops->matrix_csr_values(on->ctx, on);
+        const int64_t nnz = kryl_csr_nnz(&h->csr);
+        KRYL_TRY(on->ctx->ops->download(on->ctx, h->csr.values, values,
+                                        (size_t)nnz * sizeof *h->csr.values));
+        h->values_on = NULL;
+    }
     if (h->origin == NULL || h->csr.row_ptr != NULL) return KRYL_SUCCESS;
     kryl_matrix origin = h->origin;
     kryl_context ctx = origin->ctx;
@@ -353,6 +362,11 @@ kryl_status kryl_matrix_destroy(kryl_matrix *A)
                           "kryl_matrix_destroy: %d solver%s still use%s the matrix; destroy "
                           "them first (the matrix is left as it is)",
                           m->solvers, m->solvers == 1 ? "" : "s", m->solvers == 1 ? "s" : "");
+    /* the host copy's values, where they live only in m's storage */
+    if (m->host->values_on == m) {
+        kryl_status st = kryl_matrix_need_host(m, "a matrix sharing the host copy");
+        if (st != KRYL_SUCCESS) return st;
+    }
     if (!m->storage_deferred) ctx->ops->matrix_release(ctx, m);
     kryl_fmt_free(&m->fmt);
     free(m->value_source);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "core/host_threads.h"
 
 /* B->value_source: the format built once more from the host CSR with
  * entry k's value replaced by k + 1 (exact in a double below 2^53), in
@@ -96,6 +97,7 @@ kryl_status kryl_matrix_diagonal_slots(kryl_matrix B, int64_t *slot)
 /* The host path: B->fmt's slots gathered from the host CSR, the storage set up again. */
 static kryl_status refresh_on_host(kryl_matrix B)
 {
+    KRYL_TRY(kryl_matrix_need_host(B, "new values gathered on the host"));
     if (!B->fmt.borrowed) {
         KRYL_TRY(kryl_matrix_value_source(B));
         double *slots;
@@ -125,6 +127,7 @@ kryl_status kryl_matrix_refresh_values(kryl_matrix B, kryl_matrix from)
         ops->matrix_csr_values)
         on_backend = ops->matrix_csr_values(ctx, from);
     if (on_backend) return ops->matrix_values(ctx, B, on_backend, true);
+    KRYL_TRY(kryl_matrix_need_host(B, "new values uploaded from the host"));
     return ops->matrix_values(ctx, B, B->host->csr.values, false);
 }
 
@@ -135,18 +138,25 @@ static kryl_status take_values(kryl_matrix A, const double *values)
     const int64_t nnz = kryl_csr_nnz(&h->csr);
     const int64_t entries = h->entry_of ? h->entries : nnz;
     if (entries > 0) KRYL_REQUIRE_ARG(values);
+    /* the first value that is not finite, on the host's threads */
+    int64_t first = entries;
+    KRYL_HOST_PARALLEL_REDUCE(h->threads, min, first)
     for (int64_t k = 0; k < entries; k++)
-        if (values[k] - values[k] != 0.0)
-            return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                              "update_values: value %lld is %g; values must be finite",
-                              (long long)k, values[k]);
+        if (values[k] - values[k] != 0.0 && k < first) first = k;
+    if (first < entries)
+        return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                          "update_values: value %lld is %g; values must be finite",
+                          (long long)first, values[first]);
     if (h->entry_of) {
         /* repeated entries are summed, as at creation */
         memset(h->csr.values, 0, (size_t)nnz * sizeof *h->csr.values);
         for (int64_t k = 0; k < entries; k++) h->csr.values[h->entry_of[k]] += values[k];
-    } else if (nnz > 0) {
-        memcpy(h->csr.values, values, (size_t)nnz * sizeof *values);
+    } else {
+        double *to = h->csr.values;
+        KRYL_HOST_PARALLEL_FOR(h->threads)
+        for (int64_t k = 0; k < nnz; k++) to[k] = values[k];
     }
+    h->values_on = NULL; /* every value replaced */
     h->asymmetry = -1.0; /* measured again when asked */
     h->values_seen++;
     return KRYL_SUCCESS;
@@ -176,6 +186,7 @@ kryl_status kryl_matrix_update_values_device(kryl_matrix A, const double *values
 {
     KRYL_TRY(check_updatable(A, "kryl_matrix_update_values_device"));
     kryl_context ctx = A->ctx;
+    const kryl_backend_ops *ops = ctx->ops;
     kryl_host_matrix *h = A->host;
     const int64_t nnz = kryl_csr_nnz(&h->csr);
     if (h->entry_of)
@@ -184,18 +195,24 @@ kryl_status kryl_matrix_update_values_device(kryl_matrix A, const double *values
                           "unsorted or repeated entries, whose sums the host forms; pass the "
                           "values to kryl_matrix_update_values");
     if (nnz > 0) KRYL_REQUIRE_ARG(values);
-    /* the host copy first (its checks and host-side steps read it), then
-     * the storage straight from the caller's device array */
+    /* A's storage is its host CSR: it takes them there (refusing values that
+     * are not finite before it changes anything), and the host copy is
+     * downloaded from it when a host-side step asks (kryl_matrix_need_host) */
+    if (ops->matrix_values && ops->matrix_csr_values && ops->matrix_csr_values(ctx, A)) {
+        KRYL_TRY(ops->matrix_values(ctx, A, values, true));
+        h->values_on = A;
+        h->asymmetry = -1.0;
+        h->values_seen++;
+        return KRYL_SUCCESS;
+    }
+    /* else through the host copy */
     double *copy = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *copy);
     if (copy == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot stage %lld new values", (long long)nnz);
     kryl_status st =
-        nnz > 0 ? ctx->ops->download(ctx, copy, values, (size_t)nnz * sizeof *copy) : KRYL_SUCCESS;
+        nnz > 0 ? ops->download(ctx, copy, values, (size_t)nnz * sizeof *copy) : KRYL_SUCCESS;
     if (st == KRYL_SUCCESS) st = take_values(A, copy);
     free(copy);
     KRYL_TRY(st);
-    if (ctx->ops->matrix_values == NULL || A->storage == NULL)
-        return kryl_matrix_refresh_values(A, NULL);
-    KRYL_TRY(kryl_matrix_value_source(A));
-    return ctx->ops->matrix_values(ctx, A, values, true);
+    return kryl_matrix_refresh_values(A, NULL);
 }

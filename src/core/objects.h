@@ -67,6 +67,10 @@ typedef struct kryl_host_matrix {
      * backend storage (kryl_matrix_need_host), which then says why */
     struct kryl_matrix_s *origin;
     char copied_for[96];
+    /* set by kryl_matrix_update_values_device: csr.values are older than
+     * this matrix's storage (its natural double CSR), and
+     * kryl_matrix_need_host downloads them from there; NULL: current */
+    struct kryl_matrix_s *values_on;
 } kryl_host_matrix;
 
 /* How a matrix's rows are ordered on the backend: vectors created from the

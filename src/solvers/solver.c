@@ -374,6 +374,8 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     KRYL_REQUIRE_ARG(solver);
     *solver = NULL;
     KRYL_REQUIRE_ARG(A);
+    /* values given on the device: a setup reads the host copy in many places */
+    if (A->host->values_on) KRYL_TRY(kryl_matrix_need_host(A, "a solver's setup"));
     double t0 = kryl_wtime();
     kryl_solver_options opts;
     kryl_solver_options_init(&opts);
@@ -485,6 +487,11 @@ kryl_status kryl_solver_update(kryl_solver s)
     KRYL_REQUIRE_ARG(s);
     if (s->automatic) return kryl_solver_update(kryl_auto_chosen(s));
     kryl_matrix A = s->A;
+    /* new values given on the device reach the host copy only where a
+     * host-side step reads them: not for Jacobi or no preconditioner */
+    const bool on_device = (s->pc == NULL || s->pc->kind == KRYL_PRECOND_JACOBI) &&
+                           s->inner == NULL && s->method != &kryl_method_hybrid_pipecg;
+    if (!on_device) KRYL_TRY(kryl_matrix_need_host(A, "the preconditioner's new values"));
     /* the new values must still suit the method */
     const char *asked = kryl_method_name(s->options.method);
     KRYL_TRY(check_matrix(A, s->method, asked, s->options.symmetry_tol));

@@ -67,6 +67,43 @@ __global__ void gather_values_kernel(int64_t count, const int64_t *__restrict__ 
     }
 }
 
+/* *first = the smallest k with values[k] not finite (left as it is where none) */
+__global__ void first_nonfinite_kernel(int64_t nnz, const double *__restrict__ values,
+                                       unsigned long long *first)
+{
+    KRYL_CUDA_FOR_EACH(k, nnz)
+    {
+        if (!isfinite(values[k])) atomicMin(first, (unsigned long long)k);
+    }
+}
+
+/* KRYL_ERR_INVALID_VALUE naming the first value of the device array that
+ * is not finite, or success; read before anything takes them. */
+static kryl_status check_finite(kryl_cuda_state *s, const double *values, int64_t nnz)
+{
+    unsigned long long *first = nullptr, found = ULLONG_MAX;
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&first, sizeof *first, "the value check"));
+    cudaError_t err =
+        cudaMemcpyAsync(first, &found, sizeof found, cudaMemcpyHostToDevice, s->stream);
+    if (err == cudaSuccess) {
+        /* first = min { k : values[k] not finite } */
+        first_nonfinite_kernel<<<kryl_cuda_stream_grid(s, nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            nnz, values, first);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaMemcpyAsync(&found, first, sizeof found, cudaMemcpyDeviceToHost, s->stream);
+    double value = 0.0;
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
+    if (err == cudaSuccess && found != ULLONG_MAX)
+        err = cudaMemcpy(&value, values + found, sizeof value, cudaMemcpyDeviceToHost);
+    kryl_cuda_free(s, first);
+    if (err != cudaSuccess) return kryl_cuda_failed(err, "the check of new values", KRYL_WHERE);
+    if (found == ULLONG_MAX) return KRYL_SUCCESS;
+    return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
+                      "update_values: value %llu is %g; values must be finite", found, value);
+}
+
 kryl_status kryl_cuda_matrix_values(kryl_context ctx, kryl_matrix A, const double *values,
                                     bool on_backend)
 {
@@ -76,6 +113,7 @@ kryl_status kryl_cuda_matrix_values(kryl_context ctx, kryl_matrix A, const doubl
     const value_slots t = slots_of(A);
     const int64_t nnz = kryl_csr_nnz(&A->host->csr);
     if (nnz == 0) return KRYL_SUCCESS; /* every slot is padding, 0 already */
+    if (on_backend) KRYL_TRY(check_finite(s, values, nnz));
     const bool direct = A->fmt.borrowed && A->precision == KRYL_DOUBLE;
     if (direct) {
         /* the storage is the host CSR itself: one copy */
