@@ -11,11 +11,14 @@
  *   bench_hybrid_memory [--gen KIND] [--n N] [--gpu-memory BYTES]
  *                       [--iterations K] [--backend B] [--no-host]
  *
- * Default: the real case for an 80 GB H100 on a host with 512 GiB: the
- * 27-point Poisson matrix on 670^3 points (3.0e8 rows, 8.1e9 entries, 97 GB
- * of CSR: 1.2x the GPU), 100 iterations of pipelined CG with Jacobi.  A
- * smaller device emulated: --n 200 --gpu-memory 2G.  One line per run, and
- * a machine-readable "RESULT hybrid_memory ..." line. */
+ * Default: the real case, the 27-point Poisson matrix on the smallest grid
+ * whose CSR is at least 1.2 times the device's memory (or its cap): on an
+ * 80 GB H100 670^3 points (3.0e8 rows, 8.1e9 entries, 97 GB), on a 141 GB
+ * H200 about 810^3 (171 GB); the host needs about 2.3 times that (the
+ * matrix, the split's copies of its rows, vectors).  50 iterations of
+ * pipelined CG with Jacobi.  A smaller device emulated: --n 200
+ * --gpu-memory 2G.  One line per run, and a machine-readable
+ * "RESULT hybrid_memory ..." line. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +128,35 @@ static void report(const char *variant, const outcome *o, double baseline)
            per_iteration(o), (long long)o->iterations, o->relres);
 }
 
+static double csr_bytes(int64_t rows, int64_t entries)
+{
+    return 12.0 * (double)entries + 8.0 * (double)rows;
+}
+
+/* The smallest grid (in steps of 10 points a direction) whose matrix's CSR
+ * is at least 1.2 times the device's memory, or its cap. */
+static int64_t past_the_device(const settings *a, kryl_backend_kind device,
+                               kryl_generator_kind kind)
+{
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = device;
+    kryl_context ctx = NULL;
+    BENCH_TRY(kryl_context_create(&ctx, &co));
+    if (a->gpu_memory > 0) BENCH_TRY(kryl_context_set_gpu_memory(ctx, a->gpu_memory));
+    kryl_device_memory mem;
+    BENCH_TRY(kryl_context_device_memory(ctx, &mem));
+    kryl_context_destroy(&ctx);
+    const double target = 1.2 * (double)(mem.limit > 0 ? mem.limit : mem.total);
+    int64_t n = 10, rows = 0, entries = 0;
+    for (;; n += 10) {
+        kryl_generator_options g;
+        kryl_generator_options_init(&g, kind, n);
+        BENCH_TRY(kryl_generator_size(&g, &rows, &entries));
+        if (csr_bytes(rows, entries) >= target) return n;
+    }
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_hybrid_memory [--gen KIND] [--n N] [--gpu-memory BYTES] "
@@ -134,7 +166,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    settings a = {"poisson3d27", "cuda", 670, 0, 100, true};
+    settings a = {"poisson3d27", "cuda", 0, 0, 50, true};
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--no-host") == 0) {
@@ -164,11 +196,12 @@ int main(int argc, char **argv)
     }
     kryl_generator_kind kind;
     BENCH_TRY(kryl_generator_from_name(a.gen, &kind));
+    if (a.n == 0) a.n = past_the_device(&a, device, kind);
     kryl_generator_options g;
     kryl_generator_options_init(&g, kind, a.n);
     int64_t rows = 0, entries = 0;
     BENCH_TRY(kryl_generator_size(&g, &rows, &entries));
-    const double csr = 12.0 * (double)entries + 8.0 * (double)rows;
+    const double csr = csr_bytes(rows, entries);
     printf("bench_hybrid_memory: %s --n %lld: %lld rows, about %lld entries, %.3g GB of CSR\n",
            a.gen, (long long)a.n, (long long)rows, (long long)entries, gigabytes(csr));
     double host_per_it = 0.0;
