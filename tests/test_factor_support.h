@@ -106,7 +106,7 @@ static bool tf_check(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind, con
         kryl_factor_pattern_build(csr, perm, kind, 2, kind == KRYL_FACTOR_IC0 ? "ic0" : "ilu0", &P);
     void *handle = NULL, *L = NULL, *U = NULL;
     if (st == KRYL_SUCCESS) CHECK_OK(ctx->ops->factor_setup(ctx, &P, &handle));
-    kryl_factor_pivots pv = {-1, -1, 0.0, -1, 0.0};
+    kryl_factor_pivots pv = {-1, -1, 0.0, -1, 0.0, 0.0};
     if (st == KRYL_SUCCESS && handle) {
         CHECK_OK(ctx->ops->factor_numeric(ctx, handle, A, 0.0, &pv));
         st = tf_pivot_status(kind, &pv);

@@ -576,7 +576,7 @@ typedef struct kryl_backend_ops {
      * (shift 0), on P's pattern, the values taken from A's host CSR values
      * (or the backend's copy of them) through P->source; A on one rank.
      * *pivots (host) says where it fails as the serial factorization would
-     * (kryl_factor_pivots); it waits for the result. */
+     * (kryl_factor_pivots), and ||A||_inf; it waits for the result. */
     kryl_status (*factor_numeric)(kryl_context ctx, void *handle, kryl_matrix A, double shift,
                                   struct kryl_factor_pivots *pivots);
     /* *trsv NULL: a triangular-solve handle (trsv, trsv_release) of C's

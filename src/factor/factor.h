@@ -86,6 +86,7 @@ typedef struct kryl_factor_pivots {
     double value;            /* a_ii or the pivot there */
     int64_t nonpositive_row; /* ILU: the first row whose u_ii is not > 0 (-1: none) */
     double nonpositive_value;
+    double norm_inf; /* ||A||_inf of the values factored (for the condition estimate) */
 } kryl_factor_pivots;
 
 /* x = U^-1 L^-1 b (x and b of length F->n; they may be the same array); for

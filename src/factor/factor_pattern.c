@@ -98,8 +98,11 @@ static kryl_status fill_rows(const kryl_csr *A, const int32_t *perm, int threads
     return st;
 }
 
-/* P->upper = the pattern of C^T (IC: U = L^T by rows, diagonal first). */
-static kryl_status transpose_pattern(kryl_factor_pattern *P)
+/* P->upper = the pattern of C^T (IC: U = L^T by rows, diagonal first), on
+ * `threads` threads: each column's entries counted, placed at a cursor
+ * taken atomically, then each row sorted (rows are short), so the result
+ * is the serial transpose's whatever the threads. */
+static kryl_status transpose_pattern(kryl_factor_pattern *P, int threads)
 {
     const int64_t n = P->n, nnz = P->ptr[n];
     kryl_csr *U = &P->upper;
@@ -107,17 +110,44 @@ static kryl_status transpose_pattern(kryl_factor_pattern *P)
     U->nrows = U->ncols = U->nrows_global = n;
     U->row_ptr = calloc((size_t)n + 1, sizeof *U->row_ptr);
     U->col_idx = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *U->col_idx);
-    if (U->row_ptr == NULL || U->col_idx == NULL)
+    int64_t *cursor = malloc((size_t)(n > 0 ? n : 1) * sizeof *cursor);
+    if (U->row_ptr == NULL || U->col_idx == NULL || cursor == NULL) {
+        free(cursor);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate the transposed pattern of %lld",
                           (long long)nnz);
-    /* count each column, then place the entries in row order */
-    for (int64_t e = 0; e < nnz; e++) U->row_ptr[P->col[e] + 1]++;
+    }
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t e = 0; e < nnz; e++) {
+        /* count column col[e] */
+#ifdef KRYL_HAVE_OPENMP
+#pragma omp atomic update
+#endif
+        U->row_ptr[P->col[e] + 1]++;
+    }
     for (int64_t j = 0; j < n; j++) U->row_ptr[j + 1] += U->row_ptr[j];
+    memcpy(cursor, U->row_ptr, (size_t)n * sizeof *cursor);
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++)
-        for (int64_t e = P->ptr[i]; e < P->ptr[i + 1]; e++)
-            U->col_idx[U->row_ptr[P->col[e]]++] = (int32_t)i;
-    for (int64_t j = n; j > 0; j--) U->row_ptr[j] = U->row_ptr[j - 1];
-    U->row_ptr[0] = 0;
+        for (int64_t e = P->ptr[i]; e < P->ptr[i + 1]; e++) {
+            /* c_ij goes to row j of the transpose */
+            int64_t at;
+#ifdef KRYL_HAVE_OPENMP
+#pragma omp atomic capture
+#endif
+            at = cursor[P->col[e]]++;
+            U->col_idx[at] = (int32_t)i;
+        }
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t e = U->row_ptr[j] + 1; e < U->row_ptr[j + 1]; e++) {
+            /* insertion sort of row j */
+            const int32_t c = U->col_idx[e];
+            int64_t k = e;
+            for (; k > U->row_ptr[j] && U->col_idx[k - 1] > c; k--)
+                U->col_idx[k] = U->col_idx[k - 1];
+            U->col_idx[k] = c;
+        }
+    free(cursor);
     return KRYL_SUCCESS;
 }
 
@@ -155,11 +185,30 @@ kryl_status kryl_factor_pattern_build(const kryl_csr *A, const int32_t *perm, kr
     if (st == KRYL_SUCCESS) st = fill_rows(A, perm, threads, P, &missing);
     if (st == KRYL_SUCCESS && missing >= 0) st = kryl_factor_no_diagonal_error(kind, who, missing);
     const kryl_csr C = pattern_csr(P);
-    if (st == KRYL_SUCCESS) st = kryl_order_levels(&C, NULL, KRYL_LOWER, &P->levels_L);
-    if (st == KRYL_SUCCESS && kind == KRYL_FACTOR_IC0) st = transpose_pattern(P);
-    if (st == KRYL_SUCCESS)
-        st = kryl_order_levels(kind == KRYL_FACTOR_IC0 ? &P->upper : &C, NULL, KRYL_UPPER,
-                               &P->levels_U);
+    if (st == KRYL_SUCCESS && kind == KRYL_FACTOR_IC0) st = transpose_pattern(P, threads);
+    /* the two schedules (each a serial pass) side by side */
+    kryl_status lower = st, upper = st;
+    if (st == KRYL_SUCCESS) {
+#ifdef KRYL_HAVE_OPENMP
+#pragma omp parallel sections num_threads(threads > 1 ? 2 : 1)
+#endif
+        {
+#ifdef KRYL_HAVE_OPENMP
+#pragma omp section
+#endif
+            lower = kryl_order_levels(&C, NULL, KRYL_LOWER, &P->levels_L);
+#ifdef KRYL_HAVE_OPENMP
+#pragma omp section
+#endif
+            upper = kryl_order_levels(kind == KRYL_FACTOR_IC0 ? &P->upper : &C, NULL, KRYL_UPPER,
+                                      &P->levels_U);
+        }
+        /* a failure's message was set on its section's thread: said again here */
+        if (lower != KRYL_SUCCESS || upper != KRYL_SUCCESS)
+            st = KRYL_ERROR(lower != KRYL_SUCCESS ? lower : upper,
+                            "%s: cannot compute the level schedules of %lld rows", who,
+                            (long long)n);
+    }
     if (st != KRYL_SUCCESS) kryl_factor_pattern_free(P);
     return st;
 }

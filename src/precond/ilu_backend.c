@@ -3,9 +3,9 @@
  * source in A, the transpose of IC's pattern, the level schedules) is
  * built once on the host's threads; the numeric factorization, the pivot
  * checks, the triangles' values and the condition estimate
- * ||A||_inf ||U^{-1} L^{-1} e||_inf (two triangular solves and a max on
- * the backend, one double read back) run where the factors live. */
-#include <math.h>
+ * ||A||_inf ||U^{-1} L^{-1} e||_inf (||A||_inf from the numeric step, two
+ * triangular solves and a max on the backend, one double read back) run
+ * where the factors live. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,9 +60,9 @@ static kryl_status setup(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, c
     return ctx->ops->factor_setup(ctx, &b->P, &b->handle);
 }
 
-/* The numeric factorization; MIC(0) shifts until it exists. */
+/* The numeric factorization; MIC(0) shifts until it exists.  *norm = ||A||_inf. */
 static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
-                           kryl_precond_kind factor, const kryl_solver_options *cg)
+                           kryl_precond_kind factor, const kryl_solver_options *cg, double *norm)
 {
     kryl_context ctx = pc->ctx;
     const char *who = kryl_precond_name(factor);
@@ -72,6 +72,7 @@ static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
     for (;;) {
         kryl_factor_pivots pv;
         KRYL_TRY(ctx->ops->factor_numeric(ctx, b->handle, A, b->shift, &pv));
+        *norm = pv.norm_inf;
         if (pv.row < 0 && cg && pv.nonpositive_row >= 0)
             return kryl_precond_pivot_not_positive(pc, factor, cg->method, pv.nonpositive_row,
                                                    pv.nonpositive_value);
@@ -82,19 +83,6 @@ static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
     }
 }
 
-/* max_i sum_j |a_ij| on the host's threads (the same for P A P^T) */
-static double norm_inf(kryl_context ctx, const kryl_csr *A)
-{
-    double norm = 0.0;
-    KRYL_HOST_PARALLEL_REDUCE(kryl_host_threads(ctx), max, norm)
-    for (int64_t i = 0; i < A->nrows; i++) {
-        double row = 0.0;
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) row += fabs(A->values[k]);
-        norm = fmax(norm, row);
-    }
-    return norm;
-}
-
 kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
                                     const int32_t *perm, kryl_precond_kind factor,
                                     const kryl_solver_options *cg, void **L, void **U,
@@ -103,7 +91,8 @@ kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_
     kryl_context ctx = pc->ctx;
     const kryl_backend_ops *ops = ctx->ops;
     if (b->handle == NULL) KRYL_TRY(setup(pc, b, A, perm, factor));
-    KRYL_TRY(numeric(pc, b, A, factor, cg));
+    double norm = 0.0;
+    KRYL_TRY(numeric(pc, b, A, factor, cg, &norm));
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_LEVELS);
     kryl_status st = ops->factor_trsv(ctx, b->handle, true, A->precision, L);
     if (st == KRYL_SUCCESS) st = ops->factor_trsv(ctx, b->handle, false, A->precision, U);
@@ -115,6 +104,6 @@ kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_
     if (st == KRYL_SUCCESS) st = ops->amax(ctx, e, (kryl_scalar){b->inv_norm});
     double inv = 0.0;
     if (st == KRYL_SUCCESS) st = ops->download(ctx, &inv, b->inv_norm, sizeof inv);
-    pc->condest = norm_inf(ctx, &A->host->csr) * inv;
+    pc->condest = norm * inv;
     return st;
 }

@@ -21,6 +21,7 @@
  * (cuda_trsv_choose.cu, never the host path), and their values gathered
  * from the factor on the device after each factorization. */
 #include <cuda/atomic>
+#include <string.h>
 
 #include "backends/cuda/cuda_trsv.cuh"
 
@@ -43,8 +44,10 @@ struct cuda_factor {
     double *val;     /* nnz: C's values */
     double *a;       /* A's host values uploaded (when A's storage does not hold them), or NULL */
     int32_t *ready;  /* n: row i finished */
+    double *sums;    /* n: sum_j |a_ij| of row i */
     /* [0] min over failing rows of 2 row + what; [1] ILU: the min row with
-     * u_ii not > 0; [2] the block ticket */
+     * u_ii not > 0; [2] max_i sums_i (the bits of a non-negative double);
+     * [3] the block ticket */
     unsigned long long *status;
 };
 
@@ -97,6 +100,43 @@ __global__ void gather_kernel(int64_t nnz, const int64_t *__restrict__ source,
         c[q] = a[source[q]];
 }
 
+/* sums_i = sum_j |a_ij| from A's values on C's pattern (IC: a_ij of the
+ * strict lower part also counts for row j, as a_ji); sums are 0 on entry */
+__global__ void row_sums_kernel(int64_t n, bool ic, const int64_t *__restrict__ ptr,
+                                const int32_t *__restrict__ col, const double *__restrict__ c,
+                                double *sums)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double row = 0.0;
+        for (int64_t e = ptr[i]; e < ptr[i + 1]; e++) {
+            row += fabs(c[e]);
+            if (ic && col[e] < i) atomicAdd(&sums[col[e]], fabs(c[e]));
+        }
+        atomicAdd(&sums[i], row);
+    }
+}
+
+/* out = max_i |x_i| (NaN: +Inf) as the bits of a non-negative double,
+ * which order as the values do; *out is 0 on entry */
+template <typename T>
+__global__ void amax_kernel(int64_t n, const T *__restrict__ x, unsigned long long *out)
+{
+    unsigned long long m = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double v = fabs((double)x[i]);
+        const unsigned long long bits =
+            (unsigned long long)__double_as_longlong(isnan(v) ? INFINITY : v);
+        m = bits > m ? bits : m;
+    }
+    for (int offset = WARP / 2; offset > 0; offset /= 2) {
+        const unsigned long long other = __shfl_down_sync(0xffffffffu, m, offset);
+        m = other > m ? other : m;
+    }
+    if ((threadIdx.x & (WARP - 1)) == 0) atomicMax(out, m);
+}
+
 /* IC(0) of A + shift diag(A), a warp per row in level order:
  * l_ij = (a_ij - sum_{k<j} l_ik l_jk) / l_jj, l_ii = sqrt(a_ii (1 + shift) - sum l_ik^2) */
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ic0_kernel(
@@ -105,7 +145,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ic0_kernel(
     unsigned long long *status, double shift)
 {
     __shared__ unsigned long long block;
-    if (threadIdx.x == 0) block = atomicAdd(&status[2], 1ull);
+    if (threadIdx.x == 0) block = atomicAdd(&status[3], 1ull);
     __syncthreads();
     const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
     const int lane = (int)(threadIdx.x & (WARP - 1));
@@ -146,7 +186,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ilu0_kernel(
     unsigned long long *status)
 {
     __shared__ unsigned long long block;
-    if (threadIdx.x == 0) block = atomicAdd(&status[2], 1ull);
+    if (threadIdx.x == 0) block = atomicAdd(&status[3], 1ull);
     __syncthreads();
     const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
     const int lane = (int)(threadIdx.x & (WARP - 1));
@@ -229,6 +269,7 @@ static void release(kryl_cuda_state *s, cuda_factor *F)
     kryl_cuda_free(s, F->val);
     kryl_cuda_free(s, F->a);
     kryl_cuda_free(s, F->ready);
+    kryl_cuda_free(s, F->sums);
     kryl_cuda_free(s, F->status);
     free(F);
 }
@@ -254,8 +295,11 @@ static kryl_status upload_pattern(kryl_cuda_state *s, const kryl_factor_pattern 
     KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->ready),
                               (size_t)(n > 0 ? n : 1) * sizeof(int32_t),
                               "the factor's ready flags"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->sums),
+                              (size_t)(n > 0 ? n : 1) * sizeof(double),
+                              "the factored matrix's row sums"));
     KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->status),
-                              3 * sizeof(unsigned long long), "the factor's pivot status"));
+                              4 * sizeof(unsigned long long), "the factor's pivot status"));
     /* the host pattern may change after this: wait for its copies */
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
@@ -329,21 +373,30 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cuda_factor *F = static_cast<cuda_factor *>(handle);
-    *pivots = kryl_factor_pivots{-1, -1, 0.0, -1, 0.0};
+    *pivots = kryl_factor_pivots{-1, -1, 0.0, -1, 0.0, 0.0};
     if (F->n == 0) return KRYL_SUCCESS;
     const double *a = nullptr;
     KRYL_TRY(device_values(s, F, A, &a));
-    /* ready = 0;  status = none, none, ticket 0 */
+    const bool ic = F->P->kind == KRYL_FACTOR_IC0;
+    /* ready = 0;  sums = 0;  status = none, none, max 0, ticket 0 */
     KRYL_CUDA_CHECK(cudaMemsetAsync(F->ready, 0, (size_t)F->n * sizeof(int32_t), s->stream));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(F->sums, 0, (size_t)F->n * sizeof(double), s->stream));
     KRYL_CUDA_CHECK(cudaMemsetAsync(F->status, 0xff, 2 * sizeof(unsigned long long), s->stream));
-    KRYL_CUDA_CHECK(cudaMemsetAsync(F->status + 2, 0, sizeof(unsigned long long), s->stream));
+    KRYL_CUDA_CHECK(cudaMemsetAsync(F->status + 2, 0, 2 * sizeof(unsigned long long), s->stream));
     /* c = A's values on the pattern */
     gather_kernel<<<kryl_cuda_stream_grid(s, F->nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
         F->nnz, F->source, a, F->val);
     KRYL_CUDA_CHECK_LAUNCH("gather_kernel");
+    /* status[2] = ||A||_inf = max_i sum_j |a_ij| */
+    row_sums_kernel<<<kryl_cuda_stream_grid(s, F->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        F->n, ic, F->ptr, F->col, F->val, F->sums);
+    KRYL_CUDA_CHECK_LAUNCH("row_sums_kernel");
+    amax_kernel<double><<<kryl_cuda_stream_grid(s, F->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        F->n, F->sums, F->status + 2);
+    KRYL_CUDA_CHECK_LAUNCH("amax_kernel");
     const unsigned int grid = kryl_cuda_blocks(F->n * WARP, 0x7fffffffu);
     /* C = the factor, row by row as the rows it reads are done */
-    if (F->P->kind == KRYL_FACTOR_IC0) {
+    if (ic) {
         ic0_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
             F->n, F->rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status, shift);
         KRYL_CUDA_CHECK_LAUNCH("ic0_kernel");
@@ -352,10 +405,11 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
             F->n, F->rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status);
         KRYL_CUDA_CHECK_LAUNCH("ilu0_kernel");
     }
-    unsigned long long status[2];
+    unsigned long long status[3];
     KRYL_CUDA_CHECK(
         cudaMemcpyAsync(status, F->status, sizeof status, cudaMemcpyDeviceToHost, s->stream));
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    memcpy(&pivots->norm_inf, &status[2], sizeof pivots->norm_inf);
     if (status[0] != NONE) {
         pivots->row = (int64_t)(status[0] / 2);
         pivots->what = (int)(status[0] % 2);
@@ -505,26 +559,6 @@ kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
     }
     *trsv = D;
     return KRYL_SUCCESS;
-}
-
-/* out = max_i |x_i| (NaN: +Inf) as the bits of a non-negative double,
- * which order as the values do; *out is 0 on entry */
-template <typename T>
-__global__ void amax_kernel(int64_t n, const T *__restrict__ x, unsigned long long *out)
-{
-    unsigned long long m = 0;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const double v = fabs((double)x[i]);
-        const unsigned long long bits =
-            (unsigned long long)__double_as_longlong(isnan(v) ? INFINITY : v);
-        m = bits > m ? bits : m;
-    }
-    for (int offset = WARP / 2; offset > 0; offset /= 2) {
-        const unsigned long long other = __shfl_down_sync(0xffffffffu, m, offset);
-        m = other > m ? other : m;
-    }
-    if ((threadIdx.x & (WARP - 1)) == 0) atomicMax(out, m);
 }
 
 kryl_status kryl_cuda_amax(kryl_context ctx, kryl_vector x, kryl_scalar out)

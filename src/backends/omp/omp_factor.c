@@ -39,7 +39,7 @@ kryl_status kryl_omp_factor_numeric(kryl_context ctx, void *handle, kryl_matrix 
         /* its own row again: the rows it reads are done and correct */
         what = kryl_ref_factor_row(P, a, shift, F->c, failed);
     }
-    kryl_ref_factor_pivots(F, failed < P->n ? failed : -1, what, threads, pivots);
+    kryl_ref_factor_pivots(F, &A->host->csr, failed < P->n ? failed : -1, what, threads, pivots);
     return KRYL_SUCCESS;
 }
 

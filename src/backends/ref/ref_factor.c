@@ -75,10 +75,19 @@ kryl_status kryl_ref_factor_values(const kryl_factor_pattern *P, kryl_matrix A, 
     return KRYL_SUCCESS;
 }
 
-void kryl_ref_factor_pivots(const kryl_host_factor *F, int64_t failed, int what, int threads,
-                            struct kryl_factor_pivots *pivots)
+void kryl_ref_factor_pivots(const kryl_host_factor *F, const kryl_csr *A, int64_t failed, int what,
+                            int threads, struct kryl_factor_pivots *pivots)
 {
     const kryl_factor_pattern *P = F->P;
+    double norm = 0.0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, max, norm)
+    for (int64_t i = 0; i < A->nrows; i++) {
+        /* ||A||_inf = max_i sum_j |a_ij| (the same for P A P^T) */
+        double row = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) row += fabs(A->values[k]);
+        norm = fmax(norm, row);
+    }
+    pivots->norm_inf = norm;
     pivots->row = failed;
     pivots->what = what;
     pivots->value = failed >= 0 ? F->c[P->diag[failed]] : 0.0;
@@ -126,7 +135,7 @@ kryl_status kryl_ref_factor_numeric(kryl_context ctx, void *handle, kryl_matrix 
         what = kryl_ref_factor_row(F->P, a, shift, F->c, i);
         if (what >= 0) failed = i;
     }
-    kryl_ref_factor_pivots(F, failed, what, 1, pivots);
+    kryl_ref_factor_pivots(F, &A->host->csr, failed, what, 1, pivots);
     return KRYL_SUCCESS;
 }
 

@@ -22,10 +22,11 @@ int kryl_ref_factor_row(const kryl_factor_pattern *P, const double *a, double sh
 /* A's host values for P (checked against P's count of them). */
 kryl_status kryl_ref_factor_values(const kryl_factor_pattern *P, kryl_matrix A, const double **a);
 
-/* pivots from the first failing row (-1: none) and, for ILU, the first row
- * of C whose u_ii is not > 0, on `threads` threads. */
-void kryl_ref_factor_pivots(const kryl_host_factor *F, int64_t failed, int what, int threads,
-                            struct kryl_factor_pivots *pivots);
+/* pivots from the first failing row (-1: none), for ILU the first row of
+ * C whose u_ii is not > 0, and ||A||_inf from A's host values a, on
+ * `threads` threads. */
+void kryl_ref_factor_pivots(const kryl_host_factor *F, const kryl_csr *A, int64_t failed, int what,
+                            int threads, struct kryl_factor_pivots *pivots);
 
 /* The ops of both host backends (ref_factor.c). */
 kryl_status kryl_ref_factor_setup(kryl_context ctx, const struct kryl_factor_pattern *P,
