@@ -47,9 +47,41 @@ static kryl_status build_value_source(kryl_matrix B)
     return st;
 }
 
+/* B->value_source of a DIA in the natural order, without building it
+ * again: slot d*stride + i holds a(i, i + offset[d]), each entry's
+ * diagonal found by halving the ascending offsets; rows on the host's
+ * threads. */
+static kryl_status dia_value_source(kryl_matrix B)
+{
+    const kryl_csr *h = &B->host->csr;
+    const kryl_fmt_dia *f = &B->fmt.u.dia;
+    const int64_t count = B->fmt.stored, n = h->nrows;
+    int64_t *source = calloc((size_t)(count > 0 ? count : 1), sizeof *source);
+    if (source == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot map %lld dia slots", (long long)count);
+    KRYL_HOST_PARALLEL_FOR(B->host->threads)
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t k = h->row_ptr[i]; k < h->row_ptr[i + 1]; k++) {
+            const int64_t off = h->col_idx[k] - (h->row_begin + i);
+            int64_t lo = 0, hi = f->ndiag - 1;
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (f->offset[mid] < off)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            source[lo * f->stride + i] = k + 1;
+        }
+    }
+    B->value_source = source;
+    return KRYL_SUCCESS;
+}
+
 kryl_status kryl_matrix_value_source(kryl_matrix B)
 {
     if (B->fmt.borrowed || B->value_source != NULL) return KRYL_SUCCESS;
+    if (B->fmt.kind == KRYL_FORMAT_DIA && B->fmt.perm == NULL) return dia_value_source(B);
     return build_value_source(B);
 }
 
