@@ -105,5 +105,9 @@ kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_
     double inv = 0.0;
     if (st == KRYL_SUCCESS) st = ops->download(ctx, &inv, b->inv_norm, sizeof inv);
     pc->condest = norm * inv;
+    /* IC(0) (no shift to bound, no pivot sign to check) reads new values
+     * from A's storage where the backend keeps them there */
+    pc->update_on_backend = factor == KRYL_PRECOND_IC0 && ops->matrix_csr_values &&
+                            ops->matrix_csr_values(ctx, A) != NULL;
     return st;
 }

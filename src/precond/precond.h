@@ -18,6 +18,9 @@ struct kryl_precond {
     /* Optional: recompute from the matrix's new values (same pattern),
      * keeping what depends on the pattern alone; NULL: built again. */
     kryl_status (*update)(kryl_precond *pc);
+    /* update reads A's values from its backend storage alone, never the
+     * host copy (IC(0) factored by the backend from A's stored CSR) */
+    bool update_on_backend;
     void *data;
     /* One line on how it was built (the incomplete factorizations: each
      * triangle's levels and solve path); "" when its name says it all. */

@@ -488,9 +488,11 @@ kryl_status kryl_solver_update(kryl_solver s)
     if (s->automatic) return kryl_solver_update(kryl_auto_chosen(s));
     kryl_matrix A = s->A;
     /* new values given on the device reach the host copy only where a
-     * host-side step reads them: not for Jacobi or no preconditioner */
-    const bool on_device = (s->pc == NULL || s->pc->kind == KRYL_PRECOND_JACOBI) &&
-                           s->inner == NULL && s->method != &kryl_method_hybrid_pipecg;
+     * host-side step reads them: not for Jacobi, no preconditioner or one
+     * that updates from the storage (IC(0) factored by the backend) */
+    const bool on_device =
+        (s->pc == NULL || s->pc->kind == KRYL_PRECOND_JACOBI || s->pc->update_on_backend) &&
+        s->inner == NULL && s->method != &kryl_method_hybrid_pipecg;
     if (!on_device) KRYL_TRY(kryl_matrix_need_host(A, "the preconditioner's new values"));
     /* the new values must still suit the method */
     const char *asked = kryl_method_name(s->options.method);
