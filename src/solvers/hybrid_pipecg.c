@@ -502,15 +502,17 @@ static kryl_status check_hybrid(kryl_solver s, kryl_hybrid method)
 }
 
 /* What the device may still allocate for its part of the split (its free
- * memory, or its cap less what it holds), a tenth kept for what the
- * estimate leaves out; INT64_MAX where nothing limits it. */
+ * memory, or its cap less what it holds), less the caller's b and x, which
+ * it may create after the solver (kryl solve does), a tenth kept for what
+ * the estimate leaves out; INT64_MAX where nothing limits it. */
 static int64_t device_budget(kryl_solver s)
 {
     kryl_device_memory mem;
     if (kryl_context_device_memory(s->ctx, &mem) != KRYL_SUCCESS ||
         (mem.total == 0 && mem.limit == 0))
         return INT64_MAX;
-    return mem.available / 10 * 9;
+    const int64_t left = mem.available - 16 * s->A->host->csr.nrows;
+    return left > 0 ? left / 10 * 9 : 0;
 }
 
 /* What runs and the host's rows: as asked, or by the model (SPLIT without

@@ -90,13 +90,14 @@ int64_t kryl_hybrid_rows_for_share(const kryl_csr *A, double share)
 }
 
 /* Bytes of the device's part when the host has the first host_rows rows:
- * its two matrices (values, columns, row offsets) and its vectors (the ten
- * of a step and the halo of the host's m). */
+ * its two matrices (values, columns; row offsets and the kernel's row
+ * blocks, each matrix up to 12 bytes a row), its vectors (the nine of a
+ * step) and the halo of the host's m. */
 static double device_part_bytes(const kryl_csr *A, int64_t host_rows)
 {
     const double rows = (double)(A->nrows - host_rows);
     const double nnz = (double)(kryl_csr_nnz(A) - A->row_ptr[host_rows]);
-    return 12.0 * nnz + 16.0 * (rows + 1.0) + 80.0 * rows + 8.0 * (double)host_rows;
+    return 12.0 * nnz + 24.0 * (rows + 1.0) + 72.0 * rows + 8.0 * (double)host_rows;
 }
 
 int64_t kryl_hybrid_rows_to_fit(const kryl_csr *A, int64_t host_rows, int64_t available)

@@ -131,14 +131,15 @@ kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64
         ctx->defer_storage && (o->hybrid == KRYL_HYBRID_SPLIT || o->hybrid == KRYL_HYBRID_AUTO);
     if (split) {
         /* the hybrid split: the device keeps the rows that fit there besides
-         * the driver's vectors of every row (eight); the host the rest of A
-         * and its own copy of the rows each side holds */
-        const int64_t device = kryl_bytes_mul_add(nrows, 64, 0);
+         * nine vectors of every row (the driver's six, Jacobi's diagonal, the
+         * caller's b and x); the host the rest of A and its own copy of the
+         * rows each side holds */
+        const int64_t device = kryl_bytes_mul_add(nrows, 72, 0);
         KRYL_TRY(kryl_memory_check(matrix_held ? e.host : kryl_bytes_mul_add(1, e.host, e.matrix),
                                    label));
         if (device < m.available) return KRYL_SUCCESS;
         return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
-                          "%s: the hybrid split keeps eight vectors of every row on the device, "
+                          "%s: the hybrid split keeps nine vectors of every row on the device, "
                           "about %s (%lld bytes), more than the %s it may allocate on device %d",
                           label, kryl_format_bytes(need, sizeof need, device), (long long)device,
                           have, ctx->device);
