@@ -230,6 +230,11 @@ kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
         kryl_matrix on = h->values_on;
         const double *values = on->ctx->ops->matrix_csr_values(on->ctx, on);
         const int64_t nnz = kryl_csr_nnz(&h->csr);
+        if (values == NULL && nnz > 0)
+            return KRYL_ERROR(KRYL_ERR_INTERNAL,
+                              "%s: the new values given on the device are no longer in the "
+                              "matrix's storage",
+                              why);
         KRYL_TRY(on->ctx->ops->download(on->ctx, h->csr.values, values,
                                         (size_t)nnz * sizeof *h->csr.values));
         h->values_on = NULL;
