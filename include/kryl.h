@@ -911,7 +911,9 @@ void kryl_solver_options_init(kryl_solver_options *options);
  * format, the preconditioner and the vectors (the solver's and the
  * caller's b and x), and where they live: on a context with a device,
  * `device` is what they take there and `host` what the host keeps (the
- * matrix, its format and factors, b and x0); else all of it is `host`. */
+ * matrix, its format and factors, b and x0); else all of it is `host`.
+ * On a context over several ranks nrows and nnz are the whole matrix's and
+ * the estimate is one rank's share of an even split. */
 typedef struct kryl_memory_estimate {
     int64_t host, device;                     /* totals in bytes (device 0 without one) */
     int64_t matrix, format, precond, vectors; /* the parts, each where it is used */
@@ -926,7 +928,8 @@ kryl_status kryl_solver_estimate_memory(kryl_context ctx, int64_t nrows, int64_t
  * (kryl_set_max_memory), KRYL_ERR_DEVICE_OUT_OF_MEMORY beyond what the
  * context may still allocate on its device (its cap, or the device's free
  * memory); the message names `what` ("poisson3d with 1728000000 rows"),
- * the parts and both numbers. */
+ * the parts and both numbers.  Collective on a context over several ranks
+ * (a refusal on one is every rank's). */
 kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nnz,
                                      const kryl_solver_options *options, const char *what,
                                      kryl_memory_estimate *estimate);

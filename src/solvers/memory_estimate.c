@@ -6,6 +6,9 @@
 
 #include "backends/backend.h"
 #include "core/memory.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
 
 /* Bytes of an n-row CSR matrix with nnz entries in double: values and
  * 32-bit columns, 64-bit row offsets. */
@@ -73,6 +76,11 @@ kryl_status kryl_solver_estimate_memory(kryl_context ctx, int64_t nrows, int64_t
     kryl_solver_options defaults;
     kryl_solver_options_init(&defaults);
     const kryl_solver_options *o = options ? options : &defaults;
+    /* over several ranks each holds its share of an even split */
+    int ranks = 1;
+    KRYL_TRY(kryl_context_rank(ctx, NULL, &ranks));
+    nrows = (nrows + ranks - 1) / ranks;
+    nnz = (nnz + ranks - 1) / ranks;
     kryl_memory_estimate e = {0};
     e.matrix = csr_bytes(nrows, nnz);
     const bool same =
@@ -104,9 +112,10 @@ static void describe_parts(const kryl_memory_estimate *e, char *text, size_t siz
              kryl_format_bytes(v, sizeof v, e->vectors));
 }
 
-kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64_t nnz,
-                                          const kryl_solver_options *options, const char *what,
-                                          bool matrix_held, kryl_memory_estimate *estimate)
+/* The check of one rank (of its share over several). */
+static kryl_status check_rank(kryl_context ctx, int64_t nrows, int64_t nnz,
+                              const kryl_solver_options *options, const char *what,
+                              bool matrix_held, kryl_memory_estimate *estimate)
 {
     kryl_memory_estimate e;
     KRYL_TRY(kryl_solver_estimate_memory(ctx, nrows, nnz, options, &e));
@@ -117,8 +126,12 @@ kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64
     if (what == NULL) what = "the solve";
     char parts[256], label[512];
     describe_parts(&e, parts, sizeof parts);
-    snprintf(label, sizeof label, "%s (%lld rows, %s%lld entries: %s)", what, (long long)nrows,
-             matrix_held ? "" : "about ", (long long)nnz, parts);
+    int ranks = 1;
+    KRYL_TRY(kryl_context_rank(ctx, NULL, &ranks));
+    char each[48] = "";
+    if (ranks > 1) snprintf(each, sizeof each, " over %d ranks, each", ranks);
+    snprintf(label, sizeof label, "%s (%lld rows, %s%lld entries%s: %s)", what, (long long)nrows,
+             matrix_held ? "" : "about ", (long long)nnz, each, parts);
     /* a matrix already read is in host memory: the limit left counts it gone */
     KRYL_TRY(kryl_memory_check(matrix_held ? e.host - e.matrix : e.host, label));
     if (e.device == 0) return KRYL_SUCCESS;
@@ -154,6 +167,18 @@ kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64
             ? "; the hybrid split (hybrid 3 or auto) keeps on the device only the "
               "rows that fit there"
             : "");
+}
+
+kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64_t nnz,
+                                          const kryl_solver_options *options, const char *what,
+                                          bool matrix_held, kryl_memory_estimate *estimate)
+{
+    kryl_status st = check_rank(ctx, nrows, nnz, options, what, matrix_held, estimate);
+#ifdef KRYL_HAVE_MPI
+    /* every rank goes on, or none: the next step is collective */
+    if (kryl_dist_active(ctx)) st = kryl_dist_agree(ctx, st);
+#endif
+    return st;
 }
 
 kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nnz,

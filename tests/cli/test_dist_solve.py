@@ -6,6 +6,7 @@ KRYL_NODE_SIZE give the same solve, and a malformed value is refused by name."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +84,21 @@ def main():
         t.check(rc == 0 and obj is not None and obj.get("converged") is True and
                 serial is not None and obj.get("iterations") == serial.get("iterations"),
                 what + ": the serial iteration count", out)
+    # the memory check of a generated problem asks each rank for its share only: a
+    # limit of 3/4 of what the whole solve needs (from its refusal) lets 2 ranks solve
+    big = ["solve", "--gen", "poisson3d", "--n", "60", "--backend", "ref", "--method", "cg",
+           "--precond", "none"]
+    rc, _, err = kryl.json(*big, env=dict(os.environ, KRYL_MAX_MEMORY="1M"))
+    need = re.search(r"host memory \((\d+) bytes\)", err)
+    if t.check(rc != 0 and need is not None, "a 1M limit refuses the serial solve, naming its need",
+               err):
+        whole = int(need.group(1))
+        limit = {"KRYL_MAX_MEMORY": str(whole * 3 // 4)}
+        rc, _, err = kryl.json(*big, env=dict(os.environ, **limit))
+        t.check(rc != 0, "3/4 of the whole need refuses the serial solve", err)
+        rc, obj, out = run_mpi(mpirun, kryl, big, limit)
+        t.check(rc == 0 and obj is not None and obj.get("converged") is True,
+                "mpirun -np 2 under 3/4 of the whole need: each rank's share fits", out)
     for bad in ["two", "0", "-1", "2x"]:
         rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem, {"KRYL_NODE_SIZE": bad})
         t.check(rc != 0 and "KRYL_NODE_SIZE='%s'" % bad in out,
