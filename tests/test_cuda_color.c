@@ -9,15 +9,17 @@
 #include "core/objects.h"
 #include "test_krylov_support.h"
 
-/* Iterations of method + kind on the 7-point grid of n^3 rows on `backend`. */
+/* Iterations of method + kind on the 7-point grid of n^3 rows on `backend`,
+ * the iteration matrix in `format`. */
 static int64_t iterations(kryl_backend_kind backend, kryl_method method, kryl_precond_kind kind,
-                          int64_t n)
+                          kryl_format format, int64_t n)
 {
     kryl_context ctx = kt_context(backend);
     kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON3D7, n);
     double *b = kt_rhs(A, 5);
     kryl_solver_options o;
     kt_options(&o, method, kind, 1e-8, 2000);
+    o.format = format;
     kt_solve s = kt_run(A, &o, b, NULL, NULL);
     kt_check_converged(&s, kryl_precond_name(kind));
     free(b);
@@ -36,22 +38,29 @@ int main(void)
     test_check_color_rows(ctx, &big->host->csr, "7-point grid of 128^3 rows");
     kryl_matrix_destroy(&big);
     kryl_context_destroy(&ctx);
+    /* CSR: mcssor reads A's storage; SELL (rows sorted): A's CSR is copied */
     const struct {
         kryl_method method;
         kryl_precond_kind kind;
-    } cases[] = {{KRYL_METHOD_PCG, KRYL_PRECOND_MCSSOR},
-                 {KRYL_METHOD_GMRES, KRYL_PRECOND_MCILU0},
-                 {KRYL_METHOD_PCG, KRYL_PRECOND_MCILU0}};
+        kryl_format format;
+    } cases[] = {{KRYL_METHOD_PCG, KRYL_PRECOND_MCSSOR, KRYL_FORMAT_CSR},
+                 {KRYL_METHOD_PCG, KRYL_PRECOND_MCSSOR, KRYL_FORMAT_SELL},
+                 {KRYL_METHOD_GMRES, KRYL_PRECOND_MCSSOR, KRYL_FORMAT_CSR},
+                 {KRYL_METHOD_GMRES, KRYL_PRECOND_MCILU0, KRYL_FORMAT_CSR},
+                 {KRYL_METHOD_PCG, KRYL_PRECOND_MCILU0, KRYL_FORMAT_CSR}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        int64_t host = iterations(KRYL_BACKEND_REF, cases[c].method, cases[c].kind, 24);
-        int64_t dev = iterations(KRYL_BACKEND_CUDA, cases[c].method, cases[c].kind, 24);
-        printf("%s + %s on 24^3: %lld iterations on cuda, %lld on ref\n",
-               kryl_method_name(cases[c].method), kryl_precond_name(cases[c].kind), (long long)dev,
-               (long long)host);
+        const char *method = kryl_method_name(cases[c].method),
+                   *kind = kryl_precond_name(cases[c].kind),
+                   *format = kryl_format_name(cases[c].format);
+        int64_t host =
+            iterations(KRYL_BACKEND_REF, cases[c].method, cases[c].kind, cases[c].format, 24);
+        int64_t dev =
+            iterations(KRYL_BACKEND_CUDA, cases[c].method, cases[c].kind, cases[c].format, 24);
+        printf("%s + %s (%s) on 24^3: %lld iterations on cuda, %lld on ref\n", method, kind, format,
+               (long long)dev, (long long)host);
         CHECK(dev >= host - 1 && dev <= host + 1,
-              "%s + %s: %lld iterations on cuda, %lld on ref (the same M)",
-              kryl_method_name(cases[c].method), kryl_precond_name(cases[c].kind), (long long)dev,
-              (long long)host);
+              "%s + %s (%s): %lld iterations on cuda, %lld on ref (the same M)", method, kind,
+              format, (long long)dev, (long long)host);
     }
     return test_summary("test_cuda_color");
 }

@@ -207,6 +207,15 @@ typedef struct kryl_backend_ops {
     /* csr (allocated with A's size) = the CSR arrays of A->storage, built by
      * matrix_setup_device. */
     kryl_status (*matrix_download)(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
+    /* A's storage as CSR arrays in backend memory, for a square A held as
+     * double CSR of all its rows in the natural order
+     * (kryl_matrix_natural_csr; optional, NULL where backend memory is host
+     * memory: the host copy's arrays serve): *col_idx and *values are the
+     * storage's own, valid while it is; *row_ptr the 64-bit offsets, the
+     * storage's own or, where it keeps 32-bit ones, a widened copy
+     * (*row_ptr_copy: the caller releases it). */
+    kryl_status (*matrix_csr_arrays)(kryl_context ctx, kryl_matrix A, int64_t **row_ptr,
+                                     bool *row_ptr_copy, int32_t **col_idx, double **values);
     /* Checks of a square A stored as double CSR of all its rows in the
      * natural order, columns sorted (optional, both or neither; NULL: the
      * checks run on A's host copy).  They read the storage where it is

@@ -8,17 +8,20 @@
 #include "dist/dist.h"
 #endif
 
-/* Whether the backend's checks read A where it is stored: one process, a
- * square matrix of all its rows held as double CSR in the natural order
- * (its storage built: a deferred one is checked on the host). */
+bool kryl_matrix_natural_csr(kryl_matrix A)
+{
+    const kryl_csr *h = &A->host->csr;
+    return !A->storage_deferred && A->ctx->dist == NULL && A->dist == NULL &&
+           A->fmt.kind == KRYL_FORMAT_CSR && A->precision == KRYL_DOUBLE &&
+           A->layout->perm == NULL && h->row_begin == 0 && h->nrows == h->nrows_global &&
+           h->nrows == h->ncols;
+}
+
+/* Whether the backend's checks read A where it is stored (kryl_matrix_natural_csr). */
 static bool checked_on_backend(kryl_matrix A)
 {
     const kryl_backend_ops *ops = A->ctx->ops;
-    const kryl_csr *h = &A->host->csr;
-    return !A->storage_deferred && ops->csr_asymmetry != NULL && ops->csr_diagonal != NULL &&
-           A->ctx->dist == NULL && A->dist == NULL && A->fmt.kind == KRYL_FORMAT_CSR &&
-           A->precision == KRYL_DOUBLE && A->layout->perm == NULL && h->row_begin == 0 &&
-           h->nrows == h->nrows_global && h->nrows == h->ncols;
+    return ops->csr_asymmetry != NULL && ops->csr_diagonal != NULL && kryl_matrix_natural_csr(A);
 }
 
 /* max |a_ij - a_ji| / max |a_ij|; a zero matrix is symmetric */

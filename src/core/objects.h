@@ -169,6 +169,11 @@ double kryl_host_matrix_asymmetry(kryl_host_matrix *h);
 /* Whether A counts as symmetric: kryl_host_matrix_asymmetry(h) <= tol. */
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h, double tol);
 
+/* Whether A's storage is double CSR of all its rows in the natural order,
+ * built, on one process, square: what the backends' csr_asymmetry,
+ * csr_diagonal and matrix_csr_arrays read (matrix_checks.c). */
+bool kryl_matrix_natural_csr(kryl_matrix A);
+
 /* The relative asymmetry of A (kryl_host_matrix_asymmetry's), measured by
  * the backend's csr_asymmetry where A's CSR is stored there (no host copy
  * needed), else on the host copy, made for `why` ("the symmetry check of

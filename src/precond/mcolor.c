@@ -119,49 +119,59 @@ static kryl_status color_keep_fewest(const kryl_csr *S, int round, kryl_mcolor *
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_mcolor_arrays_get(kryl_context ctx, const kryl_csr *A, bool values,
-                                   kryl_mcolor_arrays *on)
+/* on = A's arrays uploaded to the backend (values too when `values`). */
+static kryl_status arrays_upload(kryl_context ctx, const kryl_csr *A, bool values,
+                                 kryl_mcolor_arrays *on)
 {
     const kryl_backend_ops *ops = ctx->ops;
-    *on = (kryl_mcolor_arrays){0};
-    /* a backend without matrix_setup_device addresses host memory */
-    if (ops->matrix_setup_device == NULL) {
-        *on = (kryl_mcolor_arrays){A->row_ptr, A->col_idx, values ? A->values : NULL, false};
-        return KRYL_SUCCESS;
-    }
-    on->owned = true;
     const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
+    on->own_row_ptr = on->own_rest = true;
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     kryl_status st = ops->alloc(ctx, (void **)&on->row_ptr, ((size_t)n + 1) * sizeof *on->row_ptr);
     if (st == KRYL_SUCCESS)
-        st = ops->alloc(ctx, (void **)&on->col_idx, (size_t)nnz * sizeof(int32_t));
+        st = ops->alloc(ctx, (void **)&on->col_idx, (size_t)nnz * sizeof *on->col_idx);
     if (st == KRYL_SUCCESS && values)
-        st = ops->alloc(ctx, (void **)&on->values, (size_t)nnz * sizeof(double));
+        st = ops->alloc(ctx, (void **)&on->values, (size_t)nnz * sizeof *on->values);
     if (st == KRYL_SUCCESS)
         st = ops->upload(ctx, on->row_ptr, A->row_ptr, ((size_t)n + 1) * sizeof *on->row_ptr);
     if (st == KRYL_SUCCESS && nnz > 0)
-        st = ops->upload(ctx, on->col_idx, A->col_idx, (size_t)nnz * sizeof(int32_t));
-    if (st == KRYL_SUCCESS && values) st = kryl_mcolor_arrays_values(ctx, A, on);
+        st = ops->upload(ctx, on->col_idx, A->col_idx, (size_t)nnz * sizeof *on->col_idx);
+    if (st == KRYL_SUCCESS && values && nnz > 0)
+        st = ops->upload(ctx, on->values, A->values, (size_t)nnz * sizeof *on->values);
     kryl_setup_leave(ctx, phase);
+    return st;
+}
+
+/* on = the host copy's arrays (a backend that addresses host memory:
+ * without matrix_setup_device), else uploaded. */
+static kryl_status arrays_of_csr(kryl_context ctx, const kryl_csr *A, bool values,
+                                 kryl_mcolor_arrays *on)
+{
+    *on = (kryl_mcolor_arrays){0};
+    if (ctx->ops->matrix_setup_device == NULL) {
+        *on = (kryl_mcolor_arrays){A->row_ptr, A->col_idx, values ? A->values : NULL, false, false};
+        return KRYL_SUCCESS;
+    }
+    kryl_status st = arrays_upload(ctx, A, values, on);
     if (st != KRYL_SUCCESS) kryl_mcolor_arrays_release(ctx, on);
     return st;
 }
 
-kryl_status kryl_mcolor_arrays_values(kryl_context ctx, const kryl_csr *A, kryl_mcolor_arrays *on)
+kryl_status kryl_mcolor_arrays_get(kryl_context ctx, kryl_matrix A, kryl_mcolor_arrays *on)
 {
-    const int64_t nnz = kryl_csr_nnz(A);
-    if (!on->owned) {
-        on->values = A->values;
-        return KRYL_SUCCESS;
-    }
-    return nnz > 0 ? ctx->ops->upload(ctx, on->values, A->values, (size_t)nnz * sizeof(double))
-                   : KRYL_SUCCESS;
+    const kryl_backend_ops *ops = ctx->ops;
+    *on = (kryl_mcolor_arrays){0};
+    if (ops->matrix_csr_arrays == NULL || !kryl_matrix_natural_csr(A))
+        return arrays_of_csr(ctx, &A->host->csr, true, on);
+    /* the storage's own arrays: nothing to copy */
+    return ops->matrix_csr_arrays(ctx, A, &on->row_ptr, &on->own_row_ptr, &on->col_idx,
+                                  &on->values);
 }
 
 void kryl_mcolor_arrays_release(kryl_context ctx, kryl_mcolor_arrays *on)
 {
-    if (on->owned) {
-        ctx->ops->release(ctx, on->row_ptr);
+    if (on->own_row_ptr) ctx->ops->release(ctx, on->row_ptr);
+    if (on->own_rest) {
         ctx->ops->release(ctx, on->col_idx);
         ctx->ops->release(ctx, on->values);
     }
@@ -177,9 +187,10 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
     const int64_t n = A->nrows;
     const size_t rows = (size_t)n * sizeof(int32_t);
     kryl_mcolor_arrays mine = {0};
-    kryl_status st = given ? KRYL_SUCCESS : kryl_mcolor_arrays_get(ctx, A, false, &mine);
+    kryl_status st = given ? KRYL_SUCCESS : arrays_of_csr(ctx, A, false, &mine);
     const kryl_mcolor_arrays *on = given ? given : &mine;
-    const bool host = !on->owned;
+    /* a backend without matrix_setup_device addresses host memory */
+    const bool host = ops->matrix_setup_device == NULL;
     int32_t *color = NULL, *perm = NULL;
     c->color = malloc(rows + sizeof(int32_t));
     c->perm = malloc(rows + sizeof(int32_t));

@@ -25,21 +25,20 @@ typedef struct kryl_mcolor {
     int64_t dropped;      /* stored entries a_ij, i != j, with color(i) = color(j) */
 } kryl_mcolor;
 
-/* A's CSR arrays where the backend reads them: uploaded to its memory
- * (owned), or, on a backend that addresses host memory (no
- * matrix_setup_device), the host copy's own arrays. */
+/* A's CSR arrays where the backend reads them: its storage's own (double
+ * CSR in the natural order, matrix_csr_arrays), or the host copy's on a
+ * backend that addresses host memory (no matrix_setup_device), or
+ * uploaded to the backend. */
 typedef struct kryl_mcolor_arrays {
     int64_t *row_ptr;
     int32_t *col_idx;
-    double *values; /* NULL: the pattern only */
-    bool owned;     /* backend blocks, freed by kryl_mcolor_arrays_release */
+    double *values;   /* NULL: the pattern only */
+    bool own_row_ptr; /* row_ptr is a backend block of its own (released) */
+    bool own_rest;    /* so are col_idx and values */
 } kryl_mcolor_arrays;
 
-/* *on = A's arrays on ctx's backend, its values too when `values`. */
-kryl_status kryl_mcolor_arrays_get(kryl_context ctx, const kryl_csr *A, bool values,
-                                   kryl_mcolor_arrays *on);
-/* A's values (new ones, same pattern) into on, which holds values. */
-kryl_status kryl_mcolor_arrays_values(kryl_context ctx, const kryl_csr *A, kryl_mcolor_arrays *on);
+/* *on = the arrays of the whole square A (values included) on A's backend. */
+kryl_status kryl_mcolor_arrays_get(kryl_context ctx, kryl_matrix A, kryl_mcolor_arrays *on);
 void kryl_mcolor_arrays_release(kryl_context ctx, kryl_mcolor_arrays *on);
 
 /* The Jones-Plassmann coloring of the whole square A's graph by the

@@ -180,7 +180,9 @@ static kryl_status mcssor_update(kryl_precond *pc)
 {
     mcssor_data *d = pc->data;
     if (d->b.handle == NULL) return kryl_precond_factor_update(&d->sweep);
-    KRYL_TRY(kryl_mcolor_arrays_values(pc->ctx, &d->A->host->csr, &d->b.on));
+    /* A's arrays again: the values are new, and the storage may hold them elsewhere */
+    kryl_mcolor_arrays_release(pc->ctx, &d->b.on);
+    KRYL_TRY(kryl_mcolor_arrays_get(pc->ctx, d->A, &d->b.on));
     return backend_factor(pc, d);
 }
 
@@ -248,7 +250,7 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
     const bool on_backend = A->precision == KRYL_DOUBLE && ops->csr_permute && ops->mcsweep_setup &&
                             ops->mcsweep && ops->mcsweep_release;
     pc->update = mcssor_update;
-    if (on_backend) KRYL_TRY(kryl_mcolor_arrays_get(pc->ctx, &A->host->csr, true, &d->b.on));
+    if (on_backend) KRYL_TRY(kryl_mcolor_arrays_get(pc->ctx, A, &d->b.on));
     KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, on_backend ? &d->b.on : NULL, &d->mc));
     kryl_status st = KRYL_SUCCESS;
     if (on_backend) {

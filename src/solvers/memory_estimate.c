@@ -47,8 +47,10 @@ static int64_t precond_bytes(const kryl_solver_options *o, int64_t n, int64_t cs
     switch (kind) {
     case KRYL_PRECOND_NONE: return 0;
     case KRYL_PRECOND_JACOBI: return kryl_bytes_mul_add(n, 8, 0);
-    case KRYL_PRECOND_LSPOLY:
-    case KRYL_PRECOND_MCSSOR: return kryl_bytes_mul_add(n, 24, 0);
+    case KRYL_PRECOND_LSPOLY: return kryl_bytes_mul_add(n, 24, 0);
+    /* A's CSR copied to the backend and B = P A P^T; two vectors, the order,
+     * the sweep's row bounds and 1/b_ii; the coloring's work */
+    case KRYL_PRECOND_MCSSOR: return kryl_bytes_mul_add(csr, 2, kryl_bytes_mul_add(n, 60, 0));
     case KRYL_PRECOND_ILUK:
     case KRYL_PRECOND_ILUT:
     case KRYL_PRECOND_ILUTP: return kryl_bytes_mul_add(csr, 3, 0); /* the fill */

@@ -275,3 +275,39 @@ kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr 
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
 }
+
+/* wide[i] = narrow[i] */
+__global__ void widen_offsets_kernel(int64_t count, const int32_t *narrow, int64_t *wide)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += (int64_t)gridDim.x * blockDim.x)
+        wide[i] = narrow[i];
+}
+
+kryl_status kryl_cuda_matrix_csr_arrays(kryl_context ctx, kryl_matrix A, int64_t **row_ptr,
+                                        bool *row_ptr_copy, int32_t **col_idx, double **values)
+{
+    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    *row_ptr = nullptr;
+    *row_ptr_copy = false;
+    if (m == nullptr || !kryl_matrix_natural_csr(A))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda matrix_csr_arrays: the matrix is not stored as double CSR of all "
+                          "its rows in the natural order");
+    *col_idx = m->col_idx;
+    *values = static_cast<double *>(m->values);
+    if (m->wide) {
+        *row_ptr = static_cast<int64_t *>(m->row_ptr);
+        return KRYL_SUCCESS;
+    }
+    const int64_t count = m->nrows + 1;
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)row_ptr, (size_t)count * sizeof **row_ptr,
+                              "64-bit CSR row offsets"));
+    *row_ptr_copy = true;
+    widen_offsets_kernel<<<kryl_cuda_stream_grid(s, count), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        count, static_cast<const int32_t *>(m->row_ptr), *row_ptr);
+    KRYL_CUDA_CHECK_LAUNCH("widen_offsets_kernel");
+    return KRYL_SUCCESS;
+}
