@@ -65,7 +65,7 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
     pc->destroy = mcilu0_destroy;
     d->factor.kind = pc->kind;
     d->factor.ctx = pc->ctx;
-    KRYL_TRY(kryl_mcolor_create(pc, &A->host->csr, NULL, &d->mc));
+    KRYL_TRY(kryl_mcolor_create(pc, A, NULL, &d->mc));
     kryl_precond_filter filter = {kryl_mcolor_filter, &d->mc};
     kryl_precond_ordering ordering = {.order = d->mc.c.perm};
     kryl_status st = kryl_precond_factor_create_ordered(

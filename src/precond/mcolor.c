@@ -95,14 +95,6 @@ kryl_status kryl_mcolor_zero_diagonal(const kryl_precond *pc, int64_t row)
                           : "--method gmres --precond ilutp (column pivoting)");
 }
 
-/* Zero or missing diagonal entries are refused, naming the first. */
-static kryl_status check_diagonal(kryl_precond *pc, const kryl_csr *A, const double *diag)
-{
-    for (int64_t i = 0; i < A->nrows; i++)
-        if (diag[i] == 0.0) return kryl_mcolor_zero_diagonal(pc, A->row_begin + i);
-    return KRYL_SUCCESS;
-}
-
 /* Color S; keep the result in mc when it has fewer colors than mc's. */
 static kryl_status color_keep_fewest(const kryl_csr *S, int round, kryl_mcolor *mc)
 {
@@ -225,15 +217,24 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
 /* The graph's coloring on the backend, then, with many colors, the
  * sparsification rounds on the host. */
 static kryl_status color(kryl_context ctx, const kryl_csr *A, const kryl_mcolor_arrays *on,
-                         const double *diag, double *heavy, kryl_mcolor *mc)
+                         kryl_mcolor *mc)
 {
     KRYL_TRY(kryl_mcolor_backend(ctx, A, on, &mc->c));
     mc->ncolors_full = mc->c.ncolors;
     if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) return KRYL_SUCCESS;
+    const int64_t n = A->nrows;
+    double *diag = malloc(((size_t)n + 1) * sizeof *diag);
+    double *heavy = malloc(((size_t)n + 1) * sizeof *heavy);
     kryl_csr S = {0};
-    KRYL_TRY(weighted_graph(A, diag, &S));
+    kryl_status st = diag && heavy
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                      "multicolor: cannot allocate %lld rows", (long long)n);
+    if (st == KRYL_SUCCESS) {
+        kryl_csr_diagonal(A, diag);
+        st = weighted_graph(A, diag, &S);
+    }
     mc->edges = mc->edges_kept = kryl_csr_nnz(&S) / 2;
-    kryl_status st = KRYL_SUCCESS;
     int32_t p = mc->c.ncolors;
     double theta = KRYL_MCOLOR_THETA;
     for (int r = 1; r <= KRYL_MCOLOR_ROUNDS && st == KRYL_SUCCESS; r++, theta *= 2.0) {
@@ -247,35 +248,31 @@ static kryl_status color(kryl_context ctx, const kryl_csr *A, const kryl_mcolor_
         if (st == KRYL_SUCCESS && mc->rounds == r) p = mc->c.ncolors;
     }
     kryl_csr_free(&S);
+    free(diag);
+    free(heavy);
     return st;
 }
 
-kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, const kryl_mcolor_arrays *on,
+kryl_status kryl_mcolor_create(kryl_precond *pc, kryl_matrix M, const kryl_mcolor_arrays *on,
                                kryl_mcolor *mc)
 {
     *mc = (kryl_mcolor){0};
+    const kryl_csr *A = &M->host->csr;
     if (A->nrows != A->ncols || A->nrows != A->nrows_global)
         return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
                           "%s: needs the whole square matrix on this process (%lld of %lld rows, "
                           "%lld columns)",
                           kryl_precond_name(pc->kind), (long long)A->nrows,
                           (long long)A->nrows_global, (long long)A->ncols);
-    int64_t n = A->nrows;
-    double *diag = malloc(((size_t)n + 1) * sizeof *diag);
-    double *heavy = malloc(((size_t)n + 1) * sizeof *heavy);
-    kryl_status st = KRYL_SUCCESS;
-    if (diag == NULL || heavy == NULL)
-        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld rows",
-                        kryl_precond_name(pc->kind), (long long)n);
-    if (st == KRYL_SUCCESS) {
-        kryl_csr_diagonal(A, diag);
-        st = check_diagonal(pc, A, diag);
-    }
+    const int64_t n = A->nrows;
+    /* zero or missing diagonal entries are refused, naming the first (on
+     * the device where A is stored there) */
+    kryl_diagonal_check found;
+    KRYL_TRY(kryl_matrix_check_diagonal(M, kryl_precond_name(pc->kind), NULL, false, &found));
+    if (found.first_zero < n) return kryl_mcolor_zero_diagonal(pc, A->row_begin + found.first_zero);
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_COLORING);
-    if (st == KRYL_SUCCESS) st = color(pc->ctx, A, on, diag, heavy, mc);
+    kryl_status st = color(pc->ctx, A, on, mc);
     kryl_setup_leave(pc->ctx, phase);
-    free(diag);
-    free(heavy);
     if (st != KRYL_SUCCESS) {
         kryl_mcolor_free(mc);
         return st;

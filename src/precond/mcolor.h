@@ -56,7 +56,7 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, const kryl_
  * naming the row), logs the colors before and after under pc's name.
  * on: A's arrays on the backend as kryl_mcolor_backend takes them.  Free
  * with kryl_mcolor_free. */
-kryl_status kryl_mcolor_create(kryl_precond *pc, const kryl_csr *A, const kryl_mcolor_arrays *on,
+kryl_status kryl_mcolor_create(kryl_precond *pc, kryl_matrix A, const kryl_mcolor_arrays *on,
                                kryl_mcolor *mc);
 void kryl_mcolor_free(kryl_mcolor *mc);
 
