@@ -276,14 +276,6 @@ kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr 
     return KRYL_SUCCESS;
 }
 
-/* wide[i] = narrow[i] */
-__global__ void widen_offsets_kernel(int64_t count, const int32_t *narrow, int64_t *wide)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-         i += (int64_t)gridDim.x * blockDim.x)
-        wide[i] = narrow[i];
-}
-
 kryl_status kryl_cuda_matrix_csr_arrays(kryl_context ctx, kryl_matrix A, int64_t **row_ptr,
                                         bool *row_ptr_copy, int32_t **col_idx, double **values)
 {
