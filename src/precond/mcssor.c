@@ -256,6 +256,8 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
     if (on_backend) {
         st = backend_alloc(pc, d);
         if (st == KRYL_SUCCESS) st = backend_factor(pc, d);
+        /* new values: from A's storage where it is read, with no host copy */
+        pc->update_on_backend = ops->matrix_csr_arrays && kryl_matrix_natural_csr(A);
     } else {
         kryl_precond_filter filter = {kryl_mcolor_filter, &d->mc};
         kryl_precond_ordering ordering = {.order = d->mc.c.perm, .build = ssor_factors, .user = d};
