@@ -73,6 +73,18 @@ static __device__ double warp_total(double v)
     return __shfl_sync(0xffffffffu, v, 0);
 }
 
+/* The row this warp factors: its position in the level order drawn from
+ * the block ticket in the order blocks start; -1 past the last row.  Every
+ * thread of the block calls it (a block barrier). */
+static __device__ int64_t warp_row(int64_t n, const int32_t *rows, unsigned long long *ticket)
+{
+    __shared__ unsigned long long block;
+    if (threadIdx.x == 0) block = atomicAdd(ticket, 1ull);
+    __syncthreads();
+    const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
+    return slot < n ? rows[slot] : -1;
+}
+
 /* Every lane waits until row j is finished; its values are visible after. */
 static __device__ void wait_for(int32_t *ready, int64_t j)
 {
@@ -144,13 +156,10 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ic0_kernel(
     const int32_t *__restrict__ col, const int64_t *__restrict__ diag, double *val, int32_t *ready,
     unsigned long long *status, double shift)
 {
-    __shared__ unsigned long long block;
-    if (threadIdx.x == 0) block = atomicAdd(&status[3], 1ull);
-    __syncthreads();
-    const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
+    const int64_t i = warp_row(n, rows, &status[3]);
     const int lane = (int)(threadIdx.x & (WARP - 1));
-    if (slot >= n) return;
-    const int64_t i = rows[slot], start = ptr[i], dpos = diag[i];
+    if (i < 0) return;
+    const int64_t start = ptr[i], dpos = diag[i];
     const double aii = val[dpos];
     int what = aii > 0.0 ? -1 : KRYL_PIVOT_DIAGONAL;
     double d = aii * (1.0 + shift);
@@ -185,13 +194,10 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ilu0_kernel(
     const int32_t *__restrict__ col, const int64_t *__restrict__ diag, double *val, int32_t *ready,
     unsigned long long *status)
 {
-    __shared__ unsigned long long block;
-    if (threadIdx.x == 0) block = atomicAdd(&status[3], 1ull);
-    __syncthreads();
-    const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
+    const int64_t i = warp_row(n, rows, &status[3]);
     const int lane = (int)(threadIdx.x & (WARP - 1));
-    if (slot >= n) return;
-    const int64_t i = rows[slot], end = ptr[i + 1], dpos = diag[i];
+    if (i < 0) return;
+    const int64_t end = ptr[i + 1], dpos = diag[i];
     for (int64_t e = ptr[i]; e < dpos; e++) {
         const int64_t k = col[e], kd = diag[k];
         wait_for(ready, k);
