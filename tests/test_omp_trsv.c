@@ -198,6 +198,13 @@ static void test_adapt_choice(void)
     CHECK(!adapts_under("passive", "1000", NULL), "a policy chosen by the user");
     CHECK(!adapts_under(NULL, "1000", NULL), "a spin count chosen by the user");
     CHECK(!adapts_under(NULL, NULL, "0"), "KRYL_OMP_ADAPT=0");
+    /* threads bound to places keep their team, whatever else is set */
+    setenv("OMP_PROC_BIND", "close", 1);
+    CHECK(!adapts_under(NULL, NULL, NULL), "OMP_PROC_BIND=close");
+    CHECK(!adapts_under("passive", "1000", "1"), "OMP_PROC_BIND=close with KRYL_OMP_ADAPT=1");
+    setenv("OMP_PROC_BIND", "false", 1);
+    CHECK(adapts_under(NULL, NULL, NULL), "OMP_PROC_BIND=false");
+    unsetenv("OMP_PROC_BIND");
 }
 
 int main(void)

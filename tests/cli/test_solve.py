@@ -36,13 +36,17 @@ def test_wait_policy(t, kryl, a):
     """Without a wait policy in the environment the command starts itself
     again with passive waits after a short spin and lets the library suit
     its team to the free cores; a policy the user set is kept, and the
-    thread count asked for with it."""
+    thread count asked for with it, as are threads bound to places."""
     bare = {k: v for k, v in os.environ.items()
-            if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KRYL_OMP_ADAPT")}
+            if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KRYL_OMP_ADAPT",
+                         "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY")}
     adapts = "OpenMP, 2 threads (the team follows the cores other programs leave free)"
     for what, env, device in [("no policy set", bare, adapts),
                               ("active set", dict(bare, OMP_WAIT_POLICY="active"),
-                               "OpenMP, 2 threads")]:
+                               "OpenMP, 2 threads"),
+                              ("threads bound", dict(bare, OMP_PROC_BIND="close"),
+                               "OpenMP, 2 threads"),
+                              ("binding off", dict(bare, OMP_PROC_BIND="false"), adapts)]:
         rc, obj, err = kryl.json("solve", a, "--backend", "omp", "--threads", 2, env=env)
         if check_converged(t, "omp, %s" % what, rc, obj, err, 1e-8):
             t.check(obj["device"] == device, "omp, %s: %s" % (what, device), obj["device"])

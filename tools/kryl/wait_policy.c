@@ -10,23 +10,46 @@
  * threads fit the cores (with more threads than cores it spins 0 turns
  * under the passive policy), and with KRYL_OMP_ADAPT=1, so that the
  * library still sizes its team to the free cores: one thread more than
- * the cores when at most one is free, which turns the spin off. */
+ * the cores when at most one is free, which turns the spin off.  A user
+ * who binds the threads to places (OMP_PROC_BIND, OMP_PLACES,
+ * GOMP_CPU_AFFINITY) has given the program its cores: libgomp's own
+ * policy then, and the team is not resized (a resized bound team ran
+ * 4-6x slower on a 16-core host; docs/BENCHMARKS.md). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 
-/* About 10 microseconds (libgomp counts some 100 turns a microsecond):
- * long enough to cross a barrier of a solve on idle cores without
- * sleeping, short against a scheduler's time slice. */
-#define KRYL_CLI_SPINCOUNT "1000"
+/* The spin before a thread sleeps, in libgomp's turns (some 100 a
+ * microsecond): about 100 us up to 16 cores, 10 us above, the fastest of
+ * the counts measured on idle 16- and 64-core hosts (docs/BENCHMARKS.md,
+ * "the spin count by cores"); short against a scheduler's time slice. */
+static const char *spin_count(void)
+{
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    return cores > 16 ? "1000" : "10000";
+}
+
+/* OMP_PROC_BIND (other than false), OMP_PLACES or GOMP_CPU_AFFINITY set:
+ * the library's own rule for bound threads (src/backends/omp/omp_team.c). */
+static bool threads_bound(void)
+{
+    const char *bind = getenv("OMP_PROC_BIND");
+    return (bind != NULL && strcmp(bind, "false") != 0 && strcmp(bind, "FALSE") != 0) ||
+           getenv("OMP_PLACES") != NULL || getenv("GOMP_CPU_AFFINITY") != NULL;
+}
 
 void cli_wait_policy(char **argv)
 {
     if (getenv("OMP_WAIT_POLICY") != NULL || getenv("GOMP_SPINCOUNT") != NULL) return;
+    if (threads_bound()) return;
     if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0 &&
-        setenv("GOMP_SPINCOUNT", KRYL_CLI_SPINCOUNT, 1) == 0 &&
-        setenv("KRYL_OMP_ADAPT", "1", 1) == 0)
+        setenv("GOMP_SPINCOUNT", spin_count(), 1) == 0 && setenv("KRYL_OMP_ADAPT", "1", 1) == 0)
         execv("/proc/self/exe", argv);
     /* no /proc (or exec refused): go on with libgomp's default policy, the
      * library then keeps its team to the free cores */

@@ -137,6 +137,9 @@ void kryl_omp_team_refresh(kryl_omp_state *s);
  * requested covers every core, cores + 1 (libgomp spins only briefly when
  * its threads outnumber the cores); else 1. */
 int kryl_omp_team_for(int cores, int others, int requested);
+/* Whether the user bound OpenMP's threads to places (OMP_PROC_BIND other
+ * than false, OMP_PLACES or GOMP_CPU_AFFINITY set). */
+bool kryl_omp_threads_bound(void);
 /* The largest team kryl_omp_team_refresh may choose. */
 int kryl_omp_team_largest(const kryl_omp_state *s);
 

@@ -15,7 +15,9 @@
  * OMP_WAIT_POLICY or GOMP_SPINCOUNT has chosen and keeps the thread count
  * asked for, unless KRYL_OMP_ADAPT=1 asks for the adaptation next to that
  * policy (the kryl command sets it with its own; KRYL_OMP_ADAPT=0 turns
- * the adaptation off). */
+ * the adaptation off).  Threads bound to places (OMP_PROC_BIND,
+ * OMP_PLACES, GOMP_CPU_AFFINITY) are never resized: the user has given
+ * the program its cores. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -77,6 +79,13 @@ static int own_runnable(void)
     return count;
 }
 
+bool kryl_omp_threads_bound(void)
+{
+    const char *bind = getenv("OMP_PROC_BIND");
+    return (bind != NULL && strcmp(bind, "false") != 0 && strcmp(bind, "FALSE") != 0) ||
+           getenv("OMP_PLACES") != NULL || getenv("GOMP_CPU_AFFINITY") != NULL;
+}
+
 int kryl_omp_team_for(int cores, int others, int requested)
 {
     int free_cores = cores - (others > 0 ? others : 0);
@@ -94,7 +103,10 @@ void kryl_omp_team_init(kryl_omp_state *s)
     s->max_threads = s->threads;
     const char *asked = getenv("KRYL_OMP_ADAPT");
     bool policy_chosen = getenv("OMP_WAIT_POLICY") != NULL || getenv("GOMP_SPINCOUNT") != NULL;
-    s->adapt = s->threads > 1 && (asked != NULL ? strcmp(asked, "1") == 0 : !policy_chosen);
+    /* threads bound to places keep the team asked for: a team resized
+     * under binding ran 4-6x slower (docs/BENCHMARKS.md, "bound threads") */
+    s->adapt = s->threads > 1 && !kryl_omp_threads_bound() &&
+               (asked != NULL ? strcmp(asked, "1") == 0 : !policy_chosen);
     cpu_set_t set;
     s->cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
     if (s->cores <= 0) s->adapt = false;
