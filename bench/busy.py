@@ -11,7 +11,7 @@ under the same load: its solve time as it reports it.
 BUILD_DIR holds tools/kryl/kryl and bench/bench_cg_cpu; PETSC_CG is
 petsc_cg built as bench/cpu-vs-petsc builds it.  Policies:
   default   OMP_WAIT_POLICY and GOMP_SPINCOUNT unset: what users get
-            (the command: passive waits after a 1000-turn spin, and a team
+            (the command: passive waits after a short spin, and a team
             suited to the free cores; the library: libgomp's spin and the
             team suited to the free cores);
   passive   OMP_WAIT_POLICY=passive: threads sleep at once when they wait;
