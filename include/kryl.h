@@ -142,8 +142,10 @@ typedef enum kryl_hybrid {
                                a model of their SpMV speeds measured at setup, each side's
                                SpMV in a part needing only its own entries of m and a part
                                needing the other side's (Jacobi or no preconditioner) */
-    KRYL_HYBRID_AUTO = 4    /* SPLIT where the model says the host's rows pay for the
-                               exchange, else one backend (always one without a GPU) */
+    KRYL_HYBRID_AUTO = 4    /* a matrix the device holds: SPLIT where the bandwidth model
+                               predicts the host's rows pay for the exchange, else one
+                               backend, decided before any host side is built (always one
+                               without a GPU); one it does not hold: SPLIT, measured */
 } kryl_hybrid;
 
 typedef enum kryl_precond_kind {
@@ -1172,12 +1174,15 @@ typedef struct kryl_hybrid_info {
     int64_t host_nnz, device_nnz;
     int64_t host_coupling_nnz;   /* of the host's entries, those needing the device's m */
     int64_t device_coupling_nnz; /* of the device's entries, those needing the host's m */
-    double host_nnz_per_s;       /* the model: SpMV speed measured on each side at setup */
-    double device_nnz_per_s;     /*   (0 when nothing was measured) */
+    double host_nnz_per_s;       /* the model: SpMV speed on each side, measured at setup */
+    double device_nnz_per_s;     /*   or predicted (model_predicted); 0: neither */
     int64_t model_rows;          /* rows of the host's sample */
     int64_t device_model_rows;   /* rows the device timed: all of A where its storage is
                                     there, else a sample of its last rows */
     double model_host_share;     /* r_cpu = s_cpu / (s_cpu + s_gpu) by nonzeros; -1 unmeasured */
+    bool model_predicted;        /* the speeds and r_cpu are the bandwidth model's (auto on a
+                                    matrix that fits the device): nothing of the host side
+                                    was built or timed */
     char reason[256];            /* why this method and this split */
 } kryl_hybrid_info;
 

@@ -69,6 +69,90 @@ static void test_rows_to_fit(void)
     kryl_context_destroy(&ctx);
 }
 
+/* The bandwidth model's prediction: a GPU an order of magnitude faster
+ * than the host behind a PCIe link gives the host nothing; a device no
+ * faster than the host, on a large matrix, gives it its share. */
+static void test_predict(void)
+{
+    kryl_hybrid_prediction p;
+    /* 27-point 200^3, an H200's copy bandwidth against 16 cores' */
+    const int64_t n = 8000000, nnz = 27 * n;
+    kryl_hybrid_predict(n, n, nnz, 4e12, 1.5e11, &p);
+    CHECK(!p.split && p.share > 0.03 && p.share < 0.04 && p.split_s > p.device_s,
+          "a fast GPU: r_cpu %.3f, split %.3g s against %.3g s, split %d", p.share, p.split_s,
+          p.device_s, p.split);
+    kryl_hybrid_predict(n, n, nnz, 1e11, 1e11, &p);
+    CHECK(p.split && fabs(p.share - 0.5) < 1e-12 && p.split_s < 0.8 * p.device_s,
+          "a device as fast as the host: r_cpu %.3f, split %.3g s against %.3g s", p.share,
+          p.split_s, p.device_s);
+    /* a small matrix: the synchronisation of a step outweighs any share */
+    kryl_hybrid_predict(1600, 1600, 8000, 1e11, 1e11, &p);
+    CHECK(!p.split, "a small matrix: split %.3g s against %.3g s", p.split_s, p.device_s);
+}
+
+/* Log messages that announce a new context ("kryl: backend ..."). */
+static void count_contexts(kryl_log_level level, const char *message, void *user)
+{
+    (void)level;
+    if (strstr(message, "kryl: backend") != NULL) (*(int *)user)++;
+}
+
+/* Auto with ref standing in for the device (a cap recorded): on a matrix
+ * the cap holds, the bandwidth model decides before any host context
+ * exists and runs one backend; on one past the cap it splits, making the
+ * host side. */
+static void test_auto_prediction(void)
+{
+    int contexts = 0;
+    kryl_context_options co;
+    kryl_context_options_init(&co);
+    co.backend = KRYL_BACKEND_REF;
+    co.log = count_contexts;
+    co.log_user = &contexts;
+    co.log_level = KRYL_LOG_INFO;
+    kryl_context ctx = NULL;
+    CHECK_OK(kryl_context_create(&ctx, &co));
+    CHECK_OK(kryl_context_defer_matrix_storage(ctx, true));
+    CHECK_OK(kryl_context_set_gpu_memory(ctx, (int64_t)1 << 30));
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+    double *b = kt_rhs(A, 31);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_PIPECG, KRYL_PRECOND_JACOBI, 1e-8, 1000);
+    o.hybrid = KRYL_HYBRID_AUTO;
+    contexts = 0;
+    run r = solve(A, &o, b);
+    const kryl_hybrid_info *in = &r.info;
+    CHECK(r.r.converged && in->method == KRYL_HYBRID_NONE && in->model_predicted &&
+              in->model_host_share > 0.0 && in->model_host_share < 1.0 && in->host_rows == 0 &&
+              in->model_rows == 0 && in->device_model_rows == 0 &&
+              strstr(in->reason, "bandwidth model") != NULL &&
+              strstr(in->reason, "one backend") != NULL,
+          "auto on a matrix that fits: %s, %s", kryl_hybrid_name(in->method), in->reason);
+    CHECK(contexts == 0, "auto on a matrix that fits made %d host contexts", contexts);
+    CHECK(!A->storage_deferred, "one backend builds A's storage");
+    run_free(&r);
+    /* past a cap of 40% of what the device would need for all of A (12
+     * bytes an entry, 96 a row): the measured split, with its host context */
+    const int64_t n = kt_rows(A);
+    int64_t nnz = 0;
+    CHECK_OK(kryl_matrix_size(A, NULL, NULL, &nnz));
+    kryl_matrix_destroy(&A);
+    CHECK_OK(kryl_context_set_gpu_memory(ctx, (12 * nnz + 96 * n) * 2 / 5));
+    A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+    contexts = 0;
+    r = solve(A, &o, b);
+    CHECK(r.r.converged && in->method == KRYL_HYBRID_SPLIT && !in->model_predicted &&
+              in->host_rows > 0 && in->device_rows > 0 && strstr(in->reason, "does not fit"),
+          "auto past the cap: %s, %lld host rows: %s", kryl_hybrid_name(in->method),
+          (long long)in->host_rows, in->reason);
+    CHECK(contexts == 1 && A->storage_deferred, "auto past the cap: %d host contexts, A %s",
+          contexts, A->storage_deferred ? "deferred" : "built");
+    run_free(&r);
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 /* A context like kt_context's that defers the storage of the matrices
  * created on it and caps its (stand-in) device at `cap` bytes. */
 static kryl_context deferring_context(bool deterministic, int64_t cap)
@@ -184,6 +268,8 @@ int main(void)
     hybrid_options(KRYL_BACKEND_REF);
     hybrid_update(KRYL_BACKEND_REF);
     test_auto_without_gpu();
+    test_predict();
+    test_auto_prediction();
     test_rows_to_fit();
     test_deterministic();
     test_larger_than_device();

@@ -11,10 +11,15 @@ kryl_status kryl_context_device_model(kryl_context ctx, kryl_device_model *dev)
     KRYL_REQUIRE_ARG(ctx);
     KRYL_REQUIRE_ARG(dev);
     if (ctx->ops->device_model) return ctx->ops->device_model(ctx, dev);
+    kryl_host_device_model(dev);
+    return KRYL_SUCCESS;
+}
+
+void kryl_host_device_model(kryl_device_model *dev)
+{
     dev->bandwidth = 20e9;       /* order of a server socket's stream bandwidth */
     dev->cache_bytes = 32 << 20; /* a typical last-level cache */
     dev->line_bytes = 64;
-    return KRYL_SUCCESS;
 }
 
 /* Whether the context's backend has an SpMV kernel for `format`. */

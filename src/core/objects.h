@@ -46,6 +46,9 @@ struct kryl_context_s {
      * kryl_context_device_memory, where the hybrid split's device side
      * (ref standing in for the GPU) honors it; 0: none */
     int64_t emulated_gpu_memory;
+    /* the host's copy bandwidth in bytes/s, timed once for the hybrid's
+     * model (solvers/hybrid_predict.c); 0: not yet, < 0: untimeable */
+    double host_bandwidth;
 };
 
 /* The host copy of a matrix, shared by the matrices converted from it. */
@@ -124,6 +127,8 @@ void kryl_log(kryl_context ctx, kryl_log_level level, const char *fmt, ...) KRYL
 /* The SpMV bandwidth model's device numbers for the context's backend: its
  * own (ops->device_model), or a generic host's (matrix_formats.c). */
 kryl_status kryl_context_device_model(kryl_context ctx, kryl_device_model *dev);
+/* The generic host's numbers (a server socket's). */
+void kryl_host_device_model(kryl_device_model *dev);
 
 /* Matrices from a host CSR (takes ownership of csr's arrays, also on failure). */
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);

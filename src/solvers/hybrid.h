@@ -28,6 +28,25 @@ typedef struct kryl_hybrid_model {
 kryl_status kryl_hybrid_measure(kryl_solver s, kryl_context host, kryl_hybrid_model *model,
                                 kryl_hybrid_info *info);
 
+/* The bandwidth model's prediction for a split of a matrix of rows x cols
+ * with nnz entries that fits the device (hybrid_predict.c). */
+typedef struct kryl_hybrid_prediction {
+    double device_bandwidth, host_bandwidth; /* bytes/s */
+    double device_s, host_s;                 /* one SpMV of A on each side alone */
+    double share;                            /* r_cpu = s_cpu / (s_cpu + s_gpu) */
+    double exchange_s; /* a step's m over the link and its synchronising fetch */
+    double split_s;    /* (1 - r_cpu) device_s + exchange_s */
+    bool split;        /* the saving r_cpu device_s beats the exchange by the margin */
+} kryl_hybrid_prediction;
+
+void kryl_hybrid_predict(int64_t rows, int64_t cols, int64_t nnz, double device_bandwidth,
+                         double host_bandwidth, kryl_hybrid_prediction *p);
+
+/* The host's copy bandwidth for the prediction: timed once per context
+ * (a few tens of MB copied on its host threads), the model's host default
+ * on a deterministic context. */
+kryl_status kryl_hybrid_host_bandwidth(kryl_context ctx, double *bandwidth);
+
 /* The fewest host rows, at least host_rows, that leave a device part of
  * at most `available` bytes. */
 int64_t kryl_hybrid_rows_to_fit(const kryl_csr *A, int64_t host_rows, int64_t available);

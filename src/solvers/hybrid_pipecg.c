@@ -515,10 +515,11 @@ static int64_t device_budget(kryl_solver s)
     return left > 0 ? left / 10 * 9 : 0;
 }
 
-/* What runs and the host's rows: as asked, or by the model (SPLIT without
- * host rows, AUTO), with at least `fit` host rows (the device's part must
- * fit its memory); too_big: A is not on the device and would not fit there
- * whole, so only the split can run.  Sets s->hybrid. */
+/* What runs and the host's rows: as asked, or by the measured model (SPLIT
+ * without host rows; AUTO where A does not fit the device), with at least
+ * `fit` host rows (the device's part must fit its memory); too_big: A is
+ * not on the device and would not fit there whole, so only the split can
+ * run.  Sets s->hybrid. */
 static kryl_status choose(kryl_solver s, kryl_context host, int64_t fit, bool too_big)
 {
     kryl_hybrid_info *info = &s->hybrid;
@@ -563,15 +564,6 @@ static kryl_status choose(kryl_solver s, kryl_context host, int64_t fit, bool to
      * at most a vector each way */
     const double split_s = (1.0 - r) * device_s + model.sync_s + model.link_s;
     info->host_rows = kryl_hybrid_rows_for_share(A, r);
-    if (o->hybrid == KRYL_HYBRID_AUTO && !too_big && !(split_s < 0.95 * device_s)) {
-        info->method = KRYL_HYBRID_NONE;
-        info->host_rows = 0;
-        snprintf(info->reason, sizeof info->reason,
-                 "the model gives the host %.1f%% of the nonzeros, saving less than the "
-                 "exchange costs (%.3g s against %.3g s an SpMV): one backend",
-                 100.0 * r, split_s, device_s);
-        return KRYL_SUCCESS;
-    }
     if (too_big) {
         snprintf(info->reason, sizeof info->reason,
                  "the matrix does not fit the device's %lld free bytes: %s (the model: host "
@@ -608,6 +600,64 @@ static kryl_status one_backend(kryl_solver s)
     return s->method->setup(s);
 }
 
+/* AUTO on a matrix the device can hold whole, decided before anything of
+ * the host side is built: one backend (*split false; the caller sets it
+ * up), or the split the bandwidth model predicts pays, with its host rows
+ * in s->hybrid.  Nothing is timed but the host's copy loop, once per
+ * context. */
+static kryl_status auto_predict(kryl_solver s, bool *split)
+{
+    kryl_hybrid_info *info = &s->hybrid;
+    const kryl_csr *A = &s->A->host->csr;
+    *split = false;
+    info->method = KRYL_HYBRID_NONE;
+    info->device_rows = A->nrows;
+    /* a context without a device stands in for one only under a cap */
+    if (s->ctx->kind != KRYL_BACKEND_CUDA && s->ctx->emulated_gpu_memory <= 0) {
+        snprintf(info->reason, sizeof info->reason, "no GPU: one backend (%s)", s->ops->name);
+        return KRYL_SUCCESS;
+    }
+    if (s->Aw != s->A || (s->pc && !s->pc->dinv)) {
+        snprintf(info->reason, sizeof info->reason,
+                 "the split takes double CSR in the given order with Jacobi or no "
+                 "preconditioner: one backend");
+        return KRYL_SUCCESS;
+    }
+    if (kryl_context_deterministic(s->ctx)) {
+        snprintf(info->reason, sizeof info->reason,
+                 "deterministic: no split by timing, one backend");
+        return KRYL_SUCCESS;
+    }
+    kryl_device_model device;
+    double host_bandwidth;
+    KRYL_TRY(kryl_context_device_model(s->ctx, &device));
+    KRYL_TRY(kryl_hybrid_host_bandwidth(s->ctx, &host_bandwidth));
+    kryl_hybrid_prediction p;
+    kryl_hybrid_predict(A->nrows, A->ncols, kryl_csr_nnz(A), device.bandwidth, host_bandwidth, &p);
+    const double nnz = (double)kryl_csr_nnz(A);
+    info->model_predicted = true;
+    info->model_host_share = p.share;
+    info->device_nnz_per_s = nnz / p.device_s;
+    info->host_nnz_per_s = nnz / p.host_s;
+    const int64_t rows = kryl_hybrid_rows_for_share(A, p.share);
+    const int written =
+        snprintf(info->reason, sizeof info->reason,
+                 "the bandwidth model (device %.3g, host %.3g GB/s): r_cpu = %.3f (%lld host "
+                 "rows), an SpMV %.3g s split against %.3g s on the device alone",
+                 1e-9 * p.device_bandwidth, 1e-9 * p.host_bandwidth, p.share, (long long)rows,
+                 p.split_s, p.device_s);
+    if (!p.split) {
+        if (written > 0 && (size_t)written < sizeof info->reason)
+            snprintf(info->reason + written, sizeof info->reason - (size_t)written,
+                     ": the saving does not beat the exchange by the margin; one backend");
+        return KRYL_SUCCESS;
+    }
+    info->method = KRYL_HYBRID_SPLIT;
+    info->host_rows = rows;
+    *split = true;
+    return KRYL_SUCCESS;
+}
+
 static kryl_status hybrid_setup(kryl_solver s)
 {
     KRYL_REQUIRE_OP(s, "hybrid pipecg", pipecg_update);
@@ -623,31 +673,18 @@ static kryl_status hybrid_setup(kryl_solver s)
      * (also where a backend without a GPU stands in for it under a cap) */
     const int64_t fit = kryl_hybrid_rows_to_fit(&s->A->host->csr, 0, device_budget(s));
     const bool too_big = s->A->storage_deferred && fit > 0;
-    if (s->options.hybrid == KRYL_HYBRID_AUTO && s->ctx->kind != KRYL_BACKEND_CUDA && !too_big) {
-        info->device_rows = s->A->host->csr.nrows;
-        snprintf(info->reason, sizeof info->reason, "no GPU: one backend (%s)", s->ops->name);
-        return one_backend(s);
-    }
-    if (s->options.hybrid == KRYL_HYBRID_AUTO && (s->Aw != s->A || (s->pc && !s->pc->dinv))) {
-        info->device_rows = s->A->host->csr.nrows;
-        snprintf(info->reason, sizeof info->reason,
-                 "the split takes double CSR in the given order with Jacobi or no "
-                 "preconditioner: one backend");
-        return one_backend(s);
+    bool predicted_split = false;
+    if (s->options.hybrid == KRYL_HYBRID_AUTO && !too_big) {
+        KRYL_TRY(auto_predict(s, &predicted_split));
+        if (!predicted_split) return one_backend(s);
+        if (fit > info->host_rows) info->host_rows = fit;
     }
     /* a split by timing differs from run to run (one by memory alone does not) */
-    const bool timed = s->options.hybrid == KRYL_HYBRID_AUTO ||
-                       (s->options.hybrid == KRYL_HYBRID_SPLIT && s->options.hybrid_host_rows < 0);
-    if (timed && !too_big && kryl_context_deterministic(s->ctx)) {
-        if (s->options.hybrid == KRYL_HYBRID_SPLIT)
-            return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                              "hybrid 3 on a deterministic context: give the host's rows "
-                              "(hybrid_host_rows); the model's split is timed");
-        info->device_rows = s->A->host->csr.nrows;
-        snprintf(info->reason, sizeof info->reason,
-                 "deterministic: no split by timing, one backend");
-        return one_backend(s);
-    }
+    if (s->options.hybrid == KRYL_HYBRID_SPLIT && s->options.hybrid_host_rows < 0 && !too_big &&
+        kryl_context_deterministic(s->ctx))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "hybrid 3 on a deterministic context: give the host's rows "
+                          "(hybrid_host_rows); the model's split is timed");
     KRYL_TRY(check_hybrid(s, s->options.hybrid));
     hybrid_work *w = calloc(1, sizeof *w);
     if (w == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "hybrid: cannot allocate workspace");
@@ -658,7 +695,7 @@ static kryl_status hybrid_setup(kryl_solver s)
     d->monitor = s->monitor;
     KRYL_TRY(host_context(s, &h->ctx));
     h->ops = h->ctx->ops;
-    KRYL_TRY(choose(s, h->ctx, fit, too_big));
+    if (!predicted_split) KRYL_TRY(choose(s, h->ctx, fit, too_big));
     w->method = info->method;
     if (w->method == KRYL_HYBRID_NONE) {
         hybrid_destroy(s);

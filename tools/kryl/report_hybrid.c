@@ -38,6 +38,10 @@ void report_hybrid_json(json_writer *w, kryl_solver solver, kryl_hybrid requeste
     json_int(w, "model_rows", info.model_rows);
     json_int(w, "device_model_rows", info.device_model_rows);
     json_double(w, "model_host_share", info.model_host_share);
+    json_string(w, "model",
+                info.model_predicted           ? "predicted"
+                : info.model_host_share >= 0.0 ? "measured"
+                                               : "none");
     json_string(w, "reason", info.reason);
     json_end(w);
 }
