@@ -14,17 +14,29 @@
 #include "test_support.h"
 
 /* A context on `kind` with `threads` omp threads (0: OpenMP's default),
- * deterministic or not. */
-static inline kryl_context kt_context_with(kryl_backend_kind kind, int threads, bool deterministic)
+ * deterministic or not, whose messages from INFO up go to log(user) where
+ * log is not NULL. */
+static inline kryl_context kt_context_logging(kryl_backend_kind kind, int threads,
+                                              bool deterministic, kryl_log_fn log, void *user)
 {
     kryl_context_options co;
     kryl_context_options_init(&co);
     co.backend = kind;
     co.threads = threads;
     co.deterministic = deterministic;
+    if (log != NULL) {
+        co.log = log;
+        co.log_user = user;
+        co.log_level = KRYL_LOG_INFO;
+    }
     kryl_context ctx = NULL;
     CHECK_OK(kryl_context_create(&ctx, &co));
     return ctx;
+}
+
+static inline kryl_context kt_context_with(kryl_backend_kind kind, int threads, bool deterministic)
+{
+    return kt_context_logging(kind, threads, deterministic, NULL, NULL);
 }
 
 static inline kryl_context kt_context(kryl_backend_kind kind)

@@ -214,14 +214,7 @@ static void read_drop_line(kryl_log_level level, const char *message, void *user
 static void test_dropped(void)
 {
     drop_log d;
-    kryl_context_options co;
-    kryl_context_options_init(&co);
-    co.backend = KRYL_BACKEND_REF;
-    co.log_level = KRYL_LOG_INFO;
-    co.log = read_drop_line;
-    co.log_user = &d;
-    kryl_context ctx = NULL;
-    CHECK_OK(kryl_context_create(&ctx, &co));
+    kryl_context ctx = kt_context_logging(KRYL_BACKEND_REF, 0, false, read_drop_line, &d);
     const struct {
         kryl_generator_kind kind;
         kryl_method method;

@@ -104,14 +104,7 @@ static void count_contexts(kryl_log_level level, const char *message, void *user
 static void test_auto_prediction(void)
 {
     int contexts = 0;
-    kryl_context_options co;
-    kryl_context_options_init(&co);
-    co.backend = KRYL_BACKEND_REF;
-    co.log = count_contexts;
-    co.log_user = &contexts;
-    co.log_level = KRYL_LOG_INFO;
-    kryl_context ctx = NULL;
-    CHECK_OK(kryl_context_create(&ctx, &co));
+    kryl_context ctx = kt_context_logging(KRYL_BACKEND_REF, 0, false, count_contexts, &contexts);
     CHECK_OK(kryl_context_defer_matrix_storage(ctx, true));
     CHECK_OK(kryl_context_set_gpu_memory(ctx, (int64_t)1 << 30));
     kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
