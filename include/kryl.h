@@ -538,6 +538,26 @@ kryl_status kryl_matrix_read_mtx(kryl_matrix *A, kryl_context ctx, const char *p
  * every stored entry is 1 (kryl_matrix_read_mtx also logs a warning). */
 bool kryl_matrix_is_pattern(kryl_matrix A);
 
+/* The phases of reading a Matrix Market file into a matrix, each timed on
+ * its own (wall clock).  The parse and the building of the rows run on all
+ * of OpenMP's threads. */
+typedef enum kryl_read_phase {
+    KRYL_READ_PARSE = 0, /* lines into entries (symmetric storage mirrored) */
+    KRYL_READ_ROWS,      /* the entries counted and placed by row */
+    KRYL_READ_SORT,      /* each row sorted by column, its duplicates summed */
+    KRYL_READ_CHECKS,    /* the solve's memory estimate (kryl_matrix_read_mtx_for_solve) */
+    KRYL_READ_STORAGE,   /* the matrix into the backend's storage (the upload to a GPU) */
+    KRYL_READ_PHASES
+} kryl_read_phase;
+
+/* "parse", "rows", "sort", "checks", "storage". */
+const char *kryl_read_phase_name(kryl_read_phase phase);
+
+/* The seconds of each phase of the read that made A into
+ * seconds[KRYL_READ_PHASES]: zeros for a matrix not read from a file, or
+ * read over several ranks. */
+kryl_status kryl_matrix_read_phases(kryl_matrix A, double *seconds);
+
 /* Write A as a Matrix Market coordinate real general file; values are
  * written with 17 significant digits, so reading them back is exact.
  * Whole or not at all (see kryl_write_history_csv): a failed write leaves
@@ -946,6 +966,27 @@ kryl_status kryl_solver_check_memory(kryl_context ctx, int64_t nrows, int64_t nn
  * as kryl_matrix_read_mtx, without the check. */
 kryl_status kryl_matrix_read_mtx_for_solve(kryl_matrix *A, kryl_context ctx, const char *path,
                                            const kryl_solver_options *options);
+
+/* A Matrix Market file read into host memory without a context: the file
+ * parsed and its rows built (the parse, rows and sort phases), ready to
+ * become a matrix on any context.  Reading needs no device, so a caller
+ * may create a GPU context on another thread meanwhile and overlap the
+ * device's start-up with the read. */
+typedef struct kryl_mtx_data_s *kryl_mtx_data;
+
+/* Read path into *data (NULL on failure); errors as kryl_matrix_read_mtx. */
+kryl_status kryl_mtx_data_read(kryl_mtx_data *data, const char *path);
+
+/* The matrix of *data on ctx, as kryl_matrix_read_mtx_for_solve makes it
+ * with `solve` (its memory check; NULL: none, as kryl_matrix_read_mtx).
+ * The arrays are taken over and *data destroyed (set NULL), also on
+ * failure.  KRYL_ERR_UNSUPPORTED on a distributed context (read there with
+ * kryl_matrix_read_mtx, which distributes the rows). */
+kryl_status kryl_matrix_from_mtx_data(kryl_matrix *A, kryl_context ctx, kryl_mtx_data *data,
+                                      const kryl_solver_options *solve);
+
+/* Free *data (NULL allowed) and set it NULL. */
+void kryl_mtx_data_destroy(kryl_mtx_data *data);
 
 /* Set one option by the kryl command's name for it ("rtol", "precond",
  * "block-factor", ...; leading dashes allowed) from its value as text

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_threads.h"
 #include "core/objects.h"
 #ifdef KRYL_HAVE_MPI
 #include "dist/dist.h"
@@ -108,8 +109,8 @@ kryl_status kryl_assembly_finish(kryl_assembly assembly, kryl_matrix *A)
         entries = &routed;
     }
 #endif
-    kryl_status st =
-        kryl_csr_from_coo(&csr, entries, assembly->nrows, assembly->row_begin, assembly->row_end);
+    kryl_status st = kryl_csr_from_coo_on(&csr, entries, assembly->nrows, assembly->row_begin,
+                                          assembly->row_end, kryl_host_threads(assembly->ctx));
     if (entries != &assembly->entries) kryl_coo_free((kryl_coo *)entries);
     KRYL_TRY(kryl_context_agree(assembly->ctx, st));
     return kryl_matrix_from_caller_csr(A, assembly->ctx, &csr);

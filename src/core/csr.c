@@ -36,91 +36,8 @@ void kryl_csr_free(kryl_csr *A)
     A->values = NULL;
 }
 
-/* Insertion sort for short rows, heap sort (in place, no allocation) beyond. */
-static void sift_down(int32_t *col, double *val, int64_t root, int64_t n)
-{
-    for (int64_t child; (child = 2 * root + 1) < n; root = child) {
-        if (child + 1 < n && col[child + 1] > col[child]) child++;
-        if (col[root] >= col[child]) return;
-        int32_t c = col[root];
-        col[root] = col[child];
-        col[child] = c;
-        double v = val[root];
-        val[root] = val[child];
-        val[child] = v;
-    }
-}
-
-void kryl_csr_sort_row(int32_t *col, double *val, int64_t n)
-{
-    if (n <= 32) {
-        for (int64_t i = 1; i < n; i++) {
-            int32_t c = col[i];
-            double v = val[i];
-            int64_t j = i;
-            for (; j > 0 && col[j - 1] > c; j--) {
-                col[j] = col[j - 1];
-                val[j] = val[j - 1];
-            }
-            col[j] = c;
-            val[j] = v;
-        }
-        return;
-    }
-    for (int64_t i = n / 2 - 1; i >= 0; i--) sift_down(col, val, i, n);
-    for (int64_t end = n - 1; end > 0; end--) {
-        int32_t c = col[0];
-        col[0] = col[end];
-        col[end] = c;
-        double v = val[0];
-        val[0] = val[end];
-        val[end] = v;
-        sift_down(col, val, 0, end);
-    }
-}
-
-static _Thread_local int64_t overflow_row = -1, overflow_col = -1;
-
-bool kryl_csr_overflow(int64_t *row, int64_t *col)
-{
-    *row = overflow_row;
-    *col = overflow_col;
-    return overflow_row >= 0;
-}
-
-kryl_status kryl_csr_sort_and_sum(kryl_csr *A)
-{
-    int64_t out = 0;
-    overflow_row = overflow_col = -1;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        int64_t begin = A->row_ptr[i], end = A->row_ptr[i + 1];
-        kryl_csr_sort_row(A->col_idx + begin, A->values + begin, end - begin);
-        A->row_ptr[i] = out;
-        for (int64_t k = begin; k < end; k++) {
-            /* a_ij += v for a repeated column, else a new entry */
-            if (out > A->row_ptr[i] && A->col_idx[out - 1] == A->col_idx[k]) {
-                A->values[out - 1] += A->values[k];
-                if (!isfinite(A->values[out - 1])) {
-                    overflow_row = A->row_begin + i;
-                    overflow_col = A->col_idx[k];
-                    return KRYL_ERROR(KRYL_ERR_INVALID_VALUE,
-                                      "the duplicates of entry (%lld, %lld) (1-based) sum to %g; "
-                                      "expected a finite value",
-                                      (long long)overflow_row + 1, (long long)overflow_col + 1,
-                                      A->values[out - 1]);
-                }
-            } else {
-                A->col_idx[out] = A->col_idx[k];
-                A->values[out++] = A->values[k];
-            }
-        }
-    }
-    A->row_ptr[A->nrows] = out;
-    return KRYL_SUCCESS;
-}
-
-static kryl_status check_shape(int64_t nrows_global, int64_t ncols, int64_t row_begin,
-                               int64_t row_end)
+kryl_status kryl_csr_check_shape(int64_t nrows_global, int64_t ncols, int64_t row_begin,
+                                 int64_t row_end)
 {
     if (nrows_global < 0 || ncols < 0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "matrix size %lld x %lld is negative",
@@ -135,45 +52,6 @@ static kryl_status check_shape(int64_t nrows_global, int64_t ncols, int64_t row_
                           "of one process (2^31 - 1); distribute the matrix over more ranks",
                           (long long)ncols, (long long)(row_end - row_begin));
     return KRYL_SUCCESS;
-}
-
-kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
-                              int64_t row_begin, int64_t row_end)
-{
-    memset(A, 0, sizeof *A);
-    KRYL_TRY(check_shape(nrows_global, coo->ncols, row_begin, row_end));
-    for (int64_t k = 0; k < coo->count; k++) {
-        if (coo->rows[k] < row_begin || coo->rows[k] >= row_end || coo->cols[k] < 0 ||
-            coo->cols[k] >= coo->ncols)
-            return KRYL_ERROR(KRYL_ERR_INDEX_OUT_OF_RANGE,
-                              "entry %lld at (%lld, %lld) is outside rows [%lld, %lld) and "
-                              "columns [0, %lld)",
-                              (long long)k, (long long)coo->rows[k], (long long)coo->cols[k],
-                              (long long)row_begin, (long long)row_end, (long long)coo->ncols);
-    }
-    int64_t nrows = row_end - row_begin;
-    KRYL_TRY(kryl_csr_alloc(A, nrows, coo->ncols, coo->count));
-    A->nrows_global = nrows_global;
-    A->row_begin = row_begin;
-    /* counting sort of the entries by row */
-    for (int64_t k = 0; k < coo->count; k++) A->row_ptr[coo->rows[k] - row_begin + 1]++;
-    for (int64_t i = 0; i < nrows; i++) A->row_ptr[i + 1] += A->row_ptr[i];
-    int64_t *next = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *next);
-    if (next == NULL) {
-        kryl_csr_free(A);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row counters",
-                          (long long)nrows);
-    }
-    memcpy(next, A->row_ptr, (size_t)nrows * sizeof *next);
-    for (int64_t k = 0; k < coo->count; k++) {
-        int64_t dst = next[coo->rows[k] - row_begin]++;
-        A->col_idx[dst] = (int32_t)coo->cols[k];
-        A->values[dst] = coo->values[k];
-    }
-    free(next);
-    kryl_status st = kryl_csr_sort_and_sum(A);
-    if (st != KRYL_SUCCESS) kryl_csr_free(A);
-    return st;
 }
 
 /* row_ptr starts at 0 and never decreases. */
@@ -195,7 +73,7 @@ kryl_status kryl_csr_from_sorted_arrays(kryl_csr *A, int64_t nrows, int64_t ncol
                                         const double *values)
 {
     memset(A, 0, sizeof *A);
-    KRYL_TRY(check_shape(nrows, ncols, 0, nrows));
+    KRYL_TRY(kryl_csr_check_shape(nrows, ncols, 0, nrows));
     KRYL_TRY(check_row_ptr(row_ptr, nrows, 0));
     if (row_ptr[nrows] != nnz)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "row_ptr[%lld] is %lld, expected nnz = %lld",
@@ -231,7 +109,7 @@ kryl_status kryl_csr_from_arrays(kryl_csr *A, int64_t nrows_global, int64_t ncol
                                  const int64_t *col_idx, const double *values)
 {
     memset(A, 0, sizeof *A);
-    KRYL_TRY(check_shape(nrows_global, ncols, row_begin, row_end));
+    KRYL_TRY(kryl_csr_check_shape(nrows_global, ncols, row_begin, row_end));
     int64_t nrows = row_end - row_begin;
     KRYL_TRY(check_row_ptr(row_ptr, nrows, row_begin));
     int64_t nnz = row_ptr[nrows];

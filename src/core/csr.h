@@ -38,13 +38,23 @@ static inline int64_t kryl_csr_nnz(const kryl_csr *A) { return A->row_ptr[A->nro
 kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz);
 void kryl_csr_free(kryl_csr *A);
 
-/* Sort the n entries of one row by column, values alongside. */
+/* Sort the n entries of one row by column (repeats of a column by value),
+ * values alongside (csr_build.c). */
 void kryl_csr_sort_row(int32_t *col, double *val, int64_t n);
 
-/* Sort each row by column and sum duplicates, in place (shrinks nnz).
+/* Sort each row by column and sum duplicates (in ascending order of value:
+ * the sum does not depend on the entries' order), in place (shrinks nnz),
+ * on `threads` host threads (the same result whatever the count).
  * Duplicates whose sum overflows to +-Inf (or gives NaN) are refused with
- * KRYL_ERR_INVALID_VALUE naming the entry; A is then partly compacted. */
+ * KRYL_ERR_INVALID_VALUE naming the first such entry; A is then partly
+ * sorted and summed. */
+kryl_status kryl_csr_sort_and_sum_on(kryl_csr *A, int threads);
+
+/* kryl_csr_sort_and_sum_on on one thread. */
 kryl_status kryl_csr_sort_and_sum(kryl_csr *A);
+
+/* a[i] = a[0] + ... + a[i] on `threads` host threads. */
+void kryl_prefix_sum(int64_t *a, int64_t n, int threads);
 
 /* The entry (global row, column, 0-based) whose duplicates overflowed in
  * this thread's last kryl_csr_sort_and_sum; false when none did. */
@@ -53,9 +63,26 @@ bool kryl_csr_overflow(int64_t *row, int64_t *col);
 /* Position of column j in the sorted local row i of A (binary search), or -1. */
 int64_t kryl_csr_find(const kryl_csr *A, int64_t i, int64_t j);
 
+/* KRYL_ERR_INVALID_ARGUMENT unless the shape is valid, KRYL_ERR_INDEX_OVERFLOW
+ * where the columns or owned rows exceed 32-bit indices. */
+kryl_status kryl_csr_check_shape(int64_t nrows_global, int64_t ncols, int64_t row_begin,
+                                 int64_t row_end);
+
 /* Build CSR of rows [row_begin, row_end) from COO entries (any order,
- * duplicates summed).  Entries outside the row range or the columns are
- * rejected with KRYL_ERR_INDEX_OUT_OF_RANGE naming the entry. */
+ * duplicates summed) on `threads` host threads, the same matrix whatever
+ * the count and the entries' order (csr_build.c).  Entries outside the
+ * row range or the columns are rejected with KRYL_ERR_INDEX_OUT_OF_RANGE
+ * naming the first of them.  Besides A and the entries it allocates one
+ * counter a row. */
+kryl_status kryl_csr_from_coo_on(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
+                                 int64_t row_begin, int64_t row_end, int threads);
+
+/* The first step of kryl_csr_from_coo_on: the entries placed by row, each
+ * row in any order, duplicates kept (kryl_csr_sort_and_sum_on follows). */
+kryl_status kryl_csr_rows_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
+                                   int64_t row_begin, int64_t row_end, int threads);
+
+/* kryl_csr_from_coo_on on one thread. */
 kryl_status kryl_csr_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
                               int64_t row_begin, int64_t row_end);
 

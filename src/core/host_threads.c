@@ -25,3 +25,21 @@ int kryl_host_thread(void)
     return 0;
 #endif
 }
+
+int kryl_host_team(void)
+{
+#ifdef KRYL_HAVE_OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
+int kryl_host_max_threads(void)
+{
+#ifdef KRYL_HAVE_OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}

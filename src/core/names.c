@@ -76,6 +76,11 @@ static const name_entry setup_phase_names[] = {{"checks", KRYL_SETUP_CHECKS},
                                                {"levels", KRYL_SETUP_LEVELS},
                                                {"precond", KRYL_SETUP_PRECOND},
                                                {"workspace", KRYL_SETUP_WORKSPACE}};
+static const name_entry read_phase_names[] = {{"parse", KRYL_READ_PARSE},
+                                              {"rows", KRYL_READ_ROWS},
+                                              {"sort", KRYL_READ_SORT},
+                                              {"checks", KRYL_READ_CHECKS},
+                                              {"storage", KRYL_READ_STORAGE}};
 
 #define COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
@@ -148,4 +153,9 @@ const char *kryl_reason_name(kryl_reason reason)
 const char *kryl_setup_phase_name(kryl_setup_phase phase)
 {
     return lookup_name(setup_phase_names, COUNT(setup_phase_names), (int)phase);
+}
+
+const char *kryl_read_phase_name(kryl_read_phase phase)
+{
+    return lookup_name(read_phase_names, COUNT(read_phase_names), (int)phase);
 }

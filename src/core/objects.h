@@ -105,6 +105,7 @@ struct kryl_matrix_s {
     /* over several ranks: the storage is in its parts (storage NULL), else NULL */
     struct kryl_dist_matrix *dist;
     bool pattern; /* read from a Matrix Market pattern file: every value 1 */
+    double read_phases[KRYL_READ_PHASES]; /* seconds of the read that made it (zeros: none) */
 };
 
 struct kryl_vector_s {

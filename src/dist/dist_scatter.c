@@ -54,7 +54,7 @@ static kryl_status root_partition(struct kryl_dist_context *dc, kryl_csr *A, int
 static kryl_status root_read(struct kryl_dist_context *dc, const char *path, kryl_csr *A,
                              int64_t *begin, int64_t **orig)
 {
-    KRYL_TRY(kryl_mtx_read_csr(path, A, NULL));
+    KRYL_TRY(kryl_mtx_read_csr(path, A, NULL, NULL));
     return root_partition(dc, A, begin, orig);
 }
 

@@ -47,9 +47,11 @@ typedef struct kryl_mtx_header {
 kryl_status kryl_mtx_read(const char *path, kryl_mtx_header *header, kryl_coo *coo);
 
 /* Read a Matrix Market file into a CSR matrix of all its rows (duplicates
- * summed: a sum that overflows names the file and line); errors name the
- * file.  *pattern (unless NULL): whether it was a pattern file (values 1). */
-kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A, bool *pattern);
+ * summed: a sum that overflows names the file and line) on all of
+ * OpenMP's threads; errors name the file.  *pattern (unless NULL): whether
+ * it was a pattern file (values 1); seconds (unless NULL): the seconds of
+ * the parse, rows and sort phases (kryl_read_phase) are added to theirs. */
+kryl_status kryl_mtx_read_csr(const char *path, kryl_csr *A, bool *pattern, double *seconds);
 
 /* Prefix the recorded error with "PATH:LINE (the last of them)": the last
  * entry line of the coordinate file at path at (row, col), 0-based (or at

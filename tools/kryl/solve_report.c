@@ -186,6 +186,12 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     for (int k = 0; k < KRYL_SETUP_PHASES; k++)
         json_double(&w, kryl_setup_phase_name((kryl_setup_phase)k), r->setup_phases[k]);
     json_end(&w);
+    double read[KRYL_READ_PHASES];
+    kryl_matrix_read_phases(job->A, read);
+    json_begin(&w, "read_phases");
+    for (int k = 0; k < KRYL_READ_PHASES; k++)
+        json_double(&w, kryl_read_phase_name((kryl_read_phase)k), read[k]);
+    json_end(&w);
     if (o->profile) {
         json_begin(&w, "profile");
         json_double(&w, "spmv_s", r->profile.spmv);
@@ -335,6 +341,14 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
             if (r->setup_phases[k] < 1e-3 * r->setup_s) continue;
             print_phase(lead, kryl_setup_phase_name((kryl_setup_phase)k), r->setup_phases[k],
                         r->setup_s);
+            lead = "";
+        }
+        double read[KRYL_READ_PHASES];
+        kryl_matrix_read_phases(job->A, read);
+        lead = "read";
+        for (int k = 0; k < KRYL_READ_PHASES; k++) {
+            if (read[k] <= 0.0) continue; /* a generated matrix: none */
+            print_phase(lead, kryl_read_phase_name((kryl_read_phase)k), read[k], read_s);
             lead = "";
         }
     }
