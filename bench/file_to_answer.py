@@ -6,8 +6,10 @@ Times, in one run and on the same file (kept in the page cache), the whole
 x0 = 0, rtol 1e-8) against what a Python user writes without kryl:
 `scipy.io.mmread`, the CSR handed to CuPy, and `cupyx.scipy.sparse.linalg.cg`
 with the same b, x0 and tolerance.  Prints the medians of --repeat runs, kryl's
-own phases (read, setup, solve) and the ratio; and the parse rate of both
-readers in MB/s.  The file is generated with `kryl gen poisson3d --n N` unless
+own phases (read, setup, solve), the phases of its read (parse, rows, sort,
+checks, storage: the upload) and of the GPU's start (context_s, created on a
+thread of its own during the read, and context_wait_s, the read's wait for it
+after the parse), and the ratio; and the parse rate of both readers in MB/s.  The file is generated with `kryl gen poisson3d --n N` unless
 it already exists (7-point 160^3: 4.1 M rows, about 520 MB).
 
 usage: file_to_answer.py KRYL [--n 160] [--file PATH] [--repeat 3] [--backend cuda]
@@ -31,6 +33,11 @@ def kryl_run(kryl, path, backend):
     if done.returncode != 0:
         sys.exit(f"file_to_answer: {' '.join(cmd)} failed:\n{done.stderr}")
     return seconds, json.loads(done.stdout)
+
+
+def info_keys(info):
+    """The read phases kryl's JSON reports, in its order."""
+    return list(info.get("read_phases", {}))
 
 
 def python_run(path, on_gpu):
@@ -85,7 +92,10 @@ def main():
     python_runs = [python_run(path, on_gpu) for _ in range(args.repeat)]
     wall = statistics.median(s for s, _ in kryl_runs)
     info = kryl_runs[-1][1]
-    phases = {k: statistics.median(d[k] for _, d in kryl_runs) for k in ("read_s", "setup_s", "solve_s")}
+    phases = {k: statistics.median(d[k] for _, d in kryl_runs)
+              for k in ("read_s", "setup_s", "solve_s", "context_s", "context_wait_s")}
+    read_phases = {k: statistics.median(d["read_phases"][k] for _, d in kryl_runs)
+                   for k in info_keys(kryl_runs[-1][1])}
     py_wall = statistics.median(r[0] for r in python_runs)
     py_read = statistics.median(r[1] for r in python_runs)
     _, _, py_its, py_relres = python_runs[-1]
@@ -95,12 +105,15 @@ def main():
     print(f"{'kryl solve':22s} {wall:8.3f} {phases['read_s']:8.3f} "
           f"{megabytes / phases['read_s']:7.0f} {info['iterations']:6d} {info['relres']:9.2e}"
           f"   (setup {phases['setup_s']:.3f}, solve {phases['solve_s']:.3f})")
+    print(f"{'':22s} read: " + ", ".join(f"{k} {v:.3f}" for k, v in read_phases.items()) +
+          f"; context {phases['context_s']:.3f} (waited {phases['context_wait_s']:.3f})")
     print(f"{other:22s} {py_wall:8.3f} {py_read:8.3f} {megabytes / py_read:7.0f} "
           f"{py_its:6d} {py_relres:9.2e}")
     print(f"kryl / {other}: wall {wall / py_wall:.2f}x, read {phases['read_s'] / py_read:.2f}x")
     print(f"RESULT file_to_answer n={info['n']} kryl_s={wall:.3f} python_s={py_wall:.3f} "
           f"ratio={wall / py_wall:.3f} kryl_read_mbs={megabytes / phases['read_s']:.0f} "
-          f"scipy_read_mbs={megabytes / py_read:.0f}")
+          f"scipy_read_mbs={megabytes / py_read:.0f} kryl_parse_mbs="
+          f"{megabytes / read_phases['parse'] if read_phases.get('parse') else 0:.0f}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,12 @@ const char *cli_held_error(void) { return held_error; }
 int cli_error(kryl_status status)
 {
     const char *message = kryl_last_error();
-    if (message == NULL || message[0] == '\0') message = kryl_strerror(status);
+    return cli_report(status, message != NULL && message[0] != '\0' ? message : NULL);
+}
+
+int cli_report(kryl_status status, const char *message)
+{
+    if (message == NULL) message = kryl_strerror(status);
     if (hold_device_errors && status == KRYL_ERR_DEVICE_OUT_OF_MEMORY) {
         snprintf(held_error, sizeof held_error, "%s", message);
         return CLI_EXIT_ERROR;
@@ -90,14 +95,14 @@ static kryl_log_level log_level_from_environment(void)
     return KRYL_LOG_WARNING;
 }
 
-kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
-                               int threads, bool deterministic)
+kryl_status cli_context_open(kryl_context *ctx, kryl_backend_kind backend, int device, int threads,
+                             bool deterministic, char *message, size_t size)
 {
     *ctx = NULL;
     if (backend != KRYL_BACKEND_AUTO && !kryl_backend_available(backend)) {
-        cli_error_message("the %s backend is unavailable here (%s)", kryl_backend_name(backend),
-                          backend == KRYL_BACKEND_CUDA ? "not built, or no usable GPU"
-                                                       : "not built");
+        snprintf(message, size, "the %s backend is unavailable here (%s)",
+                 kryl_backend_name(backend),
+                 backend == KRYL_BACKEND_CUDA ? "not built, or no usable GPU" : "not built");
         return KRYL_ERR_BACKEND_UNAVAILABLE;
     }
     kryl_context_options options;
@@ -110,7 +115,20 @@ kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int
     options.log_level = log_level_from_environment();
     kryl_status st =
         cli_mpi_active() ? cli_mpi_context(ctx, &options) : kryl_context_create(ctx, &options);
-    if (st != KRYL_SUCCESS) cli_error(st);
+    const char *error = kryl_last_error();
+    if (st != KRYL_SUCCESS)
+        snprintf(message, size, "%s",
+                 error != NULL && error[0] != '\0' ? error : kryl_strerror(st));
+    return st;
+}
+
+kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
+                               int threads, bool deterministic)
+{
+    char message[1024];
+    kryl_status st =
+        cli_context_open(ctx, backend, device, threads, deterministic, message, sizeof message);
+    if (st != KRYL_SUCCESS) cli_report(st, message);
     return st;
 }
 

@@ -48,6 +48,9 @@ void cli_json_error(kryl_status status, const char *message);
  * to stderr; returns CLI_EXIT_ERROR. */
 int cli_error(kryl_status status);
 
+/* cli_error with `message` (NULL: the status's description). */
+int cli_report(kryl_status status, const char *message);
+
 /* While on, cli_error keeps a KRYL_ERR_DEVICE_OUT_OF_MEMORY to itself
  * instead of printing it (the caller solves on the host instead and says
  * why with cli_held_error). */
@@ -65,6 +68,11 @@ int cli_error_message(const char *fmt, ...) CLI_PRINTF_LIKE(1, 2);
  * asked to start it; every failure is printed. */
 kryl_status cli_context_create(kryl_context *ctx, kryl_backend_kind backend, int device,
                                int threads, bool deterministic);
+
+/* cli_context_create without printing: a failure's message goes to
+ * message[size] (for a caller on another thread; cli_report prints it). */
+kryl_status cli_context_open(kryl_context *ctx, kryl_backend_kind backend, int device, int threads,
+                             bool deterministic, char *message, size_t size);
 
 /* Monotonic wall-clock seconds. */
 double cli_wtime(void);

@@ -242,14 +242,16 @@ static kryl_status generate(solve_job *job, const solve_args *a, const kryl_solv
     return st;
 }
 
-/* Read A, b and x0 (timed as *read_s), set up and solve. */
+/* Read A (from *data where the file was read already), b and x0 (timed,
+ * added to *read_s), set up and solve. */
 static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_options *opt,
-                       double *read_s)
+                       kryl_mtx_data *data, double *read_s)
 {
     double *b = NULL, *x0 = NULL;
     double t0 = cli_wtime();
-    kryl_status st = a->gen != NULL
-                         ? generate(job, a, opt)
+    kryl_status st = a->gen != NULL ? generate(job, a, opt)
+                     : *data != NULL
+                         ? kryl_matrix_from_mtx_data(&job->A, job->ctx, data, opt)
                          : kryl_matrix_read_mtx_for_solve(&job->A, job->ctx, a->matrix, opt);
     if (st != KRYL_SUCCESS) {
         cli_error(st);
@@ -263,7 +265,7 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
         st = cli_amg_nullspace(a->nullspace, a->coordinates, nrows, &nullspace,
                                &o.amg.nullspace_vectors);
     o.amg.nullspace = nullspace;
-    *read_s = cli_wtime() - t0;
+    *read_s += cli_wtime() - t0;
     if (st == KRYL_SUCCESS) st = solve_job_setup(job, &o, !a->quiet);
     job->options.amg.nullspace = NULL; /* read by the setup only */
     free(nullspace);
@@ -284,15 +286,13 @@ static kryl_status run(solve_job *job, const solve_args *a, const kryl_solver_op
     return st;
 }
 
-/* The job's context on `backend`, with the command's settings of it (the
- * host's fallback after the GPU could not hold the problem: no device cap,
- * so --hybrid auto runs there on one backend). */
-static kryl_status start_context(solve_job *job, const solve_args *a,
-                                 const kryl_solver_options *opt, kryl_backend_kind backend,
-                                 bool fallback)
+/* The command's settings of the job's new context (the host's fallback
+ * after the GPU could not hold the problem: no device cap, so --hybrid
+ * auto runs there on one backend). */
+static kryl_status configure_context(solve_job *job, const solve_args *a,
+                                     const kryl_solver_options *opt, bool fallback)
 {
-    kryl_status st =
-        solve_job_context(job, backend, (int)a->device, (int)a->threads, a->deterministic);
+    kryl_status st = KRYL_SUCCESS;
     if (a->monitor > 0) monitor_init(&job->monitor, a->monitor);
     kryl_overlap overlap = KRYL_OVERLAP_NAIVE;
     kryl_overlap_from_name(a->overlap, &overlap);
@@ -310,6 +310,42 @@ static kryl_status start_context(solve_job *job, const solve_args *a,
     return st;
 }
 
+/* The job's context on `backend`, with the command's settings of it. */
+static kryl_status start_context(solve_job *job, const solve_args *a,
+                                 const kryl_solver_options *opt, kryl_backend_kind backend,
+                                 bool fallback)
+{
+    kryl_status st =
+        solve_job_context(job, backend, (int)a->device, (int)a->threads, a->deterministic);
+    return st == KRYL_SUCCESS ? configure_context(job, a, opt, fallback) : st;
+}
+
+/* start_context while the matrix file is read into *data (timed as
+ * *read_s): a GPU's start-up, the driver and the device's context, runs
+ * during the parse instead of before it.  A context that fails is
+ * reported before a file that does, as when the context comes first. */
+static kryl_status start_context_reading(solve_job *job, const solve_args *a,
+                                         const kryl_solver_options *opt, kryl_backend_kind backend,
+                                         kryl_mtx_data *data, double *read_s)
+{
+    solve_job_start start;
+    solve_job_context_start(job, &start, backend, (int)a->device, (int)a->threads,
+                            a->deterministic);
+    double t0 = cli_wtime();
+    kryl_status read = kryl_mtx_data_read(data, a->matrix);
+    *read_s = cli_wtime() - t0;
+    char message[1024] = "";
+    if (read != KRYL_SUCCESS) snprintf(message, sizeof message, "%s", kryl_last_error());
+    kryl_status st = solve_job_context_wait(&start);
+    if (st == KRYL_SUCCESS) st = configure_context(job, a, opt, false);
+    if (st == KRYL_SUCCESS && read != KRYL_SUCCESS) {
+        cli_report(read, message[0] != '\0' ? message : NULL);
+        st = read;
+    }
+    if (st != KRYL_SUCCESS) kryl_mtx_data_destroy(data);
+    return st;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     solve_args a;
@@ -320,7 +356,12 @@ int cmd_solve(int argc, char **argv)
 
     solve_job job;
     double read_s = 0.0;
-    kryl_status st = start_context(&job, &a, &opt, backend, false);
+    kryl_mtx_data data = NULL;
+    /* a GPU starts while the file is read */
+    const bool overlap = a.gen == NULL && !cli_mpi_active() &&
+                         (backend == KRYL_BACKEND_CUDA || backend == KRYL_BACKEND_AUTO);
+    kryl_status st = overlap ? start_context_reading(&job, &a, &opt, backend, &data, &read_s)
+                             : start_context(&job, &a, &opt, backend, false);
     char generated[96];
     const char *name = a.matrix;
     if (a.gen != NULL) {
@@ -332,7 +373,7 @@ int cmd_solve(int argc, char **argv)
                                kryl_context_backend(job.ctx) == KRYL_BACKEND_CUDA &&
                                !cli_mpi_active();
     cli_hold_device_errors(may_fall_back);
-    if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &read_s);
+    if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &data, &read_s);
     cli_hold_device_errors(false);
     if (may_fall_back && st == KRYL_ERR_DEVICE_OUT_OF_MEMORY) {
         fprintf(stderr,
@@ -342,7 +383,7 @@ int cmd_solve(int argc, char **argv)
         solve_job_finish(&job, st);
         read_s = 0.0;
         st = start_context(&job, &a, &opt, KRYL_BACKEND_OMP, true);
-        if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &read_s);
+        if (st == KRYL_SUCCESS) st = run(&job, &a, &opt, &data, &read_s);
     }
     if (st == KRYL_SUCCESS && a.out != NULL) st = write_solution(&job, a.out);
     if (st == KRYL_SUCCESS && a.history != NULL) st = write_history(&job, a.history);
@@ -352,5 +393,6 @@ int cmd_solve(int argc, char **argv)
         else if (!a.quiet)
             solve_report_summary(&job, name, read_s);
     }
+    kryl_mtx_data_destroy(&data);
     return solve_job_finish(&job, st);
 }

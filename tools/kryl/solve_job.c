@@ -15,6 +15,41 @@ kryl_status solve_job_context(solve_job *job, kryl_backend_kind backend, int dev
     return st;
 }
 
+static void *create_context(void *arg)
+{
+    solve_job_start *start = arg;
+    double t0 = cli_wtime();
+    start->status =
+        cli_context_open(&start->job->ctx, start->backend, start->device, start->threads,
+                         start->deterministic, start->message, sizeof start->message);
+    start->job->context_s = cli_wtime() - t0;
+    return NULL;
+}
+
+void solve_job_context_start(solve_job *job, solve_job_start *start, kryl_backend_kind backend,
+                             int device, int threads, bool deterministic)
+{
+    memset(job, 0, sizeof *job);
+    *start = (solve_job_start){.job = job,
+                               .backend = backend,
+                               .device = device,
+                               .threads = threads,
+                               .deterministic = deterministic};
+    start->running = pthread_create(&start->thread, NULL, create_context, start) == 0;
+}
+
+kryl_status solve_job_context_wait(solve_job_start *start)
+{
+    double t0 = cli_wtime();
+    if (start->running)
+        pthread_join(start->thread, NULL);
+    else
+        create_context(start);
+    start->job->context_wait_s = cli_wtime() - t0;
+    if (start->status != KRYL_SUCCESS) cli_report(start->status, start->message);
+    return start->status;
+}
+
 kryl_status solve_job_setup(solve_job *job, const kryl_solver_options *options, bool show_progress)
 {
     job->options = *options;

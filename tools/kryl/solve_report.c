@@ -180,6 +180,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "setup_s", job->setup_s);
     json_double(&w, "solve_s", r->solve_s);
     json_double(&w, "context_s", job->context_s);
+    json_double(&w, "context_wait_s", job->context_wait_s);
     json_double(&w, "time_per_iteration_s",
                 r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0);
     json_begin(&w, "setup_phases");
