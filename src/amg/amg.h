@@ -68,6 +68,9 @@ typedef struct amg_level {
     int32_t *aggregate;
     int64_t naggregates;
     kryl_csr T; /* the tentative prolongator (kept for a resetup) */
+    /* the next level's rows over all ranks, and the first this rank owns
+     * (those of its aggregates; 0 on one rank) */
+    int64_t coarse_rows, coarse_begin;
     /* backend (level 0: the iteration matrix's order and precision) */
     kryl_matrix Ab;    /* this level's matrix (level 0: not owned) */
     kryl_matrix P, R;  /* to and from the next level (NULL on the coarsest) */
@@ -115,6 +118,30 @@ void amg_release(amg_hierarchy *h);
  * aggregates depend on the pattern alone, so this is a fresh setup's
  * hierarchy; with theta > 0 the old values' aggregates are kept. */
 kryl_status amg_update(amg_hierarchy *h);
+
+/* Over several ranks (amg_ranks.c; on one rank the identity): whether the
+ * context spans several ranks; host values summed or maximised over
+ * them; the sum of `count` over the ranks before this one. */
+bool amg_over_ranks(kryl_context ctx);
+void amg_ranks_sum(kryl_context ctx, int64_t *values, int count);
+void amg_ranks_max(kryl_context ctx, double *values, int count);
+int64_t amg_ranks_before(kryl_context ctx, int64_t count);
+/* B = A's couplings among the rank's own rows (local columns 0..n-1). */
+kryl_status amg_diagonal_block(const kryl_csr *A, kryl_csr *B);
+/* Rows of A outside every aggregate that couple to another rank's rows
+ * become aggregates of their own (numbered from *count on). */
+void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *count);
+/* amg_products over ranks (src/dist/dist_amg.c): P, R and Ac with global
+ * columns and this rank's rows. */
+kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_csr *P,
+                               kryl_csr *R, kryl_csr *Ac);
+/* R = P' with this rank's coarse rows [coarse_begin, coarse_end) (on one
+ * rank kryl_csr_transpose). */
+kryl_status amg_ranks_transpose(kryl_context ctx, const kryl_csr *P, int64_t coarse_begin,
+                                int64_t coarse_end, kryl_csr *R);
+/* This rank's rows of the inverse of the whole coarsest matrix (on one
+ * rank amg_dense_inverse). */
+kryl_status amg_ranks_coarse_inverse(kryl_context ctx, const kryl_csr *A, kryl_csr *Ainv);
 
 /* Each level's smoother data on the backend (amg_smoother.c). */
 kryl_status amg_smoother_setup(amg_hierarchy *h, int level);

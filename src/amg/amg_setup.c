@@ -14,12 +14,15 @@
 #include "amg/amg.h"
 #include "core/host_threads.h"
 
-/* A backend matrix of csr (taken over) in `precision`, CSR storage. */
+/* A backend matrix of csr (taken over) in `precision`, CSR storage; over
+ * ranks, cols (or NULL: its rows') are the columns [cols[0], cols[1]) this
+ * rank owns. */
 static kryl_status level_matrix(kryl_context ctx, kryl_csr *csr, kryl_precision precision,
-                                kryl_matrix *M)
+                                const int64_t *cols, kryl_matrix *M)
 {
     kryl_matrix D;
-    KRYL_TRY(kryl_matrix_from_csr(&D, ctx, csr));
+    KRYL_TRY(cols ? kryl_matrix_from_csr_columns(&D, ctx, csr, cols[0], cols[1])
+                  : kryl_matrix_from_csr(&D, ctx, csr));
     if (precision == KRYL_DOUBLE) {
         *M = D;
         return KRYL_SUCCESS;
@@ -33,6 +36,8 @@ static kryl_status level_matrix(kryl_context ctx, kryl_csr *csr, kryl_precision 
 static kryl_status permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr *Q)
 {
     KRYL_TRY(kryl_csr_alloc(Q, P->nrows, P->ncols, kryl_csr_nnz(P)));
+    Q->row_begin = P->row_begin;
+    Q->nrows_global = P->nrows_global;
     for (int64_t i = 0; i < P->nrows; i++) {
         int64_t from = P->row_ptr[perm[i]], len = P->row_ptr[perm[i] + 1] - from;
         Q->row_ptr[i + 1] = Q->row_ptr[i] + len;
@@ -42,32 +47,48 @@ static kryl_status permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr
     return KRYL_SUCCESS;
 }
 
+/* Level 0 in a sorted format's order: P's rows and R's columns follow it
+ * (over ranks, where any rank's rows are sorted: R's columns are then the
+ * ranks' rows in their vectors' order, which the halo of R exchanges). */
+static kryl_status follow_order(amg_hierarchy *h, const amg_level *L, kryl_csr *P, kryl_csr *R)
+{
+    const int32_t *perm = L->Ab->layout->perm;
+    bool ranks = amg_over_ranks(h->ctx);
+    int64_t permuted = perm != NULL;
+    amg_ranks_sum(h->ctx, &permuted, 1);
+    if (permuted == 0) return KRYL_SUCCESS;
+    kryl_csr Q;
+    kryl_status st = perm ? permute_rows(P, perm, &Q) : KRYL_SUCCESS;
+    if (perm && st == KRYL_SUCCESS) {
+        kryl_csr_free(P);
+        *P = Q;
+    }
+    kryl_csr_free(R);
+    st = kryl_context_agree(h->ctx, st);
+    if (st == KRYL_SUCCESS)
+        st = ranks
+                 ? amg_ranks_transpose(h->ctx, P, L->coarse_begin, L->coarse_begin + L->T.ncols, R)
+                 : kryl_csr_transpose(P, R);
+    if (st != KRYL_SUCCESS) kryl_csr_free(P);
+    return st;
+}
+
 /* The backend's P and R = P' of level l (P, R natural; taken over). */
 static kryl_status transfer_matrices(amg_hierarchy *h, int l, kryl_csr *P, kryl_csr *R)
 {
     amg_level *L = &h->levels[l];
     kryl_precision precision = L->Ab->precision;
-    const int32_t *perm = L->Ab->layout->perm;
-    if (perm != NULL) {
-        /* level 0 in a sorted format's order: P's rows and R's columns follow it */
-        kryl_csr Q;
-        kryl_status st = permute_rows(P, perm, &Q);
-        kryl_csr_free(P);
-        kryl_csr_free(R);
-        KRYL_TRY(st);
-        st = kryl_csr_transpose(&Q, R);
-        if (st != KRYL_SUCCESS) {
-            kryl_csr_free(&Q);
-            return st;
-        }
-        *P = Q;
-    }
-    kryl_status st = level_matrix(h->ctx, P, precision, &L->P);
+    KRYL_TRY(follow_order(h, L, P, R));
+    /* over ranks: P's columns are split like the coarse rows, R's like the fine */
+    bool ranks = amg_over_ranks(h->ctx);
+    int64_t coarse[2] = {L->coarse_begin, L->coarse_begin + L->T.ncols};
+    int64_t fine[2] = {L->A->row_begin, L->A->row_begin + L->A->nrows};
+    kryl_status st = level_matrix(h->ctx, P, precision, ranks ? coarse : NULL, &L->P);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(R);
         return st;
     }
-    return level_matrix(h->ctx, R, precision, &L->R);
+    return level_matrix(h->ctx, R, precision, ranks ? fine : NULL, &L->R);
 }
 
 /* The constant near-nullspace, or a copy of the caller's. */
@@ -94,13 +115,15 @@ static kryl_status level_numeric(amg_hierarchy *h, int l)
     h->info.prolong_s += kryl_wtime() - t0;
     /* the damping of Vanek, Mandel & Brezina: omega = 4 / (3 lambda_max(D^-1 A)) */
     double omega = h->opts.aggregation == KRYL_AMG_SMOOTHED ? 4.0 / (3.0 * L->lambda_max) : 0.0;
-    if (st == KRYL_SUCCESS) st = amg_products(h, L, omega, &P, &R, &Ac);
+    if (st == KRYL_SUCCESS)
+        st = amg_over_ranks(h->ctx) ? amg_ranks_products(h, L, omega, &P, &R, &Ac)
+                                    : amg_products(h, L, omega, &P, &R, &Ac);
     double t2 = kryl_wtime();
     kryl_matrix_destroy(&C->Ab);
     kryl_matrix_destroy(&L->P);
     kryl_matrix_destroy(&L->R);
     if (st == KRYL_SUCCESS)
-        st = level_matrix(h->ctx, &Ac, L->Ab->precision, &C->Ab);
+        st = level_matrix(h->ctx, &Ac, L->Ab->precision, NULL, &C->Ab);
     else
         kryl_csr_free(&Ac);
     if (st == KRYL_SUCCESS) {
@@ -115,33 +138,53 @@ static kryl_status level_numeric(amg_hierarchy *h, int l)
     return st;
 }
 
+/* L's aggregates (L->aggregate, L->naggregates): over ranks, those of
+ * each rank's diagonal block, and a row coupled only to other ranks'
+ * rows an aggregate of its own. */
+static kryl_status aggregate(amg_hierarchy *h, amg_level *L)
+{
+    int threads = kryl_host_threads(h->ctx);
+    bool ranks = amg_over_ranks(h->ctx);
+    double t0 = kryl_wtime();
+    kryl_csr block = {0};
+    kryl_status st = ranks ? amg_diagonal_block(L->A, &block) : KRYL_SUCCESS;
+    const kryl_csr *A = ranks ? &block : L->A;
+    amg_graph G = {0};
+    if (st == KRYL_SUCCESS) st = amg_strength(A, h->opts.theta, L->symmetric, threads, &G);
+    kryl_csr_free(&block);
+    KRYL_TRY(st);
+    double t1 = kryl_wtime();
+    L->aggregate = malloc(((size_t)L->A->nrows + 1) * sizeof *L->aggregate);
+    st = L->aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
+         : h->opts.coarsening == KRYL_AMG_MIS2
+             ? amg_aggregate_mis2(&G, threads, L->aggregate, &L->naggregates)
+             : amg_aggregate_greedy(&G, L->aggregate, &L->naggregates);
+    amg_graph_free(&G);
+    if (st == KRYL_SUCCESS && ranks) amg_boundary_singletons(L->A, L->aggregate, &L->naggregates);
+    h->info.strength_s += t1 - t0;
+    h->info.aggregate_s += kryl_wtime() - t1;
+    return st;
+}
+
 /* Level l + 1 from level l: *done when level l is the coarsest. */
 static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc, bool *done)
 {
     amg_level *L = &h->levels[l];
-    const kryl_csr *A = L->A;
-    int threads = kryl_host_threads(h->ctx);
     int k = h->opts.nullspace ? h->opts.nullspace_vectors : 1;
+    kryl_status st = aggregate(h, L);
     double t0 = kryl_wtime();
-    amg_graph G = {0};
-    KRYL_TRY(amg_strength(A, h->opts.theta, L->symmetric, threads, &G));
-    double t1 = kryl_wtime();
-    L->aggregate = malloc(((size_t)A->nrows + 1) * sizeof *L->aggregate);
-    kryl_status st = L->aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
-                     : h->opts.coarsening == KRYL_AMG_MIS2
-                         ? amg_aggregate_mis2(&G, threads, L->aggregate, &L->naggregates)
-                         : amg_aggregate_greedy(&G, L->aggregate, &L->naggregates);
-    amg_graph_free(&G);
-    KRYL_TRY(st);
-    double t2 = kryl_wtime();
-    h->info.strength_s += t1 - t0;
-    h->info.aggregate_s += t2 - t1;
     int64_t nc = 0;
     *done = true;
-    if (L->naggregates == 0) return KRYL_SUCCESS;
-    KRYL_TRY(amg_tentative(L->aggregate, L->naggregates, B, A->nrows, k, &L->T, Bc, &nc));
-    h->info.prolong_s += kryl_wtime() - t2;
-    if ((double)nc > KRYL_AMG_MIN_REDUCTION * (double)A->nrows || nc == 0) {
+    if (st == KRYL_SUCCESS)
+        st = amg_tentative(L->aggregate, L->naggregates, B, L->A->nrows, k, &L->T, Bc, &nc);
+    KRYL_TRY(kryl_context_agree(h->ctx, st));
+    h->info.prolong_s += kryl_wtime() - t0;
+    /* the coarse rows over all ranks, this rank's numbered after those before it */
+    int64_t rows[2] = {nc, L->A->nrows};
+    amg_ranks_sum(h->ctx, rows, 2);
+    L->coarse_rows = rows[0];
+    L->coarse_begin = amg_ranks_before(h->ctx, nc);
+    if ((double)rows[0] > KRYL_AMG_MIN_REDUCTION * (double)rows[1] || rows[0] == 0) {
         /* coarsening has stalled: this level is the coarsest */
         kryl_csr_free(&L->T);
         free(*Bc);
@@ -156,11 +199,12 @@ static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc
 static kryl_status coarse_solver(amg_hierarchy *h)
 {
     amg_level *L = &h->levels[h->nlevels - 1];
-    if (L->A->nrows > KRYL_AMG_DENSE_MAX || L->A->nrows == 0) return KRYL_SUCCESS;
+    int64_t rows = L->A->nrows_global;
+    if (rows > KRYL_AMG_DENSE_MAX || rows == 0) return KRYL_SUCCESS;
     kryl_csr Ainv;
     kryl_matrix_destroy(&L->Ainv);
-    KRYL_TRY(amg_dense_inverse(L->A, &Ainv));
-    return level_matrix(h->ctx, &Ainv, L->Ab->precision, &L->Ainv);
+    KRYL_TRY(amg_ranks_coarse_inverse(h->ctx, L->A, &Ainv));
+    return level_matrix(h->ctx, &Ainv, L->Ab->precision, NULL, &L->Ainv);
 }
 
 /* The smoothers and the coarsest level's inverse, from the levels' values. */
@@ -173,9 +217,9 @@ static kryl_status smoothers_and_coarse_solver(amg_hierarchy *h)
         if (L->mcgs.destroy) L->mcgs.destroy(&L->mcgs);
         memset(&L->mcgs, 0, sizeof L->mcgs);
         /* the coarsest level smooths only when it is too large to invert */
-        if (s == h->nlevels - 1 && L->A->nrows <= KRYL_AMG_DENSE_MAX) break;
+        if (s == h->nlevels - 1 && L->A->nrows_global <= KRYL_AMG_DENSE_MAX) break;
         if (s == h->nlevels - 1) st = amg_lambda_max(L, &L->lambda_max);
-        if (st == KRYL_SUCCESS) st = amg_smoother_setup(h, s);
+        if (st == KRYL_SUCCESS) st = kryl_context_agree(h->ctx, amg_smoother_setup(h, s));
     }
     if (st == KRYL_SUCCESS) st = coarse_solver(h);
     return st;
@@ -201,12 +245,14 @@ static void fill_info(amg_hierarchy *h)
     kryl_amg_info *info = &h->info;
     info->levels = h->nlevels;
     double rows = 0.0, nnz = 0.0;
+    int64_t entries[KRYL_AMG_MAX_LEVELS];
+    for (int l = 0; l < h->nlevels; l++) entries[l] = kryl_csr_nnz(h->levels[l].A);
+    amg_ranks_sum(h->ctx, entries, h->nlevels); /* over ranks: every rank's rows */
     for (int l = 0; l < h->nlevels; l++) {
-        const kryl_csr *A = h->levels[l].A;
-        info->rows[l] = A->nrows;
-        info->nnz[l] = kryl_csr_nnz(A);
-        rows += (double)A->nrows;
-        nnz += (double)kryl_csr_nnz(A);
+        info->rows[l] = h->levels[l].A->nrows_global;
+        info->nnz[l] = entries[l];
+        rows += (double)info->rows[l];
+        nnz += (double)entries[l];
     }
     double rows0 = (double)info->rows[0], nnz0 = (double)info->nnz[0];
     info->grid_complexity = rows0 > 0 ? rows / rows0 : 1.0;
@@ -230,7 +276,7 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     int l = 0;
     for (; st == KRYL_SUCCESS; l++) {
         h->nlevels = l + 1;
-        if (h->levels[l].A->nrows <= opts->coarse_size || l + 1 >= opts->max_levels) break;
+        if (h->levels[l].A->nrows_global <= opts->coarse_size || l + 1 >= opts->max_levels) break;
         double *Bc = NULL;
         bool done = false;
         st = coarsen(h, l, B, &Bc, &done);

@@ -28,15 +28,18 @@ kryl_status amg_lambda_max(const amg_level *L, double *lambda)
     if (diag == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld rows", (long long)n);
     kryl_csr_diagonal(A, diag);
-    bool positive = true;
-    for (int64_t i = 0; i < n; i++) positive = positive && diag[i] > 0.0;
+    /* rows with a_ii <= 0 and rows, over all ranks */
+    int64_t count[2] = {0, n};
+    for (int64_t i = 0; i < n; i++) count[0] += !(diag[i] > 0.0);
+    amg_ranks_sum(L->Ab->ctx, count, 2);
     kryl_status st = KRYL_SUCCESS;
-    if (L->symmetric && positive && n > 0) {
-        int steps = n < KRYL_AMG_LANCZOS_STEPS ? (int)n : KRYL_AMG_LANCZOS_STEPS;
+    if (L->symmetric && count[0] == 0 && count[1] > 0) {
+        int steps = count[1] < KRYL_AMG_LANCZOS_STEPS ? (int)count[1] : KRYL_AMG_LANCZOS_STEPS;
         double lambda_min = 0.0;
         st = kryl_lanczos_extremes(L->Ab, KRYL_PRECOND_JACOBI, steps, &lambda_min, lambda);
     } else {
         *lambda = gershgorin(A, diag);
+        amg_ranks_max(L->Ab->ctx, lambda, 1);
     }
     free(diag);
     if (st == KRYL_SUCCESS && !(*lambda > 0.0 && isfinite(*lambda)))

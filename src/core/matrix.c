@@ -79,7 +79,10 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     return KRYL_SUCCESS;
 }
 
-static kryl_status from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr, bool defer)
+/* cols: the owned columns [cols[0], cols[1]) of a matrix whose columns
+ * are split unlike its rows, or NULL. */
+static kryl_status from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr, bool defer,
+                            const int64_t *cols)
 {
     *A = NULL;
     kryl_host_matrix *host = calloc(1, sizeof *host);
@@ -95,6 +98,9 @@ static kryl_status from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr, boo
     host->csr = *csr;
     host->asymmetry = -1.0;
     host->threads = kryl_host_threads(ctx);
+    host->cols_split = cols != NULL;
+    host->col_begin = cols ? cols[0] : csr->row_begin;
+    host->col_end = cols ? cols[1] : csr->row_begin + csr->nrows;
     csr->row_ptr = NULL;
     csr->col_idx = NULL;
     csr->values = NULL;
@@ -109,12 +115,19 @@ static kryl_status from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr, boo
 
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr)
 {
-    return from_csr(A, ctx, csr, false);
+    return from_csr(A, ctx, csr, false, NULL);
+}
+
+kryl_status kryl_matrix_from_csr_columns(kryl_matrix *A, kryl_context ctx, kryl_csr *csr,
+                                         int64_t col_begin, int64_t col_end)
+{
+    int64_t cols[2] = {col_begin, col_end};
+    return from_csr(A, ctx, csr, false, cols);
 }
 
 kryl_status kryl_matrix_from_caller_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr)
 {
-    return from_csr(A, ctx, csr, ctx->defer_storage);
+    return from_csr(A, ctx, csr, ctx->defer_storage, NULL);
 }
 
 kryl_status kryl_matrix_need_storage(kryl_matrix A, const char *why)
@@ -446,8 +459,8 @@ kryl_status kryl_matrix_spmv(kryl_matrix A, double alpha, kryl_vector x, double 
     KRYL_REQUIRE_ARG(y);
     if (x->ctx != A->ctx || y->ctx != A->ctx)
         return KRYL_ERROR(KRYL_ERR_CONTEXT_MISMATCH, "spmv: operands from different contexts");
-    /* a distributed matrix's columns are distributed like its rows */
-    int64_t ncols = A->dist ? A->layout->n : A->host->csr.ncols;
+    /* a distributed matrix's x holds the columns this rank owns */
+    int64_t ncols = A->dist ? A->host->col_end - A->host->col_begin : A->host->csr.ncols;
     if (x->n != ncols || y->n != A->host->csr.nrows)
         return KRYL_ERROR(
             KRYL_ERR_DIMENSION_MISMATCH, "spmv: A is %lld x %lld but x has %lld and y %lld entries",

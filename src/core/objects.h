@@ -64,6 +64,11 @@ typedef struct kryl_host_matrix {
     uint64_t values_seen; /* kryl_matrix_update_values calls so far */
     /* rows of a distributed matrix: its checks are collective */
     struct kryl_dist_context *dist;
+    /* a distributed matrix whose columns are split unlike its rows (the
+     * transfers of multigrid over ranks): this rank owns the columns
+     * [col_begin, col_end); else it owns the columns of its rows */
+    bool cols_split;
+    int64_t col_begin, col_end;
     int threads; /* for its checks: the creating context's host threads */
     /* created from device arrays (kryl_matrix_create_csr_device): csr's
      * arrays are NULL until a host-side step downloads them from origin's
@@ -133,6 +138,13 @@ void kryl_host_device_model(kryl_device_model *dev);
 
 /* Matrices from a host CSR (takes ownership of csr's arrays, also on failure). */
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
+
+/* The same for a rectangular matrix over several ranks whose columns are
+ * split unlike its rows: this rank owns the columns [col_begin, col_end)
+ * (the ranks' ranges tile csr->ncols in rank order); x of its products
+ * has those entries. */
+kryl_status kryl_matrix_from_csr_columns(kryl_matrix *A, kryl_context ctx, kryl_csr *csr,
+                                         int64_t col_begin, int64_t col_end);
 
 /* The same for a matrix the caller creates (generated, read, from its
  * arrays): its backend storage waits where the context defers it. */

@@ -37,6 +37,34 @@ kryl_status kryl_dist_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precisi
 kryl_status kryl_dist_asymmetry(struct kryl_dist_context *dc, const kryl_csr *A, int threads,
                                 double *worst, double *max_abs);
 
+/* Host values over the ranks (collective): each values[k] becomes the sum
+ * or the maximum over the ranks; the exclusive scan of `value` in rank
+ * order (0 on rank 0). */
+void kryl_dist_host_sum(kryl_context ctx, int64_t *values, int count);
+void kryl_dist_host_max(kryl_context ctx, double *values, int count);
+int64_t kryl_dist_host_exscan(kryl_context ctx, int64_t value);
+
+/* Smoothed aggregation over ranks (dist_amg.c).  A: this rank's rows of a
+ * level (global columns); T: the tentative prolongator of its rows
+ * (columns the rank's aggregates' coarse rows, 0-based), which are the
+ * coarse rows [coarse_begin, coarse_begin + T->ncols) of coarse_rows.
+ * P = (I - omega D^-1 A) T (omega = 0: T) with this rank's rows and
+ * global coarse columns, R = P' and Ac = R A P with this rank's coarse
+ * rows (global columns), made exactly symmetric where `symmetric` and its
+ * pattern is.  Collective. */
+kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
+                                   int64_t coarse_begin, int64_t coarse_rows, double omega,
+                                   bool symmetric, kryl_csr *P, kryl_csr *R, kryl_csr *Ac);
+/* T = M' of a matrix whose ranks hold its rows (global columns): this
+ * rank's rows of T are M's columns [col_begin, col_end) (the ranks' ranges
+ * tile M's columns in rank order).  Collective. */
+kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t col_begin,
+                                    int64_t col_end, kryl_csr *T);
+/* Ainv = this rank's rows of the inverse of the whole matrix whose rows
+ * the ranks hold in A (gathered on every rank and inverted densely there:
+ * a few thousand rows at most).  Collective. */
+kryl_status kryl_dist_amg_coarse_inverse(kryl_context ctx, const kryl_csr *A, kryl_csr *Ainv);
+
 /* Collective read: rank 0 reads the file and hands each rank its rows. */
 kryl_status kryl_dist_read_mtx(kryl_matrix *A, kryl_context ctx, const char *path);
 

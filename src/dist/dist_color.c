@@ -28,37 +28,6 @@
 #include "dist/dist_internal.h"
 #include "order/color_priority.h"
 
-enum { COLOR_TAG = 7302 };
-
-kryl_status kryl_halo_exchange_int32(struct kryl_dist_context *dc, const kryl_halo *h,
-                                     const int32_t *owned, int32_t *ghosts)
-{
-    int32_t *send = malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * sizeof *send);
-    MPI_Request *req = malloc(2 * (size_t)(h->nneigh > 0 ? h->nneigh : 1) * sizeof *req);
-    kryl_status st = send && req ? KRYL_SUCCESS
-                                 : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
-                                              "cannot allocate an exchange of %lld entries",
-                                              (long long)h->nsend);
-    st = kryl_dist_agree_comm(dc->comm, st);
-    /* send[k] = owned[send_rows[k]] */
-    for (int64_t k = 0; st == KRYL_SUCCESS && k < h->nsend; k++) send[k] = owned[h->send_rows[k]];
-    int err = MPI_SUCCESS;
-    for (int q = 0; st == KRYL_SUCCESS && q < h->nneigh && err == MPI_SUCCESS; q++) {
-        /* ghosts[recv_offset ..] <- rank neigh[q];  rank neigh[q] <- send[send_offset ..] */
-        err = MPI_Irecv(ghosts + h->recv_offset[q], h->recv_count[q], MPI_INT32_T, h->neigh[q],
-                        COLOR_TAG, dc->comm, &req[2 * q]);
-        if (err == MPI_SUCCESS)
-            err = MPI_Isend(send + h->send_offset[q], h->send_count[q], MPI_INT32_T, h->neigh[q],
-                            COLOR_TAG, dc->comm, &req[2 * q + 1]);
-    }
-    if (st == KRYL_SUCCESS && err == MPI_SUCCESS)
-        err = MPI_Waitall(2 * h->nneigh, req, MPI_STATUSES_IGNORE);
-    if (st == KRYL_SUCCESS) st = kryl_mpi_status(err, "the exchange of colors");
-    free(send);
-    free(req);
-    return st;
-}
-
 /* The entries (i, j) of A's owned rows with j owned by another rank, as
  * global pairs grouped by that rank (counts[p] pairs for rank p). */
 static kryl_status remote_pairs(const kryl_csr *A, const int64_t *begin, int size, int *counts,

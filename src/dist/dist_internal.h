@@ -111,11 +111,25 @@ kryl_status kryl_dist_boundary_add(struct kryl_dist_context *dc, struct kryl_dis
                                    double alpha, kryl_vector y, const kryl_monitor *monitor);
 
 /* ---- halo.c ---- */
-/* Build the halo of csr's rows (global columns) and split them into the
- * local part (columns - row_begin) and the non-local part (ghost index). */
+/* Build the halo of csr's rows (global columns; rank r owns the columns
+ * [begin[r], begin[r+1]), for a square matrix its rows) and split them
+ * into the local part (columns - begin[rank]) and the non-local part
+ * (ghost index). */
 kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, const int64_t *begin,
                             kryl_halo **halo, kryl_csr *loc, kryl_csr *nl);
 void kryl_halo_release(kryl_halo *halo);
+/* ghosts[k] = the value its owner holds for ghost k of h, owned[i] being
+ * this rank's value of its row i, one MPI `type` each (host memory;
+ * collective over h's neighbours); _int32 for int32_t. */
+kryl_status kryl_halo_exchange(struct kryl_dist_context *dc, const kryl_halo *h, MPI_Datatype type,
+                               const void *owned, void *ghosts);
+kryl_status kryl_halo_exchange_int32(struct kryl_dist_context *dc, const kryl_halo *h,
+                                     const int32_t *owned, int32_t *ghosts);
+/* G = the rows of M (this rank's rows, any int32 columns) that h's ghosts
+ * are on their owners: h->nghost rows, columns as the owners store them
+ * (dist_ghost_rows.c; collective over h's neighbours). */
+kryl_status kryl_halo_ghost_rows(struct kryl_dist_context *dc, const kryl_halo *h,
+                                 const kryl_csr *M, kryl_csr *G);
 
 /* ---- dist_partition.c ---- */
 /* begin[0..size] for rows of the given lengths (prefix offsets row_ptr),
@@ -175,11 +189,6 @@ typedef struct kryl_dist_coloring {
 kryl_status kryl_dist_color(struct kryl_dist_context *dc, const kryl_csr *A, const int64_t *begin,
                             kryl_dist_coloring *c);
 void kryl_dist_coloring_free(kryl_dist_coloring *c);
-/* ghosts[k] = the value its owner holds for ghost k of h, owned[i] being
- * this rank's value of its row i (host memory; collective over h's
- * neighbours). */
-kryl_status kryl_halo_exchange_int32(struct kryl_dist_context *dc, const kryl_halo *h,
-                                     const int32_t *owned, int32_t *ghosts);
 
 /* ---- dist_thread.c: the communication thread of task mode ---- */
 kryl_status kryl_comm_thread_start(struct kryl_comm_thread **t);

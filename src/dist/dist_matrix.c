@@ -149,14 +149,21 @@ kryl_status kryl_dist_matrix_setup(kryl_context ctx, kryl_matrix A)
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS)
         st = kryl_dist_rows_gather(dc, csr->row_begin, csr->nrows, csr->nrows_global, &d->rows);
-    if (st == KRYL_SUCCESS && csr->nrows_global != csr->ncols)
+    if (st == KRYL_SUCCESS && csr->nrows_global != csr->ncols && !A->host->cols_split)
         st = KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                         "a matrix distributed over ranks must be square (its columns are "
                         "distributed like its rows); this one is %lld x %lld",
                         (long long)csr->nrows_global, (long long)csr->ncols);
     st = kryl_dist_agree(ctx, st);
+    /* the columns' owners: the rows' unless the caller split them otherwise */
+    kryl_dist_rows *cols = NULL;
+    if (st == KRYL_SUCCESS && A->host->cols_split)
+        st = kryl_dist_rows_gather(dc, A->host->col_begin, A->host->col_end - A->host->col_begin,
+                                   csr->ncols, &cols);
     kryl_csr loc, nl;
-    if (st == KRYL_SUCCESS) st = kryl_halo_build(dc, csr, d->rows->begin, &d->halo, &loc, &nl);
+    if (st == KRYL_SUCCESS)
+        st = kryl_halo_build(dc, csr, (cols ? cols : d->rows)->begin, &d->halo, &loc, &nl);
+    kryl_dist_rows_release(cols);
     if (st == KRYL_SUCCESS) {
         /* the parts take over loc's and nl's arrays */
         kryl_status st_nl = KRYL_SUCCESS;

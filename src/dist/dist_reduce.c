@@ -42,3 +42,20 @@ kryl_status kryl_dist_reduce_end(kryl_context ctx)
     return d->inner_ops->upload(ctx, d->reduce_first.ptr, d->reduce_buf,
                                 (size_t)d->reduce_count * sizeof(double));
 }
+
+void kryl_dist_host_sum(kryl_context ctx, int64_t *values, int count)
+{
+    MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T, MPI_SUM, ctx->dist->comm);
+}
+
+void kryl_dist_host_max(kryl_context ctx, double *values, int count)
+{
+    MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, ctx->dist->comm);
+}
+
+int64_t kryl_dist_host_exscan(kryl_context ctx, int64_t value)
+{
+    int64_t before = 0;
+    MPI_Exscan(&value, &before, 1, MPI_INT64_T, MPI_SUM, ctx->dist->comm);
+    return ctx->dist->rank == 0 ? 0 : before; /* rank 0's result is undefined */
+}

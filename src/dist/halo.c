@@ -56,7 +56,7 @@ static kryl_status split_rows(const kryl_csr *csr, int64_t lo, int64_t hi, const
 {
     int64_t n = csr->nrows, nnz = kryl_csr_nnz(csr), nnz_nl = 0;
     for (int64_t k = 0; k < nnz; k++) nnz_nl += csr->col_idx[k] < lo || csr->col_idx[k] >= hi;
-    KRYL_TRY(kryl_csr_alloc(loc, n, n, nnz - nnz_nl));
+    KRYL_TRY(kryl_csr_alloc(loc, n, hi - lo, nnz - nnz_nl));
     kryl_status st = kryl_csr_alloc(nl, n, g, nnz_nl);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(loc);
@@ -158,7 +158,8 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
 {
     *halo = NULL;
     int size = dc->size;
-    int64_t lo = csr->row_begin, hi = csr->row_begin + csr->nrows;
+    /* the columns this rank owns: its rows' for a square matrix */
+    int64_t lo = begin[dc->rank], hi = begin[dc->rank + 1];
     int32_t *ghosts = NULL;
     int64_t g = 0;
     kryl_halo *h = calloc(1, sizeof *h);
@@ -173,7 +174,7 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
         h->nghost = g;
         /* recv[p] = ghosts owned by rank p */
         for (int64_t k = 0; k < g; k++) recv[kryl_dist_owner(begin, size, ghosts[k])]++;
-        st = exchange_requests(dc, h, ghosts, lo, csr->nrows, recv, send, rdispl, sdispl);
+        st = exchange_requests(dc, h, ghosts, lo, hi - lo, recv, send, rdispl, sdispl);
     }
     if (st == KRYL_SUCCESS) st = make_neighbours(h, size, recv, send);
     if (st == KRYL_SUCCESS) st = split_rows(csr, lo, hi, ghosts, g, loc, nl);
@@ -186,4 +187,45 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
     }
     *halo = h;
     return KRYL_SUCCESS;
+}
+
+enum { EXCHANGE_TAG = 7302 };
+
+kryl_status kryl_halo_exchange(struct kryl_dist_context *dc, const kryl_halo *h, MPI_Datatype type,
+                               const void *owned, void *ghosts)
+{
+    int es = 0;
+    MPI_Type_size(type, &es);
+    char *send = malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * (size_t)es);
+    MPI_Request *req = malloc(2 * (size_t)(h->nneigh > 0 ? h->nneigh : 1) * sizeof *req);
+    kryl_status st = send && req ? KRYL_SUCCESS
+                                 : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                              "cannot allocate an exchange of %lld entries",
+                                              (long long)h->nsend);
+    st = kryl_dist_agree_comm(dc->comm, st);
+    /* send[k] = owned[send_rows[k]] */
+    for (int64_t k = 0; st == KRYL_SUCCESS && k < h->nsend; k++)
+        memcpy(send + (size_t)k * es, (const char *)owned + (size_t)h->send_rows[k] * es,
+               (size_t)es);
+    int err = MPI_SUCCESS;
+    for (int q = 0; st == KRYL_SUCCESS && q < h->nneigh && err == MPI_SUCCESS; q++) {
+        /* ghosts[recv_offset ..] <- rank neigh[q];  rank neigh[q] <- send[send_offset ..] */
+        err = MPI_Irecv((char *)ghosts + (size_t)h->recv_offset[q] * es, h->recv_count[q], type,
+                        h->neigh[q], EXCHANGE_TAG, dc->comm, &req[2 * q]);
+        if (err == MPI_SUCCESS)
+            err = MPI_Isend(send + (size_t)h->send_offset[q] * es, h->send_count[q], type,
+                            h->neigh[q], EXCHANGE_TAG, dc->comm, &req[2 * q + 1]);
+    }
+    if (st == KRYL_SUCCESS && err == MPI_SUCCESS)
+        err = MPI_Waitall(2 * h->nneigh, req, MPI_STATUSES_IGNORE);
+    if (st == KRYL_SUCCESS) st = kryl_mpi_status(err, "a halo exchange of host values");
+    free(send);
+    free(req);
+    return st;
+}
+
+kryl_status kryl_halo_exchange_int32(struct kryl_dist_context *dc, const kryl_halo *h,
+                                     const int32_t *owned, int32_t *ghosts)
+{
+    return kryl_halo_exchange(dc, h, MPI_INT32_T, owned, ghosts);
 }

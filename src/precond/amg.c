@@ -66,14 +66,20 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
                                     const kryl_solver_options *opts)
 {
     const kryl_csr *csr = &A->host->csr;
-    if (csr->nrows_global != csr->ncols || csr->nrows != csr->nrows_global)
+    bool ranks = amg_over_ranks(A->ctx);
+    if (csr->nrows_global != csr->ncols || (csr->nrows != csr->nrows_global && !ranks))
         return KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                           "amg: the matrix is %lld x %lld (%lld rows here); AMG needs a square "
-                          "matrix on one rank",
+                          "matrix",
                           (long long)csr->nrows_global, (long long)csr->ncols,
                           (long long)csr->nrows);
     kryl_amg_options o = opts->amg;
     KRYL_TRY(kryl_amg_options_check(&o, csr->nrows));
+    if (ranks && o.nullspace != NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "amg: a near-nullspace of the caller's (--nullspace, --coordinates) "
+                          "is not taken over several ranks yet; the constant one is");
+
     if (o.sweeps == 0) o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV ? 2 : 1;
     /* smoothing P with a nonsymmetric A stalls GMRES (convection-diffusion 300^2: no
      * convergence in 10000 iterations, plain 56) */

@@ -252,17 +252,18 @@ static kryl_status check_positive_diagonal(kryl_matrix A, const kryl_method_ops 
 
 /* The preconditioner's matrix over several ranks: the local part for the
  * row-local ones (Jacobi; block Jacobi then has one or more blocks per
- * rank), the whole distributed matrix for lspoly (SpMVs and dots) and
- * mcssor (a coloring of the global graph, swept color by color with halo
- * exchanges: src/dist/dist_mcssor.c); the others need the whole matrix on
- * one rank. */
+ * rank), the whole distributed matrix for lspoly (SpMVs and dots), mcssor
+ * (a coloring of the global graph, swept color by color with halo
+ * exchanges: src/dist/dist_mcssor.c) and amg (aggregates within each
+ * rank, distributed levels: src/amg/amg_ranks.c); the others need the
+ * whole matrix on one rank. */
 static kryl_status precond_matrix(kryl_matrix Aw, kryl_precond_kind kind, kryl_matrix *M)
 {
     *M = Aw;
     int size = 1;
     KRYL_TRY(kryl_context_rank(Aw->ctx, NULL, &size));
     if (size == 1 || kind == KRYL_PRECOND_NONE || kind == KRYL_PRECOND_LSPOLY ||
-        kind == KRYL_PRECOND_MCSSOR)
+        kind == KRYL_PRECOND_MCSSOR || kind == KRYL_PRECOND_AMG)
         return KRYL_SUCCESS;
     if (kind == KRYL_PRECOND_JACOBI || kind == KRYL_PRECOND_BJACOBI) {
         *M = kryl_matrix_local_part(Aw);
@@ -270,8 +271,8 @@ static kryl_status precond_matrix(kryl_matrix Aw, kryl_precond_kind kind, kryl_m
     }
     return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
                       "the %s preconditioner needs the whole matrix on one rank, but it is "
-                      "distributed over %d ranks; use jacobi, bjacobi (blocks within each "
-                      "rank's rows), lspoly or mcssor",
+                      "distributed over %d ranks; use amg, jacobi, bjacobi (blocks within "
+                      "each rank's rows), lspoly or mcssor",
                       kryl_precond_name(kind), size);
 }
 

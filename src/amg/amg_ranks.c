@@ -1,0 +1,114 @@
+/*
+ * The hierarchy over several ranks (a distributed level matrix): each
+ * rank aggregates its own rows on the strength graph of its diagonal block
+ * (the couplings among its rows), so no aggregate crosses a rank
+ * boundary; the coarse rows are numbered rank after rank (an exclusive
+ * scan of the ranks' counts), so rank r owns the coarse rows of its own
+ * aggregates and every level is split over the ranks like the one above
+ * it.  The products are src/dist/dist_amg.c's.  On one rank (or in a
+ * build without MPI) every call here is the identity.
+ */
+#include <stdlib.h>
+
+#include "amg/amg.h"
+#ifdef KRYL_HAVE_MPI
+#include "dist/dist.h"
+#endif
+
+bool amg_over_ranks(kryl_context ctx)
+{
+#ifdef KRYL_HAVE_MPI
+    return kryl_dist_active(ctx);
+#else
+    (void)ctx;
+    return false;
+#endif
+}
+
+void amg_ranks_sum(kryl_context ctx, int64_t *values, int count)
+{
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) kryl_dist_host_sum(ctx, values, count);
+#endif
+    (void)ctx, (void)values, (void)count;
+}
+
+void amg_ranks_max(kryl_context ctx, double *values, int count)
+{
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) kryl_dist_host_max(ctx, values, count);
+#endif
+    (void)ctx, (void)values, (void)count;
+}
+
+int64_t amg_ranks_before(kryl_context ctx, int64_t count)
+{
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) return kryl_dist_host_exscan(ctx, count);
+#endif
+    (void)ctx, (void)count;
+    return 0;
+}
+
+kryl_status amg_diagonal_block(const kryl_csr *A, kryl_csr *B)
+{
+    int64_t lo = A->row_begin, hi = lo + A->nrows, nnz = 0;
+    for (int64_t k = 0; k < kryl_csr_nnz(A); k++) nnz += A->col_idx[k] >= lo && A->col_idx[k] < hi;
+    KRYL_TRY(kryl_csr_alloc(B, A->nrows, A->nrows, nnz));
+    int64_t out = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if (A->col_idx[k] >= lo && A->col_idx[k] < hi) {
+                B->col_idx[out] = (int32_t)(A->col_idx[k] - lo);
+                B->values[out++] = A->values[k];
+            }
+        B->row_ptr[i + 1] = out;
+    }
+    return KRYL_SUCCESS;
+}
+
+void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *count)
+{
+    int64_t lo = A->row_begin, hi = lo + A->nrows;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        if (aggregate[i] >= 0) continue;
+        bool outside = false;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1] && !outside; k++)
+            outside = (A->col_idx[k] < lo || A->col_idx[k] >= hi) && A->values[k] != 0.0;
+        if (outside) aggregate[i] = (int32_t)(*count)++;
+    }
+}
+
+kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_csr *P,
+                               kryl_csr *R, kryl_csr *Ac)
+{
+#ifdef KRYL_HAVE_MPI
+    double t0 = kryl_wtime();
+    kryl_status st = kryl_dist_amg_products(h->ctx, L->A, &L->T, L->coarse_begin, L->coarse_rows,
+                                            omega, L->symmetric, P, R, Ac);
+    h->info.galerkin_s += kryl_wtime() - t0;
+    return st;
+#else
+    (void)h, (void)L, (void)omega, (void)P, (void)R, (void)Ac;
+    return KRYL_ERROR(KRYL_ERR_INTERNAL, "amg: a hierarchy over ranks in a build without MPI");
+#endif
+}
+
+kryl_status amg_ranks_transpose(kryl_context ctx, const kryl_csr *P, int64_t coarse_begin,
+                                int64_t coarse_end, kryl_csr *R)
+{
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) return kryl_dist_csr_transpose(ctx, P, coarse_begin, coarse_end, R);
+#endif
+    (void)ctx, (void)coarse_begin, (void)coarse_end;
+    return kryl_csr_transpose(P, R);
+}
+
+kryl_status amg_ranks_coarse_inverse(kryl_context ctx, const kryl_csr *A, kryl_csr *Ainv)
+{
+#ifdef KRYL_HAVE_MPI
+    if (kryl_dist_active(ctx)) return kryl_dist_amg_coarse_inverse(ctx, A, Ainv);
+#endif
+    (void)ctx;
+    return amg_dense_inverse(A, Ainv);
+}

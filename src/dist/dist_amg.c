@@ -1,0 +1,352 @@
+/*
+ * The products of smoothed aggregation over ranks (Vanek, Mandel & Brezina
+ * 1996, section 3, as src/amg/amg_galerkin.c forms them on one rank), from
+ * a rank's rows of A and the tentative prolongator T of its own
+ * aggregates (no aggregate crosses a rank boundary, so T is block
+ * diagonal over the ranks):
+ *   - the rank's rows are one matrix over [owned columns; ghosts] (the
+ *     halo of A), and the rows of T, then of P, at the ghosts come from
+ *     their owners (kryl_halo_ghost_rows), so P = (I - omega D^-1 A) T and
+ *     A P are host products of local pieces (kryl_csr_multiply) over
+ *     compact column numberings;
+ *   - P' (A P) summed over the rank's own fine rows is its share of
+ *     A_c = P' A P: each entry goes to the rank owning its coarse row
+ *     (kryl_dist_route_entries), which sums the shares; R = P' likewise;
+ *   - the coarsest matrix is gathered on every rank and inverted there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg/amg.h"
+#include "core/host_threads.h"
+#include "dist/dist_internal.h"
+
+/* X = [loc nl] over the columns [owned; ghosts] (nl's columns shifted by n). */
+static kryl_status extended(const kryl_csr *loc, const kryl_csr *nl, kryl_csr *X)
+{
+    int64_t n = loc->nrows;
+    KRYL_TRY(kryl_csr_alloc(X, n, loc->ncols + nl->ncols, kryl_csr_nnz(loc) + kryl_csr_nnz(nl)));
+    int64_t out = 0;
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t k = loc->row_ptr[i]; k < loc->row_ptr[i + 1]; k++, out++) {
+            X->col_idx[out] = loc->col_idx[k];
+            X->values[out] = loc->values[k];
+        }
+        for (int64_t k = nl->row_ptr[i]; k < nl->row_ptr[i + 1]; k++, out++) {
+            X->col_idx[out] = (int32_t)(loc->ncols + nl->col_idx[k]);
+            X->values[out] = nl->values[k];
+        }
+        X->row_ptr[i + 1] = out;
+    }
+    return KRYL_SUCCESS;
+}
+
+static int compare_int32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* C = the rows of `own` then those of `ghost` (global columns) over compact
+ * columns: [lo, hi) as 0..hi-lo-1, then the other columns that occur, in
+ * increasing order; map[c] = the global column of compact column c. */
+static kryl_status compact_columns(const kryl_csr *own, const kryl_csr *ghost, int64_t lo,
+                                   int64_t hi, kryl_csr *C, int32_t **map)
+{
+    int64_t a = kryl_csr_nnz(own), b = kryl_csr_nnz(ghost), others = 0;
+    int32_t *list = malloc((size_t)(hi - lo + a + b + 1) * sizeof *list);
+    kryl_status st = list ? kryl_csr_alloc(C, own->nrows + ghost->nrows, 0, a + b)
+                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld columns",
+                                       (long long)(a + b));
+    if (st != KRYL_SUCCESS) {
+        free(list);
+        return st;
+    }
+    int32_t *outside = list + (hi - lo);
+    for (int64_t k = 0; k < a + b; k++) {
+        int32_t j = k < a ? own->col_idx[k] : ghost->col_idx[k - a];
+        if (j < lo || j >= hi) outside[others++] = j;
+    }
+    qsort(outside, (size_t)others, sizeof *outside, compare_int32);
+    int64_t unique = 0;
+    for (int64_t k = 0; k < others; k++)
+        if (unique == 0 || outside[k] != outside[unique - 1]) outside[unique++] = outside[k];
+    for (int64_t c = 0; c < hi - lo; c++) list[c] = (int32_t)(lo + c);
+    C->ncols = hi - lo + unique;
+    for (int64_t i = 0; i < C->nrows; i++) {
+        const kryl_csr *M = i < own->nrows ? own : ghost;
+        int64_t r = i < own->nrows ? i : i - own->nrows;
+        int64_t len = M->row_ptr[r + 1] - M->row_ptr[r];
+        C->row_ptr[i + 1] = C->row_ptr[i] + len;
+        for (int64_t k = 0; k < len; k++) {
+            int32_t j = M->col_idx[M->row_ptr[r] + k];
+            int64_t c = j - lo;
+            if (j < lo || j >= hi) {
+                const int32_t *at = bsearch(&j, outside, (size_t)unique, sizeof j, compare_int32);
+                c = hi - lo + (at - outside);
+            }
+            C->col_idx[C->row_ptr[i] + k] = (int32_t)c;
+            C->values[C->row_ptr[i] + k] = M->values[M->row_ptr[r] + k];
+        }
+    }
+    *map = list;
+    return KRYL_SUCCESS;
+}
+
+/* C's compact columns back to global ones through map (rows sorted again). */
+static void expand_columns(kryl_csr *C, const int32_t *map, int64_t ncols)
+{
+    for (int64_t k = 0; k < kryl_csr_nnz(C); k++) C->col_idx[k] = map[C->col_idx[k]];
+    for (int64_t i = 0; i < C->nrows; i++)
+        kryl_csr_sort_row(C->col_idx + C->row_ptr[i], C->values + C->row_ptr[i],
+                          C->row_ptr[i + 1] - C->row_ptr[i]);
+    C->ncols = ncols;
+}
+
+/* S = I - omega D^-1 X over X's columns (the owned ones first: a_ii is at column i). */
+static kryl_status jacobi_smoother(const kryl_csr *X, double omega, int64_t row_begin, kryl_csr *S)
+{
+    KRYL_TRY(kryl_csr_alloc(S, X->nrows, X->ncols, kryl_csr_nnz(X)));
+    memcpy(S->row_ptr, X->row_ptr, ((size_t)X->nrows + 1) * sizeof *S->row_ptr);
+    for (int64_t i = 0; i < X->nrows; i++) {
+        int64_t d = kryl_csr_find(X, i, i);
+        if (d < 0 || X->values[d] == 0.0) {
+            kryl_csr_free(S);
+            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                              "amg: a_ii of row %lld of a level is zero; smoothed aggregation "
+                              "divides by the diagonal (try --amg-aggregation plain)",
+                              (long long)(row_begin + i));
+        }
+        for (int64_t k = X->row_ptr[i]; k < X->row_ptr[i + 1]; k++) {
+            /* s_ij = delta_ij - omega a_ij / a_ii */
+            S->col_idx[k] = X->col_idx[k];
+            S->values[k] = (k == d ? 1.0 : 0.0) - omega * X->values[k] / X->values[d];
+        }
+    }
+    return KRYL_SUCCESS;
+}
+
+/* M's rows with global columns: T's (the rank's coarse rows from coarse_begin). */
+static kryl_status global_tentative(const kryl_csr *T, int64_t coarse_begin, int64_t coarse_rows,
+                                    kryl_csr *M)
+{
+    KRYL_TRY(kryl_csr_alloc(M, T->nrows, coarse_rows, kryl_csr_nnz(T)));
+    memcpy(M->row_ptr, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *M->row_ptr);
+    for (int64_t k = 0; k < kryl_csr_nnz(T); k++) {
+        M->col_idx[k] = (int32_t)(coarse_begin + T->col_idx[k]);
+        M->values[k] = T->values[k];
+    }
+    return KRYL_SUCCESS;
+}
+
+/* The rows [begin, end) of a matrix of nrows x ncols from entries every
+ * rank holds some of (each sent to the rank owning its row, repeats summed). */
+static kryl_status route_rows(kryl_context ctx, kryl_coo *coo, int64_t begin, int64_t end,
+                              kryl_csr *M)
+{
+    kryl_coo routed;
+    memset(M, 0, sizeof *M);
+    kryl_status st = kryl_dist_route_entries(ctx, coo, begin, end, &routed);
+    if (st == KRYL_SUCCESS) st = kryl_csr_from_coo(M, &routed, coo->nrows, begin, end);
+    kryl_coo_free(&routed);
+    return kryl_dist_agree(ctx, st);
+}
+
+/* The entries of M (rows from M->row_begin; column maps cmap, row map rmap
+ * or NULL: global already) as coordinates, transposed where asked. */
+static kryl_status entries(const kryl_csr *M, const int32_t *rmap, const int32_t *cmap,
+                           bool transpose, int64_t nrows, int64_t ncols, kryl_coo *coo)
+{
+    memset(coo, 0, sizeof *coo);
+    coo->nrows = nrows;
+    coo->ncols = ncols;
+    int64_t nnz = kryl_csr_nnz(M);
+    KRYL_TRY(kryl_coo_reserve(coo, nnz > 0 ? nnz : 1));
+    for (int64_t i = 0; i < M->nrows; i++)
+        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
+            int64_t r = rmap ? rmap[i] : M->row_begin + i;
+            int64_t c = cmap ? cmap[M->col_idx[k]] : M->col_idx[k];
+            coo->rows[coo->count] = transpose ? c : r;
+            coo->cols[coo->count] = transpose ? r : c;
+            coo->values[coo->count++] = M->values[k];
+        }
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t col_begin,
+                                    int64_t col_end, kryl_csr *T)
+{
+    kryl_coo coo;
+    kryl_status st = entries(M, NULL, NULL, true, M->ncols, M->nrows_global, &coo);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) st = route_rows(ctx, &coo, col_begin, col_end, T);
+    kryl_coo_free(&coo);
+    return st;
+}
+
+/* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern on every rank (a + b ==
+ * b + a: symmetric to the last bit), else Ac as it is. */
+static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac)
+{
+    kryl_csr T = {0};
+    KRYL_TRY(kryl_dist_csr_transpose(ctx, Ac, Ac->row_begin, Ac->row_begin + Ac->nrows, &T));
+    int64_t nnz = kryl_csr_nnz(Ac);
+    int same = kryl_csr_nnz(&T) == nnz &&
+               memcmp(T.row_ptr, Ac->row_ptr, ((size_t)Ac->nrows + 1) * sizeof *T.row_ptr) == 0 &&
+               memcmp(T.col_idx, Ac->col_idx, (size_t)nnz * sizeof *T.col_idx) == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, ctx->dist->comm);
+    if (same)
+        for (int64_t k = 0; k < nnz; k++) Ac->values[k] = 0.5 * (Ac->values[k] + T.values[k]);
+    kryl_csr_free(&T);
+    return KRYL_SUCCESS;
+}
+
+/* The pieces of one rank's products, freed together. */
+typedef struct products {
+    kryl_dist_rows *rows;
+    kryl_halo *halo;
+    kryl_csr loc, nl, X, T, ghost, Tc, S, Pc, AP, Pt, C;
+    int32_t *map;
+    kryl_coo coo;
+} products;
+
+static void products_free(products *p)
+{
+    kryl_dist_rows_release(p->rows);
+    kryl_halo_release(p->halo);
+    kryl_csr *all[] = {&p->loc, &p->nl, &p->X,  &p->T,  &p->ghost, &p->Tc,
+                       &p->S,   &p->Pc, &p->AP, &p->Pt, &p->C};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
+    free(p->map);
+    kryl_coo_free(&p->coo);
+}
+
+/* P of the rank's rows (global coarse columns). */
+static kryl_status prolongator(kryl_context ctx, products *p, const kryl_csr *A, int64_t cb,
+                               int64_t ce, double omega, kryl_csr *P)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    int threads = kryl_host_threads(ctx);
+    if (omega == 0.0) {
+        /* P = T */
+        *P = p->T;
+        memset(&p->T, 0, sizeof p->T);
+        return KRYL_SUCCESS;
+    }
+    /* T's rows at A's ghosts, then P = S [T; T_ghosts] over compact columns */
+    kryl_status st = kryl_halo_ghost_rows(dc, p->halo, &p->T, &p->ghost);
+    if (st == KRYL_SUCCESS) st = compact_columns(&p->T, &p->ghost, cb, ce, &p->Tc, &p->map);
+    if (st == KRYL_SUCCESS) st = jacobi_smoother(&p->X, omega, A->row_begin, &p->S);
+    if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p->S, &p->Tc, P, threads);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) expand_columns(P, p->map, p->T.ncols);
+    kryl_csr_free(&p->ghost);
+    free(p->map);
+    p->map = NULL;
+    return st;
+}
+
+kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
+                                   int64_t coarse_begin, int64_t coarse_rows, double omega,
+                                   bool symmetric, kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    int threads = kryl_host_threads(ctx);
+    int64_t cb = coarse_begin, ce = coarse_begin + T->ncols, n = A->nrows;
+    products p;
+    memset(&p, 0, sizeof p);
+    memset(P, 0, sizeof *P);
+    memset(R, 0, sizeof *R);
+    memset(Ac, 0, sizeof *Ac);
+    kryl_status st = kryl_dist_rows_gather(dc, A->row_begin, n, A->nrows_global, &p.rows);
+    if (st == KRYL_SUCCESS) st = kryl_halo_build(dc, A, p.rows->begin, &p.halo, &p.loc, &p.nl);
+    if (st == KRYL_SUCCESS) st = extended(&p.loc, &p.nl, &p.X);
+    if (st == KRYL_SUCCESS) st = global_tentative(T, coarse_begin, coarse_rows, &p.T);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) st = prolongator(ctx, &p, A, cb, ce, omega, P);
+    if (st == KRYL_SUCCESS) {
+        P->row_begin = A->row_begin;
+        P->nrows_global = A->nrows_global;
+        /* A P over [P; P's rows at the ghosts] in compact columns; C = P' (A P) of the rank's rows
+         */
+        st = kryl_halo_ghost_rows(dc, p.halo, P, &p.ghost);
+    }
+    if (st == KRYL_SUCCESS) st = compact_columns(P, &p.ghost, cb, ce, &p.Pc, &p.map);
+    if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.X, &p.Pc, &p.AP, threads);
+    if (st == KRYL_SUCCESS) {
+        kryl_csr own = p.Pc;
+        own.nrows = n; /* the rank's rows of [P; P_ghosts] */
+        st = kryl_csr_transpose(&own, &p.Pt);
+    }
+    if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.Pt, &p.AP, &p.C, threads);
+    /* every entry of the rank's share of Ac to the rank owning its row */
+    if (st == KRYL_SUCCESS)
+        st = entries(&p.C, p.map, p.map, false, coarse_rows, coarse_rows, &p.coo);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) st = route_rows(ctx, &p.coo, cb, ce, Ac);
+    kryl_coo_free(&p.coo);
+    if (st == KRYL_SUCCESS) st = kryl_dist_csr_transpose(ctx, P, cb, ce, R);
+    if (st == KRYL_SUCCESS && symmetric) st = symmetrize(ctx, Ac);
+    products_free(&p);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(P);
+        kryl_csr_free(R);
+        kryl_csr_free(Ac);
+    }
+    return st;
+}
+
+kryl_status kryl_dist_amg_coarse_inverse(kryl_context ctx, const kryl_csr *A, kryl_csr *Ainv)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    int size = dc->size;
+    int64_t N = A->nrows_global, nnz = kryl_csr_nnz(A);
+    memset(Ainv, 0, sizeof *Ainv);
+    int *counts = malloc(4 * (size_t)size * sizeof *counts);
+    int64_t *len = malloc(((size_t)N + 1) * sizeof *len);
+    int64_t mine[2] = {A->nrows, nnz}, *all = malloc(2 * (size_t)size * sizeof *all);
+    kryl_csr W = {0}, Winv = {0};
+    kryl_status st = counts && len && all ? KRYL_SUCCESS
+                                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                                       "amg: cannot gather the coarsest matrix");
+    st = kryl_dist_agree(ctx, st);
+    if (st != KRYL_SUCCESS) goto done;
+    MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, dc->comm);
+    int *rc = counts, *rd = counts + size, *ec = counts + 2 * size, *ed = counts + 3 * size;
+    int64_t total = 0;
+    for (int p = 0; p < size; p++) {
+        rc[p] = (int)all[2 * p];
+        rd[p] = p == 0 ? 0 : rd[p - 1] + rc[p - 1];
+        ec[p] = (int)all[2 * p + 1];
+        ed[p] = (int)total;
+        total += all[2 * p + 1];
+    }
+    /* rank p's row lengths at rd[p] = its first row */
+    for (int64_t i = 0; i < A->nrows; i++)
+        len[A->row_begin + i] = A->row_ptr[i + 1] - A->row_ptr[i];
+    st = kryl_dist_agree(ctx, kryl_csr_alloc(&W, N, N, total));
+    if (st != KRYL_SUCCESS) goto done;
+    /* every rank's rows, lengths first */
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, len, rc, rd, MPI_INT64_T, dc->comm);
+    MPI_Allgatherv(A->col_idx, (int)nnz, MPI_INT32_T, W.col_idx, ec, ed, MPI_INT32_T, dc->comm);
+    MPI_Allgatherv(A->values, (int)nnz, MPI_DOUBLE, W.values, ec, ed, MPI_DOUBLE, dc->comm);
+    for (int64_t i = 0; i < N; i++) W.row_ptr[i + 1] = W.row_ptr[i] + len[i];
+    /* the same inverse on every rank; this rank keeps its rows */
+    st = kryl_dist_agree(ctx, amg_dense_inverse(&W, &Winv));
+    if (st == KRYL_SUCCESS)
+        st = kryl_dist_agree(ctx, kryl_csr_alloc(Ainv, A->nrows, N, A->nrows * N));
+    if (st != KRYL_SUCCESS) goto done;
+    Ainv->row_begin = A->row_begin;
+    Ainv->nrows_global = N;
+    for (int64_t i = 0; i < A->nrows; i++) Ainv->row_ptr[i + 1] = (i + 1) * N;
+    memcpy(Ainv->col_idx, Winv.col_idx + A->row_begin * N,
+           (size_t)(A->nrows * N) * sizeof(int32_t));
+    memcpy(Ainv->values, Winv.values + A->row_begin * N, (size_t)(A->nrows * N) * sizeof(double));
+done:
+    free(counts);
+    free(len);
+    free(all);
+    kryl_csr_free(&W);
+    kryl_csr_free(&Winv);
+    return st;
+}

@@ -1,0 +1,204 @@
+/* Algebraic multigrid over ranks (run under mpirun with 1 to 4 ranks):
+ * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson,
+ * the rows split evenly and unevenly (one rank with three rows), converges
+ * by the true residual to the single-process solution within 20% more
+ * iterations than on one process; every level's rows and entries summed
+ * over the ranks are the level's global ones, and the coarse levels of a
+ * symmetric matrix are exactly symmetric; a solve from a good x0 never
+ * returns a worse x; a near-nullspace of the caller's is refused by name
+ * over several ranks. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg/amg.h"
+#include "core/objects.h"
+#include "dist_support.h"
+#include "solvers/solver_impl.h"
+
+static int rank, size;
+
+/* The rows [begin, end) this rank takes of n: even, or (uneven) rank 0
+ * three rows and the others the rest evenly. */
+static void rows_of(int64_t n, bool uneven, int64_t *begin, int64_t *end)
+{
+    int64_t first = uneven && size > 1 ? 3 : 0;
+    int parts = uneven && size > 1 ? size - 1 : size, me = uneven && size > 1 ? rank - 1 : rank;
+    if (me < 0) {
+        *begin = 0;
+        *end = first;
+        return;
+    }
+    *begin = first + (n - first) * me / parts;
+    *end = first + (n - first) * (me + 1) / parts;
+}
+
+/* dA: this rank's rows of sA (whole on every process), split as rows_of says. */
+static kryl_matrix split(kryl_context dctx, kryl_matrix sA, bool uneven)
+{
+    const kryl_csr *a = &sA->host->csr;
+    int64_t begin, end;
+    rows_of(a->nrows, uneven, &begin, &end);
+    int64_t nnz = a->row_ptr[end] - a->row_ptr[begin];
+    int64_t *row_ptr = malloc((size_t)(end - begin + 1) * sizeof *row_ptr);
+    int64_t *cols = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *cols);
+    for (int64_t i = begin; i <= end; i++) row_ptr[i - begin] = a->row_ptr[i] - a->row_ptr[begin];
+    for (int64_t k = 0; k < nnz; k++) cols[k] = a->col_idx[a->row_ptr[begin] + k];
+    kryl_matrix dA = NULL;
+    CHECK_OK(kryl_matrix_create_csr(&dA, dctx, a->nrows, a->ncols, begin, end, row_ptr, cols,
+                                    a->values + a->row_ptr[begin]));
+    free(row_ptr);
+    free(cols);
+    return dA;
+}
+
+/* Solve A x = b from x (global on every rank: set, then the solution), its result. */
+static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const double *b, double *x,
+                         const char *label, bool check_levels)
+{
+    kryl_solver s = NULL;
+    kryl_vector vb = NULL, vx = NULL;
+    kryl_result r;
+    memset(&r, 0, sizeof r);
+    int64_t n = 0;
+    kryl_matrix_size(A, &n, NULL, NULL);
+    kryl_status st = kryl_solver_create(&s, A, o);
+    CHECK(st == KRYL_SUCCESS, "%s: setup: %s", label, kryl_last_error());
+    if (st != KRYL_SUCCESS) return r;
+    CHECK_OK(kryl_vector_create(&vb, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&vx, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set_global(vb, A, b));
+    CHECK_OK(kryl_vector_set_global(vx, A, x));
+    CHECK_OK(kryl_solver_solve(s, vb, vx, &r));
+    CHECK_OK(kryl_vector_get_global(vx, A, x));
+    if (A->ctx->dist) MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (check_levels) {
+        /* every level's rows and entries over the ranks are the global ones */
+        const amg_hierarchy *h = s->pc->data;
+        for (int l = 0; l < h->nlevels; l++) {
+            int64_t mine[2] = {h->levels[l].A->nrows, kryl_csr_nnz(h->levels[l].A)}, all[2];
+            MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(all[0] == h->info.rows[l] && all[1] == h->info.nnz[l],
+                  "%s: level %d holds %lld rows and %lld entries over the ranks, the hierarchy "
+                  "says %lld and %lld",
+                  label, l, (long long)all[0], (long long)all[1], (long long)h->info.rows[l],
+                  (long long)h->info.nnz[l]);
+            if (l > 0 && o->amg.aggregation != KRYL_AMG_PLAIN)
+                CHECK(kryl_host_matrix_is_symmetric(h->levels[l].Ab->host, 0.0),
+                      "%s: coarse level %d is not exactly symmetric", label, l);
+        }
+        CHECK(h->nlevels >= 2, "%s: only %d level", label, h->nlevels);
+    }
+    kryl_vector_destroy(&vb);
+    kryl_vector_destroy(&vx);
+    kryl_solver_destroy(&s);
+    return r;
+}
+
+/* One hierarchy's options (the others the defaults). */
+typedef struct amg_case {
+    kryl_generator_kind kind;
+    int64_t n;
+    kryl_amg_aggregation aggregation;
+    kryl_amg_smoother smoother;
+    kryl_format format; /* SELL sorts the rows: level 0's transfers follow */
+    bool uneven;
+} amg_case;
+
+static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, const char *backend)
+{
+    kryl_generator_kind kind = c->kind;
+    int64_t n = c->n;
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, kind, n);
+    int64_t rows = 0, estimate;
+    kryl_generator_size(&g, &rows, &estimate);
+    kryl_matrix sA = NULL;
+    CHECK_OK(kryl_matrix_generate(&sA, sctx, &g, 0, rows));
+    kryl_matrix dA = split(dctx, sA, c->uneven);
+    char label[160];
+    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s %s, %d ranks", backend,
+             kryl_generator_name(kind), (long long)n, kryl_amg_aggregation_name(c->aggregation),
+             kryl_amg_smoother_name(c->smoother), kryl_format_name(c->format),
+             c->uneven ? "uneven" : "even", size);
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_PCG;
+    o.precond = KRYL_PRECOND_AMG;
+    o.amg.aggregation = c->aggregation;
+    o.amg.smoother = c->smoother;
+    o.format = c->format;
+    o.amg.coarse_size = 64;
+    o.rtol = 1e-8;
+    double *b = test_dist_rhs(rows);
+    double *xd = calloc((size_t)rows, sizeof *xd), *xs = calloc((size_t)rows, sizeof *xs);
+    kryl_result rd = solve(dA, &o, b, xd, label, true);
+    kryl_result rs = solve(sA, &o, b, xs, label, false);
+    CHECK(rd.converged && rd.relres <= o.rtol,
+          "%s: no convergence over ranks (%s, %lld its, true relres %g)", label,
+          kryl_reason_name(rd.reason), (long long)rd.iterations, rd.relres);
+    CHECK((double)rd.iterations <= 1.2 * (double)rs.iterations + 1.0,
+          "%s: %lld iterations over ranks against %lld on one process", label,
+          (long long)rd.iterations, (long long)rs.iterations);
+    double diff = test_rel_diff(xd, xs, rows);
+    CHECK(diff <= 1e-6, "%s: solutions differ by %g", label, diff);
+    if (rank == 0)
+        printf("%s: %lld iterations (one process %lld), relres %.2e\n", label,
+               (long long)rd.iterations, (long long)rs.iterations, rd.relres);
+    /* from a good x0 (the solution to 1e-8), three iterations never give a worse x */
+    o.rtol = 1e-30;
+    o.max_iterations = 3;
+    kryl_result again = solve(dA, &o, b, xd, label, false);
+    CHECK(again.relres <= rd.relres * (1.0 + 1e-12),
+          "%s: from x0 with relres %g the solve returned relres %g", label, rd.relres,
+          again.relres);
+    free(b);
+    free(xd);
+    free(xs);
+    kryl_matrix_destroy(&dA);
+    kryl_matrix_destroy(&sA);
+}
+
+/* A caller's near-nullspace is refused over several ranks, on every rank. */
+static void check_nullspace_refused(kryl_context dctx, kryl_context sctx)
+{
+    if (size == 1) return;
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, KRYL_GEN_POISSON2D5, 12);
+    kryl_matrix sA = NULL;
+    CHECK_OK(kryl_matrix_generate(&sA, sctx, &g, 0, 144));
+    kryl_matrix dA = split(dctx, sA, false);
+    double ones[144];
+    for (int i = 0; i < 144; i++) ones[i] = 1.0;
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = KRYL_METHOD_PCG;
+    o.precond = KRYL_PRECOND_AMG;
+    o.amg.nullspace = ones;
+    o.amg.nullspace_vectors = 1;
+    kryl_solver s = NULL;
+    kryl_status st = kryl_solver_create(&s, dA, &o);
+    CHECK(st != KRYL_SUCCESS, "a caller's near-nullspace over %d ranks was taken", size);
+    kryl_solver_destroy(&s);
+    kryl_matrix_destroy(&dA);
+    kryl_matrix_destroy(&sA);
+}
+
+static void body(kryl_context dctx, kryl_context sctx, const char *backend)
+{
+    const amg_case cases[] = {
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, false},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, false},
+        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, true},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        check_case(dctx, sctx, &cases[c], backend);
+    check_nullspace_refused(dctx, sctx);
+}
+
+int main(int argc, char **argv)
+{
+    return test_dist_run(&argc, &argv, "test_dist_amg", 0, &rank, &size, body);
+}
