@@ -1,12 +1,14 @@
 /* Algebraic multigrid over ranks (run under mpirun with 1 to 4 ranks):
  * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson,
- * the rows split evenly and unevenly (one rank with three rows), converges
- * by the true residual to the single-process solution within 20% more
+ * the rows split evenly and unevenly (one rank with three rows), the
+ * small coarse levels agglomerated on rank 0 (the default) or kept over
+ * the ranks, the first level in a sorted format's order, converges by the
+ * true residual to the single-process solution within 20% more
  * iterations than on one process; every level's rows and entries summed
- * over the ranks are the level's global ones, and the coarse levels of a
- * symmetric matrix are exactly symmetric; a solve from a good x0 never
- * returns a worse x; a near-nullspace of the caller's is refused by name
- * over several ranks. */
+ * over the ranks are the level's global ones, every coarse matrix is
+ * P'AP of the gathered level above (and exactly symmetric for a
+ * symmetric matrix); a solve from a good x0 never returns a worse x; a
+ * near-nullspace of the caller's is refused over several ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +54,69 @@ static kryl_matrix split(kryl_context dctx, kryl_matrix sA, bool uneven)
     return dA;
 }
 
+/* G (every rank) = the whole matrix whose rows the ranks hold in M (rank order). */
+static void gather_all(const kryl_csr *M, kryl_csr *G)
+{
+    int64_t mine[2] = {M->nrows, kryl_csr_nnz(M)};
+    int64_t *all = malloc(2 * (size_t)size * sizeof *all);
+    MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, MPI_COMM_WORLD);
+    int *rc = malloc(4 * (size_t)size * sizeof *rc), *rd = rc + size, *ec = rc + 2 * size,
+        *ed = rc + 3 * size;
+    int64_t rows = 0, nnz = 0;
+    for (int p = 0; p < size; p++) {
+        rc[p] = (int)all[2 * p];
+        rd[p] = (int)rows;
+        ec[p] = (int)all[2 * p + 1];
+        ed[p] = (int)nnz;
+        rows += all[2 * p];
+        nnz += all[2 * p + 1];
+    }
+    kryl_csr_alloc(G, rows, M->ncols, nnz);
+    int64_t *len = malloc((size_t)(M->nrows + 1) * sizeof *len),
+            *lens = malloc((size_t)(rows + 1) * sizeof *lens);
+    for (int64_t i = 0; i < M->nrows; i++) len[i] = M->row_ptr[i + 1] - M->row_ptr[i];
+    MPI_Allgatherv(len, (int)M->nrows, MPI_INT64_T, lens, rc, rd, MPI_INT64_T, MPI_COMM_WORLD);
+    MPI_Allgatherv(M->col_idx, (int)mine[1], MPI_INT32_T, G->col_idx, ec, ed, MPI_INT32_T,
+                   MPI_COMM_WORLD);
+    MPI_Allgatherv(M->values, (int)mine[1], MPI_DOUBLE, G->values, ec, ed, MPI_DOUBLE,
+                   MPI_COMM_WORLD);
+    for (int64_t i = 0; i < rows; i++) G->row_ptr[i + 1] = G->row_ptr[i] + lens[i];
+    free(all);
+    free(rc);
+    free(len);
+    free(lens);
+}
+
+/* Level l + 1's matrix is P' A P of level l's, gathered whole. */
+static void check_galerkin(const amg_hierarchy *h, int l, const char *label)
+{
+    kryl_csr A, P, Ac, R, AP, RAP;
+    gather_all(h->levels[l].A, &A);
+    gather_all(&h->levels[l].P->host->csr, &P);
+    gather_all(h->levels[l + 1].A, &Ac);
+    CHECK_OK(kryl_csr_transpose(&P, &R));
+    CHECK_OK(kryl_csr_multiply(&A, &P, &AP, 1));
+    CHECK_OK(kryl_csr_multiply(&R, &AP, &RAP, 1));
+    int64_t n = Ac.nrows;
+    double *dense = calloc((size_t)(n * n + 1), sizeof *dense), worst = 0.0, largest = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = RAP.row_ptr[i]; k < RAP.row_ptr[i + 1]; k++)
+            dense[i * n + RAP.col_idx[k]] += RAP.values[k];
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = Ac.row_ptr[i]; k < Ac.row_ptr[i + 1]; k++)
+            dense[i * n + Ac.col_idx[k]] -= Ac.values[k];
+    for (int64_t k = 0; k < kryl_csr_nnz(&Ac); k++) largest = fmax(largest, fabs(Ac.values[k]));
+    for (int64_t k = 0; k < n * n; k++) worst = fmax(worst, fabs(dense[k]));
+    CHECK(worst <= 1e-12 * largest, "%s: level %d is not P'AP of level %d: off by %g of %g", label,
+          l + 1, l, worst, largest);
+    free(dense);
+    kryl_csr *all[] = {&A, &P, &Ac, &R, &AP, &RAP};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
+}
+
 /* Solve A x = b from x (global on every rank: set, then the solution), its result. */
 static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const double *b, double *x,
-                         const char *label, bool check_levels)
+                         const char *label, bool check_levels, bool spread)
 {
     kryl_solver s = NULL;
     kryl_vector vb = NULL, vx = NULL;
@@ -83,6 +145,11 @@ static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const doub
                   "says %lld and %lld",
                   label, l, (long long)all[0], (long long)all[1], (long long)h->info.rows[l],
                   (long long)h->info.nnz[l]);
+            if (l + 1 < h->nlevels && o->format == KRYL_FORMAT_CSR) check_galerkin(h, l, label);
+            /* agglomerated: the coarse levels on rank 0 alone */
+            if (l > 0 && !spread && rank > 0)
+                CHECK(h->levels[l].A->nrows == 0, "%s: rank %d holds %lld rows of level %d", label,
+                      rank, (long long)h->levels[l].A->nrows, l);
             if (l > 0 && o->amg.aggregation != KRYL_AMG_PLAIN)
                 CHECK(kryl_host_matrix_is_symmetric(h->levels[l].Ab->host, 0.0),
                       "%s: coarse level %d is not exactly symmetric", label, l);
@@ -103,6 +170,7 @@ typedef struct amg_case {
     kryl_amg_smoother smoother;
     kryl_format format; /* SELL sorts the rows: level 0's transfers follow */
     bool uneven;
+    bool spread; /* coarse levels kept over the ranks (else the small ones go to rank 0) */
 } amg_case;
 
 static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, const char *backend)
@@ -117,10 +185,10 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
     CHECK_OK(kryl_matrix_generate(&sA, sctx, &g, 0, rows));
     kryl_matrix dA = split(dctx, sA, c->uneven);
     char label[160];
-    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s %s, %d ranks", backend,
+    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s %s%s, %d ranks", backend,
              kryl_generator_name(kind), (long long)n, kryl_amg_aggregation_name(c->aggregation),
              kryl_amg_smoother_name(c->smoother), kryl_format_name(c->format),
-             c->uneven ? "uneven" : "even", size);
+             c->uneven ? "uneven" : "even", c->spread ? " spread" : "", size);
     kryl_solver_options o;
     kryl_solver_options_init(&o);
     o.method = KRYL_METHOD_PCG;
@@ -132,8 +200,11 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
     o.rtol = 1e-8;
     double *b = test_dist_rhs(rows);
     double *xd = calloc((size_t)rows, sizeof *xd), *xs = calloc((size_t)rows, sizeof *xs);
-    kryl_result rd = solve(dA, &o, b, xd, label, true);
-    kryl_result rs = solve(sA, &o, b, xs, label, false);
+    /* KRYL_AMG_AGGLOMERATE=0: never to rank 0 */
+    if (c->spread) setenv("KRYL_AMG_AGGLOMERATE", "0", 1);
+    kryl_result rd = solve(dA, &o, b, xd, label, true, c->spread);
+    unsetenv("KRYL_AMG_AGGLOMERATE");
+    kryl_result rs = solve(sA, &o, b, xs, label, false, false);
     CHECK(rd.converged && rd.relres <= o.rtol,
           "%s: no convergence over ranks (%s, %lld its, true relres %g)", label,
           kryl_reason_name(rd.reason), (long long)rd.iterations, rd.relres);
@@ -148,7 +219,7 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
     /* from a good x0 (the solution to 1e-8), three iterations never give a worse x */
     o.rtol = 1e-30;
     o.max_iterations = 3;
-    kryl_result again = solve(dA, &o, b, xd, label, false);
+    kryl_result again = solve(dA, &o, b, xd, label, false, false);
     CHECK(again.relres <= rd.relres * (1.0 + 1e-12),
           "%s: from x0 with relres %g the solve returned relres %g", label, rd.relres,
           again.relres);
@@ -187,11 +258,16 @@ static void check_nullspace_refused(kryl_context dctx, kryl_context sctx)
 static void body(kryl_context dctx, kryl_context sctx, const char *backend)
 {
     const amg_case cases[] = {
-        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, false},
-        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, false},
-        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, true},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, false,
+         false},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true,
+         true},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true,
+         false},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, false,
+         true},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, false, true},
+        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, true, false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         check_case(dctx, sctx, &cases[c], backend);

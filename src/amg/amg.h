@@ -18,6 +18,10 @@
 #define KRYL_AMG_DENSE_MAX 4000
 /* Coarsening stops when a level keeps more than this fraction of the rows. */
 #define KRYL_AMG_MIN_REDUCTION 0.85
+/* Over ranks, a coarse level of fewer rows than this per rank goes whole
+ * to rank 0 (KRYL_AMG_AGGLOMERATE overrides; 0: never): a level that
+ * small is bound by the latency of its exchanges, not by its work. */
+#define KRYL_AMG_AGGLOMERATE_ROWS 8192
 /* Lanczos steps of each level's lambda_max(D^-1 A) estimate. */
 #define KRYL_AMG_LANCZOS_STEPS 12
 /* Chebyshev smoothing interval [upper/ratio, upper], upper = margin lambda_max;
@@ -68,9 +72,10 @@ typedef struct amg_level {
     int32_t *aggregate;
     int64_t naggregates;
     kryl_csr T; /* the tentative prolongator (kept for a resetup) */
-    /* the next level's rows over all ranks, and the first this rank owns
-     * (those of its aggregates; 0 on one rank) */
-    int64_t coarse_rows, coarse_begin;
+    /* the next level's rows over all ranks, the first of this rank's
+     * aggregates (0 on one rank), and those this rank owns: its
+     * aggregates', or all of them on rank 0 where the level is agglomerated */
+    int64_t coarse_rows, coarse_begin, coarse_owned[2];
     /* backend (level 0: the iteration matrix's order and precision) */
     kryl_matrix Ab;    /* this level's matrix (level 0: not owned) */
     kryl_matrix P, R;  /* to and from the next level (NULL on the coarsest) */
@@ -90,8 +95,9 @@ kryl_status amg_lambda_max(const amg_level *L, double *lambda);
 
 typedef struct amg_hierarchy {
     kryl_context ctx;
-    kryl_amg_options opts; /* resolved: sweeps and sizes filled in */
-    double symmetry_tol;   /* the finest level is symmetric up to it */
+    kryl_amg_options opts;    /* resolved: sweeps and sizes filled in */
+    int64_t agglomerate_rows; /* over ranks: KRYL_AMG_AGGLOMERATE_ROWS or the variable's */
+    double symmetry_tol;      /* the finest level is symmetric up to it */
     int nlevels;
     amg_level levels[KRYL_AMG_MAX_LEVELS];
     kryl_amg_info info;
@@ -126,6 +132,16 @@ bool amg_over_ranks(kryl_context ctx);
 void amg_ranks_sum(kryl_context ctx, int64_t *values, int count);
 void amg_ranks_max(kryl_context ctx, double *values, int count);
 int64_t amg_ranks_before(kryl_context ctx, int64_t count);
+/* The rows per rank below which a coarse level goes to rank 0: the
+ * variable KRYL_AMG_AGGLOMERATE where set (the largest value of any rank),
+ * else KRYL_AMG_AGGLOMERATE_ROWS. */
+kryl_status amg_agglomerate_rows(kryl_context ctx, int64_t *rows);
+/* L->coarse_owned from the next level's size: the rank's own aggregates'
+ * rows (nc of them), or all of them on rank 0 when there are fewer than
+ * h->agglomerate_rows per rank; then the coarse near-nullspace Bc (nc x k)
+ * is gathered there too.  Collective. */
+kryl_status amg_ranks_coarse_owner(const amg_hierarchy *h, amg_level *L, int64_t nc, int k,
+                                   double **Bc);
 /* B = A's couplings among the rank's own rows (local columns 0..n-1). */
 kryl_status amg_diagonal_block(const kryl_csr *A, kryl_csr *B);
 /* Rows of A outside every aggregate that couple to another rank's rows

@@ -50,6 +50,48 @@ int64_t amg_ranks_before(kryl_context ctx, int64_t count)
     return 0;
 }
 
+kryl_status amg_agglomerate_rows(kryl_context ctx, int64_t *rows)
+{
+    const char *text = getenv("KRYL_AMG_AGGLOMERATE");
+    kryl_status st = KRYL_SUCCESS;
+    *rows = KRYL_AMG_AGGLOMERATE_ROWS;
+    if (text != NULL && text[0] != '\0') {
+        char *end = NULL;
+        long long v = strtoll(text, &end, 10);
+        if (*end != '\0' || v < 0 || v > INT32_MAX)
+            st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                            "KRYL_AMG_AGGLOMERATE='%s': expected the rows per rank below which "
+                            "a coarse level goes to rank 0 (0: never), a non-negative integer",
+                            text);
+        else
+            *rows = v;
+    }
+    /* every rank takes the same: the largest */
+    double agreed = st == KRYL_SUCCESS ? (double)*rows : 0.0;
+    amg_ranks_max(ctx, &agreed, 1);
+    *rows = (int64_t)agreed;
+    return kryl_context_agree(ctx, st);
+}
+
+kryl_status amg_ranks_coarse_owner(const amg_hierarchy *h, amg_level *L, int64_t nc, int k,
+                                   double **Bc)
+{
+    int rank = 0, size = 1;
+    kryl_context_rank(h->ctx, &rank, &size);
+    L->coarse_owned[0] = L->coarse_begin;
+    L->coarse_owned[1] = L->coarse_begin + nc;
+    if (size == 1 || L->coarse_rows >= h->agglomerate_rows * size) return KRYL_SUCCESS;
+    /* agglomerated: the whole level on rank 0, with its near-nullspace rows */
+    L->coarse_owned[0] = rank == 0 ? 0 : L->coarse_rows;
+    L->coarse_owned[1] = L->coarse_rows;
+#ifdef KRYL_HAVE_MPI
+    return kryl_dist_gather_columns(h->ctx, Bc, nc, k, L->coarse_rows);
+#else
+    (void)k, (void)Bc;
+    return KRYL_SUCCESS;
+#endif
+}
+
 kryl_status amg_diagonal_block(const kryl_csr *A, kryl_csr *B)
 {
     int64_t lo = A->row_begin, hi = lo + A->nrows, nnz = 0;
@@ -85,7 +127,7 @@ kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, double omeg
 #ifdef KRYL_HAVE_MPI
     double t0 = kryl_wtime();
     kryl_status st = kryl_dist_amg_products(h->ctx, L->A, &L->T, L->coarse_begin, L->coarse_rows,
-                                            omega, L->symmetric, P, R, Ac);
+                                            L->coarse_owned, omega, L->symmetric, P, R, Ac);
     h->info.galerkin_s += kryl_wtime() - t0;
     return st;
 #else

@@ -66,9 +66,8 @@ static kryl_status follow_order(amg_hierarchy *h, const amg_level *L, kryl_csr *
     kryl_csr_free(R);
     st = kryl_context_agree(h->ctx, st);
     if (st == KRYL_SUCCESS)
-        st = ranks
-                 ? amg_ranks_transpose(h->ctx, P, L->coarse_begin, L->coarse_begin + L->T.ncols, R)
-                 : kryl_csr_transpose(P, R);
+        st = ranks ? amg_ranks_transpose(h->ctx, P, L->coarse_owned[0], L->coarse_owned[1], R)
+                   : kryl_csr_transpose(P, R);
     if (st != KRYL_SUCCESS) kryl_csr_free(P);
     return st;
 }
@@ -81,9 +80,8 @@ static kryl_status transfer_matrices(amg_hierarchy *h, int l, kryl_csr *P, kryl_
     KRYL_TRY(follow_order(h, L, P, R));
     /* over ranks: P's columns are split like the coarse rows, R's like the fine */
     bool ranks = amg_over_ranks(h->ctx);
-    int64_t coarse[2] = {L->coarse_begin, L->coarse_begin + L->T.ncols};
     int64_t fine[2] = {L->A->row_begin, L->A->row_begin + L->A->nrows};
-    kryl_status st = level_matrix(h->ctx, P, precision, ranks ? coarse : NULL, &L->P);
+    kryl_status st = level_matrix(h->ctx, P, precision, ranks ? L->coarse_owned : NULL, &L->P);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(R);
         return st;
@@ -184,6 +182,7 @@ static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc
     amg_ranks_sum(h->ctx, rows, 2);
     L->coarse_rows = rows[0];
     L->coarse_begin = amg_ranks_before(h->ctx, nc);
+    KRYL_TRY(amg_ranks_coarse_owner(h, L, nc, k, Bc));
     if ((double)rows[0] > KRYL_AMG_MIN_REDUCTION * (double)rows[1] || rows[0] == 0) {
         /* coarsening has stalled: this level is the coarsest */
         kryl_csr_free(&L->T);
@@ -270,6 +269,7 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     L0->Ab = Aw;
     L0->A = &Aw->host->csr;
     L0->symmetric = kryl_host_matrix_is_symmetric(Aw->host, symmetry_tol);
+    KRYL_TRY(amg_agglomerate_rows(h->ctx, &h->agglomerate_rows));
     double *B = NULL;
     KRYL_TRY(initial_nullspace(opts, L0->A->nrows, &B));
     kryl_status st = KRYL_SUCCESS;

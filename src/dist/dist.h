@@ -47,19 +47,25 @@ int64_t kryl_dist_host_exscan(kryl_context ctx, int64_t value);
 /* Smoothed aggregation over ranks (dist_amg.c).  A: this rank's rows of a
  * level (global columns); T: the tentative prolongator of its rows
  * (columns the rank's aggregates' coarse rows, 0-based), which are the
- * coarse rows [coarse_begin, coarse_begin + T->ncols) of coarse_rows.
- * P = (I - omega D^-1 A) T (omega = 0: T) with this rank's rows and
- * global coarse columns, R = P' and Ac = R A P with this rank's coarse
- * rows (global columns), made exactly symmetric where `symmetric` and its
- * pattern is.  Collective. */
+ * coarse rows [coarse_begin, coarse_begin + T->ncols) of coarse_rows;
+ * the rank owns the coarse rows [owned[0], owned[1]) (the ranks' ranges
+ * tile them in rank order).  P = (I - omega D^-1 A) T (omega = 0: T) with
+ * this rank's rows and global coarse columns, R = P' and Ac = R A P with
+ * the owned coarse rows (global columns), made exactly symmetric where
+ * `symmetric` and its pattern is.  Collective. */
 kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
-                                   int64_t coarse_begin, int64_t coarse_rows, double omega,
-                                   bool symmetric, kryl_csr *P, kryl_csr *R, kryl_csr *Ac);
+                                   int64_t coarse_begin, int64_t coarse_rows,
+                                   const int64_t owned[2], double omega, bool symmetric,
+                                   kryl_csr *P, kryl_csr *R, kryl_csr *Ac);
 /* T = M' of a matrix whose ranks hold its rows (global columns): this
  * rank's rows of T are M's columns [col_begin, col_end) (the ranks' ranges
  * tile M's columns in rank order).  Collective. */
 kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t col_begin,
                                     int64_t col_end, kryl_csr *T);
+/* B (n rows of k columns, column by column, malloc'ed) replaced by the
+ * ranks' rows one after another on rank 0 (total rows; other ranks keep
+ * none).  Collective. */
+kryl_status kryl_dist_gather_columns(kryl_context ctx, double **B, int64_t n, int k, int64_t total);
 /* Ainv = this rank's rows of the inverse of the whole matrix whose rows
  * the ranks hold in A (gathered on every rank and inverted densely there:
  * a few thousand rows at most).  Collective. */

@@ -247,12 +247,13 @@ static kryl_status prolongator(kryl_context ctx, products *p, const kryl_csr *A,
 }
 
 kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
-                                   int64_t coarse_begin, int64_t coarse_rows, double omega,
-                                   bool symmetric, kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
+                                   int64_t coarse_begin, int64_t coarse_rows,
+                                   const int64_t owned[2], double omega, bool symmetric,
+                                   kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
 {
     struct kryl_dist_context *dc = ctx->dist;
     int threads = kryl_host_threads(ctx);
-    int64_t cb = coarse_begin, ce = coarse_begin + T->ncols, n = A->nrows;
+    int64_t cb = owned[0], ce = owned[1], n = A->nrows;
     products p;
     memset(&p, 0, sizeof p);
     memset(P, 0, sizeof *P);
@@ -348,5 +349,33 @@ done:
     free(all);
     kryl_csr_free(&W);
     kryl_csr_free(&Winv);
+    return st;
+}
+
+kryl_status kryl_dist_gather_columns(kryl_context ctx, double **B, int64_t n, int k, int64_t total)
+{
+    struct kryl_dist_context *dc = ctx->dist;
+    int *counts = malloc(2 * (size_t)dc->size * sizeof *counts);
+    double *all = malloc(((size_t)(dc->rank == 0 ? total : 0) * k + 1) * sizeof *all);
+    kryl_status st = counts && all
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot gather %lld x %d values",
+                                      (long long)total, k);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) {
+        int mine = (int)n, *displs = counts + dc->size;
+        MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, dc->comm);
+        for (int p = 0; dc->rank == 0 && p < dc->size; p++)
+            displs[p] = p == 0 ? 0 : displs[p - 1] + counts[p - 1];
+        /* column c of rank 0's = column c of every rank's, in rank order */
+        for (int c = 0; c < k; c++)
+            MPI_Gatherv(*B + (size_t)c * n, mine, MPI_DOUBLE, all + (size_t)c * total, counts,
+                        displs, MPI_DOUBLE, 0, dc->comm);
+        free(*B);
+        *B = all;
+        all = NULL;
+    }
+    free(counts);
+    free(all);
     return st;
 }
