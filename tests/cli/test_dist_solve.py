@@ -2,7 +2,9 @@
 read on rank 0, solved with each overlap mode, give the serial iteration
 count and residual; the JSON reports every rank's rows and halo; the
 solution file written by rank 0 matches the serial one; nodes emulated by
-KRYL_NODE_SIZE give the same solve, and a malformed value is refused by name."""
+KRYL_NODE_SIZE give the same solve, and a malformed value is refused by name;
+AMG-PCG over the ranks reports the global hierarchy and takes one rank's
+iterations within 20%, and a malformed KRYL_AMG_AGGLOMERATE is refused by name."""
 
 import json
 import os
@@ -103,6 +105,21 @@ def main():
         rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem, {"KRYL_NODE_SIZE": bad})
         t.check(rc != 0 and "KRYL_NODE_SIZE='%s'" % bad in out,
                 "KRYL_NODE_SIZE=%s refused by name" % bad, out)
+    # AMG over the ranks: the hierarchy's global rows, one rank's iterations within 20%
+    amg = problem + ["--precond", "amg"]
+    rc, one, err = kryl.json("solve", *amg)
+    t.check(rc == 0 and one is not None, "serial AMG-PCG", err)
+    rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + amg)
+    if t.check(rc == 0 and obj is not None and obj.get("converged") is True and one is not None,
+               "mpirun -np 2 kryl solve --precond amg converges", out):
+        t.check(obj["amg"]["level"]["0"]["rows"] == 1600 and obj["amg"]["levels"] >= 2,
+                "AMG over 2 ranks reports the global levels", str(obj["amg"]))
+        t.check(obj["iterations"] <= 1.2 * one["iterations"] + 1,
+                "AMG over 2 ranks: %d iterations against %d on one" % (obj["iterations"],
+                                                                        one["iterations"]))
+    rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + amg, {"KRYL_AMG_AGGLOMERATE": "x"})
+    t.check(rc != 0 and "KRYL_AMG_AGGLOMERATE='x'" in out, "KRYL_AMG_AGGLOMERATE=x refused by name",
+            out)
     path = matrix_path(sys.argv[2], "nos4.mtx")
     if path is None:
         t.skip("nos4.mtx absent")
