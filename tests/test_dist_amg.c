@@ -1,6 +1,6 @@
 /* Algebraic multigrid over ranks (run under mpirun with 1 to 4 ranks):
  * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson,
- * the rows split evenly and unevenly (one rank with three rows), the
+ * the rows split evenly and unevenly (one rank with three rows or none), the
  * small coarse levels agglomerated on rank 0 (the default) or kept over
  * the ranks, the first level in a sorted format's order, converges by the
  * true residual to the single-process solution within 20% more
@@ -20,12 +20,13 @@
 
 static int rank, size;
 
-/* The rows [begin, end) this rank takes of n: even, or (uneven) rank 0
- * three rows and the others the rest evenly. */
-static void rows_of(int64_t n, bool uneven, int64_t *begin, int64_t *end)
+/* The rows [begin, end) this rank takes of n: even (first < 0), or rank
+ * 0 `first` rows and the others the rest evenly. */
+static void rows_of(int64_t n, int64_t first, int64_t *begin, int64_t *end)
 {
-    int64_t first = uneven && size > 1 ? 3 : 0;
-    int parts = uneven && size > 1 ? size - 1 : size, me = uneven && size > 1 ? rank - 1 : rank;
+    bool uneven = first >= 0 && size > 1;
+    first = uneven ? first : 0;
+    int parts = uneven ? size - 1 : size, me = uneven ? rank - 1 : rank;
     if (me < 0) {
         *begin = 0;
         *end = first;
@@ -36,11 +37,11 @@ static void rows_of(int64_t n, bool uneven, int64_t *begin, int64_t *end)
 }
 
 /* dA: this rank's rows of sA (whole on every process), split as rows_of says. */
-static kryl_matrix split(kryl_context dctx, kryl_matrix sA, bool uneven)
+static kryl_matrix split(kryl_context dctx, kryl_matrix sA, int64_t first)
 {
     const kryl_csr *a = &sA->host->csr;
     int64_t begin, end;
-    rows_of(a->nrows, uneven, &begin, &end);
+    rows_of(a->nrows, first, &begin, &end);
     int64_t nnz = a->row_ptr[end] - a->row_ptr[begin];
     int64_t *row_ptr = malloc((size_t)(end - begin + 1) * sizeof *row_ptr);
     int64_t *cols = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *cols);
@@ -169,8 +170,8 @@ typedef struct amg_case {
     kryl_amg_aggregation aggregation;
     kryl_amg_smoother smoother;
     kryl_format format; /* SELL sorts the rows: level 0's transfers follow */
-    bool uneven;
-    bool spread; /* coarse levels kept over the ranks (else the small ones go to rank 0) */
+    int64_t first;      /* rank 0's rows (the others share the rest), or -1: an even split */
+    bool spread;        /* coarse levels kept over the ranks (else the small ones go to rank 0) */
 } amg_case;
 
 static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, const char *backend)
@@ -183,12 +184,15 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
     kryl_generator_size(&g, &rows, &estimate);
     kryl_matrix sA = NULL;
     CHECK_OK(kryl_matrix_generate(&sA, sctx, &g, 0, rows));
-    kryl_matrix dA = split(dctx, sA, c->uneven);
+    kryl_matrix dA = split(dctx, sA, c->first);
     char label[160];
-    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s %s%s, %d ranks", backend,
+    char split_name[48] = "even";
+    if (c->first >= 0)
+        snprintf(split_name, sizeof split_name, "rank 0 %lld rows", (long long)c->first);
+    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s, %s%s, %d ranks", backend,
              kryl_generator_name(kind), (long long)n, kryl_amg_aggregation_name(c->aggregation),
-             kryl_amg_smoother_name(c->smoother), kryl_format_name(c->format),
-             c->uneven ? "uneven" : "even", c->spread ? " spread" : "", size);
+             kryl_amg_smoother_name(c->smoother), kryl_format_name(c->format), split_name,
+             c->spread ? ", spread" : "", size);
     kryl_solver_options o;
     kryl_solver_options_init(&o);
     o.method = KRYL_METHOD_PCG;
@@ -238,7 +242,7 @@ static void check_nullspace_refused(kryl_context dctx, kryl_context sctx)
     kryl_generator_options_init(&g, KRYL_GEN_POISSON2D5, 12);
     kryl_matrix sA = NULL;
     CHECK_OK(kryl_matrix_generate(&sA, sctx, &g, 0, 144));
-    kryl_matrix dA = split(dctx, sA, false);
+    kryl_matrix dA = split(dctx, sA, -1);
     double ones[144];
     for (int i = 0; i < 144; i++) ones[i] = 1.0;
     kryl_solver_options o;
@@ -258,16 +262,14 @@ static void check_nullspace_refused(kryl_context dctx, kryl_context sctx)
 static void body(kryl_context dctx, kryl_context sctx, const char *backend)
 {
     const amg_case cases[] = {
-        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, false,
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1,
          false},
-        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true,
-         true},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, true,
-         false},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, false,
-         true},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, false, true},
-        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, true, false},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, true},
+        {KRYL_GEN_POISSON2D5, 40, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 0, false},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, false},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1, true},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, -1, true},
+        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, 3, false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         check_case(dctx, sctx, &cases[c], backend);
