@@ -85,11 +85,106 @@ static void tf_backend_solve(kryl_context ctx, void *L, void *U, int64_t n, cons
     free(buf);
 }
 
+/* A host copy of the pattern a backend's handle holds (the cuda backend's
+ * kryl_cuda_factor_download; NULL: the backend's own analysis is checked
+ * by its factors alone), and the checks of that analysis made so far. */
+typedef kryl_status (*tf_download_fn)(kryl_context ctx, const void *handle, kryl_factor_pattern *P);
+static tf_download_fn tf_download = NULL;
+static int tf_analysed = 0;
+
+/* Whether the levels of a backend's schedule are the host's. */
+static bool tf_same_levels(const kryl_levels *a, const kryl_levels *b, int64_t n)
+{
+    if (a->nlevels != b->nlevels) return false;
+    for (int32_t l = 0; l <= a->nlevels; l++)
+        if (a->level_ptr[l] != b->level_ptr[l]) return false;
+    for (int64_t i = 0; i < n; i++)
+        if (a->order[i] != b->order[i]) return false;
+    return true;
+}
+
+/* The backend's pattern D (downloaded) against the host's H, part by part. */
+static void tf_check_pattern(const kryl_factor_pattern *H, const kryl_factor_pattern *D,
+                             const char *what)
+{
+    const int64_t n = H->n, nnz = n > 0 ? H->ptr[n] : 0;
+    CHECK(D->n == n && D->a_nnz == H->a_nnz && D->kind == H->kind,
+          "%s: the backend's pattern has %lld rows of %lld entries, the host's %lld of %lld", what,
+          (long long)D->n, (long long)D->a_nnz, (long long)n, (long long)H->a_nnz);
+    if (D->n != n) return;
+    bool rows = true, entries = true, upper = true;
+    for (int64_t i = 0; i <= n; i++) rows = rows && D->ptr[i] == H->ptr[i];
+    for (int64_t i = 0; i < n && rows; i++) rows = D->diag[i] == H->diag[i];
+    for (int64_t e = 0; e < nnz && rows; e++)
+        entries = entries && D->col[e] == H->col[e] && D->source[e] == H->source[e];
+    for (int64_t i = 0; i <= n && H->kind == KRYL_FACTOR_IC0; i++)
+        upper = upper && D->upper.row_ptr[i] == H->upper.row_ptr[i];
+    for (int64_t e = 0; e < nnz && H->kind == KRYL_FACTOR_IC0 && upper; e++)
+        upper = D->upper.col_idx[e] == H->upper.col_idx[e];
+    CHECK(rows && entries && upper, "%s: the backend's pattern differs from the host's in its %s",
+          what,
+          !rows      ? "row offsets or diagonal positions"
+          : !entries ? "columns or value sources"
+                     : "transposed pattern");
+    CHECK(tf_same_levels(&D->levels_L, &H->levels_L, n),
+          "%s: L's levels (%d) differ from the host's (%d)", what, (int)D->levels_L.nlevels,
+          (int)H->levels_L.nlevels);
+    CHECK(tf_same_levels(&D->levels_U, &H->levels_U, n),
+          "%s: U's levels (%d) differ from the host's (%d)", what, (int)D->levels_U.nlevels,
+          (int)H->levels_U.nlevels);
+}
+
+/* Whether the backend analyses A's pattern itself (factor_analyse). */
+static bool tf_backend_analyses(kryl_context ctx, kryl_matrix A)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    return ops->factor_analyse && ops->factor_schedule && ops->matrix_csr_arrays &&
+           kryl_matrix_natural_csr(A);
+}
+
+/* *handle = the backend's symbolic analysis of A's stored CSR (the
+ * pattern compared with the host's P where that exists). */
+static kryl_status tf_analyse(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind,
+                              const kryl_factor_pattern *P, const char *what, void **handle)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    int64_t *row_ptr = NULL;
+    int32_t *col_idx = NULL;
+    double *values = NULL;
+    bool own = false;
+    CHECK_OK(ops->matrix_csr_arrays(ctx, A, &row_ptr, &own, &col_idx, &values));
+    kryl_factor_shape shape;
+    kryl_status st =
+        ops->factor_analyse(ctx, A->host->csr.nrows, row_ptr, col_idx, kind == KRYL_FACTOR_IC0,
+                            kind == KRYL_FACTOR_IC0 ? "ic0" : "ilu0", &shape, handle);
+    if (own) ops->release(ctx, row_ptr);
+    if (st != KRYL_SUCCESS) return st;
+    CHECK_OK(ops->factor_schedule(ctx, *handle, &shape));
+    tf_analysed++;
+    if (P->ptr == NULL) return st;
+    const kryl_factor_shape host = kryl_factor_pattern_shape(P);
+    CHECK(shape.kind == host.kind && shape.n == host.n && shape.a_nnz == host.a_nnz &&
+              shape.nnz_L == host.nnz_L && shape.nnz_U == host.nnz_U &&
+              shape.nlevels_L == host.nlevels_L && shape.nlevels_U == host.nlevels_U,
+          "%s: the backend's shape (L %lld entries %d levels, U %lld %d) is not the host's "
+          "(L %lld %d, U %lld %d)",
+          what, (long long)shape.nnz_L, (int)shape.nlevels_L, (long long)shape.nnz_U,
+          (int)shape.nlevels_U, (long long)host.nnz_L, (int)host.nlevels_L, (long long)host.nnz_U,
+          (int)host.nlevels_U);
+    if (tf_download == NULL) return st;
+    kryl_factor_pattern D;
+    CHECK_OK(tf_download(ctx, *handle, &D));
+    tf_check_pattern(P, &D, what);
+    kryl_factor_pattern_free(&D);
+    return st;
+}
+
 /* The backend's factor of A (on ctx) in perm's order against the host's,
- * then again for A's values scaled row-wise (same pattern).  Returns
- * whether the factorization existed. */
-static bool tf_check(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind, const int32_t *perm,
-                     const char *what)
+ * then again for A's values scaled row-wise (same pattern), its symbolic
+ * part from the host's pattern or (analysed) the backend's own analysis.
+ * Returns whether the factorization existed. */
+static bool tf_check_built(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind,
+                           const int32_t *perm, bool analysed, const char *what)
 {
     const kryl_csr *csr = &A->host->csr;
     const int64_t n = csr->nrows;
@@ -105,7 +200,19 @@ static bool tf_check(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind, con
     kryl_status st =
         kryl_factor_pattern_build(csr, perm, kind, 2, kind == KRYL_FACTOR_IC0 ? "ic0" : "ilu0", &P);
     void *handle = NULL, *L = NULL, *U = NULL;
-    if (st == KRYL_SUCCESS) CHECK_OK(ctx->ops->factor_setup(ctx, &P, &handle));
+    char pattern_msg[512];
+    snprintf(pattern_msg, sizeof pattern_msg, "%s", kryl_last_error());
+    if (analysed) {
+        const kryl_status host_pattern = st;
+        st = tf_analyse(ctx, A, kind, &P, what, &handle);
+        CHECK(st == host_pattern, "%s: the backend's analysis says %s, the host's %s", what,
+              kryl_strerror(st), kryl_strerror(host_pattern));
+        if (st != KRYL_SUCCESS && st == host_pattern)
+            CHECK(strcmp(kryl_last_error(), pattern_msg) == 0, "%s: '%s', the host '%s'", what,
+                  kryl_last_error(), pattern_msg);
+    } else if (st == KRYL_SUCCESS) {
+        CHECK_OK(ctx->ops->factor_setup(ctx, &P, &handle));
+    }
     kryl_factor_pivots pv = {-1, -1, 0.0, -1, 0.0, 0.0};
     if (st == KRYL_SUCCESS && handle) {
         CHECK_OK(ctx->ops->factor_numeric(ctx, handle, A, 0.0, &pv));
@@ -176,6 +283,20 @@ static bool tf_check(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind, con
     return exists;
 }
 
+/* tf_check_built from the host's pattern, then, where the backend
+ * analyses A's stored CSR itself (natural order), from its analysis. */
+static bool tf_check(kryl_context ctx, kryl_matrix A, kryl_factor_kind kind, const int32_t *perm,
+                     const char *what)
+{
+    const bool exists = tf_check_built(ctx, A, kind, perm, false, what);
+    if (perm != NULL || !tf_backend_analyses(ctx, A)) return exists;
+    char analysed[200];
+    snprintf(analysed, sizeof analysed, "%s (analysed by the backend)", what);
+    CHECK(tf_check_built(ctx, A, kind, NULL, true, analysed) == exists,
+          "%s: the factor exists from one analysis only", analysed);
+    return exists;
+}
+
 /* A symmetric positive definite matrix on ctx with the pattern of R + R^T
  * (R random of the shape) and a dominant diagonal; `spoil` >= 0 makes that
  * row's diagonal negative. */
@@ -208,6 +329,36 @@ static kryl_matrix tf_spd(kryl_context ctx, test_shape shape, int64_t n, uint64_
     kryl_assembly_destroy(&asm_);
     kryl_csr_free(&R);
     free(dense_row);
+    return A;
+}
+
+/* A diagonally dominant matrix on ctx with a dense pattern (nonsymmetric
+ * values: a_ij = 1 / (1 + |i - j|) + (j > i) / 2), or, general, R's
+ * nonsymmetric random pattern of the shape with a dominant diagonal. */
+static kryl_matrix tf_unsymmetric(kryl_context ctx, bool dense, test_shape shape, int64_t n,
+                                  uint64_t seed)
+{
+    kryl_csr R = {0};
+    if (!dense) test_random_csr(&R, shape, n, n, seed);
+    kryl_assembly asm_ = NULL;
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_assembly_create(&asm_, ctx, n, n, 0, n));
+    for (int64_t i = 0; i < n; i++) {
+        double off = 0.0;
+        const int64_t count = dense ? n : R.row_ptr[i + 1] - R.row_ptr[i];
+        for (int64_t t = 0; t < count; t++) {
+            const int64_t j = dense ? t : R.col_idx[R.row_ptr[i] + t];
+            const double v = dense ? 1.0 / (1.0 + (double)llabs(i - j)) + 0.5 * (j > i)
+                                   : R.values[R.row_ptr[i] + t];
+            if (j == i) continue;
+            CHECK_OK(kryl_assembly_add_value(asm_, i, j, v));
+            off += fabs(v);
+        }
+        CHECK_OK(kryl_assembly_add_value(asm_, i, i, off + 1.0));
+    }
+    CHECK_OK(kryl_assembly_finish(asm_, &A));
+    kryl_assembly_destroy(&asm_);
+    kryl_csr_free(&R);
     return A;
 }
 
@@ -251,6 +402,18 @@ static void tf_check_all(kryl_context ctx)
             free(perm);
             kryl_matrix_destroy(&A);
         }
+    /* ILU(0) of nonsymmetric patterns of awkward shapes, and of a dense
+     * matrix (full triangles: a level per row) */
+    for (int s = 0; s <= TEST_SHAPE_COUNT; s++) {
+        const bool dense = s == TEST_SHAPE_COUNT;
+        const int64_t n = dense ? 70 : s == TEST_SHAPE_SINGLE ? 1 : 517;
+        kryl_matrix A = tf_unsymmetric(ctx, dense, dense ? TEST_SHAPE_RANDOM : (test_shape)s, n,
+                                       300 + (uint64_t)s);
+        snprintf(what, sizeof what, "ilu0 of a nonsymmetric %s matrix, n = %lld",
+                 dense ? "dense" : test_shape_name((test_shape)s), (long long)n);
+        CHECK(tf_check(ctx, A, KRYL_FACTOR_ILU0, NULL, what), "%s: expected to exist", what);
+        kryl_matrix_destroy(&A);
+    }
     kryl_matrix bad = tf_spd(ctx, TEST_SHAPE_RANDOM, 300, 77, 150);
     CHECK(!tf_check(ctx, bad, KRYL_FACTOR_IC0, NULL, "ic0 with a negative diagonal at row 150"),
           "ic0 with a negative diagonal: expected a failure");

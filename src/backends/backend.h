@@ -30,6 +30,7 @@ extern "C" {
 
 struct kryl_factor_pattern; /* src/factor/factor_pattern.h */
 struct kryl_factor_pivots;  /* src/factor/factor.h */
+struct kryl_factor_shape;   /* src/factor/factor_pattern.h */
 
 /* One double in backend memory. */
 typedef struct kryl_scalar {
@@ -594,6 +595,21 @@ typedef struct kryl_backend_ops {
     kryl_status (*factor_trsv)(kryl_context ctx, void *handle, bool lower, kryl_precision precision,
                                void **trsv);
     void (*factor_release)(kryl_context ctx, void *handle);
+    /* The symbolic part on the backend (optional, both or neither; NULL:
+     * the host builds P and factor_setup takes it).  factor_analyse: a
+     * handle as factor_setup makes one, for the pattern of IC(0) (ic) or
+     * ILU(0) of the n x n CSR A (row_ptr, col_idx in backend memory, columns sorted: A's
+     * storage), each entry's value source its position in A, computed where
+     * A lives with no host copy of its indices; *shape (host) gets its
+     * sizes but for the levels.  A row without a diagonal entry is refused
+     * as kryl_factor_pattern_build refuses it (`who` names the caller).
+     * factor_schedule: the level schedules of the handle's two triangles
+     * (those of kryl_order_levels, rows ascending within a level), and
+     * their counts into *shape; before factor_numeric.  Both synchronise. */
+    kryl_status (*factor_analyse)(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                  const int32_t *col_idx, bool ic, const char *who,
+                                  struct kryl_factor_shape *shape, void **handle);
+    kryl_status (*factor_schedule)(kryl_context ctx, void *handle, struct kryl_factor_shape *shape);
     /* out = max_i |x_i| (rank-local; a NaN counts as +Inf), unguarded */
     kryl_status (*amax)(kryl_context ctx, kryl_vector x, kryl_scalar out);
 } kryl_backend_ops;

@@ -23,6 +23,20 @@ void kryl_factor_pattern_free(kryl_factor_pattern *P)
     memset(P, 0, sizeof *P);
 }
 
+kryl_factor_shape kryl_factor_pattern_shape(const kryl_factor_pattern *P)
+{
+    kryl_factor_shape shape = {
+        P->kind, P->n, P->a_nnz, 0, 0, P->levels_L.nlevels, P->levels_U.nlevels};
+    const int64_t nnz = P->n > 0 ? P->ptr[P->n] : 0;
+    if (P->kind == KRYL_FACTOR_IC0) {
+        shape.nnz_L = shape.nnz_U = nnz;
+        return shape;
+    }
+    for (int64_t i = 0; i < P->n; i++) shape.nnz_L += P->diag[i] - P->ptr[i];
+    shape.nnz_U = nnz - shape.nnz_L;
+    return shape;
+}
+
 /* Whether column c (of P A P^T) belongs to row i of C. */
 static bool kept(const kryl_factor_pattern *P, int64_t i, int64_t c)
 {

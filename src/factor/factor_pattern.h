@@ -31,6 +31,15 @@ typedef struct kryl_factor_pattern {
     kryl_levels levels_L, levels_U; /* the schedules of the two triangles */
 } kryl_factor_pattern;
 
+/* The sizes of a kept pattern, wherever it was built (on the host, or by
+ * the backend's factor_analyse and factor_schedule). */
+typedef struct kryl_factor_shape {
+    kryl_factor_kind kind;
+    int64_t n, a_nnz;
+    int64_t nnz_L, nnz_U; /* entries of L and U as kryl_factor counts them */
+    int32_t nlevels_L, nlevels_U;
+} kryl_factor_shape;
+
 /* The pattern of `kind` (IC0 or ILU0) of P A P^T: row i of it is row
  * perm[i] of A, column j becomes the i with perm[i] = j (perm NULL: A
  * itself), built on `threads` host threads.  A row without a diagonal
@@ -39,6 +48,9 @@ typedef struct kryl_factor_pattern {
 kryl_status kryl_factor_pattern_build(const kryl_csr *A, const int32_t *perm, kryl_factor_kind kind,
                                       int threads, const char *who, kryl_factor_pattern *P);
 void kryl_factor_pattern_free(kryl_factor_pattern *P);
+
+/* P's sizes. */
+kryl_factor_shape kryl_factor_pattern_shape(const kryl_factor_pattern *P);
 
 /* The position in C of l_ji (IC: row j of C holds column i < j), or -1. */
 int64_t kryl_factor_pattern_find(const kryl_factor_pattern *P, int64_t j, int32_t i);

@@ -313,10 +313,12 @@ static kryl_status build_on_backend(kryl_precond *pc, ilu_data *d, build_summary
     KRYL_TRY(kryl_ilu_backend_factor(pc, d->backend, d->A, perm, d->factor,
                                      needs_positive_pivots(d) ? &d->opts : NULL, &d->L, &d->U, d->x,
                                      d->w));
-    d->levels_L.nlevels = d->backend->P.levels_L.nlevels;
-    d->levels_U.nlevels = d->backend->P.levels_U.nlevels;
-    sum->n = d->backend->P.n;
-    kryl_ilu_backend_counts(d->backend, &sum->nnz_L, &sum->nnz_U);
+    const kryl_factor_shape *shape = &d->backend->shape;
+    d->levels_L.nlevels = shape->nlevels_L;
+    d->levels_U.nlevels = shape->nlevels_U;
+    sum->n = shape->n;
+    sum->nnz_L = shape->nnz_L;
+    sum->nnz_U = shape->nnz_U;
     sum->fill_in = 0;
     sum->shift = d->backend->shift;
     sum->path_L = ops->trsv_path ? ops->trsv_path(pc->ctx, d->L) : "";

@@ -1,7 +1,9 @@
 /* IC(0), MIC(0) and ILU(0) factored by the backend on a kept pattern
  * (ilu_backend.h).  The symbolic part (the pattern of P A P^T, each entry's
  * source in A, the transpose of IC's pattern, the level schedules) is
- * built once on the host's threads; the numeric factorization, the pivot
+ * built once: by the backend from A's stored CSR where A is stored as
+ * double CSR in the natural order (no host copy of its indices), else on
+ * the host's threads and handed over; the numeric factorization, the pivot
  * checks, the triangles' values and the condition estimate
  * ||A||_inf ||U^{-1} L^{-1} e||_inf (||A||_inf from the numeric step, two
  * triangular solves and a max on the backend, one double read back) run
@@ -25,20 +27,6 @@ bool kryl_ilu_backend_applies(const kryl_precond *pc, kryl_matrix A, kryl_precon
            ops->amax;
 }
 
-void kryl_ilu_backend_counts(const kryl_ilu_backend *b, int64_t *nnz_L, int64_t *nnz_U)
-{
-    const kryl_factor_pattern *P = &b->P;
-    const int64_t nnz = P->n > 0 ? P->ptr[P->n] : 0;
-    if (P->kind == KRYL_FACTOR_IC0) {
-        *nnz_L = *nnz_U = nnz;
-        return;
-    }
-    int64_t lower = 0;
-    for (int64_t i = 0; i < P->n; i++) lower += P->diag[i] - P->ptr[i];
-    *nnz_L = lower;
-    *nnz_U = nnz - lower;
-}
-
 void kryl_ilu_backend_free(kryl_context ctx, kryl_ilu_backend *b)
 {
     if (b == NULL) return;
@@ -48,15 +36,50 @@ void kryl_ilu_backend_free(kryl_context ctx, kryl_ilu_backend *b)
     free(b);
 }
 
+/* Whether the backend computes the symbolic part from A's storage. */
+static bool analysed_on_backend(kryl_context ctx, kryl_matrix A, const int32_t *perm)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    /* the backend's analysis counts entries in 32 bits */
+    return perm == NULL && ops->factor_analyse && ops->factor_schedule && ops->matrix_csr_arrays &&
+           kryl_matrix_natural_csr(A) && kryl_csr_nnz(&A->host->csr) <= INT32_MAX;
+}
+
+/* The symbolic part by the backend, where A's CSR is stored (the pattern
+ * counted as factorization, the schedules as levels). */
+static kryl_status analyse_on_backend(kryl_context ctx, kryl_ilu_backend *b, kryl_matrix A,
+                                      kryl_factor_kind kind, const char *who)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    int64_t *row_ptr = NULL;
+    int32_t *col_idx = NULL;
+    double *values = NULL;
+    bool own_row_ptr = false;
+    KRYL_TRY(ops->matrix_csr_arrays(ctx, A, &row_ptr, &own_row_ptr, &col_idx, &values));
+    kryl_status st = ops->factor_analyse(ctx, A->host->csr.nrows, row_ptr, col_idx,
+                                         kind == KRYL_FACTOR_IC0, who, &b->shape, &b->handle);
+    if (own_row_ptr) ops->release(ctx, row_ptr);
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_LEVELS);
+    if (st == KRYL_SUCCESS) st = ops->factor_schedule(ctx, b->handle, &b->shape);
+    kryl_setup_leave(ctx, phase);
+    return st;
+}
+
 /* The kept symbolic part and the backend's factor. */
 static kryl_status setup(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, const int32_t *perm,
                          kryl_precond_kind factor)
 {
     kryl_context ctx = pc->ctx;
     const kryl_factor_kind kind = factor == KRYL_PRECOND_ILU0 ? KRYL_FACTOR_ILU0 : KRYL_FACTOR_IC0;
-    KRYL_TRY(kryl_factor_pattern_build(&A->host->csr, perm, kind, kryl_host_threads(ctx),
-                                       kryl_precond_name(factor), &b->P));
+    const char *who = kryl_precond_name(factor);
     KRYL_TRY(ctx->ops->alloc(ctx, (void **)&b->inv_norm, sizeof *b->inv_norm));
+    if (analysed_on_backend(ctx, A, perm)) {
+        KRYL_TRY(kryl_factor_check_input(&A->host->csr, who));
+        return analyse_on_backend(ctx, b, A, kind, who);
+    }
+    KRYL_TRY(
+        kryl_factor_pattern_build(&A->host->csr, perm, kind, kryl_host_threads(ctx), who, &b->P));
+    b->shape = kryl_factor_pattern_shape(&b->P);
     return ctx->ops->factor_setup(ctx, &b->P, &b->handle);
 }
 
@@ -66,7 +89,7 @@ static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
 {
     kryl_context ctx = pc->ctx;
     const char *who = kryl_precond_name(factor);
-    const kryl_factor_kind kind = b->P.kind;
+    const kryl_factor_kind kind = b->shape.kind;
     b->shift = 0.0;
     if (factor == KRYL_PRECOND_MIC0) KRYL_TRY(kryl_factor_mic0_bound(&A->host->csr, &b->bound));
     for (;;) {

@@ -1,5 +1,7 @@
 /* IC(0), MIC(0) and ILU(0) factored by the backend (factor_numeric,
- * src/backends/backend.h) on a pattern computed once on the host and kept:
+ * src/backends/backend.h) on a pattern computed once and kept (by the
+ * backend from A's storage where it can: factor_analyse, factor_schedule;
+ * else on the host):
  * a refactorization for new values on the same pattern runs only the
  * numeric factorization, refreshes the triangles' values in place and
  * estimates the condition again, all where the factors live.  The other
@@ -13,11 +15,12 @@
 #include "precond/precond.h"
 
 typedef struct kryl_ilu_backend {
-    kryl_factor_pattern P; /* the kept symbolic part */
-    void *handle;          /* the backend's factor (ops->factor_setup) */
-    double *inv_norm;      /* backend: one double, ||(L U)^{-1} e||_inf */
-    double shift;          /* MIC(0)'s last shift */
-    double bound;          /* MIC(0): the shift of diagonal dominance, from the values */
+    kryl_factor_pattern P;   /* the kept symbolic part (empty: the backend's own) */
+    kryl_factor_shape shape; /* its sizes */
+    void *handle;            /* the backend's factor (ops->factor_setup) */
+    double *inv_norm;        /* backend: one double, ||(L U)^{-1} e||_inf */
+    double shift;            /* MIC(0)'s last shift */
+    double bound;            /* MIC(0): the shift of diagonal dominance, from the values */
 } kryl_ilu_backend;
 
 /* Whether the backend factors `factor` of A for this preconditioner. */
@@ -33,9 +36,6 @@ kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_
                                     const int32_t *perm, kryl_precond_kind factor,
                                     const kryl_solver_options *cg, void **L, void **U,
                                     kryl_vector e, kryl_vector w);
-
-/* Entries of L and U as kryl_factor counts them. */
-void kryl_ilu_backend_counts(const kryl_ilu_backend *b, int64_t *nnz_L, int64_t *nnz_U);
 
 void kryl_ilu_backend_free(kryl_context ctx, kryl_ilu_backend *b);
 

@@ -400,6 +400,8 @@ static kryl_backend_ops make_ops()
     ops.factor_numeric = kryl_cuda_factor_numeric;
     ops.factor_trsv = kryl_cuda_factor_trsv;
     ops.factor_release = kryl_cuda_factor_release;
+    ops.factor_analyse = kryl_cuda_factor_analyse;
+    ops.factor_schedule = kryl_cuda_factor_schedule;
     ops.amax = kryl_cuda_amax;
     return ops;
 }

@@ -15,14 +15,21 @@
  * or zero pivot) still raises its flag; the first failing row, as the
  * serial factorization meets it, is the smallest, kept by atomicMin.
  *
- * The triangles' solve handles are built once from the pattern, their
- * column indices copied on the device from the factor's (IC's U = L^T from
- * the host's transposed pattern), the path chosen as for any triangle
- * (cuda_trsv_choose.cu, never the host path), and their values gathered
- * from the factor on the device after each factorization. */
+ * The pattern and level schedules come from the host (factor_setup:
+ * uploaded once) or are computed on the device (cuda_factor_analyse.cu).
+ * The triangles' solve handles are built once from the device pattern,
+ * their offsets counted and summed and their column indices copied on the
+ * device from the factor's (IC's U = L^T from the transposed pattern), the
+ * path chosen as for any triangle (cuda_trsv_choose.cu, never the host
+ * path), and their values gathered from the factor on the device after
+ * each factorization. */
+#include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
+#include <stdlib.h>
 #include <string.h>
 
+#include "backends/cuda/cuda_factor.cuh"
+#include "backends/cuda/cuda_factor_hooks.h"
 #include "backends/cuda/cuda_trsv.cuh"
 
 extern "C" {
@@ -31,25 +38,6 @@ extern "C" {
 
 constexpr int WARP = 32;
 constexpr unsigned long long NONE = ~0ull;
-
-/* The factor on the device. */
-struct cuda_factor {
-    const kryl_factor_pattern *P; /* host; outlives the handle */
-    int64_t n, nnz;
-    int64_t *ptr;    /* n + 1 */
-    int32_t *col;    /* nnz */
-    int64_t *diag;   /* n */
-    int64_t *source; /* nnz: the entry of A's values each entry starts from */
-    int32_t *rows;   /* n: the lower triangle's rows level by level */
-    double *val;     /* nnz: C's values */
-    double *a;       /* A's host values uploaded (when A's storage does not hold them), or NULL */
-    int32_t *ready;  /* n: row i finished */
-    double *sums;    /* n: sum_j |a_ij| of row i */
-    /* [0] min over failing rows of 2 row + what; [1] ILU: the min row with
-     * u_ii not > 0; [2] max_i sums_i (the bits of a non-negative double);
-     * [3] the block ticket */
-    unsigned long long *status;
-};
 
 /* The position of column c in col[lo, hi) (sorted), or -1. */
 static __device__ int64_t position_of(const int32_t *col, int64_t lo, int64_t hi, int32_t c)
@@ -265,13 +253,18 @@ static kryl_status to_device(kryl_cuda_state *s, V **dst, const V *src, int64_t 
     return KRYL_SUCCESS;
 }
 
-static void release(kryl_cuda_state *s, cuda_factor *F)
+void kryl_cuda_factor_free(kryl_cuda_state *s, cuda_factor *F)
 {
     kryl_cuda_free(s, F->ptr);
     kryl_cuda_free(s, F->col);
     kryl_cuda_free(s, F->diag);
     kryl_cuda_free(s, F->source);
-    kryl_cuda_free(s, F->rows);
+    kryl_cuda_free(s, F->uptr);
+    kryl_cuda_free(s, F->ucol);
+    for (cuda_schedule &lv : F->levels) {
+        kryl_cuda_free(s, lv.rows);
+        free(lv.level_ptr);
+    }
     kryl_cuda_free(s, F->val);
     kryl_cuda_free(s, F->a);
     kryl_cuda_free(s, F->ready);
@@ -284,10 +277,39 @@ void kryl_cuda_factor_release(kryl_context ctx, void *handle)
 {
     kryl_cuda_state *s = nullptr;
     if (handle == nullptr || kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
-    release(s, static_cast<cuda_factor *>(handle));
+    kryl_cuda_factor_free(s, static_cast<cuda_factor *>(handle));
 }
 
-/* The device arrays of F from the pattern. */
+kryl_status kryl_cuda_factor_workspace(kryl_cuda_state *s, cuda_factor *F)
+{
+    const size_t n = (size_t)(F->n > 0 ? F->n : 1), nnz = (size_t)(F->nnz > 0 ? F->nnz : 1);
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->val), nnz * sizeof(double),
+                              "the factor's values"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->ready), n * sizeof(int32_t),
+                              "the factor's ready flags"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->sums), n * sizeof(double),
+                              "the factored matrix's row sums"));
+    if (F->status != nullptr) return KRYL_SUCCESS; /* the analysis's */
+    return kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->status),
+                            4 * sizeof(unsigned long long), "the factor's pivot status");
+}
+
+/* lv = the host schedule's device rows and host level offsets. */
+static kryl_status upload_schedule(kryl_cuda_state *s, int64_t n, const kryl_levels *host,
+                                   cuda_schedule *lv)
+{
+    KRYL_TRY(to_device(s, &lv->rows, host->order, n, "a triangle's level order"));
+    lv->nlevels = host->nlevels;
+    const size_t bytes = ((size_t)host->nlevels + 1) * sizeof *lv->level_ptr;
+    lv->level_ptr = static_cast<int64_t *>(malloc(bytes));
+    if (lv->level_ptr == nullptr)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_setup: cannot allocate %d levels",
+                          (int)host->nlevels);
+    memcpy(lv->level_ptr, host->level_ptr, bytes);
+    return KRYL_SUCCESS;
+}
+
+/* The device arrays of F from the host pattern. */
 static kryl_status upload_pattern(kryl_cuda_state *s, const kryl_factor_pattern *P, cuda_factor *F)
 {
     const int64_t n = P->n, nnz = F->nnz;
@@ -295,17 +317,14 @@ static kryl_status upload_pattern(kryl_cuda_state *s, const kryl_factor_pattern 
     KRYL_TRY(to_device(s, &F->col, P->col, nnz, "the factor's column indices"));
     KRYL_TRY(to_device(s, &F->diag, P->diag, n, "the factor's diagonal positions"));
     KRYL_TRY(to_device(s, &F->source, P->source, nnz, "the factor's value sources"));
-    KRYL_TRY(to_device(s, &F->rows, P->levels_L.order, n, "the factor's level order"));
-    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->val),
-                              (size_t)(nnz > 0 ? nnz : 1) * sizeof(double), "the factor's values"));
-    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->ready),
-                              (size_t)(n > 0 ? n : 1) * sizeof(int32_t),
-                              "the factor's ready flags"));
-    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->sums),
-                              (size_t)(n > 0 ? n : 1) * sizeof(double),
-                              "the factored matrix's row sums"));
-    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->status),
-                              4 * sizeof(unsigned long long), "the factor's pivot status"));
+    if (F->ic) {
+        KRYL_TRY(
+            to_device(s, &F->uptr, P->upper.row_ptr, n + 1, "the transposed pattern's offsets"));
+        KRYL_TRY(to_device(s, &F->ucol, P->upper.col_idx, nnz, "the transposed pattern's columns"));
+    }
+    KRYL_TRY(upload_schedule(s, n, &P->levels_L, &F->levels[0]));
+    KRYL_TRY(upload_schedule(s, n, &P->levels_U, &F->levels[1]));
+    KRYL_TRY(kryl_cuda_factor_workspace(s, F));
     /* the host pattern may change after this: wait for its copies */
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
@@ -320,12 +339,13 @@ kryl_status kryl_cuda_factor_setup(kryl_context ctx, const kryl_factor_pattern *
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cuda_factor *F = static_cast<cuda_factor *>(calloc(1, sizeof *F));
     if (F == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_setup: out of memory");
-    F->P = P;
+    F->ic = P->kind == KRYL_FACTOR_IC0;
     F->n = P->n;
     F->nnz = P->n > 0 ? P->ptr[P->n] : 0;
+    F->a_nnz = P->a_nnz;
     kryl_status st = upload_pattern(s, P, F);
     if (st != KRYL_SUCCESS) {
-        release(s, F);
+        kryl_cuda_factor_free(s, F);
         return st;
     }
     *handle = F;
@@ -338,11 +358,11 @@ static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix
                                  const double **a)
 {
     const kryl_csr *h = &A->host->csr;
-    if (kryl_csr_nnz(h) != F->P->a_nnz)
+    if (kryl_csr_nnz(h) != F->a_nnz)
         return KRYL_ERROR(KRYL_ERR_INTERNAL,
                           "cuda factor_numeric: the matrix has %lld host entries, the pattern "
                           "was built for %lld",
-                          (long long)kryl_csr_nnz(h), (long long)F->P->a_nnz);
+                          (long long)kryl_csr_nnz(h), (long long)F->a_nnz);
     const double *stored = A->ctx == nullptr || A->ctx->kind != KRYL_BACKEND_CUDA || A->dist
                                ? nullptr
                                : kryl_cuda_matrix_csr_values(A->ctx, A);
@@ -350,12 +370,12 @@ static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix
         *a = stored;
         return KRYL_SUCCESS;
     }
-    const size_t bytes = (size_t)(F->P->a_nnz > 0 ? F->P->a_nnz : 1) * sizeof(double);
+    const size_t bytes = (size_t)(F->a_nnz > 0 ? F->a_nnz : 1) * sizeof(double);
     if (F->a == nullptr)
         KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&F->a), bytes,
                                   "a copy of the factored matrix's values"));
-    if (F->P->a_nnz > 0)
-        KRYL_CUDA_CHECK(cudaMemcpyAsync(F->a, h->values, (size_t)F->P->a_nnz * sizeof(double),
+    if (F->a_nnz > 0)
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(F->a, h->values, (size_t)F->a_nnz * sizeof(double),
                                         cudaMemcpyHostToDevice, s->stream));
     *a = F->a;
     return KRYL_SUCCESS;
@@ -365,8 +385,12 @@ static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix
 static kryl_status diagonal_value(kryl_cuda_state *s, const cuda_factor *F, int64_t row,
                                   double *value)
 {
-    KRYL_CUDA_CHECK(cudaMemcpyAsync(value, F->val + F->P->diag[row], sizeof *value,
-                                    cudaMemcpyDeviceToHost, s->stream));
+    int64_t at = 0;
+    KRYL_CUDA_CHECK(
+        cudaMemcpyAsync(&at, F->diag + row, sizeof at, cudaMemcpyDeviceToHost, s->stream));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    KRYL_CUDA_CHECK(
+        cudaMemcpyAsync(value, F->val + at, sizeof *value, cudaMemcpyDeviceToHost, s->stream));
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
 }
@@ -383,7 +407,7 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
     if (F->n == 0) return KRYL_SUCCESS;
     const double *a = nullptr;
     KRYL_TRY(device_values(s, F, A, &a));
-    const bool ic = F->P->kind == KRYL_FACTOR_IC0;
+    const bool ic = F->ic;
     /* ready = 0;  sums = 0;  status = none, none, max 0, ticket 0 */
     KRYL_CUDA_CHECK(cudaMemsetAsync(F->ready, 0, (size_t)F->n * sizeof(int32_t), s->stream));
     KRYL_CUDA_CHECK(cudaMemsetAsync(F->sums, 0, (size_t)F->n * sizeof(double), s->stream));
@@ -404,11 +428,11 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
     /* C = the factor, row by row as the rows it reads are done */
     if (ic) {
         ic0_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            F->n, F->rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status, shift);
+            F->n, F->levels[0].rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status, shift);
         KRYL_CUDA_CHECK_LAUNCH("ic0_kernel");
     } else {
         ilu0_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            F->n, F->rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status);
+            F->n, F->levels[0].rows, F->ptr, F->col, F->diag, F->val, F->ready, F->status);
         KRYL_CUDA_CHECK_LAUNCH("ilu0_kernel");
     }
     unsigned long long status[3];
@@ -421,7 +445,7 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
         pivots->what = (int)(status[0] % 2);
         return diagonal_value(s, F, pivots->row, &pivots->value);
     }
-    if (F->P->kind == KRYL_FACTOR_ILU0 && status[1] != NONE) {
+    if (!F->ic && status[1] != NONE) {
         pivots->nonpositive_row = (int64_t)status[1];
         return diagonal_value(s, F, pivots->nonpositive_row, &pivots->nonpositive_value);
     }
@@ -445,17 +469,48 @@ __global__ void columns_kernel(int64_t n, int mode, const int64_t *__restrict__ 
     }
 }
 
-/* offsets[i] = the first off-diagonal entry of row i of the triangle (n + 1, host). */
-static void offdiag_offsets(const kryl_factor_pattern *P, int mode, int64_t *offsets)
+/* count[i] = the off-diagonal entries of row i of the triangle D:
+ * C's row before its diagonal (lower), after it (ILU's upper) or the
+ * transposed pattern's row after its diagonal (IC's U) */
+__global__ void offdiag_counts_kernel(int64_t n, int mode, const int64_t *__restrict__ cptr,
+                                      const int64_t *__restrict__ cdiag,
+                                      const int64_t *__restrict__ uptr, int64_t *__restrict__ count)
 {
-    offsets[0] = 0;
-    for (int64_t i = 0; i < P->n; i++) {
-        const int64_t count = mode == REFILL_LOWER ? P->diag[i] - P->ptr[i]
-                              : mode == REFILL_UPPER
-                                  ? P->ptr[i + 1] - P->diag[i] - 1
-                                  : P->upper.row_ptr[i + 1] - P->upper.row_ptr[i] - 1;
-        offsets[i + 1] = offsets[i] + count;
-    }
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        count[i] = mode == REFILL_LOWER   ? cdiag[i] - cptr[i]
+                   : mode == REFILL_UPPER ? cptr[i + 1] - cdiag[i] - 1
+                                          : uptr[i + 1] - uptr[i] - 1;
+}
+
+/* D->ptr (device, n + 1) = the offsets of the triangle's off-diagonal
+ * entries, D->nnz their number (waits for it); `count` is n entries of
+ * scratch. */
+static kryl_status offdiag_offsets(kryl_cuda_state *s, const cuda_factor *F, int mode,
+                                   int64_t *count, cuda_trsv *D)
+{
+    const int64_t n = F->n;
+    KRYL_CUDA_CHECK(cudaMemsetAsync(D->ptr, 0, sizeof *D->ptr, s->stream));
+    D->nnz = 0;
+    if (n == 0) return KRYL_SUCCESS;
+    offdiag_counts_kernel<<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        n, mode, F->ptr, F->diag, F->uptr, count);
+    KRYL_CUDA_CHECK_LAUNCH("offdiag_counts_kernel");
+    /* ptr[i + 1] = count[0] + ... + count[i] */
+    size_t bytes = 0;
+    KRYL_CUDA_CHECK(
+        cub::DeviceScan::InclusiveSum(nullptr, bytes, count, D->ptr + 1, (int)n, s->stream));
+    void *temp = nullptr;
+    KRYL_TRY(kryl_cuda_malloc(s, &temp, bytes, "the triangle's offset sums"));
+    cudaError_t err =
+        cub::DeviceScan::InclusiveSum(temp, bytes, count, D->ptr + 1, (int)n, s->stream);
+    if (err == cudaSuccess)
+        err =
+            cudaMemcpyAsync(&D->nnz, D->ptr + n, sizeof D->nnz, cudaMemcpyDeviceToHost, s->stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
+    kryl_cuda_free(s, temp);
+    if (err != cudaSuccess) return kryl_cuda_failed(err, "the triangle's offsets", KRYL_WHERE);
+    return KRYL_SUCCESS;
 }
 
 /* The triangle D's values (and diagonal) = C's, in D's precision. */
@@ -476,54 +531,35 @@ static kryl_status refill(kryl_cuda_state *s, const cuda_factor *F, int mode, cu
 static kryl_status fill_triangle(kryl_cuda_state *s, const cuda_factor *F, int mode, bool unit,
                                  cuda_trsv *D)
 {
-    const kryl_factor_pattern *P = F->P;
-    const int64_t n = P->n;
-    const size_t real = kryl_precision_size(D->precision);
-    int64_t *offsets = static_cast<int64_t *>(malloc((size_t)(n + 1) * sizeof(int64_t)));
-    if (offsets == nullptr)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_trsv: cannot allocate %lld offsets",
-                          (long long)n);
-    offdiag_offsets(P, mode, offsets);
-    D->nnz = offsets[n];
-    kryl_status st = to_device(s, &D->ptr, offsets, n + 1, "the triangular factor's row offsets");
-    const kryl_levels *lv = D->lower ? &P->levels_L : &P->levels_U;
-    if (st == KRYL_SUCCESS)
-        st = to_device(s, &D->rows, lv->order, n, "the triangular factor's level order");
-    int64_t *uptr = nullptr;
-    int32_t *ucol = nullptr;
-    if (st == KRYL_SUCCESS && mode == REFILL_TRANSPOSED)
-        st = to_device(s, &uptr, P->upper.row_ptr, n + 1, "the transposed pattern's offsets");
-    if (st == KRYL_SUCCESS && mode == REFILL_TRANSPOSED)
-        st = to_device(s, &ucol, P->upper.col_idx, P->upper.row_ptr[n],
-                       "the transposed pattern's columns");
-    if (st == KRYL_SUCCESS)
-        st = kryl_cuda_malloc(s, reinterpret_cast<void **>(&D->col),
+    const int64_t n = F->n;
+    const size_t real = kryl_precision_size(D->precision), slots = (size_t)(n > 0 ? n : 1);
+    const cuda_schedule *lv = &F->levels[D->lower ? 0 : 1];
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&D->ptr), (slots + 1) * sizeof *D->ptr,
+                              "the triangular factor's row offsets"));
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&D->rows), slots * sizeof *D->rows,
+                              "the triangular factor's level order"));
+    if (!unit)
+        KRYL_TRY(kryl_cuda_malloc(s, &D->diag, slots * real, "the triangular factor's diagonal"));
+    int64_t *count = nullptr;
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&count), slots * sizeof *count,
+                              "the triangular factor's row counts"));
+    const kryl_status st = offdiag_offsets(s, F, mode, count, D);
+    kryl_cuda_free(s, count);
+    KRYL_TRY(st);
+    KRYL_TRY(kryl_cuda_malloc(s, reinterpret_cast<void **>(&D->col),
                               (size_t)(D->nnz > 0 ? D->nnz : 1) * sizeof(int32_t),
-                              "the triangular factor's column indices");
-    if (st == KRYL_SUCCESS)
-        st = kryl_cuda_malloc(s, &D->val, (size_t)(D->nnz > 0 ? D->nnz : 1) * real,
-                              "the triangular factor's values");
-    if (st == KRYL_SUCCESS && !unit)
-        st = kryl_cuda_malloc(s, &D->diag, (size_t)(n > 0 ? n : 1) * real,
-                              "the triangular factor's diagonal");
-    if (st == KRYL_SUCCESS && n > 0) {
-        /* the triangle's columns from the factor's (or the transposed pattern's) */
-        columns_kernel<<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            n, mode, F->ptr, F->diag, uptr, mode == REFILL_TRANSPOSED ? ucol : F->col, D->ptr,
-            D->col);
-        cudaError_t err = cudaGetLastError();
-        if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
-        if (err != cudaSuccess) st = kryl_cuda_failed(err, "columns_kernel", KRYL_WHERE);
-    } else if (st == KRYL_SUCCESS) {
-        /* the offsets' copy reads the host array freed below */
-        const cudaError_t err = cudaStreamSynchronize(s->stream);
-        if (err != cudaSuccess) st = kryl_cuda_failed(err, "cudaStreamSynchronize", KRYL_WHERE);
-    }
-    kryl_cuda_free(s, uptr);
-    kryl_cuda_free(s, ucol);
-    free(offsets);
-    if (st == KRYL_SUCCESS) st = refill(s, F, mode, D);
-    return st;
+                              "the triangular factor's column indices"));
+    KRYL_TRY(kryl_cuda_malloc(s, &D->val, (size_t)(D->nnz > 0 ? D->nnz : 1) * real,
+                              "the triangular factor's values"));
+    if (n == 0) return KRYL_SUCCESS;
+    KRYL_CUDA_CHECK(cudaMemcpyAsync(D->rows, lv->rows, (size_t)n * sizeof *D->rows,
+                                    cudaMemcpyDeviceToDevice, s->stream));
+    /* the triangle's columns from the factor's (or the transposed pattern's) */
+    columns_kernel<<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        n, mode, F->ptr, F->diag, F->uptr, mode == REFILL_TRANSPOSED ? F->ucol : F->col, D->ptr,
+        D->col);
+    KRYL_CUDA_CHECK_LAUNCH("columns_kernel");
+    return refill(s, F, mode, D);
 }
 
 kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
@@ -534,7 +570,7 @@ kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cuda_factor *F = static_cast<cuda_factor *>(handle);
-    const bool ic = F->P->kind == KRYL_FACTOR_IC0;
+    const bool ic = F->ic;
     const int mode = lower ? REFILL_LOWER : ic ? REFILL_TRANSPOSED : REFILL_UPPER;
     if (*trsv != nullptr) {
         cuda_trsv *D = static_cast<cuda_trsv *>(*trsv);
@@ -555,7 +591,7 @@ kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
     D->n = F->n;
     D->lower = lower;
     D->precision = precision;
-    const kryl_levels *lv = lower ? &F->P->levels_L : &F->P->levels_U;
+    const cuda_schedule *lv = &F->levels[lower ? 0 : 1];
     /* ILU's L has the unit diagonal implied */
     kryl_status st = fill_triangle(s, F, mode, lower && !ic, D);
     if (st == KRYL_SUCCESS) st = kryl_cuda_trsv_adopt(ctx, s, D, lv->level_ptr, lv->nlevels);
@@ -581,4 +617,59 @@ kryl_status kryl_cuda_amax(kryl_context ctx, kryl_vector x, kryl_scalar out)
     });
     KRYL_CUDA_CHECK_LAUNCH("amax_kernel");
     return KRYL_SUCCESS;
+}
+
+/* *dst = a host copy (malloc) of count items of device src; NULL on failure. */
+template <typename V> static V *to_host(kryl_cuda_state *s, const V *src, int64_t count)
+{
+    V *dst = static_cast<V *>(malloc((size_t)(count > 0 ? count : 1) * sizeof(V)));
+    if (dst != nullptr && count > 0 &&
+        cudaMemcpyAsync(dst, src, (size_t)count * sizeof(V), cudaMemcpyDeviceToHost, s->stream) !=
+            cudaSuccess) {
+        free(dst);
+        return nullptr;
+    }
+    return dst;
+}
+
+kryl_status kryl_cuda_factor_download(kryl_context ctx, const void *handle, kryl_factor_pattern *P)
+{
+    KRYL_REQUIRE_ARG(handle);
+    KRYL_REQUIRE_ARG(P);
+    memset(P, 0, sizeof *P);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const cuda_factor *F = static_cast<const cuda_factor *>(handle);
+    const int64_t n = F->n;
+    P->kind = F->ic ? KRYL_FACTOR_IC0 : KRYL_FACTOR_ILU0;
+    P->n = n;
+    P->a_nnz = F->a_nnz;
+    P->ptr = to_host(s, F->ptr, n + 1);
+    P->col = to_host(s, F->col, F->nnz);
+    P->diag = to_host(s, F->diag, n);
+    P->source = to_host(s, F->source, F->nnz);
+    bool done = P->ptr && P->col && P->diag && P->source;
+    if (F->ic) {
+        P->upper.nrows = P->upper.ncols = P->upper.nrows_global = n;
+        P->upper.row_ptr = to_host(s, F->uptr, n + 1);
+        P->upper.col_idx = to_host(s, F->ucol, F->nnz);
+        done = done && P->upper.row_ptr && P->upper.col_idx;
+    }
+    kryl_levels *host[2] = {&P->levels_L, &P->levels_U};
+    for (int t = 0; t < 2; t++) {
+        const cuda_schedule *lv = &F->levels[t];
+        host[t]->nlevels = (int32_t)lv->nlevels;
+        host[t]->order = to_host(s, lv->rows, lv->level_ptr ? n : 0);
+        host[t]->level_ptr =
+            static_cast<int64_t *>(malloc(((size_t)lv->nlevels + 1) * sizeof(int64_t)));
+        done = done && host[t]->order && host[t]->level_ptr;
+        if (host[t]->level_ptr && lv->level_ptr)
+            memcpy(host[t]->level_ptr, lv->level_ptr, ((size_t)lv->nlevels + 1) * sizeof(int64_t));
+    }
+    const cudaError_t err = cudaStreamSynchronize(s->stream);
+    if (done && err == cudaSuccess) return KRYL_SUCCESS;
+    kryl_factor_pattern_free(P);
+    return err != cudaSuccess
+               ? kryl_cuda_failed(err, "cuda factor download", KRYL_WHERE)
+               : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor download: out of memory");
 }

@@ -213,6 +213,12 @@ kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix
 kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
                                   kryl_precision precision, void **trsv);
 void kryl_cuda_factor_release(kryl_context ctx, void *handle);
+/* cuda_factor_analyse.cu: the symbolic part of IC(0)/ILU(0) on the device */
+kryl_status kryl_cuda_factor_analyse(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                     const int32_t *col_idx, bool ic, const char *who,
+                                     struct kryl_factor_shape *shape, void **handle);
+kryl_status kryl_cuda_factor_schedule(kryl_context ctx, void *handle,
+                                      struct kryl_factor_shape *shape);
 kryl_status kryl_cuda_amax(kryl_context ctx, kryl_vector x, kryl_scalar out);
 
 /* Vectors of one operation: same length and precision. */
