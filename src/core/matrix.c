@@ -273,6 +273,21 @@ kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
     return KRYL_SUCCESS;
 }
 
+void kryl_matrix_drop_host_copy(kryl_matrix A)
+{
+    kryl_host_matrix *h = A->host;
+    const kryl_backend_ops *ops = A->ctx->ops;
+    if (A->storage_deferred || ops->memory_info == NULL || ops->matrix_download == NULL ||
+        h->refs != 1 || h->origin != NULL || h->entry_of != NULL || h->values_on != NULL ||
+        A->fmt.kind != KRYL_FORMAT_CSR || A->fmt.perm != NULL || A->precision != KRYL_DOUBLE)
+        return;
+    h->entries = kryl_csr_nnz(&h->csr);
+    kryl_csr_free(&h->csr);
+    /* the format borrowed the freed arrays; need_host lends it the new ones */
+    memset(&A->fmt.u, 0, sizeof A->fmt.u);
+    h->origin = A;
+}
+
 int64_t kryl_matrix_nnz(kryl_matrix A)
 {
     const kryl_host_matrix *h = A->host;

@@ -211,6 +211,13 @@ kryl_status kryl_matrix_check_diagonal(kryl_matrix A, const char *why, kryl_vect
  * was created from device arrays; nothing to do otherwise. */
 kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why);
 
+/* Free A's host copy where A's storage is built in a device's memory and
+ * nothing shares the copy (a matrix in natural-order CSR that a backend
+ * can download): A is then as if created from device arrays, its copy
+ * made again by kryl_matrix_need_host where a host step asks.  Nothing
+ * happens otherwise (host backends keep their storage in the copy). */
+void kryl_matrix_drop_host_copy(kryl_matrix A);
+
 /* Stored entries, also of a matrix whose host copy is not made yet. */
 int64_t kryl_matrix_nnz(kryl_matrix A);
 

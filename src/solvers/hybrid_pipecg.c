@@ -153,10 +153,14 @@ static kryl_status split_setup(kryl_solver s, hybrid_work *w)
     h->rows = info->host_rows;
     d->begin = h->rows;
     d->rows = A->nrows - h->rows;
-    KRYL_TRY(kryl_hybrid_part(h->ctx, A, h->begin, h->rows, &h->own, &h->coupling, &info->host_nnz,
-                              &info->host_coupling_nnz));
+    /* the device's part first, its host copy freed once on the device: A
+     * and one side's copy of its rows in host memory at a time */
     KRYL_TRY(kryl_hybrid_part(d->ctx, A, d->begin, d->rows, &d->own, &d->coupling,
                               &info->device_nnz, &info->device_coupling_nnz));
+    kryl_matrix_drop_host_copy(d->own);
+    if (d->coupling) kryl_matrix_drop_host_copy(d->coupling);
+    KRYL_TRY(kryl_hybrid_part(h->ctx, A, h->begin, h->rows, &h->own, &h->coupling, &info->host_nnz,
+                              &info->host_coupling_nnz));
     for (int k = 0; k < SIDES; k++) {
         hybrid_side *e = &w->side[k];
         kryl_pipecg_vectors *v = &e->v;
