@@ -189,9 +189,12 @@ typedef enum kryl_amg_aggregation {
 
 /* How the aggregates are found. */
 typedef enum kryl_amg_coarsening {
-    KRYL_AMG_GREEDY = 0, /* standard aggregation in row order (serial); stencil-sized aggregates */
-    KRYL_AMG_MIS2 = 1    /* roots from a distance-2 maximal independent set by hashed row
-                            order (parallel); larger aggregates, more iterations */
+    KRYL_AMG_GREEDY = 0,  /* standard aggregation in row order (serial); stencil-sized aggregates */
+    KRYL_AMG_MIS2 = 1,    /* roots from a distance-2 maximal independent set by hashed row
+                             order (parallel); larger aggregates, more iterations */
+    KRYL_AMG_PARALLEL = 2 /* the same set's roots, more aggregates between them, the rest
+                             joining their best neighbour's (Kelley & Rajamanickam 2022); on
+                             the backend (the device for cuda), the same on every backend */
 } kryl_amg_coarsening;
 
 /* Options of KRYL_PRECOND_AMG (kryl_solver_options.amg). */
@@ -284,7 +287,8 @@ const char *kryl_partition_name(kryl_partition_kind kind);
 const char *kryl_amg_smoother_name(kryl_amg_smoother smoother); /* "chebyshev", "jacobi", ... */
 const char *kryl_amg_cycle_name(kryl_amg_cycle cycle);          /* "v", "w" */
 const char *kryl_amg_aggregation_name(kryl_amg_aggregation aggregation); /* "auto", "sa", ... */
-const char *kryl_amg_coarsening_name(kryl_amg_coarsening coarsening);    /* "greedy", "mis2" */
+const char *
+kryl_amg_coarsening_name(kryl_amg_coarsening coarsening); /* "greedy", "mis2", "parallel" */
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
  * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */

@@ -68,7 +68,8 @@ static void check_levels_against_ref(kryl_context ref, kryl_context ctx, kryl_ba
     char label[256];
     for (int v = 0; v < 4; v++) {
         o.amg.aggregation = v & 1 ? KRYL_AMG_PLAIN : KRYL_AMG_SMOOTHED;
-        o.amg.coarsening = v & 2 ? KRYL_AMG_MIS2 : KRYL_AMG_GREEDY;
+        /* greedy, mis2, and parallel (the backend's amg_aggregate) without and with theta */
+        o.amg.coarsening = v == 0 ? KRYL_AMG_GREEDY : v == 1 ? KRYL_AMG_MIS2 : KRYL_AMG_PARALLEL;
         o.amg.theta = v == 3 ? 0.1 : 0.0;
         snprintf(label, sizeof label, "%s %s %s on %s",
                  kryl_amg_aggregation_name(o.amg.aggregation),

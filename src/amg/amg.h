@@ -46,11 +46,15 @@ kryl_status amg_strength(const kryl_csr *A, double theta, bool symmetric, int th
 
 /* Aggregates of G: aggregate[i] in 0..*count-1, or -1 for a row without
  * strong couplings.  Greedy in row order (Vanek, Mandel & Brezina 1996,
- * "standard aggregation"; serial), or from a distance-2 maximal
- * independent set with roots chosen by a fixed hash of the row index
- * (Bell, Dalton & Olson 2012; parallel); both deterministic. */
+ * "standard aggregation"; serial), from a distance-2 maximal independent
+ * set with roots chosen by a fixed hash of the row index (Bell, Dalton &
+ * Olson 2012; parallel), or that set with secondary aggregates between
+ * its roots (Kelley & Rajamanickam 2022; parallel, amg_aggregate.c); all
+ * deterministic, whatever the thread count. */
 kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t *count);
 kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggregate, int64_t *count);
+kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *aggregate,
+                                   int64_t *count);
 
 /* The tentative prolongator T (n x nc) and the coarse near-nullspace Bc
  * (nc x k, column by column, malloc'ed): on each aggregate, the thin QR of
@@ -68,8 +72,9 @@ typedef struct amg_level {
     /* host (natural row order): A is the backend matrix's host copy */
     const kryl_csr *A;
     bool symmetric;
-    double lambda_max; /* of D^-1 A */
-    int32_t *aggregate;
+    double lambda_max;     /* of D^-1 A */
+    int32_t *aggregate;    /* host copy */
+    int32_t *aggregate_on; /* in backend memory where the backend aggregated, else NULL */
     int64_t naggregates;
     kryl_csr T; /* the tentative prolongator (kept for a resetup) */
     /* the next level's rows over all ranks, the first of this rank's

@@ -136,14 +136,30 @@ static kryl_status level_numeric(amg_hierarchy *h, int l)
     return st;
 }
 
-/* L's aggregates (L->aggregate, L->naggregates): over ranks, those of
- * each rank's diagonal block, and a row coupled only to other ranks'
- * rows an aggregate of its own. */
+/* L's aggregates (L->aggregate, L->naggregates): the parallel coarsening
+ * by the backend from the level's storage where it aggregates (kept there
+ * as L->aggregate_on; L->aggregate its host copy), else on the host from
+ * the strength graph; over ranks, those of each rank's diagonal block, and
+ * a row coupled only to other ranks' rows an aggregate of its own. */
 static kryl_status aggregate(amg_hierarchy *h, amg_level *L)
 {
+    const kryl_backend_ops *ops = h->ctx->ops;
     int threads = kryl_host_threads(h->ctx);
     bool ranks = amg_over_ranks(h->ctx);
+    size_t bytes = (size_t)L->A->nrows * sizeof *L->aggregate;
     double t0 = kryl_wtime();
+    L->aggregate = malloc(bytes + sizeof *L->aggregate);
+    if (L->aggregate == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
+    if (!ranks && h->opts.coarsening == KRYL_AMG_PARALLEL && ops->amg_aggregate != NULL &&
+        kryl_matrix_natural_csr(L->Ab)) {
+        /* strength and aggregates in one operation: its time counts as the aggregation's */
+        KRYL_TRY(ops->alloc(h->ctx, (void **)&L->aggregate_on, bytes));
+        KRYL_TRY(ops->amg_aggregate(h->ctx, L->Ab, h->opts.theta, L->symmetric, L->aggregate_on,
+                                    &L->naggregates));
+        if (bytes > 0) KRYL_TRY(ops->download(h->ctx, L->aggregate, L->aggregate_on, bytes));
+        h->info.aggregate_s += kryl_wtime() - t0;
+        return KRYL_SUCCESS;
+    }
     kryl_csr block = {0};
     kryl_status st = ranks ? amg_diagonal_block(L->A, &block) : KRYL_SUCCESS;
     const kryl_csr *A = ranks ? &block : L->A;
@@ -152,11 +168,11 @@ static kryl_status aggregate(amg_hierarchy *h, amg_level *L)
     kryl_csr_free(&block);
     KRYL_TRY(st);
     double t1 = kryl_wtime();
-    L->aggregate = malloc(((size_t)L->A->nrows + 1) * sizeof *L->aggregate);
-    st = L->aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
+    st = h->opts.coarsening == KRYL_AMG_GREEDY
+             ? amg_aggregate_greedy(&G, L->aggregate, &L->naggregates)
          : h->opts.coarsening == KRYL_AMG_MIS2
              ? amg_aggregate_mis2(&G, threads, L->aggregate, &L->naggregates)
-             : amg_aggregate_greedy(&G, L->aggregate, &L->naggregates);
+             : amg_aggregate_parallel(&G, threads, L->aggregate, &L->naggregates);
     amg_graph_free(&G);
     if (st == KRYL_SUCCESS && ranks) amg_boundary_singletons(L->A, L->aggregate, &L->naggregates);
     h->info.strength_s += t1 - t0;
@@ -310,6 +326,8 @@ void amg_release(amg_hierarchy *h)
         if (l > 0) kryl_matrix_destroy(&L->Ab);
         free(L->aggregate);
         L->aggregate = NULL;
+        if (L->aggregate_on != NULL) h->ctx->ops->release(h->ctx, L->aggregate_on);
+        L->aggregate_on = NULL;
         kryl_csr_free(&L->T);
     }
     h->nlevels = 0;

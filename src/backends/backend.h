@@ -505,6 +505,17 @@ typedef struct kryl_backend_ops {
      * the sizes: the caller then uses the host's code. */
     kryl_status (*amg_products)(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
                                 double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *done);
+    /* The aggregates of a square A stored as double CSR of all its rows in
+     * the natural order (kryl_matrix_natural_csr), read where it is stored:
+     * the strength graph of amg_strength (j ~ i when |a_ij| >= theta
+     * sqrt(|a_ii a_jj|), a_ij != 0, i != j; made symmetric unless
+     * `symmetric`), aggregated as amg_aggregate_parallel does
+     * (src/amg/amg_aggregate.c, the specification): aggregate (backend
+     * memory, A's rows) = each row's aggregate, or -1 for a row without
+     * strong couplings; *count (host) = the aggregates.  The same result on
+     * every backend, whatever its threads; synchronises. */
+    kryl_status (*amg_aggregate)(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
+                                 int32_t *aggregate, int64_t *count);
 
     /* ---- multicolor ordering (optional; NULL: the host colors) ----
      * color_rows: the Jones-Plassmann coloring of the graph of the n x n

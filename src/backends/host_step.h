@@ -87,6 +87,11 @@ kryl_status kryl_host_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *wor
 kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
                                    kryl_diagonal_check *found);
 
+/* amg_aggregate of the host backends (host_aggregate.c): the host's code
+ * on A's host copy, on the context's threads. */
+kryl_status kryl_host_amg_aggregate(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
+                                    int32_t *aggregate, int64_t *count);
+
 /* color_group of the host backends (host_color.c): kryl_color_group_serial. */
 kryl_status kryl_host_color_group(kryl_context ctx, int64_t n, const int32_t *color,
                                   int32_t ncolors, int32_t *perm, int64_t *color_ptr);

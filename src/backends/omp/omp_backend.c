@@ -148,6 +148,8 @@ static const kryl_backend_ops omp_backend_ops = {
     .trsv = kryl_omp_trsv,
     .trsv_release = kryl_ref_trsv_release,
     .trsv_path = kryl_omp_trsv_path,
+    /* algebraic multigrid aggregation: the host's code (host_aggregate.c) */
+    .amg_aggregate = kryl_host_amg_aggregate,
     /* multicolor ordering: rounds on the team (omp_color.c), grouped as ref does */
     .color_rows = kryl_omp_color_rows,
     .color_group = kryl_host_color_group,

@@ -283,6 +283,8 @@ static const kryl_backend_ops ref_ops = {
     .trsv = kryl_ref_trsv,
     .trsv_release = kryl_ref_trsv_release,
     .trsv_path = kryl_ref_trsv_path,
+    /* algebraic multigrid aggregation: the host's code (host_aggregate.c) */
+    .amg_aggregate = kryl_host_amg_aggregate,
     /* multicolor ordering */
     .color_rows = ref_color_rows,
     .color_group = kryl_host_color_group,
