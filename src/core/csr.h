@@ -78,8 +78,10 @@ kryl_status kryl_csr_from_coo_on(kryl_csr *A, const kryl_coo *coo, int64_t nrows
                                  int64_t row_begin, int64_t row_end, int threads);
 
 /* The first step of kryl_csr_from_coo_on: the entries placed by row, each
- * row in any order, duplicates kept (kryl_csr_sort_and_sum_on follows). */
-kryl_status kryl_csr_rows_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
+ * row in any order, duplicates kept (kryl_csr_sort_and_sum_on follows).
+ * Where the entries come row by row, A takes coo's values array over (no
+ * copy; coo->values is NULL then, coo is still to be freed). */
+kryl_status kryl_csr_rows_from_coo(kryl_csr *A, kryl_coo *coo, int64_t nrows_global,
                                    int64_t row_begin, int64_t row_end, int threads);
 
 /* kryl_csr_from_coo_on on one thread. */

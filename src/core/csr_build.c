@@ -269,8 +269,9 @@ static kryl_status fill_any_order(kryl_csr *A, const kryl_coo *coo, int threads)
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_csr_rows_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
-                                   int64_t row_begin, int64_t row_end, int threads)
+/* kryl_csr_rows_from_coo, taking coo's values over (take) or copying them. */
+static kryl_status rows_from_coo(kryl_csr *A, kryl_coo *coo, int64_t nrows_global,
+                                 int64_t row_begin, int64_t row_end, int threads, bool take)
 {
     memset(A, 0, sizeof *A);
     KRYL_TRY(kryl_csr_check_shape(nrows_global, coo->ncols, row_begin, row_end));
@@ -289,20 +290,34 @@ kryl_status kryl_csr_rows_from_coo(kryl_csr *A, const kryl_coo *coo, int64_t nro
         if (st != KRYL_SUCCESS) kryl_csr_free(A);
         return st;
     }
-    /* entries row by row stay where they are */
+    /* entries row by row stay where they are: their values are A's */
     offsets_of_ascending_rows(A, coo, threads);
+    double *values =
+        take && coo->count > 0 ? realloc(coo->values, (size_t)coo->count * sizeof *values) : NULL;
+    if (values != NULL) {
+        free(A->values); /* never touched: no page of it was used */
+        A->values = values;
+        coo->values = NULL;
+        coo->capacity = 0;
+    }
     KRYL_HOST_PARALLEL_STATIC(threads)
     for (int64_t k = 0; k < coo->count; k++) {
         A->col_idx[k] = (int32_t)coo->cols[k];
-        A->values[k] = coo->values[k];
+        if (values == NULL) A->values[k] = coo->values[k];
     }
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_csr_rows_from_coo(kryl_csr *A, kryl_coo *coo, int64_t nrows_global,
+                                   int64_t row_begin, int64_t row_end, int threads)
+{
+    return rows_from_coo(A, coo, nrows_global, row_begin, row_end, threads, true);
 }
 
 kryl_status kryl_csr_from_coo_on(kryl_csr *A, const kryl_coo *coo, int64_t nrows_global,
                                  int64_t row_begin, int64_t row_end, int threads)
 {
-    KRYL_TRY(kryl_csr_rows_from_coo(A, coo, nrows_global, row_begin, row_end, threads));
+    KRYL_TRY(rows_from_coo(A, (kryl_coo *)coo, nrows_global, row_begin, row_end, threads, false));
     kryl_status st = kryl_csr_sort_and_sum_on(A, threads);
     if (st != KRYL_SUCCESS) kryl_csr_free(A);
     return st;

@@ -1,11 +1,15 @@
 /* Buffered line source over plain files (stdio) and gzip streams (zlib). */
+#define _POSIX_C_SOURCE 200809L /* pread, fileno, ftello */
 #include "io/mtx_stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 
 #ifdef KRYL_HAVE_ZLIB
 #include <zlib.h>
@@ -23,6 +27,63 @@ static bool is_gzip(const char *bytes, size_t n)
 }
 
 /* Read up to `want` bytes at s->fill; sets s->eof when the file ends. */
+/* The least bytes read by several threads at once, and the least each reads. */
+#define KRYL_MTX_SPLIT_READ ((size_t)4 << 20)
+#define KRYL_MTX_READ_PART  ((size_t)1 << 20)
+
+/* pread of [at, at + n) into to until n bytes or the end of the file;
+ * the bytes read, *err the errno of a failure (else 0). */
+static size_t pread_all(int fd, char *to, size_t n, off_t at, int *err)
+{
+    size_t done = 0;
+    *err = 0;
+    while (done < n) {
+        ssize_t got = pread(fd, to + done, n - done, at + (off_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) *err = errno;
+        if (got <= 0) break;
+        done += (size_t)got;
+    }
+    return done;
+}
+
+/* Up to `want` bytes of a plain file into s->fill: a large read in parts
+ * at their offsets on the host's threads (the copy out of the page cache
+ * is a good share of a parse on many threads, too much for one thread),
+ * else through stdio.  The bytes read, *err as pread_all's. */
+static size_t read_plain(kryl_mtx_stream *s, size_t want, int *err)
+{
+    const int fd = fileno(s->file);
+    const off_t at = s->file_size >= 0 && want >= KRYL_MTX_SPLIT_READ ? ftello(s->file) : -1;
+    if (fd < 0 || at < 0) {
+        size_t got = fread(s->fill, 1, want, s->file);
+        *err = ferror(s->file) ? (errno != 0 ? errno : EIO) : 0;
+        return got;
+    }
+    int parts = kryl_host_max_threads();
+    if (parts > KRYL_HOST_MAX_TEAM) parts = KRYL_HOST_MAX_TEAM;
+    if ((size_t)parts > want / KRYL_MTX_READ_PART) parts = (int)(want / KRYL_MTX_READ_PART);
+    size_t got[KRYL_HOST_MAX_TEAM];
+    int errs[KRYL_HOST_MAX_TEAM];
+    KRYL_HOST_PARALLEL_FOR(parts)
+    for (int p = 0; p < parts; p++) {
+        size_t lo = want * (size_t)p / (size_t)parts, hi = want * (size_t)(p + 1) / (size_t)parts;
+        got[p] = pread_all(fd, s->fill + lo, hi - lo, at + (off_t)lo, &errs[p]);
+    }
+    /* the bytes up to the first part cut short (by the end of the file) */
+    size_t total = 0;
+    *err = 0;
+    for (int p = 0; p < parts; p++) {
+        total += got[p];
+        *err = errs[p];
+        if (got[p] < want * (size_t)(p + 1) / (size_t)parts - want * (size_t)p / (size_t)parts ||
+            *err != 0)
+            break;
+    }
+    if (fseeko(s->file, at + (off_t)total, SEEK_SET) != 0 && *err == 0) *err = errno;
+    return total;
+}
+
 static kryl_status read_bytes(kryl_mtx_stream *s, size_t want)
 {
     size_t got = 0;
@@ -45,12 +106,10 @@ static kryl_status read_bytes(kryl_mtx_stream *s, size_t want)
         return KRYL_SUCCESS;
     }
 #endif
-    got = fread(s->fill, 1, want, s->file);
-    if (got < want) {
-        if (ferror(s->file))
-            return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot read: %s", s->path, strerror(errno));
-        s->eof = true;
-    }
+    int err = 0;
+    got = read_plain(s, want, &err);
+    if (err != 0) return KRYL_ERROR(KRYL_ERR_IO, "%s: cannot read: %s", s->path, strerror(err));
+    if (got < want) s->eof = true;
     s->fill += got;
     return KRYL_SUCCESS;
 }
