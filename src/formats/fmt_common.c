@@ -178,7 +178,7 @@ kryl_status kryl_fmt_build(const kryl_csr *A, kryl_format kind, const int32_t *o
     }
     kryl_csr C = *A;
     kryl_status st = KRYL_SUCCESS;
-    if (plan.perm) KRYL_CHECK_GOTO(st, fmt_permuted_csr(&plan.view, &C), done);
+    if (plan.perm) KRYL_CHECK_GOTO(st, fmt_permuted_csr(&plan.view, p.threads, &C), done);
     out->kind = kind;
     out->nrows = out->ncols = A->nrows;
     out->nnz = kryl_csr_nnz(A);

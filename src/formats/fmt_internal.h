@@ -103,8 +103,9 @@ kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t wi
 void fmt_invert(const int32_t *perm, int64_t n, int32_t *inv);
 
 /* C = P A P^T for the view: rows and columns renumbered, columns of each
- * row sorted again. */
-kryl_status fmt_permuted_csr(const fmt_view *v, kryl_csr *C);
+ * row sorted again, on `threads` host threads (the same C whatever the
+ * count). */
+kryl_status fmt_permuted_csr(const fmt_view *v, int threads, kryl_csr *C);
 
 /* ---- sizes and refusals (fmt_size.c) ---- */
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
 
 kryl_status fmt_check_order(const int32_t *order, int64_t n)
@@ -69,22 +70,24 @@ void fmt_invert(const int32_t *perm, int64_t n, int32_t *inv)
     for (int64_t i = 0; i < n; i++) inv[perm[i]] = (int32_t)i; /* inv[perm[i]] = i */
 }
 
-kryl_status fmt_permuted_csr(const fmt_view *v, kryl_csr *C)
+kryl_status fmt_permuted_csr(const fmt_view *v, int threads, kryl_csr *C)
 {
     const kryl_csr *A = v->A;
     KRYL_TRY(kryl_csr_alloc(C, v->n, v->n, kryl_csr_nnz(A)));
-    int64_t k = 0;
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < v->n; i++) C->row_ptr[i + 1] = fmt_view_len(v, i);
+    kryl_prefix_sum(C->row_ptr + 1, v->n, threads);
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < v->n; i++) {
-        int64_t b, e;
+        int64_t b, e, k = C->row_ptr[i];
         fmt_view_row(v, i, &b, &e);
         /* c(i, inv[j]) = a(perm[i], j) */
         for (int64_t q = b; q < e; q++, k++) {
             C->col_idx[k] = v->inv[A->col_idx[q]];
             C->values[k] = A->values[q];
         }
-        C->row_ptr[i + 1] = k;
     }
-    kryl_status st = kryl_csr_sort_and_sum(C);
+    kryl_status st = kryl_csr_sort_and_sum_on(C, threads);
     if (st != KRYL_SUCCESS) kryl_csr_free(C);
     return st;
 }
