@@ -1,15 +1,23 @@
 /* Greedy multicoloring: valid colorings, red-black grids, 8 colors for
- * the 27-point box, fewer colors after sparsification, and the checker
- * catching a bad coloring. */
+ * the 27-point box, fewer colors after sparsification, the same coloring
+ * with its graph built on several threads, and the checker catching a bad
+ * coloring. */
 #include "test_order_util.h"
 
-/* Color A with tau, check it, return the number of colors. */
+/* Color A with tau, check it (and that 3 threads color it alike), return
+ * the number of colors. */
 static int32_t colors_of(const kryl_csr *A, double tau, const char *what)
 {
-    kryl_coloring c;
+    kryl_coloring c, t;
     CHECK_OK(kryl_order_color(A, tau, &c));
     CHECK(kryl_order_color_check(A, tau, &c) == KRYL_SUCCESS, "%s tau %g: %s", what, tau,
           kryl_last_error());
+    CHECK_OK(kryl_order_color_on(A, tau, 3, &t));
+    bool same = t.ncolors == c.ncolors;
+    for (int64_t i = 0; i < A->nrows && same; i++)
+        same = t.color[i] == c.color[i] && t.perm[i] == c.perm[i];
+    CHECK(same, "%s tau %g: 3 threads color otherwise than one", what, tau);
+    kryl_coloring_free(&t);
     const int32_t ncolors = c.ncolors;
     kryl_coloring_free(&c);
     return ncolors;

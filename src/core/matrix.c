@@ -363,7 +363,7 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_ORDERING);
     if (order != KRYL_ORDER_NONE) {
         perm = malloc((size_t)(csr->nrows > 0 ? csr->nrows : 1) * sizeof *perm);
-        st = perm ? kryl_order_compute(csr, order, perm)
+        st = perm ? kryl_order_compute_on(csr, order, used.threads, perm)
                   : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate an ordering");
     }
     kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);

@@ -49,7 +49,7 @@ static kryl_status group_by_color(int64_t n, kryl_coloring *c)
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_order_color(const kryl_csr *A, double tau, kryl_coloring *c)
+kryl_status kryl_order_color_on(const kryl_csr *A, double tau, int threads, kryl_coloring *c)
 {
     KRYL_REQUIRE_ARG(c);
     memset(c, 0, sizeof *c);
@@ -68,7 +68,7 @@ kryl_status kryl_order_color(const kryl_csr *A, double tau, kryl_coloring *c)
      * keeping the fewer colors; c->perm holds the other attempt's colors */
     for (int pass = 0; pass < (tau > 0.0 ? 2 : 1) && st == KRYL_SUCCESS; pass++) {
         order_graph g;
-        st = order_graph_build(A, pass == 0 ? tau : 0.0, &g);
+        st = order_graph_build_on(A, pass == 0 ? tau : 0.0, threads, &g);
         if (st != KRYL_SUCCESS) break;
         int32_t *target = pass == 0 ? c->color : c->perm;
         const int32_t ncolors = first_fit(&g, target, forbidden);
@@ -82,6 +82,11 @@ kryl_status kryl_order_color(const kryl_csr *A, double tau, kryl_coloring *c)
     free(forbidden);
     if (st != KRYL_SUCCESS) kryl_coloring_free(c);
     return st;
+}
+
+kryl_status kryl_order_color(const kryl_csr *A, double tau, kryl_coloring *c)
+{
+    return kryl_order_color_on(A, tau, 1, c);
 }
 
 void kryl_coloring_free(kryl_coloring *c)

@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/csr.h"
 #include "core/error.h"
+#include "core/host_threads.h"
 
 kryl_status order_check_matrix(const kryl_csr *A, const char *caller)
 {
@@ -63,7 +65,7 @@ static int64_t row_union(const kryl_csr *A, const double *diag, double tau, int6
     return count;
 }
 
-kryl_status order_graph_build(const kryl_csr *A, double tau, order_graph *g)
+kryl_status order_graph_build_on(const kryl_csr *A, double tau, int threads, order_graph *g)
 {
     const int64_t n = A->nrows;
     g->n = n;
@@ -87,10 +89,12 @@ kryl_status order_graph_build(const kryl_csr *A, double tau, order_graph *g)
         for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
             if (keep(A, diag, tau, i, e)) tadj[tptr[A->col_idx[e] + 1]++] = (int32_t)i;
     /* ptr = prefix sums of |row i of A  union  row i of A^T| */
-    for (int64_t i = 0; i < n; i++)
-        g->ptr[i + 1] = g->ptr[i] + row_union(A, diag, tau, i, tptr, tadj, NULL);
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) g->ptr[i + 1] = row_union(A, diag, tau, i, tptr, tadj, NULL);
+    kryl_prefix_sum(g->ptr + 1, n, threads);
     g->adj = malloc(((size_t)g->ptr[n] + 1) * sizeof *g->adj);
     if (g->adj == NULL) goto oom;
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) row_union(A, diag, tau, i, tptr, tadj, g->adj + g->ptr[i]);
     goto done;
 oom:
@@ -103,6 +107,11 @@ done:
     free(tadj);
     free(diag);
     return st;
+}
+
+kryl_status order_graph_build(const kryl_csr *A, double tau, order_graph *g)
+{
+    return order_graph_build_on(A, tau, 1, g);
 }
 
 void order_graph_free(order_graph *g)

@@ -18,7 +18,10 @@ typedef struct order_graph {
 kryl_status order_check_matrix(const kryl_csr *A, const char *caller);
 
 /* The graph of the off-diagonal entries with |a_ij| > tau*sqrt(|a_ii a_jj|)
- * (every stored one when tau = 0), in both directions. */
+ * (every stored one when tau = 0), in both directions; _on merges each row with its
+ * transpose's on `threads` host threads (the same graph whatever the
+ * count). */
+kryl_status order_graph_build_on(const kryl_csr *A, double tau, int threads, order_graph *g);
 kryl_status order_graph_build(const kryl_csr *A, double tau, order_graph *g);
 void order_graph_free(order_graph *g);
 

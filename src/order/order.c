@@ -28,6 +28,12 @@ kryl_status kryl_order_from_name(const char *name, kryl_order_kind *kind)
 
 kryl_status kryl_order_compute(const kryl_csr *A, kryl_order_kind kind, int32_t *perm)
 {
+    return kryl_order_compute_on(A, kind, 1, perm);
+}
+
+kryl_status kryl_order_compute_on(const kryl_csr *A, kryl_order_kind kind, int threads,
+                                  int32_t *perm)
+{
     KRYL_TRY(order_check_matrix(A, "kryl_order_compute"));
     KRYL_REQUIRE_ARG(perm);
     switch (kind) {
@@ -39,7 +45,7 @@ kryl_status kryl_order_compute(const kryl_csr *A, kryl_order_kind kind, int32_t 
     case KRYL_ORDER_AMD: return kryl_order_amd(A, perm);
     case KRYL_ORDER_COLOR: {
         kryl_coloring c;
-        KRYL_TRY(kryl_order_color(A, 0.0, &c));
+        KRYL_TRY(kryl_order_color_on(A, 0.0, threads, &c));
         memcpy(perm, c.perm, (size_t)A->nrows * sizeof *perm);
         kryl_coloring_free(&c);
         return KRYL_SUCCESS;

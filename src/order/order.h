@@ -40,8 +40,11 @@ kryl_status kryl_order_rcm(const kryl_csr *A, int32_t *perm);
  * build has no SuiteSparse AMD. */
 kryl_status kryl_order_amd(const kryl_csr *A, int32_t *perm);
 
-/* The ordering `kind` into perm[n]. */
+/* The ordering `kind` into perm[n]; _on: the coloring's graph built on
+ * `threads` host threads (the same perm whatever the count). */
 kryl_status kryl_order_compute(const kryl_csr *A, kryl_order_kind kind, int32_t *perm);
+kryl_status kryl_order_compute_on(const kryl_csr *A, kryl_order_kind kind, int threads,
+                                  int32_t *perm);
 
 /* A coloring: color[i] of original row i in [0, ncolors); perm lists the
  * rows color by color (ascending original index within a color), color c
@@ -59,6 +62,8 @@ typedef struct kryl_coloring {
  * than tau = 0 (it keeps the unsparsified coloring when that has fewer).
  * Allocates c's arrays; free with kryl_coloring_free. */
 kryl_status kryl_order_color(const kryl_csr *A, double tau, kryl_coloring *c);
+/* kryl_order_color with the graph built on `threads` host threads (the same coloring). */
+kryl_status kryl_order_color_on(const kryl_csr *A, double tau, int threads, kryl_coloring *c);
 void kryl_coloring_free(kryl_coloring *c);
 
 /* Jones-Plassmann coloring of the graph of the n x n pattern (row_ptr,
