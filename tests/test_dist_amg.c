@@ -89,12 +89,18 @@ static void gather_all(const kryl_csr *M, kryl_csr *G)
 }
 
 /* Level l + 1's matrix is P' A P of level l's, gathered whole. */
+/* This rank's host rows of level l. */
+static const kryl_csr *level_rows(const amg_hierarchy *h, int l)
+{
+    return &amg_level_matrix(&h->levels[l])->host->csr;
+}
+
 static void check_galerkin(const amg_hierarchy *h, int l, const char *label)
 {
     kryl_csr A, P, Ac, R, AP, RAP;
-    gather_all(h->levels[l].A, &A);
+    gather_all(level_rows(h, l), &A);
     gather_all(&h->levels[l].P->host->csr, &P);
-    gather_all(h->levels[l + 1].A, &Ac);
+    gather_all(level_rows(h, l + 1), &Ac);
     CHECK_OK(kryl_csr_transpose(&P, &R));
     CHECK_OK(kryl_csr_multiply(&A, &P, &AP, 1));
     CHECK_OK(kryl_csr_multiply(&R, &AP, &RAP, 1));
@@ -139,7 +145,7 @@ static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const doub
         /* every level's rows and entries over the ranks are the global ones */
         const amg_hierarchy *h = s->pc->data;
         for (int l = 0; l < h->nlevels; l++) {
-            int64_t mine[2] = {h->levels[l].A->nrows, kryl_csr_nnz(h->levels[l].A)}, all[2];
+            int64_t mine[2] = {level_rows(h, l)->nrows, kryl_csr_nnz(level_rows(h, l))}, all[2];
             MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
             CHECK(all[0] == h->info.rows[l] && all[1] == h->info.nnz[l],
                   "%s: level %d holds %lld rows and %lld entries over the ranks, the hierarchy "
@@ -149,8 +155,8 @@ static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const doub
             if (l + 1 < h->nlevels && o->format == KRYL_FORMAT_CSR) check_galerkin(h, l, label);
             /* agglomerated: the coarse levels on rank 0 alone */
             if (l > 0 && !spread && rank > 0)
-                CHECK(h->levels[l].A->nrows == 0, "%s: rank %d holds %lld rows of level %d", label,
-                      rank, (long long)h->levels[l].A->nrows, l);
+                CHECK(level_rows(h, l)->nrows == 0, "%s: rank %d holds %lld rows of level %d",
+                      label, rank, (long long)level_rows(h, l)->nrows, l);
             if (l > 0 && o->amg.aggregation != KRYL_AMG_PLAIN)
                 CHECK(kryl_host_matrix_is_symmetric(h->levels[l].Ab->host, 0.0),
                       "%s: coarse level %d is not exactly symmetric", label, l);

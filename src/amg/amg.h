@@ -1,11 +1,13 @@
 /*
  * Smoothed-aggregation algebraic multigrid (Vanek, Mandel & Brezina,
  * Computing 56, 1996), with the parallel aggregation of Bell, Dalton &
- * Olson (SIAM J. Sci. Comput. 34, 2012).  The hierarchy is built from
- * each level's host CSR (setup, the files amg_*.c): graph, aggregates and
- * tentative prolongator on the host, lambda_max and the products P, R and
- * P'AP through the backend (amg_products: the device on cuda), then stored
- * as backend matrices and vectors on the solve's context, where the cycle
+ * Olson (SIAM J. Sci. Comput. 34, 2012).  The hierarchy (setup, the files
+ * amg_*.c) lives in backend memory, the device's on cuda: strength graph
+ * and aggregates from the level's host copy (uploaded), the tentative
+ * prolongator of the constant near-nullspace (backend amg_tentative; a
+ * user's near-nullspace by QR on the host), lambda_max by backend Lanczos,
+ * P, R and P'AP by the backend's amg_products, each coarse level a backend
+ * matrix made from those arrays without a host copy; the cycle
  * (amg_cycle.c) runs through backend operations only.
  */
 #ifndef KRYL_AMG_AMG_H
@@ -69,20 +71,25 @@ kryl_status amg_dense_inverse(const kryl_csr *A, kryl_csr *Ainv);
 
 /* One level of the hierarchy. */
 typedef struct amg_level {
-    /* host (natural row order): A is the backend matrix's host copy */
-    const kryl_csr *A;
-    bool symmetric;
-    double lambda_max;     /* of D^-1 A */
-    int32_t *aggregate;    /* host copy */
-    int32_t *aggregate_on; /* in backend memory where the backend aggregated, else NULL */
+    bool symmetric;     /* level 0 up to the symmetry tolerance; Galerkin keeps it */
+    double lambda_max;  /* of D^-1 A */
+    int32_t *aggregate; /* backend memory, the level's rows (NULL on the coarsest) */
     int64_t naggregates;
-    kryl_csr T; /* the tentative prolongator (kept for a resetup) */
+    kryl_backend_csr T; /* the tentative prolongator (kept for a resetup) */
+    /* over ranks: T on the host (src/dist's products take it), not T */
+    kryl_csr T_host;
     /* the next level's rows over all ranks, the first of this rank's
      * aggregates (0 on one rank), and those this rank owns: its
      * aggregates', or all of them on rank 0 where the level is agglomerated */
     int64_t coarse_rows, coarse_begin, coarse_owned[2];
+    /* this level's matrix as double CSR in the natural order, built from
+     * backend arrays (level 0: the iteration matrix where it is that, not
+     * owned, else NULL: its host copy serves; over ranks from the ranks'
+     * host rows) */
+    kryl_matrix A;
     /* backend (level 0: the iteration matrix's order and precision) */
-    kryl_matrix Ab;    /* this level's matrix (level 0: not owned) */
+    kryl_matrix Ab;    /* this level's matrix in the iteration's precision (A or a copy;
+                          level 0: not owned) */
     kryl_matrix P, R;  /* to and from the next level (NULL on the coarsest) */
     kryl_matrix Ainv;  /* the coarsest level's dense inverse, else NULL */
     kryl_vector b, x;  /* right-hand side and iterate (level 0: the apply's r and z) */
@@ -92,6 +99,9 @@ typedef struct amg_level {
     kryl_vector dinv;  /* the smoother's diagonal scaling */
     kryl_precond mcgs; /* multicolor Gauss-Seidel sweep (KRYL_AMG_MCGS) */
 } amg_level;
+
+/* The level's double matrix: L->A, or level 0's iteration matrix. */
+static inline kryl_matrix amg_level_matrix(const amg_level *L) { return L->A ? L->A : L->Ab; }
 
 /* lambda_max of the level's D^-1 A: Lanczos on its backend matrix for a
  * symmetric A with a positive diagonal, else the Gershgorin bound
@@ -109,14 +119,24 @@ typedef struct amg_hierarchy {
 } amg_hierarchy;
 
 /* Level L's P = (I - omega D^-1 A) T (omega = 0: P = T), R = P' and
- * Ac = R A P (exactly symmetric when L is): by the backend's amg_products
- * where it has them (the device for cuda), else on the host's threads;
- * the seconds go to h->info. */
-kryl_status amg_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_csr *P,
-                         kryl_csr *R, kryl_csr *Ac);
+ * Ac = R A P (exactly symmetric when L is), in backend memory, P's rows
+ * (R's columns) in L->Ab's order: by the backend's amg_products where it
+ * has them (the device for cuda), else on the host's threads; the seconds
+ * go to h->info. */
+kryl_status amg_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_backend_csr *P,
+                         kryl_backend_csr *R, kryl_backend_csr *Ac);
 
-/* Build the hierarchy of the iteration matrix Aw (whose host copy is the
- * finest level) with options opts; Aw counts as symmetric up to
+/* Q = P with its rows in the order perm: row i is P's row perm[i]. */
+kryl_status amg_permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr *Q);
+
+/* C (host, allocated here) = M (backend memory). */
+kryl_status amg_backend_csr_download(kryl_context ctx, const kryl_backend_csr *M, kryl_csr *C);
+
+/* M (backend memory, allocated here) = C, whose arrays are freed. */
+kryl_status amg_backend_csr_upload(kryl_context ctx, kryl_csr *C, kryl_backend_csr *M);
+
+/* Build the hierarchy of the iteration matrix Aw (the finest level) with
+ * options opts; Aw counts as symmetric up to
  * symmetry_tol (then so are the coarse levels, exactly). */
 kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts,
                       double symmetry_tol);
@@ -154,8 +174,8 @@ kryl_status amg_diagonal_block(const kryl_csr *A, kryl_csr *B);
 void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *count);
 /* amg_products over ranks (src/dist/dist_amg.c): P, R and Ac with global
  * columns and this rank's rows. */
-kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, double omega, kryl_csr *P,
-                               kryl_csr *R, kryl_csr *Ac);
+kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, const kryl_csr *A,
+                               double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac);
 /* R = P' with this rank's coarse rows [coarse_begin, coarse_end) (on one
  * rank kryl_csr_transpose). */
 kryl_status amg_ranks_transpose(kryl_context ctx, const kryl_csr *P, int64_t coarse_begin,

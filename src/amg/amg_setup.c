@@ -1,49 +1,82 @@
 /*
- * The hierarchy of smoothed aggregation, level by level: strength graph,
- * aggregates and tentative prolongator from the near-nullspace on the
- * host, its Jacobi smoothing, R = P' and A_c = R A P (amg_galerkin.c:
- * the backend's products where it has them); until a
- * level has at most coarse_size rows (or stops shrinking), whose dense
- * inverse is the coarse solve.  Each level's matrices then live on the
- * backend in the iteration's precision; the finest level is the iteration
- * matrix itself, so P_0's rows (and R_0's columns) follow its row order.
+ * The hierarchy of smoothed aggregation, level by level: strength graph
+ * and aggregates, the tentative prolongator (the backend's for the
+ * constant near-nullspace, the host's QR for a caller's), its Jacobi
+ * smoothing, R = P' and A_c = R A P (amg_galerkin.c: the backend's
+ * products where it has them), all in backend memory; until a level has
+ * at most coarse_size rows (or stops shrinking), whose dense inverse is
+ * the coarse solve.  Each coarse level is a double CSR backend matrix made
+ * from the products' arrays (no host copy on cuda) and, in single
+ * precision, a copy in the iteration's precision; the finest level is the
+ * iteration matrix itself, so P_0's rows (and R_0's columns) follow its
+ * row order.  Over several ranks (amg_ranks.c) the levels are built from
+ * the ranks' host rows: aggregates within each rank, T by the host's QR,
+ * the products of src/dist/dist_amg.c.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amg/amg.h"
 #include "core/host_threads.h"
 
-/* A backend matrix of csr (taken over) in `precision`, CSR storage; over
+/* The backend matrix of csr (taken over) in double and, where `precision`
+ * is single, its copy in that precision (*M_p; else *M_p = *D); over
  * ranks, cols (or NULL: its rows') are the columns [cols[0], cols[1]) this
  * rank owns. */
-static kryl_status level_matrix(kryl_context ctx, kryl_csr *csr, kryl_precision precision,
-                                const int64_t *cols, kryl_matrix *M)
+static kryl_status host_level_matrix(kryl_context ctx, kryl_csr *csr, kryl_precision precision,
+                                     const int64_t *cols, kryl_matrix *D, kryl_matrix *M_p)
 {
-    kryl_matrix D;
-    KRYL_TRY(cols ? kryl_matrix_from_csr_columns(&D, ctx, csr, cols[0], cols[1])
-                  : kryl_matrix_from_csr(&D, ctx, csr));
+    KRYL_TRY(cols ? kryl_matrix_from_csr_columns(D, ctx, csr, cols[0], cols[1])
+                  : kryl_matrix_from_csr(D, ctx, csr));
     if (precision == KRYL_DOUBLE) {
-        *M = D;
+        *M_p = *D;
         return KRYL_SUCCESS;
     }
-    kryl_status st = kryl_matrix_convert(M, D, precision, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE);
-    kryl_matrix_destroy(&D); /* M shares the host copy */
-    return st;
+    return kryl_matrix_convert(M_p, *D, precision, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE);
 }
 
-/* P with its rows in the iteration matrix's order: row i is P's row perm[i]. */
-static kryl_status permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr *Q)
+/* The backend matrix of M (backend arrays, released here) in double and,
+ * where `precision` is single, its copy in that precision (*M_p; else
+ * *M_p = *D). */
+static kryl_status level_matrix(kryl_context ctx, kryl_backend_csr *M, kryl_precision precision,
+                                kryl_matrix *D, kryl_matrix *M_p)
 {
-    KRYL_TRY(kryl_csr_alloc(Q, P->nrows, P->ncols, kryl_csr_nnz(P)));
-    Q->row_begin = P->row_begin;
-    Q->nrows_global = P->nrows_global;
-    for (int64_t i = 0; i < P->nrows; i++) {
-        int64_t from = P->row_ptr[perm[i]], len = P->row_ptr[perm[i] + 1] - from;
-        Q->row_ptr[i + 1] = Q->row_ptr[i] + len;
-        memcpy(Q->col_idx + Q->row_ptr[i], P->col_idx + from, (size_t)len * sizeof *Q->col_idx);
-        memcpy(Q->values + Q->row_ptr[i], P->values + from, (size_t)len * sizeof *Q->values);
+    if (ctx->dist != NULL) {
+        /* a context over ranks (here one) takes its matrices from host rows */
+        kryl_csr C;
+        kryl_status st = amg_backend_csr_download(ctx, M, &C);
+        kryl_backend_csr_release(ctx, M);
+        KRYL_TRY(st);
+        return host_level_matrix(ctx, &C, precision, NULL, D, M_p);
     }
+    kryl_status st = kryl_matrix_create_csr_device(D, ctx, M->nrows, M->ncols, M->nnz, M->row_ptr,
+                                                   M->col_idx, M->values);
+    kryl_backend_csr_release(ctx, M);
+    if (st != KRYL_SUCCESS || precision == KRYL_DOUBLE) {
+        *M_p = *D;
+        return st;
+    }
+    return kryl_matrix_convert(M_p, *D, precision, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE);
+}
+
+/* A transfer matrix in the level's precision (no double copy kept). */
+static kryl_status transfer_matrix(kryl_context ctx, kryl_backend_csr *M, kryl_precision precision,
+                                   kryl_matrix *out)
+{
+    kryl_matrix D = NULL;
+    KRYL_TRY(level_matrix(ctx, M, precision, &D, out));
+    if (*out != D) kryl_matrix_destroy(&D); /* *out shares the host copy */
+    return KRYL_SUCCESS;
+}
+
+/* A transfer matrix over ranks from the host (no double copy kept). */
+static kryl_status host_transfer_matrix(kryl_context ctx, kryl_csr *csr, kryl_precision precision,
+                                        const int64_t *cols, kryl_matrix *out)
+{
+    kryl_matrix D = NULL;
+    KRYL_TRY(host_level_matrix(ctx, csr, precision, cols, &D, out));
+    if (*out != D) kryl_matrix_destroy(&D); /* *out shares the host copy */
     return KRYL_SUCCESS;
 }
 
@@ -53,12 +86,11 @@ static kryl_status permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr
 static kryl_status follow_order(amg_hierarchy *h, const amg_level *L, kryl_csr *P, kryl_csr *R)
 {
     const int32_t *perm = L->Ab->layout->perm;
-    bool ranks = amg_over_ranks(h->ctx);
     int64_t permuted = perm != NULL;
     amg_ranks_sum(h->ctx, &permuted, 1);
     if (permuted == 0) return KRYL_SUCCESS;
     kryl_csr Q;
-    kryl_status st = perm ? permute_rows(P, perm, &Q) : KRYL_SUCCESS;
+    kryl_status st = perm ? amg_permute_rows(P, perm, &Q) : KRYL_SUCCESS;
     if (perm && st == KRYL_SUCCESS) {
         kryl_csr_free(P);
         *P = Q;
@@ -66,27 +98,30 @@ static kryl_status follow_order(amg_hierarchy *h, const amg_level *L, kryl_csr *
     kryl_csr_free(R);
     st = kryl_context_agree(h->ctx, st);
     if (st == KRYL_SUCCESS)
-        st = ranks ? amg_ranks_transpose(h->ctx, P, L->coarse_owned[0], L->coarse_owned[1], R)
-                   : kryl_csr_transpose(P, R);
+        st = amg_ranks_transpose(h->ctx, P, L->coarse_owned[0], L->coarse_owned[1], R);
     if (st != KRYL_SUCCESS) kryl_csr_free(P);
     return st;
 }
 
-/* The backend's P and R = P' of level l (P, R natural; taken over). */
-static kryl_status transfer_matrices(amg_hierarchy *h, int l, kryl_csr *P, kryl_csr *R)
+/* Level l's P, R (over ranks, from the host; taken over) and level l + 1's
+ * matrices: P's columns are split like the coarse rows, R's like the fine. */
+static kryl_status ranks_level_matrices(amg_hierarchy *h, int l, kryl_csr *P, kryl_csr *R,
+                                        kryl_csr *Ac)
 {
-    amg_level *L = &h->levels[l];
+    amg_level *L = &h->levels[l], *C = &h->levels[l + 1];
     kryl_precision precision = L->Ab->precision;
-    KRYL_TRY(follow_order(h, L, P, R));
-    /* over ranks: P's columns are split like the coarse rows, R's like the fine */
-    bool ranks = amg_over_ranks(h->ctx);
-    int64_t fine[2] = {L->A->row_begin, L->A->row_begin + L->A->nrows};
-    kryl_status st = level_matrix(h->ctx, P, precision, ranks ? L->coarse_owned : NULL, &L->P);
-    if (st != KRYL_SUCCESS) {
-        kryl_csr_free(R);
-        return st;
-    }
-    return level_matrix(h->ctx, R, precision, ranks ? fine : NULL, &L->R);
+    const kryl_csr *A = &amg_level_matrix(L)->host->csr;
+    int64_t fine[2] = {A->row_begin, A->row_begin + A->nrows};
+    kryl_status st = host_level_matrix(h->ctx, Ac, precision, NULL, &C->A, &C->Ab);
+    if (st == KRYL_SUCCESS)
+        C->symmetric = L->symmetric && kryl_host_matrix_is_symmetric(C->A->host, 0.0);
+    if (st == KRYL_SUCCESS) st = follow_order(h, L, P, R);
+    if (st == KRYL_SUCCESS) st = host_transfer_matrix(h->ctx, P, precision, L->coarse_owned, &L->P);
+    if (st == KRYL_SUCCESS) st = host_transfer_matrix(h->ctx, R, precision, fine, &L->R);
+    kryl_csr_free(P);
+    kryl_csr_free(R);
+    kryl_csr_free(Ac);
+    return st;
 }
 
 /* The constant near-nullspace, or a copy of the caller's. */
@@ -102,108 +137,182 @@ static kryl_status initial_nullspace(const kryl_amg_options *o, int64_t n, doubl
 }
 
 /* From level l's values and tentative prolongator L->T: lambda_max, P, R
- * and level l + 1's matrix, on the host and the backend (replacing those a
- * previous setup made). */
+ * and level l + 1's matrix, on the backend (over ranks, from the host;
+ * replacing those a previous setup made). */
 static kryl_status level_numeric(amg_hierarchy *h, int l)
 {
     amg_level *L = &h->levels[l], *C = &h->levels[l + 1];
+    bool ranks = amg_over_ranks(h->ctx);
     double t0 = kryl_wtime();
-    kryl_csr P = {0}, R = {0}, Ac = {0};
+    kryl_backend_csr P = {0}, R = {0}, Ac = {0};
+    kryl_csr hP = {0}, hR = {0}, hAc = {0};
     kryl_status st = amg_lambda_max(L, &L->lambda_max);
     h->info.prolong_s += kryl_wtime() - t0;
     /* the damping of Vanek, Mandel & Brezina: omega = 4 / (3 lambda_max(D^-1 A)) */
     double omega = h->opts.aggregation == KRYL_AMG_SMOOTHED ? 4.0 / (3.0 * L->lambda_max) : 0.0;
     if (st == KRYL_SUCCESS)
-        st = amg_over_ranks(h->ctx) ? amg_ranks_products(h, L, omega, &P, &R, &Ac)
-                                    : amg_products(h, L, omega, &P, &R, &Ac);
+        st = ranks
+                 ? amg_ranks_products(h, L, &amg_level_matrix(L)->host->csr, omega, &hP, &hR, &hAc)
+                 : amg_products(h, L, omega, &P, &R, &Ac);
     double t2 = kryl_wtime();
-    kryl_matrix_destroy(&C->Ab);
+    if (C->Ab != C->A) kryl_matrix_destroy(&C->Ab);
+    kryl_matrix_destroy(&C->A);
+    C->Ab = NULL;
     kryl_matrix_destroy(&L->P);
     kryl_matrix_destroy(&L->R);
-    if (st == KRYL_SUCCESS)
-        st = level_matrix(h->ctx, &Ac, L->Ab->precision, NULL, &C->Ab);
-    else
-        kryl_csr_free(&Ac);
-    if (st == KRYL_SUCCESS) {
-        C->A = &C->Ab->host->csr;
-        C->symmetric = L->symmetric && kryl_host_matrix_is_symmetric(C->Ab->host, 0.0);
-        st = transfer_matrices(h, l, &P, &R);
-    } else {
-        kryl_csr_free(&P);
-        kryl_csr_free(&R);
+    kryl_precision precision = L->Ab->precision;
+    if (ranks) {
+        if (st == KRYL_SUCCESS) st = ranks_level_matrices(h, l, &hP, &hR, &hAc);
+        kryl_csr *left[] = {&hP, &hR, &hAc};
+        for (size_t m = 0; m < sizeof left / sizeof left[0]; m++) kryl_csr_free(left[m]);
+        h->info.backend_s += kryl_wtime() - t2;
+        return st;
     }
+    if (st == KRYL_SUCCESS) st = level_matrix(h->ctx, &Ac, precision, &C->A, &C->Ab);
+    /* R A P with R = P' of a symmetric A is symmetric (and made so to the bit) */
+    C->symmetric = L->symmetric;
+    if (st == KRYL_SUCCESS) st = transfer_matrix(h->ctx, &P, precision, &L->P);
+    if (st == KRYL_SUCCESS) st = transfer_matrix(h->ctx, &R, precision, &L->R);
+    kryl_backend_csr *left[] = {&P, &R, &Ac};
+    for (size_t m = 0; m < sizeof left / sizeof left[0]; m++)
+        kryl_backend_csr_release(h->ctx, left[m]);
     h->info.backend_s += kryl_wtime() - t2;
     return st;
 }
 
-/* L's aggregates (L->aggregate, L->naggregates): the parallel coarsening
- * by the backend from the level's storage where it aggregates (kept there
- * as L->aggregate_on; L->aggregate its host copy), else on the host from
- * the strength graph; over ranks, those of each rank's diagonal block, and
- * a row coupled only to other ranks' rows an aggregate of its own. */
-static kryl_status aggregate(amg_hierarchy *h, amg_level *L)
+/* Rows of level l over all ranks, and this rank's. */
+static int64_t level_rows(const amg_level *L)
 {
-    const kryl_backend_ops *ops = h->ctx->ops;
-    int threads = kryl_host_threads(h->ctx);
-    bool ranks = amg_over_ranks(h->ctx);
-    size_t bytes = (size_t)L->A->nrows * sizeof *L->aggregate;
+    return amg_level_matrix(L)->host->csr.nrows_global;
+}
+
+static int64_t local_rows(const amg_level *L) { return amg_level_matrix(L)->host->csr.nrows; }
+
+/* Level l's aggregates in backend memory: the parallel coarsening by the
+ * backend from the level's storage where it aggregates, else strength
+ * graph and aggregation on the level's host copy, the result uploaded;
+ * over ranks, those of each rank's diagonal block, and a row coupled only
+ * to other ranks' rows an aggregate of its own. */
+static kryl_status level_aggregates(amg_hierarchy *h, int l)
+{
+    amg_level *L = &h->levels[l];
+    kryl_context ctx = h->ctx;
+    kryl_matrix M = amg_level_matrix(L);
+    bool ranks = amg_over_ranks(ctx);
     double t0 = kryl_wtime();
-    L->aggregate = malloc(bytes + sizeof *L->aggregate);
-    if (L->aggregate == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
-    if (!ranks && h->opts.coarsening == KRYL_AMG_PARALLEL && ops->amg_aggregate != NULL &&
-        kryl_matrix_natural_csr(L->Ab)) {
-        /* strength and aggregates in one operation: its time counts as the aggregation's */
-        KRYL_TRY(ops->alloc(h->ctx, (void **)&L->aggregate_on, bytes));
-        KRYL_TRY(ops->amg_aggregate(h->ctx, L->Ab, h->opts.theta, L->symmetric, L->aggregate_on,
-                                    &L->naggregates));
-        if (bytes > 0) KRYL_TRY(ops->download(h->ctx, L->aggregate, L->aggregate_on, bytes));
+    if (!ranks && h->opts.coarsening == KRYL_AMG_PARALLEL && ctx->ops->amg_aggregate != NULL &&
+        kryl_matrix_natural_csr(M)) {
+        /* strength and aggregates in one operation, where the level is stored: its
+         * time counts as the aggregation's */
+        size_t bytes = (size_t)M->host->csr.nrows * sizeof *L->aggregate;
+        KRYL_TRY(ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes));
+        KRYL_TRY(ctx->ops->amg_aggregate(ctx, M, h->opts.theta, L->symmetric, L->aggregate,
+                                         &L->naggregates));
         h->info.aggregate_s += kryl_wtime() - t0;
         return KRYL_SUCCESS;
     }
+    KRYL_TRY(kryl_matrix_need_host(M, "the multigrid aggregation"));
+    const kryl_csr *A = &M->host->csr;
+    int threads = kryl_host_threads(ctx);
     kryl_csr block = {0};
-    kryl_status st = ranks ? amg_diagonal_block(L->A, &block) : KRYL_SUCCESS;
-    const kryl_csr *A = ranks ? &block : L->A;
+    kryl_status st = ranks ? amg_diagonal_block(A, &block) : KRYL_SUCCESS;
     amg_graph G = {0};
-    if (st == KRYL_SUCCESS) st = amg_strength(A, h->opts.theta, L->symmetric, threads, &G);
+    if (st == KRYL_SUCCESS)
+        st = amg_strength(ranks ? &block : A, h->opts.theta, L->symmetric, threads, &G);
     kryl_csr_free(&block);
     KRYL_TRY(st);
     double t1 = kryl_wtime();
-    st = h->opts.coarsening == KRYL_AMG_GREEDY
-             ? amg_aggregate_greedy(&G, L->aggregate, &L->naggregates)
+    size_t bytes = ((size_t)A->nrows + 1) * sizeof *L->aggregate;
+    int32_t *aggregate = malloc(bytes);
+    st = aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
+         : h->opts.coarsening == KRYL_AMG_GREEDY
+             ? amg_aggregate_greedy(&G, aggregate, &L->naggregates)
          : h->opts.coarsening == KRYL_AMG_MIS2
-             ? amg_aggregate_mis2(&G, threads, L->aggregate, &L->naggregates)
-             : amg_aggregate_parallel(&G, threads, L->aggregate, &L->naggregates);
+             ? amg_aggregate_mis2(&G, threads, aggregate, &L->naggregates)
+             : amg_aggregate_parallel(&G, threads, aggregate, &L->naggregates);
     amg_graph_free(&G);
-    if (st == KRYL_SUCCESS && ranks) amg_boundary_singletons(L->A, L->aggregate, &L->naggregates);
+    if (st == KRYL_SUCCESS && ranks) amg_boundary_singletons(A, aggregate, &L->naggregates);
+    if (st == KRYL_SUCCESS) st = ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes);
+    if (st == KRYL_SUCCESS) st = ctx->ops->upload(ctx, L->aggregate, aggregate, bytes);
+    free(aggregate);
     h->info.strength_s += t1 - t0;
     h->info.aggregate_s += kryl_wtime() - t1;
     return st;
 }
 
-/* Level l + 1 from level l: *done when level l is the coarsest. */
-static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc, bool *done)
+/* T and the coarse near-nullspace of the vectors B (host, n x k): the
+ * host's QR over the aggregates (downloaded), T uploaded (over ranks kept
+ * on the host). */
+static kryl_status tentative_on_host(amg_hierarchy *h, amg_level *L, int64_t n, const double *B,
+                                     int k, double **Bc, int64_t *nc)
+{
+    kryl_context ctx = h->ctx;
+    size_t bytes = ((size_t)n + 1) * sizeof *L->aggregate;
+    int32_t *aggregate = malloc(bytes);
+    if (aggregate == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
+    kryl_csr T = {0};
+    kryl_status st =
+        ctx->ops->download(ctx, aggregate, L->aggregate, (size_t)n * sizeof *aggregate);
+    if (st == KRYL_SUCCESS) st = amg_tentative(aggregate, L->naggregates, B, n, k, &T, Bc, nc);
+    free(aggregate);
+    if (st == KRYL_SUCCESS && amg_over_ranks(ctx))
+        L->T_host = T;
+    else if (st == KRYL_SUCCESS)
+        st = amg_backend_csr_upload(ctx, &T, &L->T);
+    return st;
+}
+
+/* The near-nullspace a level's tentative prolongator starts from: the
+ * caller's vectors on the host (B, k of them), or the constant's squares
+ * in backend memory (w, NULL on the finest level: all 1). */
+typedef struct amg_nullspace {
+    double *B;
+    int k;
+    double *w;
+} amg_nullspace;
+
+static void nullspace_free(kryl_context ctx, amg_nullspace *N)
+{
+    free(N->B);
+    ctx->ops->release(ctx, N->w);
+    N->B = N->w = NULL;
+}
+
+/* Level l + 1 from level l (*N becomes its near-nullspace): *done when
+ * level l is the coarsest. */
+static kryl_status coarsen(amg_hierarchy *h, int l, amg_nullspace *N, bool *done)
 {
     amg_level *L = &h->levels[l];
-    int k = h->opts.nullspace ? h->opts.nullspace_vectors : 1;
-    kryl_status st = aggregate(h, L);
+    kryl_context ctx = h->ctx;
+    int64_t n = local_rows(L);
+    *done = true;
+    kryl_status st = level_aggregates(h, l);
     double t0 = kryl_wtime();
     int64_t nc = 0;
-    *done = true;
-    if (st == KRYL_SUCCESS)
-        st = amg_tentative(L->aggregate, L->naggregates, B, L->A->nrows, k, &L->T, Bc, &nc);
-    KRYL_TRY(kryl_context_agree(h->ctx, st));
+    amg_nullspace coarse = {.k = N->k};
+    if (st == KRYL_SUCCESS && N->B == NULL) {
+        /* the constant: t_ij = sqrt(w_i / wc_j) on the backend */
+        nc = L->naggregates;
+        st = ctx->ops->alloc(ctx, (void **)&coarse.w, (size_t)nc * sizeof *coarse.w);
+        if (st == KRYL_SUCCESS)
+            st = ctx->ops->amg_tentative(ctx, n, L->aggregate, nc, N->w, coarse.w, &L->T);
+    } else if (st == KRYL_SUCCESS) {
+        st = tentative_on_host(h, L, n, N->B, N->k, &coarse.B, &nc);
+    }
     h->info.prolong_s += kryl_wtime() - t0;
+    nullspace_free(ctx, N);
+    *N = coarse;
+    KRYL_TRY(kryl_context_agree(ctx, st));
     /* the coarse rows over all ranks, this rank's numbered after those before it */
-    int64_t rows[2] = {nc, L->A->nrows};
-    amg_ranks_sum(h->ctx, rows, 2);
+    int64_t rows[2] = {nc, n};
+    amg_ranks_sum(ctx, rows, 2);
     L->coarse_rows = rows[0];
-    L->coarse_begin = amg_ranks_before(h->ctx, nc);
-    KRYL_TRY(amg_ranks_coarse_owner(h, L, nc, k, Bc));
+    L->coarse_begin = amg_ranks_before(ctx, nc);
+    KRYL_TRY(amg_ranks_coarse_owner(h, L, nc, N->k, &N->B));
     if ((double)rows[0] > KRYL_AMG_MIN_REDUCTION * (double)rows[1] || rows[0] == 0) {
         /* coarsening has stalled: this level is the coarsest */
-        kryl_csr_free(&L->T);
-        free(*Bc);
-        *Bc = NULL;
+        kryl_backend_csr_release(ctx, &L->T);
+        kryl_csr_free(&L->T_host);
         return KRYL_SUCCESS;
     }
     *done = false;
@@ -214,12 +323,15 @@ static kryl_status coarsen(amg_hierarchy *h, int l, const double *B, double **Bc
 static kryl_status coarse_solver(amg_hierarchy *h)
 {
     amg_level *L = &h->levels[h->nlevels - 1];
-    int64_t rows = L->A->nrows_global;
-    if (rows > KRYL_AMG_DENSE_MAX || rows == 0) return KRYL_SUCCESS;
+    int64_t n = level_rows(L);
+    if (n > KRYL_AMG_DENSE_MAX || n == 0) return KRYL_SUCCESS;
+    kryl_matrix M = amg_level_matrix(L);
+    /* the one level the host copies on cuda: at most KRYL_AMG_DENSE_MAX rows */
+    KRYL_TRY(kryl_matrix_need_host(M, "the multigrid coarsest level's inverse"));
     kryl_csr Ainv;
     kryl_matrix_destroy(&L->Ainv);
-    KRYL_TRY(amg_ranks_coarse_inverse(h->ctx, L->A, &Ainv));
-    return level_matrix(h->ctx, &Ainv, L->Ab->precision, NULL, &L->Ainv);
+    KRYL_TRY(amg_ranks_coarse_inverse(h->ctx, &M->host->csr, &Ainv));
+    return host_transfer_matrix(h->ctx, &Ainv, L->Ab->precision, NULL, &L->Ainv);
 }
 
 /* The smoothers and the coarsest level's inverse, from the levels' values. */
@@ -232,7 +344,7 @@ static kryl_status smoothers_and_coarse_solver(amg_hierarchy *h)
         if (L->mcgs.destroy) L->mcgs.destroy(&L->mcgs);
         memset(&L->mcgs, 0, sizeof L->mcgs);
         /* the coarsest level smooths only when it is too large to invert */
-        if (s == h->nlevels - 1 && L->A->nrows_global <= KRYL_AMG_DENSE_MAX) break;
+        if (s == h->nlevels - 1 && level_rows(L) <= KRYL_AMG_DENSE_MAX) break;
         if (s == h->nlevels - 1) st = amg_lambda_max(L, &L->lambda_max);
         if (st == KRYL_SUCCESS) st = kryl_context_agree(h->ctx, amg_smoother_setup(h, s));
     }
@@ -260,18 +372,24 @@ static void fill_info(amg_hierarchy *h)
     kryl_amg_info *info = &h->info;
     info->levels = h->nlevels;
     double rows = 0.0, nnz = 0.0;
-    int64_t entries[KRYL_AMG_MAX_LEVELS];
-    for (int l = 0; l < h->nlevels; l++) entries[l] = kryl_csr_nnz(h->levels[l].A);
-    amg_ranks_sum(h->ctx, entries, h->nlevels); /* over ranks: every rank's rows */
     for (int l = 0; l < h->nlevels; l++) {
-        info->rows[l] = h->levels[l].A->nrows_global;
-        info->nnz[l] = entries[l];
+        kryl_matrix_size(amg_level_matrix(&h->levels[l]), &info->rows[l], NULL, &info->nnz[l]);
         rows += (double)info->rows[l];
-        nnz += (double)entries[l];
+        nnz += (double)info->nnz[l];
     }
     double rows0 = (double)info->rows[0], nnz0 = (double)info->nnz[0];
     info->grid_complexity = rows0 > 0 ? rows / rows0 : 1.0;
     info->operator_complexity = nnz0 > 0 ? nnz / nnz0 : 1.0;
+}
+
+/* Whether the finest level counts as symmetric, measured where it is stored. */
+static kryl_status finest_symmetric(amg_hierarchy *h)
+{
+    double asymmetry = INFINITY;
+    amg_level *L0 = &h->levels[0];
+    KRYL_TRY(kryl_matrix_measure_asymmetry(L0->Ab, "the multigrid setup", &asymmetry));
+    L0->symmetric = asymmetry <= h->symmetry_tol;
+    return KRYL_SUCCESS;
 }
 
 kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts,
@@ -283,24 +401,25 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     h->symmetry_tol = symmetry_tol;
     amg_level *L0 = &h->levels[0];
     L0->Ab = Aw;
-    L0->A = &Aw->host->csr;
-    L0->symmetric = kryl_host_matrix_is_symmetric(Aw->host, symmetry_tol);
+    L0->A = kryl_matrix_natural_csr(Aw) ? Aw : NULL;
+    KRYL_TRY(finest_symmetric(h));
     KRYL_TRY(amg_agglomerate_rows(h->ctx, &h->agglomerate_rows));
-    double *B = NULL;
-    KRYL_TRY(initial_nullspace(opts, L0->A->nrows, &B));
+    amg_nullspace N = {.k = 1};
     kryl_status st = KRYL_SUCCESS;
-    int l = 0;
-    for (; st == KRYL_SUCCESS; l++) {
+    /* a caller's near-nullspace, and any over ranks (gathered where a level
+     * is agglomerated) or without the backend's tentative prolongator, goes
+     * through the host's QR */
+    if (opts->nullspace != NULL || h->ctx->ops->amg_tentative == NULL || amg_over_ranks(h->ctx))
+        st = initial_nullspace(opts, local_rows(L0), &N.B);
+    if (opts->nullspace != NULL) N.k = opts->nullspace_vectors;
+    for (int l = 0; st == KRYL_SUCCESS; l++) {
         h->nlevels = l + 1;
-        if (h->levels[l].A->nrows_global <= opts->coarse_size || l + 1 >= opts->max_levels) break;
-        double *Bc = NULL;
+        if (level_rows(&h->levels[l]) <= opts->coarse_size || l + 1 >= opts->max_levels) break;
         bool done = false;
-        st = coarsen(h, l, B, &Bc, &done);
-        free(B);
-        B = Bc;
+        st = coarsen(h, l, &N, &done);
         if (done) break;
     }
-    free(B);
+    nullspace_free(h->ctx, &N);
     double t0 = kryl_wtime();
     if (st == KRYL_SUCCESS) st = smoothers_and_coarse_solver(h);
     double t1 = kryl_wtime();
@@ -323,20 +442,20 @@ void amg_release(amg_hierarchy *h)
         kryl_matrix_destroy(&L->P);
         kryl_matrix_destroy(&L->R);
         kryl_matrix_destroy(&L->Ainv);
-        if (l > 0) kryl_matrix_destroy(&L->Ab);
-        free(L->aggregate);
+        if (l > 0 && L->Ab != L->A) kryl_matrix_destroy(&L->Ab);
+        if (l > 0) kryl_matrix_destroy(&L->A);
+        L->Ab = L->A = NULL;
+        h->ctx->ops->release(h->ctx, L->aggregate);
         L->aggregate = NULL;
-        if (L->aggregate_on != NULL) h->ctx->ops->release(h->ctx, L->aggregate_on);
-        L->aggregate_on = NULL;
-        kryl_csr_free(&L->T);
+        kryl_backend_csr_release(h->ctx, &L->T);
+        kryl_csr_free(&L->T_host);
     }
     h->nlevels = 0;
 }
 
 kryl_status amg_update(amg_hierarchy *h)
 {
-    amg_level *L0 = &h->levels[0];
-    L0->symmetric = kryl_host_matrix_is_symmetric(L0->Ab->host, h->symmetry_tol);
+    KRYL_TRY(finest_symmetric(h));
     h->info.prolong_s = h->info.galerkin_s = h->info.smoother_s = h->info.backend_s = 0.0;
     h->info.strength_s = h->info.aggregate_s = 0.0;
     for (int l = 0; l + 1 < h->nlevels; l++) KRYL_TRY(level_numeric(h, l));

@@ -17,27 +17,64 @@
 
 #include "amg/amg.h"
 
-/* dinv_i = scale / a_ii (or 1 / sum_j |a_ij| for l1-Jacobi), natural order. */
-static kryl_status smoother_diagonal(amg_hierarchy *h, amg_level *L, double scale)
+/* L->dinv (the level's order and precision) from d (double, natural
+ * order, in the layout of the level's double matrix): scaled, converted. */
+static kryl_status level_dinv(amg_hierarchy *h, amg_level *L, kryl_vector d, double scale)
 {
-    const kryl_csr *A = L->A;
+    const kryl_backend_ops *ops = h->ctx->ops;
+    /* d = scale d */
+    if (scale != 1.0) KRYL_TRY(ops->axpby(h->ctx, 0.0, d, scale, d));
+    if (amg_level_matrix(L) == L->Ab) {
+        L->dinv = d;
+        return KRYL_SUCCESS;
+    }
+    /* a copy of the natural double matrix: the same order, another precision */
+    kryl_status st = kryl_vector_create_like(&L->dinv, h->ctx, L->Ab->layout, L->Ab->precision);
+    if (st == KRYL_SUCCESS) st = ops->permute_copy(h->ctx, L->dinv, d, NULL, KRYL_GATHER, NULL);
+    kryl_vector_destroy(&d);
+    return st;
+}
+
+/* dinv_i = scale / a_ii by the diagonal check, where the level is stored. */
+static kryl_status jacobi_diagonal(amg_hierarchy *h, amg_level *L, double scale)
+{
+    kryl_matrix M = amg_level_matrix(L);
+    kryl_vector d = NULL;
+    kryl_diagonal_check found;
+    KRYL_TRY(kryl_vector_create_like(&d, h->ctx, M->layout, M->precision));
+    kryl_status st = kryl_matrix_check_diagonal(M, "the multigrid smoother", d, true, &found);
+    if (st == KRYL_SUCCESS && found.first_zero < M->host->csr.nrows)
+        st = KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                        "amg: row %lld of a level has a zero diagonal; the %s smoother "
+                        "divides by it",
+                        (long long)found.first_zero, kryl_amg_smoother_name(h->opts.smoother));
+    if (st != KRYL_SUCCESS) {
+        kryl_vector_destroy(&d);
+        return st;
+    }
+    return level_dinv(h, L, d, scale);
+}
+
+/* dinv_i = 1 / sum_j |a_ij| (l1-Jacobi) from the level's host copy. */
+static kryl_status l1_diagonal(amg_hierarchy *h, amg_level *L)
+{
+    kryl_matrix M = amg_level_matrix(L);
+    KRYL_TRY(kryl_matrix_need_host(M, "the multigrid l1-Jacobi smoother"));
+    const kryl_csr *A = &M->host->csr;
     int64_t n = A->nrows;
     double *d = malloc(((size_t)n + 1) * sizeof *d);
     if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
-    kryl_csr_diagonal(A, d);
     for (int64_t i = 0; i < n; i++) {
-        if (h->opts.smoother == KRYL_AMG_L1JACOBI) {
-            d[i] = 0.0;
-            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) d[i] += fabs(A->values[k]);
-        }
+        d[i] = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) d[i] += fabs(A->values[k]);
         if (d[i] == 0.0) {
             free(d);
             return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "amg: row %lld of a level has a zero diagonal; the %s smoother "
-                              "divides by it",
-                              (long long)i, kryl_amg_smoother_name(h->opts.smoother));
+                              "amg: row %lld of a level is zero; the l1jacobi smoother divides "
+                              "by its sum",
+                              (long long)i);
         }
-        d[i] = (h->opts.smoother == KRYL_AMG_L1JACOBI ? 1.0 : scale) / d[i];
+        d[i] = 1.0 / d[i];
     }
     /* kryl_vector_set takes natural order and gathers into the level's */
     kryl_status st = kryl_vector_create_like(&L->dinv, h->ctx, L->Ab->layout, L->Ab->precision);
@@ -50,9 +87,9 @@ kryl_status amg_smoother_setup(amg_hierarchy *h, int level)
 {
     amg_level *L = &h->levels[level];
     switch (h->opts.smoother) {
-    case KRYL_AMG_JACOBI: return smoother_diagonal(h, L, 4.0 / (3.0 * L->lambda_max));
-    case KRYL_AMG_L1JACOBI:
-    case KRYL_AMG_CHEBYSHEV: return smoother_diagonal(h, L, 1.0);
+    case KRYL_AMG_JACOBI: return jacobi_diagonal(h, L, 4.0 / (3.0 * L->lambda_max));
+    case KRYL_AMG_L1JACOBI: return l1_diagonal(h, L);
+    case KRYL_AMG_CHEBYSHEV: return jacobi_diagonal(h, L, 1.0);
     case KRYL_AMG_MCGS: {
         kryl_solver_options o;
         kryl_solver_options_init(&o);

@@ -61,6 +61,15 @@ typedef struct kryl_monitor {
     int32_t step_ran;         /* this CG step's x, r update ran (cg_update_p's guard) */
 } kryl_monitor;
 
+/* A CSR matrix whose arrays are in backend memory (ops->alloc; device
+ * memory on cuda): 64-bit row offsets, 32-bit columns, double values. */
+typedef struct kryl_backend_csr {
+    int64_t nrows, ncols, nnz;
+    int64_t *row_ptr; /* nrows + 1 */
+    int32_t *col_idx; /* nnz */
+    double *values;   /* nnz */
+} kryl_backend_csr;
+
 /* Direction of a permuted copy. */
 typedef enum kryl_permute_dir {
     KRYL_GATHER = 0,     /* y[i] = x[perm[i]]: original order -> backend order */
@@ -495,16 +504,35 @@ typedef struct kryl_backend_ops {
                                    kryl_scalar rr, double factor);
 
     /* ---- algebraic multigrid setup (optional; NULL: the host's code of
-     * src/amg/ on the context's threads) ----
-     * One level's products from host CSR (sorted rows): A (n x n) and the
-     * tentative prolongator T (n x nc) give P = (I - omega D^-1 A) T
-     * (omega = 0: P = T), R = P' and Ac = R A P, into host CSR that this
-     * allocates (rows sorted), each entry summed in the backend's own order.
-     * A zero or absent a_ii (omega != 0) is KRYL_ERR_ZERO_DIAGONAL.
-     * *done = false, and nothing allocated, where the backend cannot take
-     * the sizes: the caller then uses the host's code. */
-    kryl_status (*amg_products)(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
-                                double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *done);
+     * src/amg/ on the context's threads, where backend memory is host
+     * memory, or on copies of the arrays otherwise) ----
+     * amg_tentative: the tentative prolongator of smoothed aggregation for
+     * a near-nullspace of one vector B, given by its squares w (backend, n;
+     * NULL: B = 1), over aggregate (backend, n; values in [-1, naggregates)):
+     * T (n x naggregates, its arrays allocated here in backend memory) has
+     * t_ij = sqrt(w_i / wc_j) for row i in aggregate j and no entry in a row
+     * of aggregate -1; wc (backend, naggregates) = the sum of w_i over
+     * aggregate j, the coarse level's squares (T sqrt(wc) = B).  The w are
+     * whole numbers (rows of the finest level), so the sums are exact in
+     * any order. */
+    kryl_status (*amg_tentative)(kryl_context ctx, int64_t n, const int32_t *aggregate,
+                                 int64_t naggregates, const double *w, double *wc,
+                                 kryl_backend_csr *T);
+    /* amg_products: one level's products, every matrix in backend memory:
+     * A (n x n, double CSR, rows sorted) and T (n x nc) give
+     * P = (I - omega D^-1 A) T (omega = 0: P = T), R = P' and Ac = R A P,
+     * allocated here (rows sorted), each entry summed in the backend's own
+     * order; when symmetric, Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern
+     * (so it is symmetric to the last bit).  perm (backend, n, or NULL):
+     * P's row i is then row perm[i] of the natural P, and R = that P' (Ac
+     * is the same).  A zero or absent a_ii (omega != 0) is
+     * KRYL_ERR_ZERO_DIAGONAL.  *done = false, and nothing allocated, where
+     * the backend cannot take the sizes: the caller then uses the host's
+     * code. */
+    kryl_status (*amg_products)(kryl_context ctx, const kryl_backend_csr *A,
+                                const kryl_backend_csr *T, double omega, bool symmetric,
+                                const int32_t *perm, kryl_backend_csr *P, kryl_backend_csr *R,
+                                kryl_backend_csr *Ac, bool *done);
     /* The aggregates of a square A stored as double CSR of all its rows in
      * the natural order (kryl_matrix_natural_csr), read where it is stored:
      * the strength graph of amg_strength (j ~ i when |a_ij| >= theta
@@ -624,6 +652,18 @@ typedef struct kryl_backend_ops {
     /* out = max_i |x_i| (rank-local; a NaN counts as +Inf), unguarded */
     kryl_status (*amax)(kryl_context ctx, kryl_vector x, kryl_scalar out);
 } kryl_backend_ops;
+
+/* Release M's arrays (backend memory) and empty it. */
+static inline void kryl_backend_csr_release(kryl_context ctx, kryl_backend_csr *M)
+{
+    ctx->ops->release(ctx, M->row_ptr);
+    ctx->ops->release(ctx, M->col_idx);
+    ctx->ops->release(ctx, M->values);
+    M->row_ptr = NULL;
+    M->col_idx = NULL;
+    M->values = NULL;
+    M->nrows = M->ncols = M->nnz = 0;
+}
 
 /* The backends compiled into this build (NULL when absent). */
 const kryl_backend_ops *kryl_backend_ref(void);

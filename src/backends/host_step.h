@@ -96,4 +96,9 @@ kryl_status kryl_host_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
 kryl_status kryl_host_color_group(kryl_context ctx, int64_t n, const int32_t *color,
                                   int32_t ncolors, int32_t *perm, int64_t *color_ptr);
 
+/* amg_tentative of the host backends (host_amg.c). */
+kryl_status kryl_host_amg_tentative(kryl_context ctx, int64_t n, const int32_t *aggregate,
+                                    int64_t naggregates, const double *w, double *wc,
+                                    kryl_backend_csr *T);
+
 #endif

@@ -83,10 +83,11 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
     if (o.sweeps == 0) o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV ? 2 : 1;
     /* smoothing P with a nonsymmetric A stalls GMRES (convection-diffusion 300^2: no
      * convergence in 10000 iterations, plain 56) */
-    if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION)
-        o.aggregation = kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol)
-                            ? KRYL_AMG_SMOOTHED
-                            : KRYL_AMG_PLAIN;
+    if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION) {
+        double asymmetry = INFINITY;
+        KRYL_TRY(kryl_matrix_measure_asymmetry(A, "the multigrid aggregation", &asymmetry));
+        o.aggregation = asymmetry <= opts->symmetry_tol ? KRYL_AMG_SMOOTHED : KRYL_AMG_PLAIN;
+    }
     amg_hierarchy *h = calloc(1, sizeof *h);
     if (h == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
     pc->data = h;

@@ -12,10 +12,12 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
     kryl_solver_options_init(&defaults);
     if (opts == NULL) opts = &defaults;
     if (kind == KRYL_PRECOND_NONE) return KRYL_SUCCESS;
-    /* Jacobi reads the diagonal where A is stored; the others are built on the host */
+    /* Jacobi reads the diagonal where A is stored, AMG sets up there (making a
+     * host copy only for a step that needs one); the others are built on the host */
     char why[64];
     snprintf(why, sizeof why, "the %s preconditioner", kryl_precond_name(kind));
-    if (kind != KRYL_PRECOND_JACOBI) KRYL_TRY(kryl_matrix_need_host(A, why));
+    if (kind != KRYL_PRECOND_JACOBI && kind != KRYL_PRECOND_AMG)
+        KRYL_TRY(kryl_matrix_need_host(A, why));
     kryl_precond *p = calloc(1, sizeof *p);
     if (p == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a preconditioner");
     p->kind = kind;

@@ -1,9 +1,12 @@
-/* The products of one level of the multigrid setup on the device
- * (backend.h, amg_products): S = I - omega D^-1 A by a kernel over rows,
- * then P = S T, AP = A P and Ac = R AP by cuSPARSE's SpGEMM and R = P' by
- * its CSR-to-CSC conversion, all with 32-bit offsets (cuSPARSE's SpGEMM
- * takes no others), every block through the context's counting allocator.
- * The host's CSR goes up once and P, R and Ac come back. */
+/* One level of the multigrid setup on the device (backend.h,
+ * amg_tentative, amg_products), every array in device memory and every
+ * block through the context's counting allocator: the tentative
+ * prolongator by kernels over rows and a scan; S = I - omega D^-1 A by a
+ * kernel over rows, then P = S T, AP = A P and Ac = R AP by cuSPARSE's
+ * SpGEMM and R = P' by its CSR-to-CSC conversion, with 32-bit offsets
+ * (cuSPARSE's SpGEMM takes no others), widened to 64 bits for the level
+ * matrices.  Nothing comes back to the host but sizes. */
+#include <cub/cub.cuh>
 #include <cusparse.h>
 #include <limits.h>
 
@@ -93,81 +96,164 @@ __global__ void smoother_matrix(int64_t rows, const int32_t *__restrict__ offset
     }
 }
 
-/* Sets *unsorted when a row's columns are not increasing. */
-__global__ void rows_unsorted(int64_t rows, const int32_t *__restrict__ offsets,
-                              const int32_t *__restrict__ col_idx, int *__restrict__ unsorted)
+/* Each row's entries by ascending column (insertion sort: rows are short,
+ * and already sorted ones cost one pass). */
+__global__ void sort_rows(int64_t rows, const int32_t *__restrict__ offsets,
+                          int32_t *__restrict__ col_idx, double *__restrict__ values)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
-         i += (int64_t)gridDim.x * blockDim.x)
-        for (int32_t k = offsets[i] + 1; k < offsets[i + 1]; k++)
-            if (col_idx[k] <= col_idx[k - 1]) *unsorted = 1;
+    KRYL_CUDA_FOR_EACH(i, rows)
+    {
+        for (int32_t k = offsets[i] + 1; k < offsets[i + 1]; k++) {
+            const int32_t c = col_idx[k];
+            const double v = values[k];
+            int32_t j = k - 1;
+            for (; j >= offsets[i] && col_idx[j] > c; j--) {
+                col_idx[j + 1] = col_idx[j];
+                values[j + 1] = values[j];
+            }
+            col_idx[j + 1] = c;
+            values[j + 1] = v;
+        }
+    }
 }
 
-/* M on the device from the host's A (fewer than 2^31 entries). */
-static kryl_status upload(kryl_cuda_state *s, const kryl_csr *A, dev_csr *M, const char *what)
+/* *differs = 1 where B's pattern is not A's (both sorted, same sizes). */
+__global__ void pattern_differs(int64_t rows, const int32_t *__restrict__ a_offsets,
+                                const int32_t *__restrict__ a_col,
+                                const int32_t *__restrict__ b_offsets,
+                                const int32_t *__restrict__ b_col, int *__restrict__ differs)
 {
-    M->rows = A->nrows;
-    M->cols = A->ncols;
-    M->nnz = kryl_csr_nnz(A);
-    int64_t *wide = nullptr;
-    size_t offset_bytes = ((size_t)M->rows + 1) * sizeof(int64_t);
-    kryl_status st = kryl_cuda_malloc(s, (void **)&wide, offset_bytes, what);
-    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&M->offsets, ((size_t)M->rows + 1) * sizeof(int32_t),
-                                   what));
-    KRYL_STEP(st,
-              kryl_cuda_malloc(s, (void **)&M->col_idx, (size_t)M->nnz * sizeof(int32_t), what));
-    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&M->values, (size_t)M->nnz * sizeof(double), what));
+    KRYL_CUDA_FOR_EACH(i, rows)
+    {
+        if (a_offsets[i + 1] != b_offsets[i + 1]) {
+            *differs = 1;
+            continue;
+        }
+        for (int32_t k = a_offsets[i]; k < a_offsets[i + 1]; k++)
+            if (a_col[k] != b_col[k]) *differs = 1;
+    }
+}
+
+/* a = (a + b) / 2 entry by entry, unless *differs (a + b == b + a: symmetric to the bit). */
+__global__ void average_values(int64_t nnz, double *__restrict__ a, const double *__restrict__ b,
+                               const int *__restrict__ differs)
+{
+    if (*differs) return;
+    KRYL_CUDA_FOR_EACH(k, nnz) a[k] = 0.5 * (a[k] + b[k]);
+}
+
+/* len[i] = the length of row perm[i] of P. */
+__global__ void permuted_lengths(int64_t rows, const int32_t *__restrict__ offsets,
+                                 const int32_t *__restrict__ perm, int32_t *__restrict__ len)
+{
+    KRYL_CUDA_FOR_EACH(i, rows) len[i] = offsets[perm[i] + 1] - offsets[perm[i]];
+}
+
+/* Q's row i = P's row perm[i]. */
+__global__ void permuted_rows(int64_t rows, const int32_t *__restrict__ p_offsets,
+                              const int32_t *__restrict__ p_col, const double *__restrict__ p_val,
+                              const int32_t *__restrict__ perm,
+                              const int32_t *__restrict__ q_offsets, int32_t *__restrict__ q_col,
+                              double *__restrict__ q_val)
+{
+    KRYL_CUDA_FOR_EACH(i, rows)
+    {
+        const int32_t from = p_offsets[perm[i]], len = p_offsets[perm[i] + 1] - from;
+        for (int32_t k = 0; k < len; k++) {
+            q_col[q_offsets[i] + k] = p_col[from + k];
+            q_val[q_offsets[i] + k] = p_val[from + k];
+        }
+    }
+}
+
+/* Each row of aggregate j >= 0 has one entry;  wc_j += w_i (exact: whole numbers). */
+__global__ void tentative_count(int64_t n, const int32_t *__restrict__ aggregate,
+                                const double *__restrict__ w, double *__restrict__ wc,
+                                int64_t *__restrict__ len)
+{
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        const int32_t a = aggregate[i];
+        len[i] = a >= 0;
+        if (a >= 0) atomicAdd(&wc[a], w ? w[i] : 1.0);
+    }
+}
+
+/* t_ij = sqrt(w_i / wc_j) for row i of aggregate j. */
+__global__ void tentative_fill(int64_t n, const int32_t *__restrict__ aggregate,
+                               const double *__restrict__ w, const double *__restrict__ wc,
+                               const int64_t *__restrict__ row_ptr, int32_t *__restrict__ col_idx,
+                               double *__restrict__ values)
+{
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        const int32_t a = aggregate[i];
+        if (a < 0) continue;
+        col_idx[row_ptr[i]] = a;
+        values[row_ptr[i]] = sqrt((w ? w[i] : 1.0) / wc[a]);
+    }
+}
+
+/* out[0] = 0, out[1..count] = the running sums of in (cub's scan). */
+template <typename T>
+static kryl_status running_sums(kryl_cuda_state *s, const T *in, T *out, int64_t count)
+{
+    void *temp = nullptr;
+    size_t bytes = 0;
+    kryl_status st = KRYL_SUCCESS;
+    CUDA_STEP(st, cudaMemsetAsync(out, 0, sizeof *out, s->stream));
     CUDA_STEP(st,
-              cudaMemcpyAsync(wide, A->row_ptr, offset_bytes, cudaMemcpyHostToDevice, s->stream));
-    CUDA_STEP(st, cudaMemcpyAsync(M->col_idx, A->col_idx, (size_t)M->nnz * sizeof(int32_t),
-                                  cudaMemcpyHostToDevice, s->stream));
-    CUDA_STEP(st, cudaMemcpyAsync(M->values, A->values, (size_t)M->nnz * sizeof(double),
-                                  cudaMemcpyHostToDevice, s->stream));
+              cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out + 1, (int)count, s->stream));
+    KRYL_STEP(st, kryl_cuda_malloc(s, &temp, bytes, "a scan's workspace"));
+    CUDA_STEP(st, cub::DeviceScan::InclusiveSum(temp, bytes, in, out + 1, (int)count, s->stream));
+    kryl_cuda_free(s, temp);
+    return st;
+}
+
+/* D's 32-bit offsets (allocated) over M's columns and values (borrowed). */
+static kryl_status narrow_view(kryl_cuda_state *s, const kryl_backend_csr *M, dev_csr *D,
+                               const char *what)
+{
+    D->rows = M->nrows;
+    D->cols = M->ncols;
+    D->nnz = M->nnz;
+    D->col_idx = M->col_idx;
+    D->values = M->values;
+    kryl_status st =
+        kryl_cuda_malloc(s, (void **)&D->offsets, ((size_t)D->rows + 1) * sizeof(int32_t), what);
     if (st == KRYL_SUCCESS) {
         /* offsets below 2^31: the caller checked the entry count */
-        offsets_narrow<<<kryl_cuda_stream_grid(s, M->rows + 1), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            wide, M->offsets, M->rows + 1);
+        offsets_narrow<<<kryl_cuda_stream_grid(s, D->rows + 1), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            M->row_ptr, D->offsets, D->rows + 1);
         CUDA_STEP(st, cudaGetLastError());
     }
-    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
-    kryl_cuda_free(s, wide);
     return st;
 }
 
-/* The host's C (allocated here, rows sorted) from M. */
-static kryl_status download(kryl_cuda_state *s, const dev_csr *M, kryl_csr *C, const char *what)
+/* M = D with 64-bit offsets; D's columns and values move over, D is emptied. */
+static kryl_status widen_into(kryl_cuda_state *s, dev_csr *D, kryl_backend_csr *M, const char *what)
 {
-    int64_t *wide = nullptr;
-    int *unsorted = nullptr, flag = 0;
-    size_t offset_bytes = ((size_t)M->rows + 1) * sizeof(int64_t);
-    kryl_status st = kryl_cuda_malloc(s, (void **)&wide, offset_bytes, what);
-    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&unsorted, sizeof *unsorted, what));
-    CUDA_STEP(st, cudaMemsetAsync(unsorted, 0, sizeof *unsorted, s->stream));
+    kryl_status st =
+        kryl_cuda_malloc(s, (void **)&M->row_ptr, ((size_t)D->rows + 1) * sizeof(int64_t), what);
     if (st == KRYL_SUCCESS) {
-        unsigned int grid = kryl_cuda_stream_grid(s, M->rows + 1);
-        offsets_widen<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(M->offsets, wide, M->rows + 1);
-        rows_unsorted<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(M->rows, M->offsets, M->col_idx,
-                                                                 unsorted);
+        offsets_widen<<<kryl_cuda_stream_grid(s, D->rows + 1), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            D->offsets, M->row_ptr, D->rows + 1);
         CUDA_STEP(st, cudaGetLastError());
     }
-    KRYL_STEP(st, kryl_csr_alloc(C, M->rows, M->cols, M->nnz));
-    CUDA_STEP(st,
-              cudaMemcpyAsync(C->row_ptr, wide, offset_bytes, cudaMemcpyDeviceToHost, s->stream));
-    CUDA_STEP(st, cudaMemcpyAsync(C->col_idx, M->col_idx, (size_t)M->nnz * sizeof(int32_t),
-                                  cudaMemcpyDeviceToHost, s->stream));
-    CUDA_STEP(st, cudaMemcpyAsync(C->values, M->values, (size_t)M->nnz * sizeof(double),
-                                  cudaMemcpyDeviceToHost, s->stream));
-    CUDA_STEP(st, cudaMemcpyAsync(&flag, unsorted, sizeof flag, cudaMemcpyDeviceToHost, s->stream));
-    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
-    kryl_cuda_free(s, wide);
-    kryl_cuda_free(s, unsorted);
-    /* rows as kryl_csr keeps them, should cuSPARSE leave any unsorted */
-    if (st == KRYL_SUCCESS && flag)
-        for (int64_t i = 0; i < C->nrows; i++)
-            kryl_csr_sort_row(C->col_idx + C->row_ptr[i], C->values + C->row_ptr[i],
-                              C->row_ptr[i + 1] - C->row_ptr[i]);
-    if (st != KRYL_SUCCESS) kryl_csr_free(C);
-    return st;
+    if (st != KRYL_SUCCESS) {
+        kryl_cuda_free(s, M->row_ptr);
+        M->row_ptr = nullptr;
+        return st;
+    }
+    M->nrows = D->rows;
+    M->ncols = D->cols;
+    M->nnz = D->nnz;
+    M->col_idx = D->col_idx;
+    M->values = D->values;
+    D->col_idx = nullptr;
+    D->values = nullptr;
+    dev_csr_free(s, D);
+    return KRYL_SUCCESS;
 }
 
 /* cuSPARSE's descriptor of M. */
@@ -290,55 +376,215 @@ static kryl_status smoother(kryl_cuda_state *s, const dev_csr *A, double omega, 
     return st;
 }
 
-/* P, R and Ac on the device (see amg_products); dA, dT uploaded. */
-static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const dev_csr *dA,
-                            const dev_csr *dT, double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
+/* A's rows sorted by column (cuSPARSE's SpGEMM does not promise it). */
+static kryl_status sort(kryl_cuda_state *s, dev_csr *A)
 {
-    dev_csr dS, dP, dR, dAP, dAc;
+    sort_rows<<<kryl_cuda_stream_grid(s, A->rows), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        A->rows, A->offsets, A->col_idx, A->values);
+    KRYL_CUDA_CHECK_LAUNCH("sort_rows");
+    return KRYL_SUCCESS;
+}
+
+/* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (decided on the device). */
+static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, dev_csr *Ac)
+{
+    dev_csr At;
+    int *differs = nullptr;
+    const char *what = "the symmetric part of the multigrid coarse matrix";
+    kryl_status st = transpose(s, handle, Ac, &At, what);
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&differs, sizeof *differs, what));
+    CUDA_STEP(st, cudaMemsetAsync(differs, 0, sizeof *differs, s->stream));
+    if (st == KRYL_SUCCESS) {
+        pattern_differs<<<kryl_cuda_stream_grid(s, Ac->rows), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            Ac->rows, Ac->offsets, Ac->col_idx, At.offsets, At.col_idx, differs);
+        average_values<<<kryl_cuda_stream_grid(s, Ac->nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            Ac->nnz, Ac->values, At.values, differs);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, differs);
+    dev_csr_free(s, &At);
+    return st;
+}
+
+/* Q = P with its rows in the order perm (Q's row i is P's row perm[i]). */
+static kryl_status permute(kryl_cuda_state *s, const dev_csr *P, const int32_t *perm, dev_csr *Q)
+{
+    const char *what = "the multigrid prolongator in the matrix's order";
+    int32_t *len = nullptr;
+    const unsigned int grid = kryl_cuda_stream_grid(s, P->rows);
+    *Q = *P;
+    Q->offsets = nullptr;
+    Q->col_idx = nullptr;
+    Q->values = nullptr;
+    kryl_status st = kryl_cuda_malloc(s, (void **)&len, (size_t)P->rows * sizeof *len, what);
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&Q->offsets, ((size_t)P->rows + 1) * sizeof(int32_t),
+                                   what));
+    KRYL_STEP(st,
+              kryl_cuda_malloc(s, (void **)&Q->col_idx, (size_t)P->nnz * sizeof(int32_t), what));
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&Q->values, (size_t)P->nnz * sizeof(double), what));
+    if (st == KRYL_SUCCESS) {
+        permuted_lengths<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(P->rows, P->offsets, perm, len);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    KRYL_STEP(st, running_sums(s, len, Q->offsets, P->rows));
+    if (st == KRYL_SUCCESS) {
+        permuted_rows<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            P->rows, P->offsets, P->col_idx, P->values, perm, Q->offsets, Q->col_idx, Q->values);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, len);
+    if (st != KRYL_SUCCESS) dev_csr_free(s, Q);
+    return st;
+}
+
+/* A copy of T (plain aggregation: P = T, and T stays the caller's). */
+static kryl_status copy(kryl_cuda_state *s, const dev_csr *T, dev_csr *P)
+{
+    const char *what = "the multigrid prolongator P";
+    *P = *T;
+    P->offsets = nullptr;
+    P->col_idx = nullptr;
+    P->values = nullptr;
+    kryl_status st =
+        kryl_cuda_malloc(s, (void **)&P->offsets, ((size_t)T->rows + 1) * sizeof(int32_t), what);
+    KRYL_STEP(st,
+              kryl_cuda_malloc(s, (void **)&P->col_idx, (size_t)T->nnz * sizeof(int32_t), what));
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&P->values, (size_t)T->nnz * sizeof(double), what));
+    CUDA_STEP(st, cudaMemcpyAsync(P->offsets, T->offsets, ((size_t)T->rows + 1) * sizeof(int32_t),
+                                  cudaMemcpyDeviceToDevice, s->stream));
+    CUDA_STEP(st, cudaMemcpyAsync(P->col_idx, T->col_idx, (size_t)T->nnz * sizeof(int32_t),
+                                  cudaMemcpyDeviceToDevice, s->stream));
+    CUDA_STEP(st, cudaMemcpyAsync(P->values, T->values, (size_t)T->nnz * sizeof(double),
+                                  cudaMemcpyDeviceToDevice, s->stream));
+    if (st != KRYL_SUCCESS) dev_csr_free(s, P);
+    return st;
+}
+
+/* P, R and Ac on the device (see amg_products), with 32-bit offsets. */
+static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const dev_csr *dA,
+                            const dev_csr *dT, double omega, bool symmetric, const int32_t *perm,
+                            dev_csr *dP, dev_csr *dR, dev_csr *dAc)
+{
+    dev_csr dS, dAP, dQ;
     kryl_status st = KRYL_SUCCESS;
     if (omega != 0.0) {
         /* P = (I - omega D^-1 A) T;  S borrows A's offsets and columns */
         st = smoother(s, dA, omega, &dS);
-        KRYL_STEP(st, spgemm(s, handle, &dS, dT, &dP, "the multigrid prolongator P"));
+        KRYL_STEP(st, spgemm(s, handle, &dS, dT, dP, "the multigrid prolongator P"));
         kryl_cuda_free(s, dS.values);
+        KRYL_STEP(st, sort(s, dP));
+    } else {
+        /* plain aggregation: P = T */
+        st = copy(s, dT, dP);
     }
-    /* plain aggregation: P = T, borrowed */
-    const dev_csr *p = omega != 0.0 ? &dP : dT;
     /* R = P';  AP = A P;  Ac = R AP */
-    KRYL_STEP(st, transpose(s, handle, p, &dR, "the multigrid restriction R"));
-    KRYL_STEP(st, spgemm(s, handle, dA, p, &dAP, "the multigrid product A P"));
-    KRYL_STEP(st, spgemm(s, handle, &dR, &dAP, &dAc, "the multigrid coarse matrix R A P"));
+    KRYL_STEP(st, transpose(s, handle, dP, dR, "the multigrid restriction R"));
+    KRYL_STEP(st, spgemm(s, handle, dA, dP, &dAP, "the multigrid product A P"));
+    KRYL_STEP(st, spgemm(s, handle, dR, &dAP, dAc, "the multigrid coarse matrix R A P"));
     dev_csr_free(s, &dAP);
-    KRYL_STEP(st, download(s, p, P, "the multigrid prolongator P"));
-    KRYL_STEP(st, download(s, &dR, R, "the multigrid restriction R"));
-    KRYL_STEP(st, download(s, &dAc, Ac, "the multigrid coarse matrix R A P"));
-    dev_csr_free(s, &dP);
-    dev_csr_free(s, &dR);
-    dev_csr_free(s, &dAc);
+    KRYL_STEP(st, sort(s, dAc));
+    if (symmetric) KRYL_STEP(st, symmetrize(s, handle, dAc));
+    if (perm != nullptr && st == KRYL_SUCCESS) {
+        /* level 0 in a sorted format's order: P's rows and R's columns follow it */
+        st = permute(s, dP, perm, &dQ);
+        if (st == KRYL_SUCCESS) {
+            dev_csr_free(s, dP);
+            dev_csr_free(s, dR);
+            *dP = dQ;
+            st = transpose(s, handle, dP, dR, "the multigrid restriction R");
+        }
+    }
     return st;
 }
 
-kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
-                                   double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *done)
+kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
+                                   const kryl_backend_csr *T, double omega, bool symmetric,
+                                   const int32_t *perm, kryl_backend_csr *P, kryl_backend_csr *R,
+                                   kryl_backend_csr *Ac, bool *done)
 {
     *done = false;
     /* cuSPARSE's SpGEMM takes 32-bit offsets: a level whose A or T has 2^28
-     * entries or more (P, AP and Ac are a few times larger) stays on the host */
+     * entries or more (P, AP and Ac are a few times larger) goes to the host */
     const int64_t most = (int64_t)1 << 28;
-    if (kryl_csr_nnz(A) >= most || kryl_csr_nnz(T) >= most || T->ncols >= most) return KRYL_SUCCESS;
+    if (A->nnz >= most || T->nnz >= most || T->ncols >= most) return KRYL_SUCCESS;
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cusparseHandle_t handle = nullptr;
     kryl_status st = KRYL_SUCCESS;
     CUSPARSE_STEP(st, cusparseCreate(&handle));
     CUSPARSE_STEP(st, cusparseSetStream(handle, s->stream));
-    dev_csr dA, dT;
-    KRYL_STEP(st, upload(s, A, &dA, "a multigrid level's matrix"));
-    KRYL_STEP(st, upload(s, T, &dT, "the multigrid tentative prolongator"));
-    KRYL_STEP(st, products(s, handle, &dA, &dT, omega, P, R, Ac));
-    dev_csr_free(s, &dA);
-    dev_csr_free(s, &dT);
+    dev_csr dA, dT, dP, dR, dAc;
+    KRYL_STEP(st, narrow_view(s, A, &dA, "a multigrid level's row offsets"));
+    KRYL_STEP(st, narrow_view(s, T, &dT, "the multigrid tentative prolongator's row offsets"));
+    KRYL_STEP(st, products(s, handle, &dA, &dT, omega, symmetric, perm, &dP, &dR, &dAc));
+    /* the views own only their offsets */
+    kryl_cuda_free(s, dA.offsets);
+    kryl_cuda_free(s, dT.offsets);
+    KRYL_STEP(st, widen_into(s, &dP, P, "the multigrid prolongator P"));
+    KRYL_STEP(st, widen_into(s, &dR, R, "the multigrid restriction R"));
+    KRYL_STEP(st, widen_into(s, &dAc, Ac, "the multigrid coarse matrix R A P"));
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    dev_csr_free(s, &dP);
+    dev_csr_free(s, &dR);
+    dev_csr_free(s, &dAc);
     if (handle) cusparseDestroy(handle);
+    if (st != KRYL_SUCCESS) {
+        kryl_backend_csr *out[] = {P, R, Ac};
+        for (kryl_backend_csr *M : out) {
+            kryl_cuda_free(s, M->row_ptr);
+            kryl_cuda_free(s, M->col_idx);
+            kryl_cuda_free(s, M->values);
+            *M = kryl_backend_csr{};
+        }
+    }
     *done = st == KRYL_SUCCESS;
+    return st;
+}
+
+kryl_status kryl_cuda_amg_tentative(kryl_context ctx, int64_t n, const int32_t *aggregate,
+                                    int64_t naggregates, const double *w, double *wc,
+                                    kryl_backend_csr *T)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const char *what = "the multigrid tentative prolongator";
+    *T = kryl_backend_csr{};
+    T->nrows = n;
+    T->ncols = naggregates;
+    int64_t *len = nullptr;
+    const unsigned int grid = kryl_cuda_stream_grid(s, n);
+    kryl_status st = kryl_cuda_malloc(s, (void **)&len, ((size_t)n + 1) * sizeof *len, what);
+    KRYL_STEP(
+        st, kryl_cuda_malloc(s, (void **)&T->row_ptr, ((size_t)n + 1) * sizeof *T->row_ptr, what));
+    CUDA_STEP(st, cudaMemsetAsync(wc, 0, (size_t)naggregates * sizeof *wc, s->stream));
+    if (st == KRYL_SUCCESS) {
+        /* one entry in each row of an aggregate;  wc_j = the sum of w_i over aggregate j */
+        tentative_count<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, aggregate, w, wc, len);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    KRYL_STEP(st, running_sums(s, len, T->row_ptr, n));
+    CUDA_STEP(st, cudaMemcpyAsync(&T->nnz, T->row_ptr + n, sizeof T->nnz, cudaMemcpyDeviceToHost,
+                                  s->stream));
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    KRYL_STEP(st,
+              kryl_cuda_malloc(s, (void **)&T->col_idx, (size_t)T->nnz * sizeof *T->col_idx, what));
+    KRYL_STEP(st,
+              kryl_cuda_malloc(s, (void **)&T->values, (size_t)T->nnz * sizeof *T->values, what));
+    if (st == KRYL_SUCCESS) {
+        /* t_ij = sqrt(w_i / wc_j) */
+        tentative_fill<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, aggregate, w, wc, T->row_ptr,
+                                                                  T->col_idx, T->values);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, len);
+    if (st != KRYL_SUCCESS) {
+        kryl_cuda_free(s, T->row_ptr);
+        kryl_cuda_free(s, T->col_idx);
+        kryl_cuda_free(s, T->values);
+        *T = kryl_backend_csr{};
+    }
     return st;
 }

@@ -349,6 +349,7 @@ static kryl_backend_ops make_ops()
     ops.matrix_values = kryl_cuda_matrix_values;
     ops.matrix_csr_values = kryl_cuda_matrix_csr_values;
     ops.matrix_inverse_diagonal = kryl_cuda_matrix_inverse_diagonal;
+    ops.amg_tentative = kryl_cuda_amg_tentative;
     ops.amg_products = kryl_cuda_amg_products;
     ops.spmv = kryl_cuda_spmv;
     ops.fill = kryl_cuda_fill;

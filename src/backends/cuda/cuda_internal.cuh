@@ -147,10 +147,14 @@ kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, k
                                kryl_scalar out, const kryl_monitor *monitor);
 kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
 
-/* The multigrid setup's products (cuda_amg.cu). */
-kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
-                                   double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac,
-                                   bool *done);
+/* The multigrid setup's tentative prolongator and products (cuda_amg.cu). */
+kryl_status kryl_cuda_amg_tentative(kryl_context ctx, int64_t n, const int32_t *aggregate,
+                                    int64_t naggregates, const double *w, double *wc,
+                                    kryl_backend_csr *T);
+kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
+                                   const kryl_backend_csr *T, double omega, bool symmetric,
+                                   const int32_t *perm, kryl_backend_csr *P, kryl_backend_csr *R,
+                                   kryl_backend_csr *Ac, bool *done);
 
 /* Jones-Plassmann coloring and the grouping by color (cuda_color.cu; backend.h). */
 kryl_status kryl_cuda_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,

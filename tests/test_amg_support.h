@@ -1,0 +1,335 @@
+/* Checks of the multigrid hierarchy shared by test_amg (ref, omp and,
+ * where present, cuda) and test_cuda_amg: levels against ref's up to
+ * rounding, the backend's products against the host's, and a resetup
+ * against a fresh setup. */
+#ifndef KRYL_TEST_AMG_SUPPORT_H
+#define KRYL_TEST_AMG_SUPPORT_H
+
+#include "amg/amg.h"
+#include "solvers/solver_impl.h"
+#include "test_krylov_support.h"
+
+static const amg_hierarchy *hierarchy_of(kryl_solver s) { return s->pc->data; }
+
+/* The same pattern, and values equal up to rounding: lambda_max comes from
+ * the backend's reductions and the products from its own summation order. */
+static bool csr_close(const kryl_csr *a, const kryl_csr *b)
+{
+    if (a->nrows != b->nrows || a->ncols != b->ncols || kryl_csr_nnz(a) != kryl_csr_nnz(b))
+        return false;
+    int64_t nnz = kryl_csr_nnz(a);
+    return memcmp(a->row_ptr, b->row_ptr, (size_t)(a->nrows + 1) * sizeof *a->row_ptr) == 0 &&
+           memcmp(a->col_idx, b->col_idx, (size_t)nnz * sizeof *a->col_idx) == 0 &&
+           test_rel_diff(a->values, b->values, nnz) <= 1e-11;
+}
+
+/* The options of a test hierarchy: small coarse levels, so several levels. */
+static void amg_options(kryl_solver_options *o, kryl_method method)
+{
+    kt_options(o, method, KRYL_PRECOND_AMG, 1e-8, 500);
+    o->amg.coarse_size = 40;
+}
+
+/* The host copy of a backend matrix (downloaded where it has none yet). */
+static const kryl_csr *host_of(kryl_matrix M)
+{
+    CHECK_OK(kryl_matrix_need_host(M, "test_amg"));
+    return &M->host->csr;
+}
+
+/* Level l's aggregates on the host (malloc'ed). */
+static int32_t *aggregates_of(const amg_hierarchy *h, int l)
+{
+    const amg_level *L = &h->levels[l];
+    int64_t n = host_of(amg_level_matrix(L))->nrows;
+    int32_t *a = malloc(((size_t)n + 1) * sizeof *a);
+    CHECK_OK(h->ctx->ops->download(h->ctx, a, L->aggregate, (size_t)n * sizeof *a));
+    return a;
+}
+
+/* Two hierarchies' levels: A, aggregates, P and R equal up to rounding. */
+static void compare_levels(const amg_hierarchy *hr, const amg_hierarchy *hc, const char *label)
+{
+    for (int l = 0; l < hr->nlevels && l < hc->nlevels; l++) {
+        const amg_level *a = &hr->levels[l], *b = &hc->levels[l];
+        const kryl_csr *Aa = host_of(amg_level_matrix(a)), *Ab = host_of(amg_level_matrix(b));
+        CHECK(csr_close(Aa, Ab), "%s: A of level %d differs", label, l);
+        if (l + 1 == hr->nlevels || l + 1 == hc->nlevels) continue;
+        int32_t *ga = aggregates_of(hr, l), *gb = aggregates_of(hc, l);
+        CHECK(a->naggregates == b->naggregates &&
+                  memcmp(ga, gb, (size_t)Aa->nrows * sizeof *ga) == 0,
+              "%s: aggregates of level %d differ", label, l);
+        free(ga);
+        free(gb);
+        CHECK(csr_close(host_of(a->P), host_of(b->P)) && csr_close(host_of(a->R), host_of(b->R)),
+              "%s: P or R of level %d differs", label, l);
+    }
+}
+
+/* T of n rows: row i in aggregate i / 3 with a random value, every seventh row in none. */
+static void tentative_of(int64_t n, kryl_csr *T)
+{
+    CHECK_OK(kryl_csr_alloc(T, n, (n + 2) / 3, n));
+    test_random_values(T->values, n, 7);
+    for (int64_t i = 0; i < n; i++) {
+        bool member = i % 7 != 3;
+        T->row_ptr[i + 1] = T->row_ptr[i] + member;
+        if (member) T->col_idx[T->row_ptr[i]] = (int32_t)(i / 3);
+        if (member) T->values[T->row_ptr[i]] = T->values[i];
+    }
+}
+
+/* C = a copy of A. */
+static void csr_copy(const kryl_csr *A, kryl_csr *C)
+{
+    int64_t nnz = kryl_csr_nnz(A);
+    CHECK_OK(kryl_csr_alloc(C, A->nrows, A->ncols, nnz));
+    memcpy(C->row_ptr, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *C->row_ptr);
+    memcpy(C->col_idx, A->col_idx, (size_t)nnz * sizeof *C->col_idx);
+    memcpy(C->values, A->values, (size_t)nnz * sizeof *C->values);
+}
+
+/* A backend's amg_products against the host's products of the same CSR: a
+ * nonsymmetric A, smoothed and plain, rows permuted, and a zero a_ii
+ * refused. */
+static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
+                                        const char *name)
+{
+    (void)ref;
+    (void)kind;
+    if (ctx->ops->amg_products == NULL) return;
+    kryl_matrix M = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 37);
+    kryl_csr *A = &M->host->csr, T, S, P, R, Ac, hP, hR, hAP, hAc, hA, hT;
+    int64_t n = A->nrows;
+    tentative_of(n, &T);
+    /* the reversed rows as a sorted format's order */
+    int32_t *perm = malloc((size_t)n * sizeof *perm), *perm_b = NULL;
+    for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)(n - 1 - i);
+    CHECK_OK(ctx->ops->alloc(ctx, (void **)&perm_b, (size_t)n * sizeof *perm));
+    CHECK_OK(ctx->ops->upload(ctx, perm_b, perm, (size_t)n * sizeof *perm));
+    for (int v = 0; v < 3; v++) {
+        bool smoothed = v > 0, permuted = v == 2;
+        double omega = smoothed ? 0.6 : 0.0;
+        bool done = false;
+        kryl_backend_csr bA, bT, bP = {0}, bR = {0}, bAc = {0};
+        csr_copy(A, &hA);
+        csr_copy(&T, &hT);
+        CHECK_OK(amg_backend_csr_upload(ctx, &hA, &bA));
+        CHECK_OK(amg_backend_csr_upload(ctx, &hT, &bT));
+        CHECK_OK(ctx->ops->amg_products(ctx, &bA, &bT, omega, false, permuted ? perm_b : NULL, &bP,
+                                        &bR, &bAc, &done));
+        CHECK(done, "%s: amg_products declined a %lld-row level", name, (long long)n);
+        if (done) {
+            CHECK_OK(amg_backend_csr_download(ctx, &bP, &P));
+            CHECK_OK(amg_backend_csr_download(ctx, &bR, &R));
+            CHECK_OK(amg_backend_csr_download(ctx, &bAc, &Ac));
+        }
+        kryl_backend_csr *all_b[] = {&bA, &bT, &bP, &bR, &bAc};
+        for (size_t m = 0; m < sizeof all_b / sizeof all_b[0]; m++)
+            kryl_backend_csr_release(ctx, all_b[m]);
+        if (!done) continue;
+        /* host: S = I - omega D^-1 A (plain: S = I, so P = T);  P = S T;  R = P';
+         * Ac = R (A P) */
+        CHECK_OK(kryl_csr_alloc(&S, n, A->ncols, smoothed ? kryl_csr_nnz(A) : n));
+        for (int64_t i = 0; i < n; i++) {
+            int64_t d = kryl_csr_find(A, i, i);
+            S.row_ptr[i + 1] = S.row_ptr[i];
+            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+                if (!smoothed && k != d) continue;
+                S.col_idx[S.row_ptr[i + 1]] = A->col_idx[k];
+                S.values[S.row_ptr[i + 1]++] = (k == d) - omega * A->values[k] / A->values[d];
+            }
+        }
+        CHECK_OK(kryl_csr_multiply(&S, &T, &hP, 1));
+        CHECK_OK(kryl_csr_transpose(&hP, &hR));
+        CHECK_OK(kryl_csr_multiply(A, &hP, &hAP, 1));
+        CHECK_OK(kryl_csr_multiply(&hR, &hAP, &hAc, 1));
+        if (permuted) {
+            /* P's row i is row n - 1 - i; R = that P' */
+            kryl_csr Q;
+            CHECK_OK(kryl_csr_alloc(&Q, n, hP.ncols, kryl_csr_nnz(&hP)));
+            for (int64_t i = 0; i < n; i++) {
+                int64_t from = hP.row_ptr[perm[i]], len = hP.row_ptr[perm[i] + 1] - from;
+                Q.row_ptr[i + 1] = Q.row_ptr[i] + len;
+                memcpy(Q.col_idx + Q.row_ptr[i], hP.col_idx + from, (size_t)len * sizeof(int32_t));
+                memcpy(Q.values + Q.row_ptr[i], hP.values + from, (size_t)len * sizeof(double));
+            }
+            kryl_csr_free(&hP);
+            kryl_csr_free(&hR);
+            hP = Q;
+            CHECK_OK(kryl_csr_transpose(&hP, &hR));
+        }
+        CHECK(csr_close(&P, &hP) && csr_close(&R, &hR) && csr_close(&Ac, &hAc),
+              "%s: amg_products (omega %g%s) differs from the host's products", name, omega,
+              permuted ? ", rows permuted" : "");
+        kryl_csr *all[] = {&S, &P, &R, &Ac, &hP, &hR, &hAP, &hAc};
+        for (size_t m = 0; m < sizeof all / sizeof all[0]; m++) kryl_csr_free(all[m]);
+    }
+    /* a zero a_ii: refused by name, nothing left held */
+    kryl_device_memory before;
+    CHECK_OK(kryl_context_device_memory(ctx, &before));
+    int64_t d = kryl_csr_find(A, 11, 11);
+    double keep = A->values[d];
+    A->values[d] = 0.0;
+    bool done = false;
+    kryl_backend_csr bA, bT, bP = {0}, bR = {0}, bAc = {0};
+    csr_copy(A, &hA);
+    csr_copy(&T, &hT);
+    CHECK_OK(amg_backend_csr_upload(ctx, &hA, &bA));
+    CHECK_OK(amg_backend_csr_upload(ctx, &hT, &bT));
+    kryl_device_memory uploaded;
+    CHECK_OK(kryl_context_device_memory(ctx, &uploaded));
+    CHECK_STATUS(ctx->ops->amg_products(ctx, &bA, &bT, 0.6, false, NULL, &bP, &bR, &bAc, &done),
+                 KRYL_ERR_ZERO_DIAGONAL);
+    CHECK(strstr(kryl_last_error(), "row 11 ") != NULL, "%s: zero diagonal: %s", name,
+          kryl_last_error());
+    kryl_device_memory after;
+    CHECK_OK(kryl_context_device_memory(ctx, &after));
+    CHECK(after.in_use == uploaded.in_use, "%s: a refused amg_products left %lld bytes held", name,
+          (long long)(after.in_use - uploaded.in_use));
+    kryl_backend_csr_release(ctx, &bA);
+    kryl_backend_csr_release(ctx, &bT);
+    CHECK_OK(kryl_context_device_memory(ctx, &after));
+    CHECK(after.in_use == before.in_use, "%s: %lld bytes left held", name,
+          (long long)(after.in_use - before.in_use));
+    A->values[d] = keep;
+    ctx->ops->release(ctx, perm_b);
+    free(perm);
+    kryl_csr_free(&T);
+    kryl_matrix_destroy(&M);
+}
+
+/* A backend's amg_tentative against the host's QR of the same
+ * near-nullspace, B = 1 (w NULL) and B = sqrt(w) for whole w: aggregates
+ * scattered over the rows, every eleventh row in none. */
+static void check_tentative_against_host(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
+                                         const char *name)
+{
+    (void)ref;
+    (void)kind;
+    if (ctx->ops->amg_tentative == NULL) return;
+    const kryl_backend_ops *ops = ctx->ops;
+    const int64_t n = 1000, count = 150;
+    int32_t *aggregate = malloc((size_t)n * sizeof *aggregate), *aggregate_b = NULL;
+    double *w = malloc((size_t)n * sizeof *w), *B = malloc((size_t)n * sizeof *B);
+    double *wc = malloc((size_t)count * sizeof *wc), *w_b = NULL, *wc_b = NULL;
+    for (int64_t i = 0; i < n; i++) {
+        aggregate[i] = i % 11 == 4 ? -1 : (int32_t)(i % count);
+        w[i] = (double)(1 + i % 5);
+    }
+    CHECK_OK(ops->alloc(ctx, (void **)&aggregate_b, (size_t)n * sizeof *aggregate));
+    CHECK_OK(ops->alloc(ctx, (void **)&w_b, (size_t)n * sizeof *w));
+    CHECK_OK(ops->alloc(ctx, (void **)&wc_b, (size_t)count * sizeof *wc));
+    CHECK_OK(ops->upload(ctx, aggregate_b, aggregate, (size_t)n * sizeof *aggregate));
+    CHECK_OK(ops->upload(ctx, w_b, w, (size_t)n * sizeof *w));
+    for (int weighted = 0; weighted < 2; weighted++) {
+        for (int64_t i = 0; i < n; i++) B[i] = weighted ? sqrt(w[i]) : 1.0;
+        kryl_backend_csr T = {0};
+        kryl_csr Tc = {0}, H = {0};
+        double *Bc = NULL;
+        int64_t nc = 0;
+        CHECK_OK(ops->amg_tentative(ctx, n, aggregate_b, count, weighted ? w_b : NULL, wc_b, &T));
+        CHECK_OK(amg_backend_csr_download(ctx, &T, &Tc));
+        CHECK_OK(ops->download(ctx, wc, wc_b, (size_t)count * sizeof *wc));
+        CHECK_OK(amg_tentative(aggregate, count, B, n, 1, &H, &Bc, &nc));
+        bool same = nc == count && csr_close(&Tc, &H);
+        for (int64_t j = 0; same && j < count; j++)
+            same = fabs(sqrt(wc[j]) - Bc[j]) <= 1e-14 * Bc[j];
+        CHECK(same, "%s: amg_tentative (%s) differs from the host's QR", name,
+              weighted ? "B = sqrt(w)" : "B = 1");
+        kryl_backend_csr_release(ctx, &T);
+        kryl_csr_free(&Tc);
+        kryl_csr_free(&H);
+        free(Bc);
+    }
+    ops->release(ctx, aggregate_b);
+    ops->release(ctx, w_b);
+    ops->release(ctx, wc_b);
+    free(aggregate);
+    free(w);
+    free(B);
+    free(wc);
+}
+
+/* Other values on A's pattern (kryl_matrix_csr_view's order): off-diagonal
+ * entries scaled by a symmetric weight, the diagonal made dominant again;
+ * *B is a new matrix of them. */
+static double *reweighted(kryl_context ctx, kryl_matrix A, kryl_matrix *B)
+{
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    int64_t n = kt_rows(A);
+    CHECK_OK(kryl_matrix_csr_view(A, &rp, &ci, &v));
+    int64_t *cols = malloc((size_t)rp[n] * sizeof *cols);
+    double *w = malloc((size_t)rp[n] * sizeof *w);
+    for (int64_t i = 0; i < n; i++) {
+        double off = 0.0;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            int64_t j = ci[k], lo = i < j ? i : j, hi = i < j ? j : i;
+            cols[k] = j;
+            w[k] = v[k] * (1.0 + 0.5 * (double)((lo * 7 + hi * 3) % 5));
+            if (j != i) off += fabs(w[k]);
+        }
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] == i) w[k] = off + 0.25;
+    }
+    CHECK_OK(kryl_matrix_create_csr(B, ctx, n, n, 0, n, rp, cols, w));
+    free(cols);
+    return w;
+}
+
+/* kryl_solver_update after new values gives the hierarchy a fresh setup gives. */
+static void check_resetup_on(kryl_backend_kind backend)
+{
+    kryl_context ctx = kt_context(backend);
+    const kryl_amg_aggregation kinds[2] = {KRYL_AMG_SMOOTHED, KRYL_AMG_PLAIN};
+    for (int a = 0; a < 2; a++) {
+        kryl_matrix A1 = kt_generate(ctx, KRYL_GEN_POISSON3D7, 14), A2 = NULL;
+        double *values = reweighted(ctx, A1, &A2);
+        kryl_solver_options o;
+        amg_options(&o, KRYL_METHOD_PCG);
+        o.amg.aggregation = kinds[a];
+        o.amg.smoother = a ? KRYL_AMG_MCGS : KRYL_AMG_CHEBYSHEV;
+        kryl_solver s1 = NULL, s2 = NULL;
+        CHECK_OK(kryl_solver_create(&s1, A1, &o));
+        CHECK_OK(kryl_solver_create(&s2, A2, &o));
+        if (s1 == NULL || s2 == NULL) continue;
+        CHECK_OK(kryl_matrix_update_values(A1, values));
+        CHECK_OK(kryl_solver_update(s1));
+        free(values);
+        const amg_hierarchy *h1 = hierarchy_of(s1), *h2 = hierarchy_of(s2);
+        CHECK(h1->nlevels == h2->nlevels && h1->nlevels >= 3, "resetup: %d levels, fresh %d",
+              h1->nlevels, h2->nlevels);
+        compare_levels(h1, h2, "resetup");
+        for (int l = 0; l < h1->nlevels && l < h2->nlevels; l++)
+            CHECK(h1->levels[l].lambda_max == h2->levels[l].lambda_max,
+                  "resetup: lambda_max of level %d", l);
+        /* the same cycle: z = M r agrees */
+        int64_t n = kt_rows(A2);
+        double *rh = kt_rhs(A2, 3), *z1 = malloc((size_t)n * sizeof *z1),
+               *z2 = malloc((size_t)n * sizeof *z2);
+        kryl_vector r = NULL, z = NULL;
+        CHECK_OK(kryl_vector_create(&r, A2, KRYL_DOUBLE));
+        CHECK_OK(kryl_vector_create(&z, A2, KRYL_DOUBLE));
+        CHECK_OK(kryl_vector_set(r, rh, n));
+        CHECK_OK(s1->pc->apply(s1->pc, r, z));
+        CHECK_OK(kryl_vector_get(z, z1, n));
+        CHECK_OK(s2->pc->apply(s2->pc, r, z));
+        CHECK_OK(kryl_vector_get(z, z2, n));
+        CHECK(test_rel_diff(z1, z2, n) <= 1e-14, "resetup: the cycles differ by %g",
+              test_rel_diff(z1, z2, n));
+        free(rh);
+        free(z1);
+        free(z2);
+        kryl_vector_destroy(&r);
+        kryl_vector_destroy(&z);
+        kryl_solver_destroy(&s1);
+        kryl_solver_destroy(&s2);
+        kryl_matrix_destroy(&A1);
+        kryl_matrix_destroy(&A2);
+    }
+    kryl_context_destroy(&ctx);
+}
+
+#endif

@@ -1,0 +1,127 @@
+/* Algebraic multigrid set up on the device (src/amg/ through the cuda
+ * backend): the transfer matrices P and R of every level are made from
+ * device arrays without a host copy; every level equals ref's up to
+ * rounding (test_amg_support.h), smoothed and plain, symmetric and not;
+ * the backend's tentative prolongator and products against the host's; a
+ * resetup against a fresh setup; level 0 in the sorted formats' row
+ * orders, in single precision and created from device arrays.  Skipped
+ * without a GPU. */
+#include "test_amg_support.h"
+
+/* Whether M has a host copy. */
+static bool has_host_copy(kryl_matrix M)
+{
+    bool has = true;
+    CHECK_OK(kryl_matrix_host_copy(M, &has, NULL));
+    return has;
+}
+
+/* No host copy of any level's P and R (taken before a comparison makes one). */
+static void check_no_host_copies(const amg_hierarchy *h, const char *label)
+{
+    for (int l = 0; l + 1 < h->nlevels; l++)
+        CHECK(!has_host_copy(h->levels[l].P) && !has_host_copy(h->levels[l].R),
+              "%s: level %d's P or R has a host copy", label, l);
+}
+
+/* Hierarchies on the device and on ref, the device's without host copies of P and R. */
+static void check_levels(kryl_context ref, kryl_context gpu)
+{
+    const struct {
+        kryl_generator_kind kind;
+        int64_t n;
+        kryl_method method;
+        kryl_amg_aggregation aggregation;
+    } cases[] = {
+        {KRYL_GEN_POISSON3D7, 20, KRYL_METHOD_PCG, KRYL_AMG_SMOOTHED},
+        {KRYL_GEN_POISSON3D7, 20, KRYL_METHOD_PCG, KRYL_AMG_PLAIN},
+        {KRYL_GEN_RANDOM_SPD, 3000, KRYL_METHOD_PCG, KRYL_AMG_SMOOTHED},
+        {KRYL_GEN_CONVDIFF2D, 40, KRYL_METHOD_GMRES, KRYL_AMG_PLAIN},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        kryl_solver_options o;
+        amg_options(&o, cases[c].method);
+        o.amg.aggregation = cases[c].aggregation;
+        char label[128];
+        snprintf(label, sizeof label, "%s %s %lld on cuda",
+                 kryl_amg_aggregation_name(cases[c].aggregation),
+                 kryl_generator_name(cases[c].kind), (long long)cases[c].n);
+        kryl_matrix Ar = kt_generate(ref, cases[c].kind, cases[c].n);
+        kryl_matrix Ag = kt_generate(gpu, cases[c].kind, cases[c].n);
+        kryl_solver sr = NULL, sg = NULL;
+        CHECK_OK(kryl_solver_create(&sr, Ar, &o));
+        CHECK_OK(kryl_solver_create(&sg, Ag, &o));
+        if (sr != NULL && sg != NULL) {
+            const amg_hierarchy *hr = hierarchy_of(sr), *hg = hierarchy_of(sg);
+            check_no_host_copies(hg, label);
+            CHECK(hr->nlevels == hg->nlevels && hg->nlevels >= 3, "%s: %d levels, ref %d", label,
+                  hg->nlevels, hr->nlevels);
+            compare_levels(hr, hg, label);
+        }
+        kryl_solver_destroy(&sr);
+        kryl_solver_destroy(&sg);
+        kryl_matrix_destroy(&Ar);
+        kryl_matrix_destroy(&Ag);
+    }
+}
+
+/* Level 0 in the row order of JDS and SELL, in single precision, and
+ * created from device arrays: AMG-PCG converges as with CSR. */
+static void check_level_zero(kryl_context gpu)
+{
+    kryl_solver_options o;
+    amg_options(&o, KRYL_METHOD_PCG);
+    kryl_matrix A = kt_generate(gpu, KRYL_GEN_RGG, 3000);
+    double *b = kt_rhs(A, 2);
+    kt_check_formats(A, &o, b, "amg-pcg rgg 3000 on cuda");
+    kryl_solver_options os = o;
+    os.precision = KRYL_SINGLE;
+    os.rtol = 1e-5;
+    kt_solve single = kt_run(A, &os, b, NULL, NULL);
+    kt_check_converged(&single, "amg-pcg rgg 3000 on cuda in single precision");
+    /* the same matrix from device arrays */
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    int64_t n = 0, nnz = 0;
+    CHECK_OK(kryl_matrix_size(A, &n, NULL, &nnz));
+    CHECK_OK(kryl_matrix_csr_view(A, &rp, &ci, &v));
+    const kryl_backend_ops *ops = gpu->ops;
+    void *drp = NULL, *dci = NULL, *dv = NULL;
+    CHECK_OK(ops->alloc(gpu, &drp, (size_t)(n + 1) * sizeof *rp));
+    CHECK_OK(ops->alloc(gpu, &dci, (size_t)nnz * sizeof *ci));
+    CHECK_OK(ops->alloc(gpu, &dv, (size_t)nnz * sizeof *v));
+    CHECK_OK(ops->upload(gpu, drp, rp, (size_t)(n + 1) * sizeof *rp));
+    CHECK_OK(ops->upload(gpu, dci, ci, (size_t)nnz * sizeof *ci));
+    CHECK_OK(ops->upload(gpu, dv, v, (size_t)nnz * sizeof *v));
+    kryl_matrix D = NULL;
+    CHECK_OK(kryl_matrix_create_csr_device(&D, gpu, n, n, nnz, drp, dci, dv));
+    ops->release(gpu, drp);
+    ops->release(gpu, dci);
+    ops->release(gpu, dv);
+    if (D != NULL) {
+        kryl_solver s = NULL;
+        CHECK_OK(kryl_solver_create(&s, D, &o));
+        if (s != NULL) check_no_host_copies(hierarchy_of(s), "rgg 3000 from device arrays");
+        kryl_solver_destroy(&s);
+        kt_solve from_device = kt_run(D, &o, b, NULL, NULL);
+        kt_check_converged(&from_device, "amg-pcg rgg 3000 from device arrays");
+    }
+    free(b);
+    kryl_matrix_destroy(&D);
+    kryl_matrix_destroy(&A);
+}
+
+int main(void)
+{
+    if (!test_cuda_device("test_cuda_amg")) return TEST_SKIP_CODE;
+    kryl_context gpu = test_context(KRYL_BACKEND_CUDA), ref = test_context(KRYL_BACKEND_REF);
+    check_levels(ref, gpu);
+    check_tentative_against_host(ref, gpu, KRYL_BACKEND_CUDA, "cuda");
+    check_products_against_host(ref, gpu, KRYL_BACKEND_CUDA, "cuda");
+    check_level_zero(gpu);
+    kryl_context_destroy(&gpu);
+    kryl_context_destroy(&ref);
+    check_resetup_on(KRYL_BACKEND_CUDA);
+    return test_summary("test_cuda_amg");
+}
