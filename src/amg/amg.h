@@ -65,6 +65,12 @@ kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *agg
 kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const double *B, int64_t n,
                           int k, kryl_csr *T, double **Bc, int64_t *nc);
 
+/* S = I - omega D^-1 A for A's rows whose a_ii is at column i (the rows
+ * of a whole matrix, or a rank's over [owned columns; ghosts]); a zero or
+ * absent a_ii is refused naming its row (first_row + i). */
+kryl_status amg_jacobi_operator(const kryl_csr *A, int64_t first_row, double omega, int threads,
+                                kryl_csr *S);
+
 /* The dense inverse of the small square A, as a CSR matrix with every
  * entry stored (LU with partial pivoting). */
 kryl_status amg_dense_inverse(const kryl_csr *A, kryl_csr *Ainv);

@@ -10,13 +10,11 @@
 #include "amg/amg.h"
 #include "core/host_threads.h"
 
-/* P = (I - omega D^-1 A) T on the host. */
-static kryl_status smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double omega,
-                                      int threads, kryl_csr *P)
+kryl_status amg_jacobi_operator(const kryl_csr *A, int64_t first_row, double omega, int threads,
+                                kryl_csr *S)
 {
-    kryl_csr S;
-    KRYL_TRY(kryl_csr_alloc(&S, A->nrows, A->ncols, kryl_csr_nnz(A)));
-    memcpy(S.row_ptr, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *S.row_ptr);
+    KRYL_TRY(kryl_csr_alloc(S, A->nrows, A->ncols, kryl_csr_nnz(A)));
+    memcpy(S->row_ptr, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *S->row_ptr);
     int64_t zero_row = A->nrows;
     KRYL_HOST_PARALLEL_REDUCE(threads, min, zero_row)
     for (int64_t i = 0; i < A->nrows; i++) {
@@ -27,17 +25,26 @@ static kryl_status smooth_prolongator(const kryl_csr *A, const kryl_csr *T, doub
         }
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             /* s_ij = delta_ij - omega a_ij / a_ii */
-            S.col_idx[k] = A->col_idx[k];
-            S.values[k] = (k == d ? 1.0 : 0.0) - omega * A->values[k] / A->values[d];
+            S->col_idx[k] = A->col_idx[k];
+            S->values[k] = (k == d ? 1.0 : 0.0) - omega * A->values[k] / A->values[d];
         }
     }
     if (zero_row < A->nrows) {
-        kryl_csr_free(&S);
+        kryl_csr_free(S);
         return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
                           "amg: a_ii of row %lld of a level is zero; smoothed aggregation "
                           "divides by the diagonal (try --amg-aggregation plain)",
-                          (long long)zero_row);
+                          (long long)(first_row + zero_row));
     }
+    return KRYL_SUCCESS;
+}
+
+/* P = (I - omega D^-1 A) T on the host. */
+static kryl_status smooth_prolongator(const kryl_csr *A, const kryl_csr *T, double omega,
+                                      int threads, kryl_csr *P)
+{
+    kryl_csr S;
+    KRYL_TRY(amg_jacobi_operator(A, 0, omega, threads, &S));
     /* P = S T */
     kryl_status st = kryl_csr_multiply(&S, T, P, threads);
     kryl_csr_free(&S);

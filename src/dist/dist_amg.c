@@ -22,12 +22,16 @@
 #include "dist/dist_internal.h"
 
 /* X = [loc nl] over the columns [owned; ghosts] (nl's columns shifted by n). */
-static kryl_status extended(const kryl_csr *loc, const kryl_csr *nl, kryl_csr *X)
+static kryl_status extended(const kryl_csr *loc, const kryl_csr *nl, int threads, kryl_csr *X)
 {
     int64_t n = loc->nrows;
     KRYL_TRY(kryl_csr_alloc(X, n, loc->ncols + nl->ncols, kryl_csr_nnz(loc) + kryl_csr_nnz(nl)));
-    int64_t out = 0;
+    for (int64_t i = 0; i < n; i++)
+        X->row_ptr[i + 1] = X->row_ptr[i] + (loc->row_ptr[i + 1] - loc->row_ptr[i]) +
+                            (nl->row_ptr[i + 1] - nl->row_ptr[i]);
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
+        int64_t out = X->row_ptr[i];
         for (int64_t k = loc->row_ptr[i]; k < loc->row_ptr[i + 1]; k++, out++) {
             X->col_idx[out] = loc->col_idx[k];
             X->values[out] = loc->values[k];
@@ -36,7 +40,6 @@ static kryl_status extended(const kryl_csr *loc, const kryl_csr *nl, kryl_csr *X
             X->col_idx[out] = (int32_t)(loc->ncols + nl->col_idx[k]);
             X->values[out] = nl->values[k];
         }
-        X->row_ptr[i + 1] = out;
     }
     return KRYL_SUCCESS;
 }
@@ -51,7 +54,7 @@ static int compare_int32(const void *a, const void *b)
  * columns: [lo, hi) as 0..hi-lo-1, then the other columns that occur, in
  * increasing order; map[c] = the global column of compact column c. */
 static kryl_status compact_columns(const kryl_csr *own, const kryl_csr *ghost, int64_t lo,
-                                   int64_t hi, kryl_csr *C, int32_t **map)
+                                   int64_t hi, int threads, kryl_csr *C, int32_t **map)
 {
     int64_t a = kryl_csr_nnz(own), b = kryl_csr_nnz(ghost), others = 0;
     int32_t *list = malloc((size_t)(hi - lo + a + b + 1) * sizeof *list);
@@ -76,8 +79,13 @@ static kryl_status compact_columns(const kryl_csr *own, const kryl_csr *ghost, i
     for (int64_t i = 0; i < C->nrows; i++) {
         const kryl_csr *M = i < own->nrows ? own : ghost;
         int64_t r = i < own->nrows ? i : i - own->nrows;
+        C->row_ptr[i + 1] = C->row_ptr[i] + (M->row_ptr[r + 1] - M->row_ptr[r]);
+    }
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < C->nrows; i++) {
+        const kryl_csr *M = i < own->nrows ? own : ghost;
+        int64_t r = i < own->nrows ? i : i - own->nrows;
         int64_t len = M->row_ptr[r + 1] - M->row_ptr[r];
-        C->row_ptr[i + 1] = C->row_ptr[i] + len;
         for (int64_t k = 0; k < len; k++) {
             int32_t j = M->col_idx[M->row_ptr[r] + k];
             int64_t c = j - lo;
@@ -94,36 +102,16 @@ static kryl_status compact_columns(const kryl_csr *own, const kryl_csr *ghost, i
 }
 
 /* C's compact columns back to global ones through map (rows sorted again). */
-static void expand_columns(kryl_csr *C, const int32_t *map, int64_t ncols)
+static void expand_columns(kryl_csr *C, const int32_t *map, int64_t ncols, int threads)
 {
-    for (int64_t k = 0; k < kryl_csr_nnz(C); k++) C->col_idx[k] = map[C->col_idx[k]];
-    for (int64_t i = 0; i < C->nrows; i++)
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < C->nrows; i++) {
+        for (int64_t k = C->row_ptr[i]; k < C->row_ptr[i + 1]; k++)
+            C->col_idx[k] = map[C->col_idx[k]];
         kryl_csr_sort_row(C->col_idx + C->row_ptr[i], C->values + C->row_ptr[i],
                           C->row_ptr[i + 1] - C->row_ptr[i]);
-    C->ncols = ncols;
-}
-
-/* S = I - omega D^-1 X over X's columns (the owned ones first: a_ii is at column i). */
-static kryl_status jacobi_smoother(const kryl_csr *X, double omega, int64_t row_begin, kryl_csr *S)
-{
-    KRYL_TRY(kryl_csr_alloc(S, X->nrows, X->ncols, kryl_csr_nnz(X)));
-    memcpy(S->row_ptr, X->row_ptr, ((size_t)X->nrows + 1) * sizeof *S->row_ptr);
-    for (int64_t i = 0; i < X->nrows; i++) {
-        int64_t d = kryl_csr_find(X, i, i);
-        if (d < 0 || X->values[d] == 0.0) {
-            kryl_csr_free(S);
-            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "amg: a_ii of row %lld of a level is zero; smoothed aggregation "
-                              "divides by the diagonal (try --amg-aggregation plain)",
-                              (long long)(row_begin + i));
-        }
-        for (int64_t k = X->row_ptr[i]; k < X->row_ptr[i + 1]; k++) {
-            /* s_ij = delta_ij - omega a_ij / a_ii */
-            S->col_idx[k] = X->col_idx[k];
-            S->values[k] = (k == d ? 1.0 : 0.0) - omega * X->values[k] / X->values[d];
-        }
     }
-    return KRYL_SUCCESS;
+    C->ncols = ncols;
 }
 
 /* M's rows with global columns: T's (the rank's coarse rows from coarse_begin). */
@@ -155,21 +143,23 @@ static kryl_status route_rows(kryl_context ctx, kryl_coo *coo, int64_t begin, in
 /* The entries of M (rows from M->row_begin; column maps cmap, row map rmap
  * or NULL: global already) as coordinates, transposed where asked. */
 static kryl_status entries(const kryl_csr *M, const int32_t *rmap, const int32_t *cmap,
-                           bool transpose, int64_t nrows, int64_t ncols, kryl_coo *coo)
+                           bool transpose, int64_t nrows, int64_t ncols, int threads, kryl_coo *coo)
 {
     memset(coo, 0, sizeof *coo);
     coo->nrows = nrows;
     coo->ncols = ncols;
     int64_t nnz = kryl_csr_nnz(M);
     KRYL_TRY(kryl_coo_reserve(coo, nnz > 0 ? nnz : 1));
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < M->nrows; i++)
         for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
             int64_t r = rmap ? rmap[i] : M->row_begin + i;
             int64_t c = cmap ? cmap[M->col_idx[k]] : M->col_idx[k];
-            coo->rows[coo->count] = transpose ? c : r;
-            coo->cols[coo->count] = transpose ? r : c;
-            coo->values[coo->count++] = M->values[k];
+            coo->rows[k] = transpose ? c : r;
+            coo->cols[k] = transpose ? r : c;
+            coo->values[k] = M->values[k];
         }
+    coo->count = nnz;
     return KRYL_SUCCESS;
 }
 
@@ -177,7 +167,8 @@ kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t
                                     int64_t col_end, kryl_csr *T)
 {
     kryl_coo coo;
-    kryl_status st = entries(M, NULL, NULL, true, M->ncols, M->nrows_global, &coo);
+    kryl_status st =
+        entries(M, NULL, NULL, true, M->ncols, M->nrows_global, kryl_host_threads(ctx), &coo);
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &coo, col_begin, col_end, T);
     kryl_coo_free(&coo);
@@ -235,11 +226,13 @@ static kryl_status prolongator(kryl_context ctx, products *p, const kryl_csr *A,
     }
     /* T's rows at A's ghosts, then P = S [T; T_ghosts] over compact columns */
     kryl_status st = kryl_halo_ghost_rows(dc, p->halo, &p->T, &p->ghost);
-    if (st == KRYL_SUCCESS) st = compact_columns(&p->T, &p->ghost, cb, ce, &p->Tc, &p->map);
-    if (st == KRYL_SUCCESS) st = jacobi_smoother(&p->X, omega, A->row_begin, &p->S);
+    if (st == KRYL_SUCCESS)
+        st = compact_columns(&p->T, &p->ghost, cb, ce, threads, &p->Tc, &p->map);
+    /* S = I - omega D^-1 A over [owned; ghosts]: a_ii is at column i */
+    if (st == KRYL_SUCCESS) st = amg_jacobi_operator(&p->X, A->row_begin, omega, threads, &p->S);
     if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p->S, &p->Tc, P, threads);
     st = kryl_dist_agree(ctx, st);
-    if (st == KRYL_SUCCESS) expand_columns(P, p->map, p->T.ncols);
+    if (st == KRYL_SUCCESS) expand_columns(P, p->map, p->T.ncols, threads);
     kryl_csr_free(&p->ghost);
     free(p->map);
     p->map = NULL;
@@ -261,7 +254,7 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     memset(Ac, 0, sizeof *Ac);
     kryl_status st = kryl_dist_rows_gather(dc, A->row_begin, n, A->nrows_global, &p.rows);
     if (st == KRYL_SUCCESS) st = kryl_halo_build(dc, A, p.rows->begin, &p.halo, &p.loc, &p.nl);
-    if (st == KRYL_SUCCESS) st = extended(&p.loc, &p.nl, &p.X);
+    if (st == KRYL_SUCCESS) st = extended(&p.loc, &p.nl, threads, &p.X);
     if (st == KRYL_SUCCESS) st = global_tentative(T, coarse_begin, coarse_rows, &p.T);
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS) st = prolongator(ctx, &p, A, cb, ce, omega, P);
@@ -272,7 +265,7 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
          */
         st = kryl_halo_ghost_rows(dc, p.halo, P, &p.ghost);
     }
-    if (st == KRYL_SUCCESS) st = compact_columns(P, &p.ghost, cb, ce, &p.Pc, &p.map);
+    if (st == KRYL_SUCCESS) st = compact_columns(P, &p.ghost, cb, ce, threads, &p.Pc, &p.map);
     if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.X, &p.Pc, &p.AP, threads);
     if (st == KRYL_SUCCESS) {
         kryl_csr own = p.Pc;
@@ -282,7 +275,7 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.Pt, &p.AP, &p.C, threads);
     /* every entry of the rank's share of Ac to the rank owning its row */
     if (st == KRYL_SUCCESS)
-        st = entries(&p.C, p.map, p.map, false, coarse_rows, coarse_rows, &p.coo);
+        st = entries(&p.C, p.map, p.map, false, coarse_rows, coarse_rows, threads, &p.coo);
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &p.coo, cb, ce, Ac);
     kryl_coo_free(&p.coo);
