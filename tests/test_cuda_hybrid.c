@@ -125,6 +125,7 @@ int main(void)
     hybrid_never_worse(KRYL_BACKEND_CUDA);
     hybrid_options(KRYL_BACKEND_CUDA);
     hybrid_update(KRYL_BACKEND_CUDA);
+    hybrid_preconditioners(KRYL_BACKEND_CUDA);
     test_auto();
     test_capped();
     test_larger_than_cap();

@@ -4,7 +4,7 @@
  * backend alone, to rounding, for each of the three methods and on awkward
  * splits (no host rows, no device rows, one row); converged by the true
  * residual; never worse than x0; the refusals; new values through
- * kryl_solver_update. */
+ * kryl_solver_update; which preconditioners each method takes. */
 #ifndef KRYL_TEST_HYBRID_SUPPORT_H
 #define KRYL_TEST_HYBRID_SUPPORT_H
 
@@ -264,6 +264,48 @@ static inline void hybrid_update(kryl_backend_kind device)
     kryl_vector_destroy(&bv);
     kryl_vector_destroy(&x);
     kryl_solver_destroy(&s);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
+/* Each preconditioner with each method, on pcg: hybrid 1 takes what pcg
+ * on one backend takes (M runs on the device) and converges; 2 and 3 take
+ * Jacobi or none and refuse the others by name; auto runs the others on
+ * one backend.  Prints the table docs/HYBRID.md gives. */
+static inline void hybrid_preconditioners(kryl_backend_kind device)
+{
+    kryl_context ctx = kt_context(device);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 16);
+    double *b = kt_rhs(A, 37);
+    for (int kind = KRYL_PRECOND_JACOBI; kind <= KRYL_PRECOND_ILUTP; kind++) {
+        kryl_solver_options o;
+        kt_options(&o, KRYL_METHOD_PCG, (kryl_precond_kind)kind, 1e-8, 1000);
+        const char *name = kryl_precond_name((kryl_precond_kind)kind);
+        const kryl_status plain = create_status(A, &o);
+        printf("%-7s pcg %s;", name, plain == KRYL_SUCCESS ? "runs" : "refuses it");
+        for (int method = KRYL_HYBRID_DOTS; method <= KRYL_HYBRID_AUTO; method++) {
+            o.hybrid = (kryl_hybrid)method;
+            const bool takes = plain == KRYL_SUCCESS &&
+                               (method == KRYL_HYBRID_DOTS || method == KRYL_HYBRID_AUTO ||
+                                kind == KRYL_PRECOND_JACOBI);
+            if (!takes) {
+                kryl_status st = create_status(A, &o);
+                CHECK(st != KRYL_SUCCESS &&
+                          (plain != KRYL_SUCCESS || strstr(kryl_last_error(), "Jacobi") != NULL),
+                      "hybrid %s with %s: %s", kryl_hybrid_name(o.hybrid), name, kryl_last_error());
+                printf(" %s refused", kryl_hybrid_name(o.hybrid));
+                continue;
+            }
+            char label[64];
+            snprintf(label, sizeof label, "hybrid %s with %s", kryl_hybrid_name(o.hybrid), name);
+            kt_solve r = kt_run(A, &o, b, NULL, NULL);
+            CHECK(r.create == KRYL_SUCCESS, "%s: %s", label, kryl_last_error());
+            if (r.create == KRYL_SUCCESS) kt_check_converged(&r, label);
+            printf(" %s runs", kryl_hybrid_name(o.hybrid));
+        }
+        printf("\n");
+    }
+    free(b);
     kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
 }

@@ -260,6 +260,7 @@ int main(void)
     hybrid_never_worse(KRYL_BACKEND_REF);
     hybrid_options(KRYL_BACKEND_REF);
     hybrid_update(KRYL_BACKEND_REF);
+    hybrid_preconditioners(KRYL_BACKEND_REF);
     test_auto_without_gpu();
     test_predict();
     test_auto_prediction();
