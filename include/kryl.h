@@ -421,7 +421,8 @@ kryl_status kryl_context_device_memory(kryl_context ctx, kryl_device_memory *inf
  * larger than the GPU's memory can be solved; a step that needs the whole
  * matrix there (another method, a preconditioner other than Jacobi,
  * kryl_matrix_spectrum) builds it then, or fails naming itself; a format
- * conversion builds its own copy; kryl_matrix_spmv multiplies on the host.
+ * conversion builds its own copy (on cuda from the whole matrix's storage,
+ * built first); kryl_matrix_spmv multiplies on the host.
  * One process only: KRYL_ERR_UNSUPPORTED on a distributed context. */
 kryl_status kryl_context_defer_matrix_storage(kryl_context ctx, bool defer);
 
@@ -1043,7 +1044,7 @@ typedef enum kryl_setup_phase {
     KRYL_SETUP_CHECKS = 0,    /* options, square, symmetric, positive diagonal */
     KRYL_SETUP_MODEL,         /* format auto: the bandwidth model, or the timing with tune */
     KRYL_SETUP_ORDERING,      /* the RCM, AMD or color order of the iteration matrix */
-    KRYL_SETUP_CONVERSION,    /* the storage format's arrays built from CSR */
+    KRYL_SETUP_CONVERSION,    /* the storage format's arrays built from CSR (on cuda on the GPU) */
     KRYL_SETUP_UPLOAD,        /* host -> backend copies of matrices, orders, diagonals */
     KRYL_SETUP_COLORING,      /* the multicolor preconditioners' colors */
     KRYL_SETUP_FACTORIZATION, /* incomplete factorization, symbolic and numeric */

@@ -8,7 +8,10 @@
  * each format on the GPU (true residual, iterations within one of CSR) and
  * the device model.  After each conversion, new values on the same pattern
  * (from the host or from device memory) reach the format's slots through
- * its device value map and match ref's products again.  Skipped (77) without a usable CUDA device.
+ * its device value map and match ref's products again.  Formats the device
+ * converts (ELL, ELLR, JDS, pJDS, SELL, DIA) are held entry by entry to the
+ * host's kryl_fmt_build, also for a matrix created from device arrays, which
+ * the conversion leaves without a host copy.  Skipped (77) without a usable CUDA device.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -200,6 +203,80 @@ static void check_new_values(kryl_matrix A[2], kryl_matrix B[2], const char *lab
     free(w);
 }
 
+/* B (converted on cuda from the matrix whose host copy is h) holds, entry
+ * by entry, what kryl_fmt_build makes on the host: the permutation, every
+ * pointer, column, row length and value slot (in B's precision); and a
+ * format the device converts was converted there. */
+static void check_layout(const kryl_csr *h, kryl_matrix B, const kryl_fmt_params *params,
+                         const char *label)
+{
+    const kryl_format kind = B->fmt.kind;
+    if (kind == KRYL_FORMAT_CSR || kind == KRYL_FORMAT_BCSR2 || kind == KRYL_FORMAT_BCSR4) return;
+    CHECK(B->fmt.on_backend, "%s: converted on the host, not on the device", label);
+    kryl_fmt F;
+    kryl_cuda_fmt_copy c;
+    CHECK_OK(kryl_fmt_build(h, kind, NULL, params, &F));
+    CHECK_OK(kryl_cuda_fmt_download(B, &c));
+    const int64_t n = F.nrows, stored = F.stored;
+    CHECK(c.stored == stored && B->fmt.stored == stored, "%s: %lld slots on the device, %lld built",
+          label, (long long)c.stored, (long long)stored);
+    const int32_t *perm = B->layout->perm;
+    CHECK((F.perm == NULL) == (perm == NULL) &&
+              (perm == NULL || memcmp(F.perm, perm, (size_t)n * sizeof *perm) == 0),
+          "%s: the permutations differ", label);
+    double *val;
+    int64_t count, bad = -1;
+    kryl_fmt_values(&F, &val, &count);
+    for (int64_t k = 0; k < stored && c.stored == stored && bad < 0; k++) {
+        const double want = B->precision == KRYL_SINGLE ? (double)(float)val[k] : val[k];
+        if (c.val[k] != want) bad = k;
+    }
+    CHECK(bad < 0, "%s: value slot %lld differs", label, (long long)bad);
+    const int32_t *col = NULL, *row_len = NULL;
+    const int64_t *ptr = NULL, *shape = NULL;
+    switch (kind) {
+    case KRYL_FORMAT_ELL:
+    case KRYL_FORMAT_ELLR:
+        col = F.u.ell.col;
+        row_len = F.u.ell.row_len;
+        break;
+    case KRYL_FORMAT_JDS:
+        col = F.u.jds.col;
+        row_len = F.u.jds.row_len;
+        ptr = F.u.jds.diag_ptr;
+        shape = B->fmt.u.jds.diag_ptr;
+        break;
+    case KRYL_FORMAT_DIA:
+        CHECK(c.ndiag == F.u.dia.ndiag && B->fmt.u.dia.ndiag == F.u.dia.ndiag,
+              "%s: %lld diagonals on the device, %lld built", label, (long long)c.ndiag,
+              (long long)F.u.dia.ndiag);
+        for (int64_t d = 0; d < c.ndiag && c.ndiag == F.u.dia.ndiag; d++)
+            CHECK(c.offset[d] == F.u.dia.offset[d] && B->fmt.u.dia.offset[d] == F.u.dia.offset[d],
+                  "%s: diagonal %lld has offset %d, built %lld", label, (long long)d, c.offset[d],
+                  (long long)F.u.dia.offset[d]);
+        break;
+    default:
+        col = F.u.sell.col;
+        row_len = F.u.sell.row_len;
+        ptr = F.u.sell.slice_ptr;
+        shape = B->fmt.u.sell.slice_ptr;
+        break;
+    }
+    if (col && stored > 0)
+        CHECK(c.col && memcmp(c.col, col, (size_t)stored * sizeof *col) == 0,
+              "%s: the column indices differ", label);
+    if (row_len && c.row_len_count > 0)
+        CHECK(c.row_len &&
+                  memcmp(c.row_len, row_len, (size_t)c.row_len_count * sizeof *row_len) == 0,
+              "%s: the row lengths differ", label);
+    if (ptr)
+        CHECK(c.ptr && memcmp(c.ptr, ptr, (size_t)c.ptr_count * sizeof *ptr) == 0 &&
+                  memcmp(shape, ptr, (size_t)c.ptr_count * sizeof *ptr) == 0,
+              "%s: the diagonal or slice offsets differ", label);
+    kryl_cuda_fmt_copy_free(&c);
+    kryl_fmt_free(&F);
+}
+
 /* Convert A (on both contexts) to `format`: both refuse it alike, or every
  * cuda kernel variant, with x through the read-only cache and without,
  * matches the ref kernel. */
@@ -227,6 +304,7 @@ static void check_format(kryl_matrix A[2], kryl_format format, kryl_precision p,
         kryl_matrix_destroy(&B[1]);
         return;
     }
+    check_layout(&A[0]->host->csr, B[1], params, label);
     int variants[8];
     const int nv = variants_of(format, variants);
     if (nv == 0) check_products(B, label, seed);
@@ -512,6 +590,52 @@ static void test_pcg(void)
     }
 }
 
+/* A matrix created from device arrays is converted on the device with no
+ * host copy made; then the conversions are checked as any other. */
+static void test_device_arrays(void)
+{
+    static const kryl_format formats[] = {KRYL_FORMAT_DIA, KRYL_FORMAT_ELLR, KRYL_FORMAT_JDS,
+                                          KRYL_FORMAT_PJDS, KRYL_FORMAT_SELL};
+    const kryl_context g = gpu_ctx;
+    kryl_fmt_params lifted;
+    permissive(&lifted);
+    for (int sh = 0; sh < TEST_SHAPE_COUNT; sh++) {
+        kryl_csr csr;
+        test_random_csr(&csr, (test_shape)sh, 257, 257, 77u + (uint64_t)sh);
+        const int64_t n = csr.nrows, nnz = kryl_csr_nnz(&csr);
+        int64_t *rp = NULL;
+        int32_t *ci = NULL;
+        double *v = NULL;
+        CHECK_OK(g->ops->alloc(g, (void **)&rp, (size_t)(n + 1) * sizeof *rp));
+        CHECK_OK(g->ops->alloc(g, (void **)&ci, (size_t)(nnz ? nnz : 1) * sizeof *ci));
+        CHECK_OK(g->ops->alloc(g, (void **)&v, (size_t)(nnz ? nnz : 1) * sizeof *v));
+        CHECK_OK(g->ops->upload(g, rp, csr.row_ptr, (size_t)(n + 1) * sizeof *rp));
+        CHECK_OK(g->ops->upload(g, ci, csr.col_idx, (size_t)nnz * sizeof *ci));
+        CHECK_OK(g->ops->upload(g, v, csr.values, (size_t)nnz * sizeof *v));
+        kryl_matrix A[2];
+        CHECK_OK(kryl_matrix_create_csr_device(&A[1], g, n, n, nnz, rp, ci, v));
+        g->ops->release(g, rp);
+        g->ops->release(g, ci);
+        g->ops->release(g, v);
+        CHECK_OK(kryl_matrix_from_csr(&A[0], ref_ctx, &csr));
+        char what[96];
+        snprintf(what, sizeof what, "%s n=257 from device arrays", test_shape_name((test_shape)sh));
+        for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+            kryl_matrix B = NULL;
+            CHECK_OK(
+                kryl_matrix_convert(&B, A[1], KRYL_DOUBLE, formats[f], &lifted, KRYL_ORDER_NONE));
+            bool has_copy = true;
+            CHECK_OK(kryl_matrix_host_copy(A[1], &has_copy, NULL));
+            CHECK(!has_copy, "%s %s: the conversion made a host copy", what,
+                  kryl_format_name(formats[f]));
+            kryl_matrix_destroy(&B);
+        }
+        check_all_formats(A, &lifted, what, 91u + (uint64_t)sh);
+        kryl_matrix_destroy(&A[0]);
+        kryl_matrix_destroy(&A[1]);
+    }
+}
+
 static void test_device_model(void)
 {
     kryl_device_model dev = {0}, again = {0};
@@ -566,6 +690,7 @@ int main(void)
     test_device_model();
     test_hook_errors();
     test_random_shapes();
+    test_device_arrays();
     test_generated();
     test_bands();
     test_real();

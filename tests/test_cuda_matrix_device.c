@@ -237,6 +237,12 @@ static void check_backend(kryl_context ctx)
         CHECK(has_copy == !device, "%s: %s made a host copy (%s)", name, kryl_method_name(cgs[k]),
               why);
     }
+    /* CG in SELL: the format is converted on the device, still no host copy */
+    kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_NONE, 1e-10, 2000);
+    o.format = KRYL_FORMAT_SELL;
+    CHECK(converges_on_device(A, &o, y_host), "%s: cg in sell on the device matrix failed", name);
+    CHECK_OK(kryl_matrix_host_copy(A, &has_copy, &why));
+    CHECK(has_copy == !device, "%s: cg in sell made a host copy (%s)", name, why);
     double asymmetry = -1.0;
     CHECK_OK(kryl_matrix_asymmetry(A, &asymmetry));
     CHECK(asymmetry == 0.0, "%s: asymmetry %g of a symmetric matrix", name, asymmetry);

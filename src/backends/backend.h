@@ -214,6 +214,18 @@ typedef struct kryl_backend_ops {
      * arrays are copied to the host as they are). */
     kryl_status (*matrix_setup_device)(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
                                        const int32_t *col_idx, const double *values);
+    /* Build A->storage in A->fmt.kind (ELL, ELLR, JDS, pJDS, SELL or DIA;
+     * A->params its parameters, rows in the format's own order only) from
+     * the storage of `from`, double CSR of all its rows in the natural
+     * order (kryl_matrix_natural_csr), without leaving backend memory: the
+     * same permutation and arrays as kryl_fmt_build, and its refusals.
+     * A->fmt gets the format's shape (A->fmt.on_backend), *perm_backend
+     * the permutation in backend memory (ops->alloc's block, the caller's
+     * from then on; NULL in the natural order).  Optional (NULL: converted
+     * on the host); KRYL_ERR_UNSUPPORTED, with no message and nothing
+     * changed, for what it does not convert (the host does). */
+    kryl_status (*matrix_convert)(kryl_context ctx, kryl_matrix A, kryl_matrix from,
+                                  int32_t **perm_backend);
     /* csr (allocated with A's size) = the CSR arrays of A->storage, built by
      * matrix_setup_device. */
     kryl_status (*matrix_download)(kryl_context ctx, kryl_matrix A, kryl_csr *csr);

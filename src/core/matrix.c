@@ -39,13 +39,23 @@ typedef struct device_csr {
     const double *values;
 } device_csr;
 
+/* Where a new matrix's backend storage comes from, other than its
+ * format's host arrays: CSR arrays in backend memory, or another matrix's
+ * storage converted there in the format `params` describe (the
+ * permutation, in backend memory, comes back in perm_backend). */
+typedef struct storage_source {
+    const device_csr *device;
+    kryl_matrix from;
+    const kryl_fmt_params *params;
+    int32_t *perm_backend;
+} storage_source;
+
 /* A matrix object around a host copy, a layout and a format (taken over,
  * also on failure), with the backend's storage built from the format, or
- * from `device` arrays where given, or left to kryl_matrix_need_storage
- * (defer). */
+ * from `src` where given, or left to kryl_matrix_need_storage (defer). */
 static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix *host,
                               kryl_layout *layout, kryl_precision precision, kryl_fmt *fmt,
-                              const device_csr *device, bool defer)
+                              storage_source *src, bool defer)
 {
     struct kryl_matrix_s *m = calloc(1, sizeof *m);
     if (m == NULL) {
@@ -59,10 +69,20 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     m->fmt = *fmt;
     memset(fmt, 0, sizeof *fmt);
     m->storage_deferred = defer;
+    if (src && src->params) m->params = *src->params;
+    const device_csr *device = src ? src->device : NULL;
     kryl_status st = defer    ? KRYL_SUCCESS
                      : device ? ctx->ops->matrix_setup_device(ctx, m, device->row_ptr,
                                                               device->col_idx, device->values)
-                              : ctx->ops->matrix_setup(ctx, m);
+                     : src && src->from
+                         ? ctx->ops->matrix_convert(ctx, m, src->from, &src->perm_backend)
+                         : ctx->ops->matrix_setup(ctx, m);
+    if (st == KRYL_ERR_UNSUPPORTED && src && src->from) {
+        /* not converted on the backend: the caller converts on the host */
+        kryl_fmt_free(&m->fmt);
+        free(m);
+        return st;
+    }
     if (st != KRYL_SUCCESS) {
         char what[160];
         snprintf(what, sizeof what, "the %s storage of a %lld-row matrix (%lld entries, %s)",
@@ -70,7 +90,8 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
                  kryl_precision_name(precision));
         kryl_fmt_free(&m->fmt);
         free(m);
-        return kryl_error_prefix(st, what);
+        /* a format's refusal names the format itself, as kryl_fmt_build's */
+        return st == KRYL_ERR_FORMAT_UNSUITABLE ? st : kryl_error_prefix(st, what);
     }
     host->refs++;
     kryl_layout_retain(layout);
@@ -206,7 +227,8 @@ static kryl_status matrix_from_device(kryl_matrix *A, kryl_context ctx, int64_t 
     fmt.ncols = ncols;
     fmt.nnz = fmt.stored = nnz;
     fmt.borrowed = true;
-    if (st == KRYL_SUCCESS) st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, device, false);
+    storage_source src = {device, NULL, NULL, NULL};
+    if (st == KRYL_SUCCESS) st = matrix_new(A, ctx, host, layout, KRYL_DOUBLE, &fmt, &src, false);
     if (st == KRYL_SUCCESS) host->origin = *A;
     host_release(host);
     kryl_layout_release(ctx, layout);
@@ -330,6 +352,59 @@ static kryl_status format_layout(kryl_context ctx, const kryl_csr *csr, const kr
     return st;
 }
 
+/* B's layout: A->fmt's permutation, on the backend already (taken over). */
+static kryl_status permuted_layout(kryl_matrix B, int32_t *perm_backend)
+{
+    kryl_context ctx = B->ctx;
+    kryl_layout *l = NULL;
+    kryl_status st = new_layout(&B->host->csr, &l);
+    const size_t bytes = (size_t)B->fmt.nrows * sizeof(int32_t);
+    if (st == KRYL_SUCCESS) {
+        l->perm_backend = perm_backend;
+        l->perm = malloc(bytes > 0 ? bytes : 1);
+        if (l->perm == NULL)
+            st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a permutation");
+    } else {
+        ctx->ops->release(ctx, perm_backend);
+    }
+    if (st != KRYL_SUCCESS) {
+        kryl_layout_release(ctx, l);
+        return st;
+    }
+    memcpy(l->perm, B->fmt.perm, bytes);
+    kryl_layout_release(ctx, B->layout);
+    B->layout = l;
+    return KRYL_SUCCESS;
+}
+
+/* B = A in `format`, converted on the backend from A's CSR there (uploaded
+ * now where deferred: the solve needs it there too), or
+ * KRYL_ERR_UNSUPPORTED without a message where the backend does not. */
+static kryl_status convert_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
+                                      kryl_format format, const kryl_fmt_params *used)
+{
+    kryl_context ctx = A->ctx;
+    if (ctx->ops->matrix_convert == NULL || format == KRYL_FORMAT_CSR) return KRYL_ERR_UNSUPPORTED;
+    kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
+    KRYL_TRY(kryl_matrix_need_storage(A, "a conversion of its storage on the backend"));
+    if (!kryl_matrix_natural_csr(A)) return KRYL_ERR_UNSUPPORTED;
+    kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
+    const kryl_csr *csr = &A->host->csr;
+    kryl_fmt fmt;
+    memset(&fmt, 0, sizeof fmt);
+    fmt.kind = format;
+    fmt.nrows = fmt.ncols = csr->nrows;
+    fmt.nnz = kryl_matrix_nnz(A);
+    kryl_layout *layout = NULL;
+    KRYL_TRY(new_layout(csr, &layout));
+    storage_source src = {NULL, A, used, NULL};
+    kryl_status st = matrix_new(B, ctx, A->host, layout, precision, &fmt, &src, false);
+    kryl_layout_release(ctx, layout); /* B holds its own reference */
+    if (st == KRYL_SUCCESS && src.perm_backend) st = permuted_layout(*B, src.perm_backend);
+    if (st != KRYL_SUCCESS) kryl_matrix_destroy(B);
+    return st;
+}
+
 kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
                                 kryl_format format, const kryl_fmt_params *params,
                                 kryl_order_kind order)
@@ -347,8 +422,6 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     if (!(ctx->ops->formats & (1u << format)))
         return KRYL_ERROR(KRYL_ERR_UNSUPPORTED, "the %s backend has no %s SpMV kernel",
                           ctx->ops->name, kryl_format_name(format));
-    KRYL_TRY(kryl_matrix_need_host(A, "a conversion of its storage"));
-    const kryl_csr *csr = &A->host->csr;
     kryl_fmt_params used;
     if (params)
         used = *params;
@@ -358,9 +431,21 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     if (order < KRYL_ORDER_NONE || order > KRYL_ORDER_COLOR)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "convert: ordering %d is not known",
                           (int)order);
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
+    kryl_status st = order == KRYL_ORDER_NONE ? convert_on_backend(B, A, precision, format, &used)
+                                              : KRYL_ERR_UNSUPPORTED;
+    if (st != KRYL_ERR_UNSUPPORTED) {
+        kryl_setup_leave(ctx, phase);
+        return st;
+    }
+    st = kryl_matrix_need_host(A, "a conversion of its storage");
+    if (st != KRYL_SUCCESS) {
+        kryl_setup_leave(ctx, phase);
+        return st;
+    }
+    const kryl_csr *csr = &A->host->csr;
     int32_t *perm = NULL; /* the ordering, which the format's own sort composes with */
-    kryl_status st = KRYL_SUCCESS;
-    int phase = kryl_setup_enter(ctx, KRYL_SETUP_ORDERING);
+    kryl_setup_enter(ctx, KRYL_SETUP_ORDERING);
     if (order != KRYL_ORDER_NONE) {
         perm = malloc((size_t)(csr->nrows > 0 ? csr->nrows : 1) * sizeof *perm);
         st = perm ? kryl_order_compute_on(csr, order, used.threads, perm)
@@ -377,8 +462,8 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
     kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     kryl_layout *layout = NULL;
     if (st == KRYL_SUCCESS) st = format_layout(ctx, csr, &fmt, &layout);
-    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt, NULL, false);
-    if (st == KRYL_SUCCESS) (*B)->params = used;
+    storage_source src = {NULL, NULL, &used, NULL};
+    if (st == KRYL_SUCCESS) st = matrix_new(B, ctx, A->host, layout, precision, &fmt, &src, false);
     kryl_fmt_free(&fmt);              /* emptied by matrix_new */
     kryl_layout_release(ctx, layout); /* B holds its own reference */
     kryl_setup_leave(ctx, phase);

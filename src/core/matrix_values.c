@@ -81,12 +81,14 @@ static kryl_status dia_value_source(kryl_matrix B)
 kryl_status kryl_matrix_value_source(kryl_matrix B)
 {
     if (B->fmt.borrowed || B->value_source != NULL) return KRYL_SUCCESS;
+    KRYL_TRY(kryl_matrix_need_host(B, "the value map of a storage format"));
     if (B->fmt.kind == KRYL_FORMAT_DIA && B->fmt.perm == NULL) return dia_value_source(B);
     return build_value_source(B);
 }
 
 kryl_status kryl_matrix_diagonal_slots(kryl_matrix B, int64_t *slot)
 {
+    KRYL_TRY(kryl_matrix_need_host(B, "the diagonal of a storage format"));
     const kryl_csr *h = &B->host->csr;
     const int64_t n = B->fmt.nrows;
     /* entry[r] = the host entry of a_rr (-1: none) */
@@ -100,9 +102,7 @@ kryl_status kryl_matrix_diagonal_slots(kryl_matrix B, int64_t *slot)
         memcpy(slot, entry, (size_t)n * sizeof *slot);
     } else {
         st = kryl_matrix_value_source(B);
-        double *unused;
-        int64_t count = 0;
-        kryl_fmt_values(&B->fmt, &unused, &count);
+        const int64_t count = B->fmt.stored;
         /* slot_of[r] = the slot whose source is a_rr: entry e on column c is
          * a diagonal entry exactly when it is entry[c - row_begin] */
         int64_t *slot_of =

@@ -142,9 +142,10 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.matrix_values = NULL;
     d->ops.matrix_csr_values = NULL;
     d->ops.matrix_inverse_diagonal = NULL;
-    /* a matrix in parts is no whole CSR to color and permute */
+    /* a matrix in parts is no whole CSR to color, permute or convert */
     d->ops.matrix_csr_arrays = NULL;
     d->ops.amg_aggregate = NULL;
+    d->ops.matrix_convert = NULL;
     /* every operation that takes a matrix must see its parts: the fused
      * SpMV-and-dot falls back to the distributed SpMV, then a dot, and
      * pipelined CG's SpMV overlaps its reduction instead of fusing */

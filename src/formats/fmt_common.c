@@ -20,7 +20,7 @@ void kryl_fmt_params_init(kryl_fmt_params *params)
     params->threads = 1;
 }
 
-kryl_status fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *out)
+kryl_status kryl_fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *out)
 {
     kryl_fmt_params_init(out);
     if (params == NULL) return KRYL_SUCCESS;
@@ -41,7 +41,7 @@ kryl_status fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *o
     return KRYL_SUCCESS;
 }
 
-int64_t fmt_sort_window(kryl_format kind, const kryl_fmt_params *p, int64_t n)
+int64_t kryl_fmt_sort_window(kryl_format kind, const kryl_fmt_params *p, int64_t n)
 {
     switch (kind) {
     case KRYL_FORMAT_JDS:
@@ -105,7 +105,7 @@ kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, c
                           "kryl_fmt_choose pick one for auto",
                           (int)kind, kryl_format_name(kind));
     KRYL_TRY(check_matrix(A));
-    const int64_t n = A->nrows, window = fmt_sort_window(kind, params, n);
+    const int64_t n = A->nrows, window = kryl_fmt_sort_window(kind, params, n);
     if (order) KRYL_TRY(fmt_check_order(order, n));
     kryl_status st = KRYL_SUCCESS;
     if (order || window > 1) {
@@ -145,7 +145,7 @@ kryl_status kryl_fmt_cost_of(const kryl_csr *A, kryl_format kind, const kryl_fmt
     KRYL_REQUIRE_ARG(A);
     cost->kind = kind;
     kryl_fmt_params p;
-    KRYL_TRY(fmt_params_resolve(params, &p));
+    KRYL_TRY(kryl_fmt_params_resolve(params, &p));
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
     const fmt_size *s = &plan.size;
@@ -169,7 +169,7 @@ kryl_status kryl_fmt_build(const kryl_csr *A, kryl_format kind, const int32_t *o
     memset(out, 0, sizeof *out);
     KRYL_REQUIRE_ARG(A);
     kryl_fmt_params p;
-    KRYL_TRY(fmt_params_resolve(params, &p));
+    KRYL_TRY(kryl_fmt_params_resolve(params, &p));
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, kind, order, &p));
     if (!plan.size.suitable) {
@@ -191,6 +191,29 @@ done:
     fmt_plan_free(&plan);
     if (st != KRYL_SUCCESS) kryl_fmt_free(out);
     return st;
+}
+
+kryl_status kryl_fmt_accept(kryl_format kind, int64_t n, int64_t nnz, int64_t measure,
+                            int64_t stored, const kryl_fmt_params *params, int64_t *stored_out)
+{
+    kryl_fmt_params p;
+    KRYL_TRY(kryl_fmt_params_resolve(params, &p));
+    fmt_size size;
+    memset(&size, 0, sizeof size);
+    switch (kind) {
+    case KRYL_FORMAT_DIA: fmt_dia_size(n, nnz, measure, &p, &size); break;
+    case KRYL_FORMAT_ELL:
+    case KRYL_FORMAT_ELLR: fmt_ell_size(kind, n, nnz, measure, &p, &size); break;
+    case KRYL_FORMAT_SELL:
+    case KRYL_FORMAT_PJDS: fmt_sell_size(kind, n, nnz, stored, measure, &p, &size); break;
+    case KRYL_FORMAT_JDS: fmt_jds_size(n, nnz, measure, stored, &p, &size); break;
+    default:
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "kryl_fmt_accept: format %s is not measured",
+                          kryl_format_name(kind));
+    }
+    *stored_out = size.stored;
+    if (!size.suitable) return KRYL_ERROR(KRYL_ERR_FORMAT_UNSUITABLE, "%s", size.why);
+    return KRYL_SUCCESS;
 }
 
 void kryl_fmt_free(kryl_fmt *f)

@@ -49,14 +49,9 @@ static int64_t dia_find(const int64_t *offset, int64_t ndiag, int64_t off)
     return lo;
 }
 
-static kryl_status dia_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
-                               fmt_size *size)
+void fmt_dia_size(int64_t n, int64_t nnz, int64_t ndiag, const kryl_fmt_params *p, fmt_size *size)
 {
-    const int64_t n = v->n, nnz = kryl_csr_nnz(v->A), stride = fmt_round_up(n, FMT_WARP);
-    unsigned char *mark = NULL;
-    KRYL_TRY(FMT_ALLOC(mark, n > 0 ? 2 * n - 1 : 0, "dia diagonal markers"));
-    const int64_t ndiag = dia_offsets(v, p->threads, mark, NULL);
-    free(mark);
+    const int64_t stride = fmt_round_up(n, FMT_WARP);
     size->stored = fmt_mul_sat(ndiag, stride);
     size->index_bytes = 8 * ndiag; /* offsets */
     size->read_bytes = fmt_mul_sat(8 * ndiag, n) + size->index_bytes;
@@ -64,9 +59,9 @@ static kryl_status dia_measure(const fmt_view *v, kryl_format kind, const kryl_f
     snprintf(shape, sizeof shape, "the matrix has %" PRId64 " occupied diagonals, so DIA", ndiag);
     snprintf(product, sizeof product, "%" PRId64 " x %" PRId64 " = ", ndiag, stride);
     if (ndiag <= p->max_diagonals) {
-        fmt_judge_padding(size, kind, nnz, p->max_padding, shape, product, "padding",
+        fmt_judge_padding(size, KRYL_FORMAT_DIA, nnz, p->max_padding, shape, product, "padding",
                           "csr or sell");
-        return KRYL_SUCCESS;
+        return;
     }
     size->suitable = false;
     snprintf(size->why, sizeof size->why,
@@ -77,6 +72,16 @@ static kryl_status dia_measure(const fmt_view *v, kryl_format kind, const kryl_f
              fmt_count(count, sizeof count, (double)nnz));
     snprintf(size->brief, sizeof size->brief, "%" PRId64 " diagonals > %" PRId64, ndiag,
              p->max_diagonals);
+}
+
+static kryl_status dia_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
+                               fmt_size *size)
+{
+    unsigned char *mark = NULL;
+    KRYL_TRY(FMT_ALLOC(mark, v->n > 0 ? 2 * v->n - 1 : 0, "dia diagonal markers"));
+    const int64_t ndiag = dia_offsets(v, p->threads, mark, NULL);
+    free(mark);
+    fmt_dia_size(v->n, kryl_csr_nnz(v->A), ndiag, p, size);
     return KRYL_SUCCESS;
 }
 

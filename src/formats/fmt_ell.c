@@ -8,25 +8,31 @@
 #include "core/error.h"
 #include "formats/fmt_internal.h"
 
-static kryl_status ell_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
-                               fmt_size *size)
+void fmt_ell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t width, const kryl_fmt_params *p,
+                  fmt_size *size)
 {
     const bool r = kind == KRYL_FORMAT_ELLR;
-    const int64_t nnz = kryl_csr_nnz(v->A), stride = fmt_round_up(v->n, FMT_WARP);
-    int64_t width = 0;
-    for (int64_t i = 0; i < v->n; i++) {
-        const int64_t len = fmt_view_len(v, i);
-        width = len > width ? len : width;
-    }
+    const int64_t stride = fmt_round_up(n, FMT_WARP);
     size->stored = fmt_mul_sat(width, stride);
     size->index_bytes = fmt_mul_sat(4, size->stored) + (r ? 4 * stride : 0); /* col, row_len */
     /* ELLPACK reads every slot of the n rows; ELLPACK-R the nonzeros and row_len */
-    size->read_bytes = r ? 12 * nnz + 4 * v->n : fmt_mul_sat(12, fmt_mul_sat(width, v->n));
+    size->read_bytes = r ? 12 * nnz + 4 * n : fmt_mul_sat(12, fmt_mul_sat(width, n));
     char shape[96], product[64];
     snprintf(shape, sizeof shape, "the longest row has %" PRId64 " entries, so %s", width,
              r ? "ELLPACK-R" : "ELLPACK");
     snprintf(product, sizeof product, "%" PRId64 " x %" PRId64 " = ", width, stride);
     fmt_judge_padding(size, kind, nnz, p->max_padding, shape, product, "padding", "sell or csr");
+}
+
+static kryl_status ell_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
+                               fmt_size *size)
+{
+    int64_t width = 0;
+    for (int64_t i = 0; i < v->n; i++) {
+        const int64_t len = fmt_view_len(v, i);
+        width = len > width ? len : width;
+    }
+    fmt_ell_size(kind, v->n, kryl_csr_nnz(v->A), width, p, size);
     return KRYL_SUCCESS;
 }
 

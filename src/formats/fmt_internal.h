@@ -83,11 +83,18 @@ kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, c
                           const kryl_fmt_params *params);
 void fmt_plan_free(fmt_plan *plan);
 
-/* The parameters to use: *params checked, or the defaults when NULL. */
-kryl_status fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *out);
-
-/* Rows are sorted by length within windows of this many (0: not sorted). */
-int64_t fmt_sort_window(kryl_format kind, const kryl_fmt_params *p, int64_t n);
+/* The size and refusal of each family from its measures (what its
+ * `measure` computes on a view; kryl_fmt_accept for a backend that
+ * measures in its own memory): DIA of ndiag occupied diagonals; ELL/ELLR
+ * of rows up to `width` entries; SELL/pJDS of `stored` slots and rows up
+ * to `longest`; JDS of ndiag jagged diagonals in `stored` slots. */
+void fmt_dia_size(int64_t n, int64_t nnz, int64_t ndiag, const kryl_fmt_params *p, fmt_size *size);
+void fmt_ell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t width, const kryl_fmt_params *p,
+                  fmt_size *size);
+void fmt_sell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t stored, int64_t longest,
+                   const kryl_fmt_params *p, fmt_size *size);
+void fmt_jds_size(int64_t n, int64_t nnz, int64_t ndiag, int64_t stored, const kryl_fmt_params *p,
+                  fmt_size *size);
 
 /* ---- permutations (fmt_permute.c) ---- */
 

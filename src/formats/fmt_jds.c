@@ -9,6 +9,12 @@
 #include "core/error.h"
 #include "formats/fmt_internal.h"
 
+void kryl_fmt_jds_pad(int64_t *ptr, int64_t width)
+{
+    ptr[0] = 0;
+    for (int64_t d = 0; d < width; d++) ptr[d + 1] = ptr[d] + fmt_round_up(ptr[d + 1], FMT_WARP);
+}
+
 /* diag_ptr[d+1] = diag_ptr[d] + (rows longer than d, rounded up to 32);
  * the view's rows are sorted by decreasing length. */
 static kryl_status jds_diag_ptr(const fmt_view *v, int64_t *ndiag, int64_t **diag_ptr)
@@ -22,12 +28,26 @@ static kryl_status jds_diag_ptr(const fmt_view *v, int64_t *ndiag, int64_t **dia
         if (len > 0) ptr[len]++;
     }
     for (int64_t d = width - 1; d >= 1; d--) ptr[d] += ptr[d + 1];
-    /* counts into offsets of diagonals padded to the warp */
-    ptr[0] = 0;
-    for (int64_t d = 0; d < width; d++) ptr[d + 1] = ptr[d] + fmt_round_up(ptr[d + 1], FMT_WARP);
+    kryl_fmt_jds_pad(ptr, width);
     *ndiag = width;
     *diag_ptr = ptr;
     return KRYL_SUCCESS;
+}
+
+void fmt_jds_size(int64_t n, int64_t nnz, int64_t ndiag, int64_t stored, const kryl_fmt_params *p,
+                  fmt_size *size)
+{
+    size->stored = stored;
+    size->index_bytes = 4 * size->stored + 8 * (ndiag + 1) + 4 * n;
+    /* the row-per-thread kernel reads the nonzeros, row_len and diag_ptr */
+    size->read_bytes = 12 * nnz + 4 * n + 8 * (ndiag + 1);
+    char shape[128];
+    snprintf(shape, sizeof shape,
+             "the longest row has %" PRId64 " entries, so %" PRId64
+             " jagged diagonals each padded to a multiple of %d",
+             ndiag, ndiag, FMT_WARP);
+    fmt_judge_padding(size, KRYL_FORMAT_JDS, nnz, p->max_padding, shape, "", "padding",
+                      "sell or csr");
 }
 
 static kryl_status jds_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
@@ -35,18 +55,9 @@ static kryl_status jds_measure(const fmt_view *v, kryl_format kind, const kryl_f
 {
     int64_t ndiag, *ptr;
     KRYL_TRY(jds_diag_ptr(v, &ndiag, &ptr));
-    const int64_t nnz = kryl_csr_nnz(v->A);
-    size->stored = ptr[ndiag];
+    const int64_t stored = ptr[ndiag];
     free(ptr);
-    size->index_bytes = 4 * size->stored + 8 * (ndiag + 1) + 4 * v->n;
-    /* the row-per-thread kernel reads the nonzeros, row_len and diag_ptr */
-    size->read_bytes = 12 * nnz + 4 * v->n + 8 * (ndiag + 1);
-    char shape[128];
-    snprintf(shape, sizeof shape,
-             "the longest row has %" PRId64 " entries, so %" PRId64
-             " jagged diagonals each padded to a multiple of %d",
-             ndiag, ndiag, FMT_WARP);
-    fmt_judge_padding(size, kind, nnz, p->max_padding, shape, "", "padding", "sell or csr");
+    fmt_jds_size(v->n, kryl_csr_nnz(v->A), ndiag, stored, p, size);
     return KRYL_SUCCESS;
 }
 

@@ -70,7 +70,7 @@ kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt
     KRYL_REQUIRE_ARG(dev);
     KRYL_TRY(check_device(dev));
     kryl_fmt_params p;
-    KRYL_TRY(fmt_params_resolve(params, &p));
+    KRYL_TRY(kryl_fmt_params_resolve(params, &p));
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
     double alpha;
@@ -176,7 +176,7 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
     for (int c = 0; c < NCANDIDATES; c++) {
         memset(&w[c], 0, sizeof w[c]);
         w[c].model.seconds = INFINITY;
-        int64_t window = fmt_sort_window(candidates[c], p, A->nrows);
+        int64_t window = kryl_fmt_sort_window(candidates[c], p, A->nrows);
         w[c].window = window <= 1 ? 0 : (window > A->nrows ? A->nrows : window);
         w[c].least =
             (least_fixed(candidates[c], n, nnz, (double)longest) + x_least) / dev->bandwidth;
@@ -211,7 +211,7 @@ kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
     KRYL_REQUIRE_ARG(dev);
     KRYL_TRY(check_device(dev));
     kryl_fmt_params p;
-    KRYL_TRY(fmt_params_resolve(params, &p));
+    KRYL_TRY(kryl_fmt_params_resolve(params, &p));
     weighed w[NCANDIDATES];
     KRYL_TRY(weigh_all(A, &p, dev, w));
     /* the first candidate (in tie order) within FMT_TIE of the fastest; CSR always qualifies */

@@ -31,13 +31,11 @@ static int64_t sell_slices(const fmt_view *v, int64_t C, int64_t *slice_ptr, int
     return stored;
 }
 
-static kryl_status sell_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
-                                fmt_size *size)
+void fmt_sell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t stored, int64_t longest,
+                   const kryl_fmt_params *p, fmt_size *size)
 {
-    const int64_t C = p->slice_height, nslices = (v->n + C - 1) / C;
-    const int64_t nnz = kryl_csr_nnz(v->A);
-    int64_t longest;
-    size->stored = sell_slices(v, C, NULL, NULL, &longest);
+    const int64_t C = p->slice_height, nslices = (n + C - 1) / C;
+    size->stored = stored;
     /* col, slice_ptr, slice_width, row_len */
     const int64_t pointers = 8 * (nslices + 1) + 4 * nslices;
     size->index_bytes = fmt_mul_sat(4, size->stored) + pointers + 4 * nslices * C;
@@ -48,13 +46,21 @@ static kryl_status sell_measure(const fmt_view *v, kryl_format kind, const kryl_
         snprintf(window, sizeof window, "sorted globally");
     else
         snprintf(window, sizeof window, "sorted within windows of %" PRId64,
-                 fmt_sort_window(kind, p, v->n));
+                 kryl_fmt_sort_window(kind, p, n));
     snprintf(shape, sizeof shape,
              "slices of %" PRId64 " rows, each padded to its longest row (rows %s,"
              " longest %" PRId64 ")",
              C, window, longest);
     fmt_judge_padding(size, kind, nnz, p->max_padding, shape, "", "padding",
                       kind == KRYL_FORMAT_PJDS ? "csr" : "pjds or csr");
+}
+
+static kryl_status sell_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
+                                fmt_size *size)
+{
+    int64_t longest;
+    const int64_t stored = sell_slices(v, p->slice_height, NULL, NULL, &longest);
+    fmt_sell_size(kind, v->n, kryl_csr_nnz(v->A), stored, longest, p, size);
     return KRYL_SUCCESS;
 }
 
@@ -65,7 +71,7 @@ static kryl_status sell_fill(kryl_csr *Cm, bool C_owned, kryl_format kind, const
     const int64_t n = Cm->nrows, C = p->slice_height;
     const fmt_view cv = {Cm, n, NULL, NULL};
     f->C = (int32_t)C;
-    f->sigma = fmt_sort_window(kind, p, n);
+    f->sigma = kryl_fmt_sort_window(kind, p, n);
     f->nslices = (n + C - 1) / C;
     KRYL_TRY(FMT_ALLOC(f->slice_ptr, f->nslices + 1, "sell slice pointers"));
     KRYL_TRY(FMT_ALLOC(f->slice_width, f->nslices, "sell slice widths"));

@@ -115,6 +115,10 @@ typedef struct kryl_fmt {
     int64_t stored; /* value slots stored, padding included */
     int32_t *perm;  /* NULL: natural order; else perm[i] = original row/column at i */
     bool borrowed;  /* the arrays belong to another object: kryl_fmt_free leaves them */
+    /* built in a backend's memory (kryl_backend_ops.matrix_convert): the
+     * host holds the shape (sizes, perm, DIA offsets, JDS diag_ptr, SELL
+     * slice_ptr and slice_width) but no row_len, column or value array */
+    bool on_backend;
     union {
         kryl_fmt_csr csr;
         kryl_fmt_ell ell; /* ELL and ELLR */
@@ -152,6 +156,28 @@ kryl_status kryl_fmt_build(const kryl_csr *A, kryl_format kind, const int32_t *o
                            const kryl_fmt_params *params, kryl_fmt *out);
 
 void kryl_fmt_free(kryl_fmt *f);
+
+/* ---- formats a backend builds in its own memory (matrix_convert) ---- */
+
+/* The parameters to use: *params checked, or the defaults when NULL. */
+kryl_status kryl_fmt_params_resolve(const kryl_fmt_params *params, kryl_fmt_params *out);
+
+/* Rows are sorted by length within windows of this many (0: not sorted). */
+int64_t kryl_fmt_sort_window(kryl_format kind, const kryl_fmt_params *p, int64_t n);
+
+/* Whether kryl_fmt_build accepts `kind` (ELL, ELLR, JDS, pJDS, SELL or
+ * DIA) of an n x n matrix of nnz entries, measured in the format's order:
+ * `measure` is the longest row (ELL, ELLR, SELL, pJDS, JDS) or the number
+ * of occupied diagonals (DIA), `stored` the value slots (SELL, pJDS, JDS;
+ * ignored for the others, which follow from `measure`).  *stored_out = the
+ * slots the format stores; a refusal is KRYL_ERR_FORMAT_UNSUITABLE with
+ * kryl_fmt_build's message. */
+kryl_status kryl_fmt_accept(kryl_format kind, int64_t n, int64_t nnz, int64_t measure,
+                            int64_t stored, const kryl_fmt_params *params, int64_t *stored_out);
+
+/* JDS diagonal offsets in place: ptr[d + 1] holds the rows longer than d
+ * (d < width) and becomes diag_ptr[d + 1], each diagonal padded to a warp. */
+void kryl_fmt_jds_pad(int64_t *ptr, int64_t width);
 
 /* The natural-order CSR format over A's own arrays (borrowed, not copied). */
 void kryl_fmt_borrow_csr(const kryl_csr *A, kryl_fmt *f);

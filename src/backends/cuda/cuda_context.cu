@@ -343,6 +343,7 @@ static kryl_backend_ops make_ops()
     ops.matrix_release = kryl_cuda_matrix_release;
     ops.matrix_setup_device = kryl_cuda_matrix_setup_device;
     ops.matrix_download = kryl_cuda_matrix_download;
+    ops.matrix_convert = kryl_cuda_matrix_convert;
     ops.matrix_csr_arrays = kryl_cuda_matrix_csr_arrays;
     ops.csr_asymmetry = kryl_cuda_csr_asymmetry;
     ops.csr_diagonal = kryl_cuda_csr_diagonal;

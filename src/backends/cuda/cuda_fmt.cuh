@@ -88,6 +88,22 @@ kryl_status kryl_cuda_spmv_sell(const cuda_fmt *m, kryl_precision p, const cuda_
 kryl_status kryl_cuda_spmv_bcsr(const cuda_fmt *m, kryl_precision p, const cuda_fmt_args *a);
 kryl_status kryl_cuda_spmv_dia(const cuda_fmt *m, kryl_precision p, const cuda_fmt_args *a);
 
+/* Storage records (cuda_matrix.cu): a new one for A->fmt, no arrays yet
+ * (NULL without memory); A->storage = m when st (the status of filling
+ * it) is success, with a log line (`from`: where it was converted), else
+ * m freed and st returned; m and its device arrays freed (NULL: nothing). */
+cuda_fmt *kryl_cuda_fmt_new(kryl_cuda_state *s, kryl_matrix A);
+kryl_status kryl_cuda_fmt_adopt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A, cuda_fmt *m,
+                                kryl_status st, const char *from);
+void kryl_cuda_fmt_free(kryl_cuda_state *s, cuda_fmt *m);
+
+/* m's work units from the longest row of each group of 32 rows (host). */
+kryl_status kryl_cuda_fmt_units(kryl_cuda_state *s, const int32_t *width, int64_t groups,
+                                cuda_fmt *m);
+
+/* The DIA kernel's rows per thread (variant) for ndiag diagonals. */
+int kryl_cuda_dia_variant(int64_t ndiag, kryl_precision precision);
+
 /* The product of A in a format other than CSR (dispatch in cuda_matrix.cu). */
 kryl_status kryl_cuda_fmt_spmv(kryl_matrix A, const cuda_fmt_args *a);
 

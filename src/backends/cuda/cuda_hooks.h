@@ -35,6 +35,27 @@ kryl_status kryl_cuda_fmt_select(kryl_matrix A, int variant);
  * loads, in A's format kernels (not CSR). */
 kryl_status kryl_cuda_fmt_readonly_x(kryl_matrix A, bool readonly);
 
+/* Host copies of the device arrays of A's storage in ELL, ELLR, JDS, pJDS,
+ * SELL or DIA (for tests against kryl_fmt_build's): `stored` slots of col
+ * (NULL for DIA) and val (as doubles), row_len (ELLR: stride entries; JDS:
+ * nrows; SELL/pJDS: nslices*C; else NULL), ptr (JDS: diag_ptr; SELL/pJDS:
+ * slice_ptr; else NULL) and offset (DIA: ndiag).  Free with
+ * kryl_cuda_fmt_copy_free. */
+typedef struct kryl_cuda_fmt_copy {
+    int64_t stored;
+    int32_t *col;
+    double *val;
+    int32_t *row_len;
+    int64_t row_len_count;
+    int64_t *ptr;
+    int64_t ptr_count;
+    int32_t *offset;
+    int64_t ndiag;
+} kryl_cuda_fmt_copy;
+
+kryl_status kryl_cuda_fmt_download(kryl_matrix A, kryl_cuda_fmt_copy *out);
+void kryl_cuda_fmt_copy_free(kryl_cuda_fmt_copy *copy);
+
 /* Write a description of A's SpMV kernel ("stream", "vector/8", "dia/rows1",
  * "bcsr2/lanes8, x plain") into buf. */
 void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size);

@@ -129,6 +129,8 @@ void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
 kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
                                           const int32_t *col_idx, const double *values);
 kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
+kryl_status kryl_cuda_matrix_convert(kryl_context ctx, kryl_matrix A, kryl_matrix from,
+                                     int32_t **perm_backend);
 kryl_status kryl_cuda_matrix_csr_arrays(kryl_context ctx, kryl_matrix A, int64_t **row_ptr,
                                         bool *row_ptr_copy, int32_t **col_idx, double **values);
 kryl_status kryl_cuda_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *worst,

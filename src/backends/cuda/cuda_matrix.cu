@@ -216,7 +216,7 @@ kryl_status kryl_cuda_csr_adopt(kryl_context ctx, kryl_cuda_state *s, kryl_matri
 
 /* ---- the other formats ---- */
 
-static void free_fmt(kryl_cuda_state *s, cuda_fmt *m)
+void kryl_cuda_fmt_free(kryl_cuda_state *s, cuda_fmt *m)
 {
     if (m == nullptr) return;
     kryl_cuda_free(s, m->val);
@@ -280,23 +280,29 @@ static int32_t unit_grain(const int32_t *width, int64_t groups, int sm_count)
     return (int32_t)std::min<int64_t>(SLAB_CHUNK, std::max<int64_t>(SLAB_MIN_CHUNK, grain));
 }
 
-/* The work units of a column-major format: a unit per group of 32 rows,
- * or, for a group whose longest row exceeds twice the grain, one per grain
- * of its entries (these first, since they are the longest to run). */
-static kryl_status build_units(kryl_cuda_state *s, const kryl_fmt *f, cuda_fmt *m)
+/* width[g] = the longest row of group g of 32 rows of f (host arrays) */
+static kryl_status group_widths(const kryl_fmt *f, int32_t **width, int64_t *groups)
 {
-    const int64_t groups = (f->nrows + 31) / 32;
-    int32_t *width =
-        static_cast<int32_t *>(malloc((size_t)(groups ? groups : 1) * sizeof(int32_t)));
-    if (width == nullptr)
+    *groups = (f->nrows + 31) / 32;
+    *width = static_cast<int32_t *>(malloc((size_t)(*groups ? *groups : 1) * sizeof(int32_t)));
+    if (*width == nullptr)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld group widths",
-                          (long long)groups);
-    /* width_g = the longest row of group g */
-    for (int64_t g = 0; g < groups; g++) {
+                          (long long)*groups);
+    for (int64_t g = 0; g < *groups; g++) {
         int64_t w = 0;
         for (int64_t r = 32 * g; r < 32 * g + 32; r++) w = std::max(w, row_length(f, r));
-        width[g] = (int32_t)w;
+        (*width)[g] = (int32_t)w;
     }
+    return KRYL_SUCCESS;
+}
+
+/* The work units of a column-major format: a unit per group of 32 rows,
+ * or, for a group whose longest row (width[g]) exceeds twice the grain,
+ * one per grain of its entries (these first, since they are the longest to
+ * run). */
+kryl_status kryl_cuda_fmt_units(kryl_cuda_state *s, const int32_t *width, int64_t groups,
+                                cuda_fmt *m)
+{
     const int32_t grain = unit_grain(width, groups, s->sm_count);
     int64_t chunks = 0, heavy = 0;
     for (int64_t g = 0; g < groups; g++) {
@@ -352,9 +358,19 @@ done:
     err = cudaStreamSynchronize(s->stream);
     if (err != cudaSuccess && st == KRYL_SUCCESS)
         st = kryl_cuda_failed(err, "cudaStreamSynchronize", KRYL_WHERE);
-    free(width);
     free(units);
     free(split);
+    return st;
+}
+
+/* The work units of f, from its host row lengths. */
+static kryl_status build_units(kryl_cuda_state *s, const kryl_fmt *f, cuda_fmt *m)
+{
+    int32_t *width = nullptr;
+    int64_t groups = 0;
+    KRYL_TRY(group_widths(f, &width, &groups));
+    kryl_status st = kryl_cuda_fmt_units(s, width, groups, m);
+    free(width);
     return st;
 }
 
@@ -368,6 +384,15 @@ static int bcsr_lanes(const kryl_fmt_bcsr *b)
     int lanes = 1;
     while (lanes < 32 && 2.0 * lanes < mean) lanes *= 2;
     return lanes;
+}
+
+/* Two rows per thread past 8 diagonals (H100, double: 2% faster on 27 and
+ * 45 diagonals, 0-1% slower on 7), and in single precision, where two rows
+ * load 8 bytes of a diagonal at once (7-point 160^3: 57 against 69 us a
+ * product; in double 107 against 103). */
+int kryl_cuda_dia_variant(int64_t ndiag, kryl_precision precision)
+{
+    return ndiag > 8 || precision == KRYL_SINGLE ? 2 : 1;
 }
 
 /* Copy the arrays of f (not CSR) to the device. */
@@ -424,11 +449,7 @@ static kryl_status upload_fmt(kryl_cuda_state *s, const kryl_fmt *f, kryl_precis
         m->ndiag = f->u.dia.ndiag;
         m->stride = f->u.dia.stride;
         m->offset_host = f->u.dia.offset;
-        /* two rows per thread past 8 diagonals (H100, double: 2% faster on
-         * 27 and 45 diagonals, 0-1% slower on 7), and in single precision,
-         * where two rows load 8 bytes of a diagonal at once (7-point 160^3:
-         * 57 against 69 us a product; in double 107 against 103) */
-        m->variant = m->ndiag > 8 || precision == KRYL_SINGLE ? 2 : 1;
+        m->variant = kryl_cuda_dia_variant(m->ndiag, precision);
         int32_t *offsets = static_cast<int32_t *>(malloc((size_t)(m->ndiag + 1) * 4));
         if (offsets == nullptr)
             return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld dia offsets",
@@ -465,36 +486,52 @@ static const char *describe_fmt(const cuda_fmt *m, char *buf, size_t size)
     return buf;
 }
 
-static kryl_status setup_fmt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A)
+cuda_fmt *kryl_cuda_fmt_new(kryl_cuda_state *s, kryl_matrix A)
 {
     const kryl_fmt *f = &A->fmt;
-    int l2_bytes = 0;
-    KRYL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, s->device));
     cuda_fmt *m = static_cast<cuda_fmt *>(calloc(1, sizeof(cuda_fmt)));
-    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
+    if (m == nullptr) return nullptr;
     m->kind = f->kind;
     m->nrows = f->nrows;
     m->ncols = f->ncols;
     m->nnz = f->nnz;
     m->stored = f->stored;
     m->x_readonly = true;
-    /* a matrix larger than half the L2 is read once per product: evict-first */
-    m->evict_first =
-        (double)f->stored * (double)(kryl_precision_size(A->precision) + 4) > 0.5 * l2_bytes;
-    kryl_status st = upload_fmt(s, f, A->precision, m);
+    return m;
+}
+
+kryl_status kryl_cuda_fmt_adopt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A, cuda_fmt *m,
+                                kryl_status st, const char *from)
+{
+    int l2_bytes = 0;
+    if (st == KRYL_SUCCESS)
+        st = cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, s->device) == cudaSuccess
+                 ? KRYL_SUCCESS
+                 : kryl_cuda_failed(cudaGetLastError(), "cudaDeviceGetAttribute", KRYL_WHERE);
     if (st != KRYL_SUCCESS) {
-        free_fmt(s, m);
+        kryl_cuda_fmt_free(s, m);
         return st;
     }
+    /* a matrix larger than half the L2 is read once per product: evict-first */
+    m->evict_first =
+        (double)m->stored * (double)(kryl_precision_size(A->precision) + 4) > 0.5 * l2_bytes;
     A->storage = m;
     char name[48];
     kryl_log(ctx, KRYL_LOG_INFO,
              "cuda: spmv kernel %s for %lld rows, %lld entries in %lld slots, %lld work units "
-             "(%lld groups split), matrix loads %s, %s",
+             "(%lld groups split), matrix loads %s, %s%s",
              describe_fmt(m, name, sizeof name), (long long)m->nrows, (long long)m->nnz,
              (long long)m->stored, (long long)m->unit_count, (long long)m->heavy_count,
-             m->evict_first ? "evict-first" : "cached", kryl_precision_name(A->precision));
+             m->evict_first ? "evict-first" : "cached", kryl_precision_name(A->precision), from);
     return KRYL_SUCCESS;
+}
+
+static kryl_status setup_fmt(kryl_context ctx, kryl_cuda_state *s, kryl_matrix A)
+{
+    cuda_fmt *m = kryl_cuda_fmt_new(s, A);
+    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
+    return kryl_cuda_fmt_adopt(ctx, s, A, m, upload_fmt(s, &A->fmt, A->precision, m),
+                               ", converted on the host");
 }
 
 kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A)
@@ -519,7 +556,7 @@ void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A)
     if (A->fmt.kind == KRYL_FORMAT_CSR)
         kryl_cuda_csr_free(s, static_cast<cuda_csr *>(A->storage));
     else
-        free_fmt(s, static_cast<cuda_fmt *>(A->storage));
+        kryl_cuda_fmt_free(s, static_cast<cuda_fmt *>(A->storage));
     A->storage = nullptr;
 }
 
@@ -583,23 +620,40 @@ extern "C" void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size)
         describe_fmt(static_cast<const cuda_fmt *>(A->storage), buf, size);
 }
 
-/* The per-diagonal JDS kernel's row counts (host) and row sums (device). */
+/* The per-diagonal JDS kernel's row counts (host) and row sums (device);
+ * the row lengths are A->fmt's, or the storage's where it was built on
+ * the device. */
 static kryl_status prepare_diagonals(kryl_matrix A, cuda_fmt *m)
 {
     if (m->acc != nullptr) return KRYL_SUCCESS;
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(A->ctx, &s));
     const kryl_fmt_jds *j = &A->fmt.u.jds;
+    const size_t len_bytes = (size_t)(m->nrows > 0 ? m->nrows : 1) * sizeof(int32_t);
+    int32_t *downloaded = j->row_len ? nullptr : static_cast<int32_t *>(malloc(len_bytes));
     m->diag_rows = static_cast<int64_t *>(malloc((size_t)(j->ndiag + 1) * sizeof(int64_t)));
-    if (m->diag_rows == nullptr)
+    if (m->diag_rows == nullptr || (j->row_len == nullptr && downloaded == nullptr)) {
+        free(downloaded);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate %lld diagonal lengths",
                           (long long)j->ndiag);
+    }
+    if (downloaded) {
+        cudaError_t err = cudaMemcpyAsync(downloaded, m->row_len, (size_t)m->nrows * 4,
+                                          cudaMemcpyDeviceToHost, s->stream);
+        if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
+        if (err != cudaSuccess) {
+            free(downloaded);
+            return kryl_cuda_failed(err, "the download of the jds row lengths", KRYL_WHERE);
+        }
+    }
+    const int32_t *row_len = j->row_len ? j->row_len : downloaded;
     /* rows sorted by decreasing length: diagonal d holds rows [0, diag_rows[d]) */
     int64_t rows = m->nrows;
     for (int64_t d = 0; d < j->ndiag; d++) {
-        while (rows > 0 && j->row_len[rows - 1] <= d) rows--;
+        while (rows > 0 && row_len[rows - 1] <= d) rows--;
         m->diag_rows[d] = rows;
     }
+    free(downloaded);
     return kryl_cuda_malloc(s, (void **)&m->acc, (size_t)(m->nrows + 1) * sizeof(double),
                             "the jds accumulator");
 }
