@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "core/host_threads.h"
+#include "formats/fmt_dia_find.h"
 
 /* B->value_source: the format built once more from the host CSR with
  * entry k's value replaced by k + 1 (exact in a double below 2^53), in
@@ -63,15 +64,7 @@ static kryl_status dia_value_source(kryl_matrix B)
     for (int64_t i = 0; i < n; i++) {
         for (int64_t k = h->row_ptr[i]; k < h->row_ptr[i + 1]; k++) {
             const int64_t off = h->col_idx[k] - (h->row_begin + i);
-            int64_t lo = 0, hi = f->ndiag - 1;
-            while (lo < hi) {
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (f->offset[mid] < off)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            source[lo * f->stride + i] = k + 1;
+            source[fmt_dia_find(f->offset, f->ndiag, off) * f->stride + i] = k + 1;
         }
     }
     B->value_source = source;

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/host_threads.h"
+#include "formats/fmt_dia_find.h"
 #include "formats/fmt_internal.h"
 
 /* Occupied diagonals of the view, ascending, into offset when not NULL:
@@ -33,20 +34,6 @@ static int64_t dia_offsets(const fmt_view *v, int threads, unsigned char *mark, 
             ndiag++;
         }
     return ndiag;
-}
-
-/* The diagonal d with offset[d] == off (binary search; it is there). */
-static int64_t dia_find(const int64_t *offset, int64_t ndiag, int64_t off)
-{
-    int64_t lo = 0, hi = ndiag - 1;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (offset[mid] < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 void fmt_dia_size(int64_t n, int64_t nnz, int64_t ndiag, const kryl_fmt_params *p, fmt_size *size)
@@ -103,7 +90,8 @@ static kryl_status dia_fill(kryl_csr *C, bool C_owned, kryl_format kind, const k
     KRYL_HOST_PARALLEL_FOR(p->threads)
     for (int64_t i = 0; i < n; i++)
         for (int64_t q = C->row_ptr[i]; q < C->row_ptr[i + 1]; q++)
-            f->val[dia_find(f->offset, f->ndiag, C->col_idx[q] - i) * f->stride + i] = C->values[q];
+            f->val[fmt_dia_find(f->offset, f->ndiag, C->col_idx[q] - i) * f->stride + i] =
+                C->values[q];
     return KRYL_SUCCESS;
 }
 

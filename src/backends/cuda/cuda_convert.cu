@@ -16,6 +16,7 @@
 
 #include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_fmt.cuh"
+#include "formats/fmt_dia_find.h"
 
 /* Slots per stored column of ELL and per diagonal of DIA: n rounded up to
  * a warp (formats/fmt_internal.h, FMT_WARP). */
@@ -118,27 +119,18 @@ __global__ void dia_offsets_kernel(int64_t ndiag, int64_t n, const int64_t *__re
     KRYL_CUDA_FOR_EACH(d, ndiag) offset[d] = (int32_t)(found[d] - (n - 1));
 }
 
-/* val[d*stride + i] = a(i, i + offset[d]), d found by halving the ascending offsets */
+/* val[d*stride + i] = a(i, i + offset[d]), d found by halving the ascending
+ * marks found (offset + n - 1) */
 template <typename T>
 __global__ void dia_fill_kernel(int64_t n, int64_t ndiag, int64_t stride,
                                 const int64_t *__restrict__ row_ptr,
                                 const int32_t *__restrict__ col, const double *__restrict__ val,
-                                const int32_t *__restrict__ offset, T *slots)
+                                const int64_t *__restrict__ found, T *slots)
 {
     KRYL_CUDA_FOR_EACH(i, n)
     {
-        for (int64_t q = row_ptr[i]; q < row_ptr[i + 1]; q++) {
-            const int64_t off = col[q] - i;
-            int64_t lo = 0, hi = ndiag - 1;
-            while (lo < hi) {
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (offset[mid] < off)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            slots[lo * stride + i] = (T)val[q];
-        }
+        for (int64_t q = row_ptr[i]; q < row_ptr[i + 1]; q++)
+            slots[fmt_dia_find(found, ndiag, col[q] - i + n - 1) * stride + i] = (T)val[q];
     }
 }
 
@@ -431,8 +423,7 @@ static kryl_status convert_dia(convert &c)
         using T = decltype(zero);
         /* val[d*stride + i] = a(i, i + offset[d]) */
         dia_fill_kernel<T><<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            n, f->ndiag, f->stride, c.row_ptr, c.col, c.val, c.m->offset,
-            static_cast<T *>(c.m->val));
+            n, f->ndiag, f->stride, c.row_ptr, c.col, c.val, w.found, static_cast<T *>(c.m->val));
     });
     KRYL_CUDA_CHECK_LAUNCH("dia_fill_kernel");
     return KRYL_SUCCESS;
