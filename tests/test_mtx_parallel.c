@@ -1,6 +1,7 @@
 /* Matrix Market coordinate files read on several threads: the entries are
  * those (and in the order) one thread reads, on files of many pieces and
- * buffer refills with comments and blank lines anywhere, general and
+ * buffer refills (each read in parts by the threads, the end of the file
+ * inside one part) with comments and blank lines anywhere, general and
  * symmetric; and a bad line, an extra entry, garbage after the last entry
  * and a truncated file are reported at the exact line, wherever the pieces
  * fall. */
