@@ -10,10 +10,10 @@
  * rows come out ascending.  The level schedules in the manner of the
  * analysis of a synchronisation-free triangular solve (Liu, Li, Hou &
  * Vinter, Euro-Par 2016; cuSPARSE's csrsv2 analysis): level_i = 1 + the
- * largest level of the rows row i reads, a warp per row taken in the
- * triangle's solve order, each lane waiting for its columns' levels to be
- * set; then the rows grouped by level with the color grouping's stable
- * sort (cuda_color.cu), ascending within a level. */
+ * largest level of the rows row i reads, a thread per row taken in the
+ * triangle's solve order, waiting for the levels of the rows it reads to
+ * be set (those of its own warp finished lane after lane); then the rows grouped by level
+ * with the color grouping's stable sort (cuda_color.cu), ascending within a level. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
@@ -93,8 +93,15 @@ __global__ void entry_rows_kernel(int64_t n, const int64_t *__restrict__ ptr,
 
 /* level[i] = 1 + max level[j] over the j row i reads (j < i in the lower
  * triangle, j > i in the upper), each stored as level + 1 so that 0 means
- * not yet known: a warp per row, rows taken in solve order from the block
- * ticket (a row waits only on rows of running or finished blocks) */
+ * not yet known.  A thread per row, rows taken in solve order from the
+ * block ticket: each thread waits for the rows it reads outside its warp
+ * (earlier warps, of running or finished blocks), then the warp's 32 rows
+ * are finished one lane after the other, a row reading the levels of its
+ * warp's earlier rows from shared memory, so no lane waits on a lane of
+ * its own warp.  A thread rather than a warp per row: rows are taken in
+ * their natural order, not level by level, so the rows in flight must
+ * span many levels for the wavefront to move (a warp per row gave the
+ * levels phase 158 ms on 7-point 160^3, H200). */
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void level_kernel(int64_t n, bool lower,
                                                                   const int64_t *__restrict__ ptr,
                                                                   const int32_t *__restrict__ col,
@@ -102,29 +109,39 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void level_kernel(int64_t n, boo
                                                                   unsigned long long *ticket)
 {
     __shared__ unsigned long long block;
+    __shared__ int32_t finished[KRYL_CUDA_THREADS]; /* level + 1 of each thread's row */
     if (threadIdx.x == 0) block = atomicAdd(ticket, 1ull);
     __syncthreads();
-    const int64_t slot = (int64_t)block * (blockDim.x / WARP) + threadIdx.x / WARP;
-    if (slot >= n) return;
-    const int64_t i = lower ? slot : n - 1 - slot;
+    const int64_t slot = (int64_t)block * blockDim.x + threadIdx.x;
     const int lane = (int)(threadIdx.x & (WARP - 1));
+    const int64_t first = slot - lane; /* the warp's first slot */
+    const bool active = slot < n;
+    const int64_t i = lower ? slot : n - 1 - slot;
     int32_t top = 0;
-    for (int64_t e = ptr[i] + lane; e < ptr[i + 1]; e += WARP) {
-        const int64_t j = col[e];
-        if (lower ? j >= i : j <= i) continue;
+    for (int64_t e = active ? ptr[i] : 0; active && e < ptr[i + 1]; e++) {
+        const int64_t j = col[e], at = lower ? j : n - 1 - j; /* j's slot */
+        if (at >= slot || at >= first) continue;              /* not read, or a row of this warp */
         cuda::atomic_ref<int32_t, cuda::thread_scope_device> known(level[j]);
         int32_t l;
         while ((l = known.load(cuda::memory_order_acquire)) == 0) {
         }
         top = l > top ? l : top;
     }
-    for (int offset = WARP / 2; offset > 0; offset /= 2) {
-        const int32_t other = __shfl_down_sync(0xffffffffu, top, offset);
-        top = other > top ? other : top;
+    for (int t = 0; t < WARP; t++) {
+        if (lane == t && active) {
+            for (int64_t e = ptr[i]; e < ptr[i + 1]; e++) {
+                const int64_t j = col[e], at = lower ? j : n - 1 - j;
+                if (at < slot && at >= first) {
+                    const int32_t l = finished[threadIdx.x - (slot - at)];
+                    top = l > top ? l : top;
+                }
+            }
+            finished[threadIdx.x] = top + 1;
+            cuda::atomic_ref<int32_t, cuda::thread_scope_device>(level[i]).store(
+                top + 1, cuda::memory_order_release);
+        }
+        __syncwarp();
     }
-    if (lane == 0)
-        cuda::atomic_ref<int32_t, cuda::thread_scope_device>(level[i]).store(
-            top + 1, cuda::memory_order_release);
 }
 
 /* level[i] -= 1 (to 0-based); top[0] = max over i, a block's max at a time */
@@ -314,7 +331,7 @@ static kryl_status schedule(kryl_context ctx, kryl_cuda_state *s, int64_t n, boo
         /* scratch[0] = the block ticket, scratch[1] = the top level */
         KRYL_CUDA_CHECK(cudaMemsetAsync(level, 0, (size_t)n * sizeof *level, s->stream));
         KRYL_CUDA_CHECK(cudaMemsetAsync(scratch, 0, 2 * sizeof *scratch, s->stream));
-        level_kernel<<<kryl_cuda_blocks(n * WARP, 0x7fffffffu), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        level_kernel<<<kryl_cuda_blocks(n, 0x7fffffffu), KRYL_CUDA_THREADS, 0, s->stream>>>(
             n, lower, ptr, col, level, scratch);
         KRYL_CUDA_CHECK_LAUNCH("level_kernel");
         level_finish_kernel<<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
