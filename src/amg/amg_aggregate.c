@@ -34,33 +34,26 @@
  *   1. the set above; each root with its neighbours is an aggregate;
  *   2. the distance-2 maximal independent set of the rows still without an
  *      aggregate (the others count as out, paths still run through them);
- *      each of its rows with at least two such neighbours forms an
- *      aggregate with them, numbered after phase 1's, in row order;
+ *      each of its rows with at least three such neighbours forms an
+ *      aggregate with them, numbered after phase 1's, in row order (Kokkos
+ *      asks two: three gives the same iterations with fewer rows, operator
+ *      complexity 1.36 against 1.46 on 5-point 500^2, 1.59 against 1.74
+ *      on 7-point 80^3);
  *   3. every row still left joins the neighbouring aggregate it has the
  *      most neighbours in, then the smallest, then the lowest numbered
  *      (counts and sizes as phase 2 left them, so the rows decide apart).
  * Phase 2 fills the gaps between phase 1's aggregates: on 5-point 500^2
- * 43964 / 4417 / 268 rows on levels 1-3 and 12 PCG iterations, against
- * greedy's 8 and mis2's 16 (docs/BENCHMARKS.md).  Every pass reads the
- * previous pass's arrays only: the result does not depend on the order in
- * which the rows of a pass are done.
+ * 36522 / 3622 / 229 rows on levels 1-3 and 12 PCG iterations, against
+ * mis2's 16 and greedy's 8, whose row order packs a grid's aggregates
+ * densely (17 on the same grid with its rows shuffled; docs/BENCHMARKS.md).
+ * Every pass reads the previous pass's arrays only, so the cuda backend's
+ * kernels (cuda_aggregate.cu) find the same aggregates.
  */
 #include <stdlib.h>
 
 #include "amg/amg.h"
+#include "amg/amg_aggregate_rules.h"
 #include "core/host_threads.h"
-#include "gen/hash.h"
-
-enum { STATE_OUT = 0, STATE_UNDECIDED = 1, STATE_IN = 2 };
-
-/* (state, 31 bits of hash(i), i) as one ordered 64-bit key */
-static uint64_t key_of(int state, int64_t i)
-{
-    uint64_t h = kryl_gen_mix64((uint64_t)i + 0x9e3779b97f4a7c15ULL) >> 33;
-    return ((uint64_t)state << 62) | (h << 31) | (uint64_t)i;
-}
-
-static int key_state(uint64_t key) { return (int)(key >> 62); }
 
 /* out_i = max of in over row i and its neighbours */
 static void neighbour_max(const amg_graph *G, const uint64_t *in, uint64_t *out, int threads)
@@ -82,7 +75,7 @@ static void mis2(const amg_graph *G, const int32_t *aggregate, int threads, uint
     int64_t undecided = 0;
     for (int64_t i = 0; i < G->n; i++) {
         bool out = G->row_ptr[i + 1] == G->row_ptr[i] || (aggregate && aggregate[i] >= 0);
-        key[i] = key_of(out ? STATE_OUT : STATE_UNDECIDED, i);
+        key[i] = amg_key_of(out ? AMG_STATE_OUT : AMG_STATE_UNDECIDED, i);
         undecided += !out;
     }
     while (undecided > 0) {
@@ -90,13 +83,8 @@ static void mis2(const amg_graph *G, const int32_t *aggregate, int threads, uint
         neighbour_max(G, m1, m2, threads);
         undecided = 0;
         for (int64_t i = 0; i < G->n; i++) {
-            if (key_state(key[i]) != STATE_UNDECIDED) continue;
-            if (m2[i] == key[i])
-                key[i] = key_of(STATE_IN, i);
-            else if (key_state(m2[i]) == STATE_IN)
-                key[i] = key_of(STATE_OUT, i);
-            else
-                undecided++;
+            key[i] = amg_key_decided(key[i], m2[i], i);
+            undecided += amg_key_state(key[i]) == AMG_STATE_UNDECIDED;
         }
     }
 }
@@ -150,12 +138,13 @@ kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggrega
     int32_t *first = (int32_t *)m1;
     int64_t roots = 0;
     for (int64_t i = 0; i < n; i++)
-        first[i] = key_state(key[i]) == STATE_IN ? (int32_t)roots++ : -1;
+        first[i] = amg_key_state(key[i]) == AMG_STATE_IN ? (int32_t)roots++ : -1;
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
         aggregate[i] = first[i];
         for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1] && aggregate[i] < 0; k++)
-            if (key_state(key[G->col_idx[k]]) == STATE_IN) aggregate[i] = first[G->col_idx[k]];
+            if (amg_key_state(key[G->col_idx[k]]) == AMG_STATE_IN)
+                aggregate[i] = first[G->col_idx[k]];
     }
     /* rows two steps from a root: the aggregate of a neighbour that has one */
     KRYL_HOST_PARALLEL_FOR(threads)
@@ -173,7 +162,7 @@ kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggrega
 }
 
 /* Phases 1 and 2: the set's rows that root an aggregate (phase 2: with at
- * least two neighbours without one) take numbers from *next on, in row
+ * least AMG_SECONDARY_MIN - 1 neighbours without one) take numbers from *next on, in row
  * order, and their neighbours without an aggregate join them. */
 static void root_aggregates(const amg_graph *G, const uint64_t *key, bool phase2, int threads,
                             int32_t *root, int32_t *aggregate, int64_t *next)
@@ -184,7 +173,7 @@ static void root_aggregates(const amg_graph *G, const uint64_t *key, bool phase2
         int64_t size = 1;
         for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1] && phase2; k++)
             size += aggregate[G->col_idx[k]] < 0;
-        root[i] = key_state(key[i]) == STATE_IN && (!phase2 || size >= 3);
+        root[i] = amg_key_state(key[i]) == AMG_STATE_IN && (!phase2 || size >= AMG_SECONDARY_MIN);
     }
     for (int64_t i = 0; i < n; i++) root[i] = root[i] ? (int32_t)(*next)++ : -1;
     KRYL_HOST_PARALLEL_FOR(threads)
@@ -196,30 +185,6 @@ static void root_aggregates(const amg_graph *G, const uint64_t *key, bool phase2
             a = root[G->col_idx[k]];
         aggregate[i] = a;
     }
-}
-
-/* Phase 3: the neighbouring aggregate row i joins (old: the aggregates
- * after phase 2, size: their sizes). */
-static int32_t best_neighbour_aggregate(const amg_graph *G, const int32_t *old, const int32_t *size,
-                                        int64_t i)
-{
-    int32_t best = -1;
-    int64_t best_links = 0;
-    for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1]; k++) {
-        int32_t a = old[G->col_idx[k]];
-        if (a < 0 || a == best) continue;
-        int64_t links = 0;
-        for (int64_t q = G->row_ptr[i]; q < G->row_ptr[i + 1]; q++)
-            links += old[G->col_idx[q]] == a;
-        /* most links, then the smallest, then the lowest number */
-        if (best < 0 || links > best_links ||
-            (links == best_links &&
-             (size[a] < size[best] || (size[a] == size[best] && a < best)))) {
-            best = a;
-            best_links = links;
-        }
-    }
-    return best;
 }
 
 kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *aggregate,
@@ -250,7 +215,8 @@ kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *agg
     }
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++)
-        if (old[i] < 0) aggregate[i] = best_neighbour_aggregate(G, old, size, i);
+        if (old[i] < 0)
+            aggregate[i] = amg_best_neighbour_aggregate(G->row_ptr, G->col_idx, old, size, i);
     free(key);
     free(work);
     *count = next;

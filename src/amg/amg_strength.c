@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "amg/amg.h"
+#include "amg/amg_aggregate_rules.h"
 #include "core/host_threads.h"
 
 void amg_graph_free(amg_graph *G)
@@ -32,9 +33,7 @@ static kryl_status graph_alloc(amg_graph *G, int64_t n, int64_t nnz)
 static bool strong(const kryl_csr *A, const double *diag, double theta, int64_t i, int64_t k)
 {
     int32_t j = A->col_idx[k];
-    double a = fabs(A->values[k]);
-    /* |a_ij| >= theta sqrt(|a_ii a_jj|) */
-    return j != i && a != 0.0 && a >= theta * sqrt(fabs(diag[i] * diag[j]));
+    return j != i && amg_strong(A->values[k], diag[i], diag[j], theta);
 }
 
 /* G = S + S' (pattern union of two sorted graphs of the same size). */

@@ -62,6 +62,8 @@ void test_check_aggregate(kryl_context ctx, const kryl_csr *A, double theta, boo
     memcpy(copy.values, A->values, (size_t)nnz * sizeof *copy.values);
     kryl_matrix M = NULL;
     CHECK_OK(kryl_matrix_from_csr(&M, ctx, &copy));
+    CHECK(M == NULL || kryl_matrix_natural_csr(M), "%s: not double CSR in the natural order",
+          where);
     int32_t *on = NULL;
     int64_t count = -2;
     CHECK_OK(ops->alloc(ctx, (void **)&on, bytes));

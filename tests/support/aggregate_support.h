@@ -1,6 +1,6 @@
 /* Checks of a backend's AMG aggregation (backend.h: amg_aggregate) against
  * the host's code on one thread, shared by test_amg_aggregate (ref, omp)
- * and test_cuda_amg. */
+ * and test_cuda_amg_aggregate. */
 #ifndef KRYL_TEST_AGGREGATE_SUPPORT_H
 #define KRYL_TEST_AGGREGATE_SUPPORT_H
 

@@ -352,6 +352,7 @@ static kryl_backend_ops make_ops()
     ops.matrix_inverse_diagonal = kryl_cuda_matrix_inverse_diagonal;
     ops.amg_tentative = kryl_cuda_amg_tentative;
     ops.amg_products = kryl_cuda_amg_products;
+    ops.amg_aggregate = kryl_cuda_amg_aggregate;
     ops.spmv = kryl_cuda_spmv;
     ops.fill = kryl_cuda_fill;
     ops.permute_copy = kryl_cuda_permute_copy;

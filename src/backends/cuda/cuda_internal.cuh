@@ -158,6 +158,10 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
                                    const int32_t *perm, kryl_backend_csr *P, kryl_backend_csr *R,
                                    kryl_backend_csr *Ac, bool *done);
 
+/* The multigrid aggregation: strength graph and parallel aggregates (cuda_aggregate.cu). */
+kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
+                                    int32_t *aggregate, int64_t *count);
+
 /* Jones-Plassmann coloring and the grouping by color (cuda_color.cu; backend.h). */
 kryl_status kryl_cuda_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
                                  const int32_t *col_idx, int32_t *color, int32_t *ncolors);
