@@ -8,7 +8,8 @@
  *   KIND is poisson2d, poisson3d or poisson3d27 and N the points per
  *   direction; default poisson2d:500 poisson2d:1000 poisson2d:2000
  *   poisson3d:40 poisson3d:80 poisson3d:160 poisson3d27:50 poisson3d27:100.
- *   BENCH_AMG_SMOOTHER (chebyshev, jacobi, l1jacobi, mcgs) picks the smoother. */
+ *   BENCH_AMG_SMOOTHER (chebyshev, jacobi, l1jacobi, mcgs) picks the smoother,
+ *   BENCH_AMG_COARSENING (greedy, mis2, parallel) the aggregation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ typedef struct outcome {
 
 /* PCG with `precond` on A from x = 0 to b. */
 static outcome run(kryl_matrix A, kryl_vector b, kryl_vector x, kryl_precond_kind precond,
-                   kryl_amg_smoother smoother)
+                   const kryl_amg_options *amg)
 {
     outcome out;
     memset(&out, 0, sizeof out);
@@ -44,7 +45,7 @@ static outcome run(kryl_matrix A, kryl_vector b, kryl_vector x, kryl_precond_kin
     o.rtol = RTOL;
     o.max_iterations = MAXIT;
     o.record_history = false;
-    o.amg.smoother = smoother;
+    o.amg = *amg;
     kryl_solver s = NULL;
     kryl_result r;
     kryl_status st = kryl_vector_fill(x, 0.0);
@@ -60,7 +61,7 @@ static outcome run(kryl_matrix A, kryl_vector b, kryl_vector x, kryl_precond_kin
     return out;
 }
 
-static void bench(kryl_context ctx, const char *spec, kryl_amg_smoother smoother)
+static void bench(kryl_context ctx, const char *spec, const kryl_amg_options *options)
 {
     char kind_name[32] = "";
     long long n = 0;
@@ -86,8 +87,8 @@ static void bench(kryl_context ctx, const char *spec, kryl_amg_smoother smoother
     /* b = A*1 */
     if (st == KRYL_SUCCESS) st = kryl_matrix_spmv(A, 1.0, ones, 0.0, b);
     if (st != KRYL_SUCCESS) die(spec, st);
-    outcome jac = run(A, b, x, KRYL_PRECOND_JACOBI, smoother);
-    outcome amg = run(A, b, x, KRYL_PRECOND_AMG, smoother);
+    outcome jac = run(A, b, x, KRYL_PRECOND_JACOBI, options);
+    outcome amg = run(A, b, x, KRYL_PRECOND_AMG, options);
     double jt = jac.setup + jac.solve, at = amg.setup + amg.solve;
     printf("%-18s %9lld | %6lld %8.3f %8.3f | %4lld %8.3f %8.3f %8.3f | %5.2f %5.2f | %d %5.2f"
            " | %.3f %.3f %.3f %.3f %.3f %.3f%s\n",
@@ -105,30 +106,36 @@ static void bench(kryl_context ctx, const char *spec, kryl_amg_smoother smoother
 
 int main(int argc, char **argv)
 {
-    static const char *const defaults[] = {"poisson2d:500",  "poisson2d:1000", "poisson2d:2000",
-                                           "poisson3d:40",   "poisson3d:80",   "poisson3d:160",
-                                           "poisson3d27:50", "poisson3d27:100"};
+    static const char *const grids[] = {"poisson2d:500",  "poisson2d:1000", "poisson2d:2000",
+                                        "poisson3d:40",   "poisson3d:80",   "poisson3d:160",
+                                        "poisson3d27:50", "poisson3d27:100"};
     kryl_backend_kind backend = KRYL_BACKEND_AUTO;
     if (argc > 1 && kryl_backend_from_name(argv[1], &backend) != KRYL_SUCCESS)
         die("the backend", KRYL_ERR_INVALID_ARGUMENT);
-    kryl_amg_smoother smoother = KRYL_AMG_CHEBYSHEV;
+    kryl_solver_options defaults;
+    kryl_solver_options_init(&defaults);
+    kryl_amg_options amg = defaults.amg;
     const char *env = getenv("BENCH_AMG_SMOOTHER");
-    if (env != NULL && kryl_amg_smoother_from_name(env, &smoother) != KRYL_SUCCESS)
+    if (env != NULL && kryl_amg_smoother_from_name(env, &amg.smoother) != KRYL_SUCCESS)
         die("BENCH_AMG_SMOOTHER", KRYL_ERR_INVALID_ARGUMENT);
+    env = getenv("BENCH_AMG_COARSENING");
+    if (env != NULL && kryl_amg_coarsening_from_name(env, &amg.coarsening) != KRYL_SUCCESS)
+        die("BENCH_AMG_COARSENING", KRYL_ERR_INVALID_ARGUMENT);
     kryl_context_options co;
     kryl_context_options_init(&co);
     co.backend = backend;
     kryl_context ctx = NULL;
     kryl_status st = kryl_context_create(&ctx, &co);
     if (st != KRYL_SUCCESS) die("the context", st);
-    printf("bench_amg: %s (%s), PCG to rtol %g, b = A*1, x0 = 0; AMG smoother %s; seconds\n",
+    printf("bench_amg: %s (%s), PCG to rtol %g, b = A*1, x0 = 0; AMG smoother %s, coarsening "
+           "%s; seconds\n",
            kryl_backend_name(kryl_context_backend(ctx)), kryl_context_device_name(ctx), RTOL,
-           kryl_amg_smoother_name(smoother));
+           kryl_amg_smoother_name(amg.smoother), kryl_amg_coarsening_name(amg.coarsening));
     printf("%-18s %9s | %6s %8s %8s | %4s %8s %8s %8s | %5s %5s | %s %5s | %s\n", "grid", "rows",
            "jac it", "setup", "solve", "amg", "setup", "solve", "total", "x tot", "x sol", "L",
            "opcx", "setup: strength aggregate prolong galerkin smoother backend");
-    int count = argc > 2 ? argc - 2 : (int)(sizeof defaults / sizeof defaults[0]);
-    for (int i = 0; i < count; i++) bench(ctx, argc > 2 ? argv[i + 2] : defaults[i], smoother);
+    int count = argc > 2 ? argc - 2 : (int)(sizeof grids / sizeof grids[0]);
+    for (int i = 0; i < count; i++) bench(ctx, argc > 2 ? argv[i + 2] : grids[i], &amg);
     kryl_context_destroy(&ctx);
     return 0;
 }
