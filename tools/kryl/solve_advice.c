@@ -11,7 +11,10 @@
  *   - at the end of a ladder, or after --method auto (which has tried its
  *     own): twice the iterations.
  * A step is suggested only where kryl_solver_create accepts it on this
- * matrix, so the advice never names an option that is refused. */
+ * matrix, so the advice never names an option that is refused, up to
+ * ADVICE_TRIAL_MAX_NNZ entries: trying a preconditioner is its whole
+ * setup, which on a larger matrix can cost minutes (AMG, IC(0)), so there
+ * the first step of the ladder is named untried and the reason says so. */
 #include "solve_advice.h"
 
 #include <stdio.h>
@@ -19,10 +22,16 @@
 
 #include "cli.h"
 
+/* Largest matrix on which a suggestion is tried by creating its solver
+ * (a setup of at most a few seconds). */
+#define ADVICE_TRIAL_MAX_NNZ 50000000
+
 /* Whether the solver of job's options changed by `change` ("--name value"
  * pairs) can be created for job->A. */
 static bool accepted(const solve_job *job, const char *change)
 {
+    int64_t nnz = 0;
+    if (kryl_matrix_size(job->A, NULL, NULL, &nnz) != KRYL_SUCCESS) return false;
     kryl_solver_options o = job->options;
     char words[256];
     snprintf(words, sizeof words, "%s", change);
@@ -32,6 +41,7 @@ static bool accepted(const solve_job *job, const char *change)
         const char *value = strtok_r(NULL, " ", &save);
         if (value == NULL || kryl_solver_options_set(&o, name, value) != KRYL_SUCCESS) return false;
     }
+    if (nnz > ADVICE_TRIAL_MAX_NNZ) return true;
     kryl_solver s = NULL;
     cli_log_mute(true);
     const bool ok = kryl_solver_create(&s, job->A, &o) == KRYL_SUCCESS;
