@@ -79,14 +79,16 @@ static void tentative_of(int64_t n, kryl_csr *T)
     }
 }
 
-/* C = a copy of A. */
-static void csr_copy(const kryl_csr *A, kryl_csr *C)
+/* M (backend memory) = a copy of A. */
+static void backend_copy(kryl_context ctx, const kryl_csr *A, kryl_backend_csr *M)
 {
     int64_t nnz = kryl_csr_nnz(A);
-    CHECK_OK(kryl_csr_alloc(C, A->nrows, A->ncols, nnz));
-    memcpy(C->row_ptr, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *C->row_ptr);
-    memcpy(C->col_idx, A->col_idx, (size_t)nnz * sizeof *C->col_idx);
-    memcpy(C->values, A->values, (size_t)nnz * sizeof *C->values);
+    kryl_csr C;
+    CHECK_OK(kryl_csr_alloc(&C, A->nrows, A->ncols, nnz));
+    memcpy(C.row_ptr, A->row_ptr, ((size_t)A->nrows + 1) * sizeof *C.row_ptr);
+    memcpy(C.col_idx, A->col_idx, (size_t)nnz * sizeof *C.col_idx);
+    memcpy(C.values, A->values, (size_t)nnz * sizeof *C.values);
+    CHECK_OK(amg_backend_csr_upload(ctx, &C, M));
 }
 
 /* A backend's amg_products against the host's products of the same CSR: a
@@ -99,7 +101,7 @@ static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl
     (void)kind;
     if (ctx->ops->amg_products == NULL) return;
     kryl_matrix M = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 37);
-    kryl_csr *A = &M->host->csr, T, S, P, R, Ac, hP, hR, hAP, hAc, hA, hT;
+    kryl_csr *A = &M->host->csr, T, S, P, R, Ac, hP, hR, hAP, hAc;
     int64_t n = A->nrows;
     tentative_of(n, &T);
     /* the reversed rows as a sorted format's order */
@@ -112,10 +114,8 @@ static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl
         double omega = smoothed ? 0.6 : 0.0;
         bool done = false;
         kryl_backend_csr bA, bT, bP = {0}, bR = {0}, bAc = {0};
-        csr_copy(A, &hA);
-        csr_copy(&T, &hT);
-        CHECK_OK(amg_backend_csr_upload(ctx, &hA, &bA));
-        CHECK_OK(amg_backend_csr_upload(ctx, &hT, &bT));
+        backend_copy(ctx, A, &bA);
+        backend_copy(ctx, &T, &bT);
         CHECK_OK(ctx->ops->amg_products(ctx, &bA, &bT, omega, false, permuted ? perm_b : NULL, &bP,
                                         &bR, &bAc, &done));
         CHECK(done, "%s: amg_products declined a %lld-row level", name, (long long)n);
@@ -173,10 +173,8 @@ static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl
     A->values[d] = 0.0;
     bool done = false;
     kryl_backend_csr bA, bT, bP = {0}, bR = {0}, bAc = {0};
-    csr_copy(A, &hA);
-    csr_copy(&T, &hT);
-    CHECK_OK(amg_backend_csr_upload(ctx, &hA, &bA));
-    CHECK_OK(amg_backend_csr_upload(ctx, &hT, &bT));
+    backend_copy(ctx, A, &bA);
+    backend_copy(ctx, &T, &bT);
     kryl_device_memory uploaded;
     CHECK_OK(kryl_context_device_memory(ctx, &uploaded));
     CHECK_STATUS(ctx->ops->amg_products(ctx, &bA, &bT, 0.6, false, NULL, &bP, &bR, &bAc, &done),
