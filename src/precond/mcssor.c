@@ -145,10 +145,10 @@ static kryl_status backend_factor(kryl_precond *pc, mcssor_data *d)
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_FACTORIZATION);
     if (b->handle) ops->mcsweep_release(pc->ctx, b->handle);
     b->handle = NULL;
-    kryl_status st = ops->csr_permute(pc->ctx, d->A->host->csr.nrows, b->on.row_ptr, b->on.col_idx,
+    kryl_status st = ops->csr_permute(pc->ctx, d->A->layout->n, b->on.row_ptr, b->on.col_idx,
                                       b->on.values, b->perm, b->b_ptr, b->b_col, b->b_val);
     if (st == KRYL_SUCCESS)
-        st = ops->mcsweep_setup(pc->ctx, d->A->host->csr.nrows, b->b_ptr, b->b_col, b->b_val,
+        st = ops->mcsweep_setup(pc->ctx, d->A->layout->n, b->b_ptr, b->b_col, b->b_val,
                                 c->color_ptr, c->ncolors, d->omega, &b->handle);
     kryl_setup_leave(pc->ctx, phase);
     return st;
@@ -160,8 +160,8 @@ static kryl_status backend_alloc(kryl_precond *pc, mcssor_data *d)
     const kryl_backend_ops *ops = pc->ctx->ops;
     kryl_context ctx = pc->ctx;
     mcssor_backend *b = &d->b;
-    const kryl_csr *csr = &d->A->host->csr;
-    const int64_t n = csr->nrows, nnz = kryl_csr_nnz(csr);
+    /* A's sizes: a level built on the device has no host arrays */
+    const int64_t n = d->A->layout->n, nnz = kryl_matrix_nnz(d->A);
     KRYL_TRY(ops->alloc(ctx, (void **)&b->b_ptr, ((size_t)n + 1) * sizeof *b->b_ptr));
     KRYL_TRY(ops->alloc(ctx, (void **)&b->b_col, (size_t)nnz * sizeof *b->b_col));
     KRYL_TRY(ops->alloc(ctx, (void **)&b->b_val, (size_t)nnz * sizeof *b->b_val));

@@ -238,7 +238,7 @@ struct convert {
     const int64_t *row_ptr;
     const int32_t *col;
     const double *val;
-    cuda_fmt *m;
+    cuda_fmt *m = nullptr; /* freed by kryl_cuda_fmt_adopt on failure */
     convert_work w;
     explicit convert(kryl_cuda_state *state) : s(state), w(state) {}
 };
