@@ -189,12 +189,15 @@ typedef enum kryl_amg_aggregation {
 
 /* How the aggregates are found. */
 typedef enum kryl_amg_coarsening {
-    KRYL_AMG_GREEDY = 0,  /* standard aggregation in row order (serial); stencil-sized aggregates */
-    KRYL_AMG_MIS2 = 1,    /* roots from a distance-2 maximal independent set by hashed row
-                             order (parallel); larger aggregates, more iterations */
-    KRYL_AMG_PARALLEL = 2 /* the same set's roots, more aggregates between them, the rest
-                             joining their best neighbour's (Kelley & Rajamanickam 2022); on
-                             the backend (the device for cuda), the same on every backend */
+    KRYL_AMG_GREEDY = 0, /* standard aggregation in row order (serial); stencil-sized aggregates */
+    KRYL_AMG_MIS2 = 1,   /* roots from a distance-2 maximal independent set by hashed row
+                            order (parallel); larger aggregates, more iterations */
+    KRYL_AMG_PARALLEL = 2,       /* the same set's roots, more aggregates between them, the rest
+                                    joining their best neighbour's (Kelley & Rajamanickam 2022); on
+                                    the backend (the device for cuda), the same on every backend */
+    KRYL_AMG_AUTO_COARSENING = 3 /* parallel on a device backend (cuda, one rank): its setup
+                                    on the GPU outweighs greedy's fewer iterations; greedy on
+                                    the host's backends and over ranks (docs/BENCHMARKS.md) */
 } kryl_amg_coarsening;
 
 /* Options of KRYL_PRECOND_AMG (kryl_solver_options.amg). */
@@ -205,7 +208,7 @@ typedef struct kryl_amg_options {
                                        * 0 = 2 for Chebyshev, 1 for the others */
     kryl_amg_cycle cycle;             /* default KRYL_AMG_V_CYCLE */
     kryl_amg_aggregation aggregation; /* default KRYL_AMG_AUTO_AGGREGATION */
-    kryl_amg_coarsening coarsening;   /* default KRYL_AMG_GREEDY */
+    kryl_amg_coarsening coarsening;   /* default KRYL_AMG_AUTO_COARSENING */
     int coarse_size;                  /* coarsening stops at this many rows or fewer, which are
                                        * solved by a dense inverse; default 400 (at most 4000) */
     int max_levels;                   /* levels at most, the finest included; default 20 */
@@ -288,7 +291,7 @@ const char *kryl_amg_smoother_name(kryl_amg_smoother smoother); /* "chebyshev", 
 const char *kryl_amg_cycle_name(kryl_amg_cycle cycle);          /* "v", "w" */
 const char *kryl_amg_aggregation_name(kryl_amg_aggregation aggregation); /* "auto", "sa", ... */
 const char *
-kryl_amg_coarsening_name(kryl_amg_coarsening coarsening); /* "greedy", "mis2", "parallel" */
+kryl_amg_coarsening_name(kryl_amg_coarsening coarsening); /* "greedy", "mis2", "parallel", "auto" */
 
 /* Parse a name ("cg", "jacobi", "cuda", "single", ...) into its enum.
  * KRYL_ERR_INVALID_ARGUMENT with a message listing the valid names. */

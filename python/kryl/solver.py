@@ -46,8 +46,8 @@ Method:
   amg_cycle     amg: "v" (the default) or "w"
   amg_aggregation amg: "auto" (the default: "sa" for a symmetric matrix, else
                   "plain"), "sa" (smoothed) or "plain"
-  amg_coarsening amg: "greedy" (the default), "mis2" or "parallel" (built on the
-                  backend: the GPU on cuda)
+  amg_coarsening amg: "auto" (the default: "parallel" on cuda, else "greedy"),
+                  "greedy", "mis2" or "parallel" (built on the backend: the GPU on cuda)
   amg_coarse_size amg: stop coarsening at this many rows, inverted densely
   amg_max_levels amg: at most this many levels (default 20)
   nullspace     amg: the near-nullspace, an (n,) or (n, k) array (default: constants;

@@ -398,6 +398,11 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     memset(h, 0, sizeof *h);
     h->ctx = Aw->ctx;
     h->opts = *opts;
+    /* auto: the parallel coarsening where levels are stored on a device, one rank */
+    if (h->opts.coarsening == KRYL_AMG_AUTO_COARSENING)
+        h->opts.coarsening = h->ctx->ops->matrix_setup_device != NULL && !amg_over_ranks(h->ctx)
+                                 ? KRYL_AMG_PARALLEL
+                                 : KRYL_AMG_GREEDY;
     h->symmetry_tol = symmetry_tol;
     amg_level *L0 = &h->levels[0];
     L0->Ab = Aw;

@@ -39,8 +39,10 @@ static const name_entry amg_smoother_names[] = {{"chebyshev", KRYL_AMG_CHEBYSHEV
 static const name_entry amg_cycle_names[] = {{"v", KRYL_AMG_V_CYCLE}, {"w", KRYL_AMG_W_CYCLE}};
 static const name_entry amg_aggregation_names[] = {
     {"auto", KRYL_AMG_AUTO_AGGREGATION}, {"sa", KRYL_AMG_SMOOTHED}, {"plain", KRYL_AMG_PLAIN}};
-static const name_entry amg_coarsening_names[] = {
-    {"greedy", KRYL_AMG_GREEDY}, {"mis2", KRYL_AMG_MIS2}, {"parallel", KRYL_AMG_PARALLEL}};
+static const name_entry amg_coarsening_names[] = {{"greedy", KRYL_AMG_GREEDY},
+                                                  {"mis2", KRYL_AMG_MIS2},
+                                                  {"parallel", KRYL_AMG_PARALLEL},
+                                                  {"auto", KRYL_AMG_AUTO_COARSENING}};
 static const name_entry format_names[] = {
     {"auto", KRYL_FORMAT_AUTO}, {"csr", KRYL_FORMAT_CSR},     {"ell", KRYL_FORMAT_ELL},
     {"ellr", KRYL_FORMAT_ELLR}, {"jds", KRYL_FORMAT_JDS},     {"pjds", KRYL_FORMAT_PJDS},

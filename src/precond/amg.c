@@ -34,7 +34,7 @@ kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
     if (o->aggregation < KRYL_AMG_AUTO_AGGREGATION || o->aggregation > KRYL_AMG_PLAIN)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown aggregation %d",
                           (int)o->aggregation);
-    if (o->coarsening < KRYL_AMG_GREEDY || o->coarsening > KRYL_AMG_PARALLEL)
+    if (o->coarsening < KRYL_AMG_GREEDY || o->coarsening > KRYL_AMG_AUTO_COARSENING)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown coarsening %d",
                           (int)o->coarsening);
     if (o->sweeps < 0 || o->sweeps > 64)

@@ -39,6 +39,7 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->omega = 1.0;
     options->symmetry_tol = KRYL_SYMMETRY_TOL;
     options->amg.coarse_size = 256;
+    options->amg.coarsening = KRYL_AMG_AUTO_COARSENING;
     options->amg.max_levels = 20;
     options->dtol = 1e8;
     options->hybrid_host_rows = -1;
