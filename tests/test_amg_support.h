@@ -23,11 +23,14 @@ static bool csr_close(const kryl_csr *a, const kryl_csr *b)
            test_rel_diff(a->values, b->values, nnz) <= 1e-11;
 }
 
-/* The options of a test hierarchy: small coarse levels, so several levels. */
+/* The options of a test hierarchy: small coarse levels, so several levels;
+ * one coarsening on every backend (auto's depends on the backend), so the
+ * backends' hierarchies compare with ref's. */
 static void amg_options(kryl_solver_options *o, kryl_method method)
 {
     kt_options(o, method, KRYL_PRECOND_AMG, 1e-8, 500);
     o->amg.coarse_size = 40;
+    o->amg.coarsening = KRYL_AMG_GREEDY;
 }
 
 /* The host copy of a backend matrix (downloaded where it has none yet). */

@@ -204,6 +204,7 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
     o.method = KRYL_METHOD_PCG;
     o.precond = KRYL_PRECOND_AMG;
     o.amg.aggregation = c->aggregation;
+    o.amg.coarsening = KRYL_AMG_GREEDY; /* the one-process hierarchy's, on every backend */
     o.amg.smoother = c->smoother;
     o.format = c->format;
     o.amg.coarse_size = 64;
