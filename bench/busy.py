@@ -29,6 +29,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 POLICIES = {
@@ -64,9 +65,15 @@ def timed(cmd, env):
     """Wall seconds of one run and the 1-minute load average at its start."""
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=600)
-    return time.perf_counter() - t0, load
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # a blocking wait: Popen.wait(timeout) polls in sleeps of up to 50 ms,
+    # which rounded every time up to the next 50 ms; a timer kills a hung run
+    watchdog = threading.Timer(600, proc.kill)
+    watchdog.start()
+    proc.wait()
+    seconds = time.perf_counter() - t0
+    watchdog.cancel()
+    return seconds, load
 
 
 def petsc_solve(petsc_cg):
