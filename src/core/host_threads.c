@@ -10,6 +10,7 @@ int kryl_host_threads(kryl_context ctx)
 {
 #ifdef KRYL_HAVE_OPENMP
     if (ctx->kind == KRYL_BACKEND_REF) return 1;
+    if (ctx->host_team) return ctx->host_team(ctx);
     return ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
 #else
     (void)ctx;

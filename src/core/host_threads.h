@@ -48,7 +48,8 @@
 /* The most threads of the regions that split work by kryl_host_team(). */
 #define KRYL_HOST_MAX_TEAM 64
 
-/* Threads for the host setup work of a context: 1 on ref, else the
+/* Threads for the host setup work of a context: 1 on ref, the omp
+ * backend's team as it stands (it follows the free cores), else the
  * context's OpenMP threads (its option, or OpenMP's default). */
 int kryl_host_threads(kryl_context ctx);
 

@@ -30,6 +30,9 @@ struct kryl_context_s {
     void *backend; /* the backend's own state: device, stream, reduction workspace */
     int device;
     int threads;
+    /* the host threads setup work may use now (the omp backend's team,
+     * which follows the cores other programs leave free); NULL: threads */
+    int (*host_team)(kryl_context ctx);
     kryl_log_fn log;
     void *log_user;
     kryl_log_level log_level;

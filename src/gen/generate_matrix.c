@@ -94,6 +94,7 @@ static kryl_status fill_rows(const kryl_generator *g, kryl_csr *csr, int64_t lon
 static int thread_count(kryl_context ctx)
 {
 #ifdef _OPENMP
+    if (ctx->host_team) return ctx->host_team(ctx);
     return ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
 #else
     (void)ctx;

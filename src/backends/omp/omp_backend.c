@@ -29,6 +29,7 @@ static kryl_status host_init(kryl_context ctx)
                           sizeof *s);
     s->threads = ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
     kryl_omp_team_init(s);
+    ctx->host_team = kryl_omp_host_team;
     size_t bytes = (size_t)KRYL_OMP_PARTS_MAX * KRYL_OMP_PART_SLOTS * sizeof(double);
     s->partials = aligned_alloc(KRYL_OMP_ALIGN, bytes);
     if (s->partials == NULL) {

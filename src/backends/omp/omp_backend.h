@@ -133,13 +133,16 @@ void kryl_omp_team_init(kryl_omp_state *s);
 void kryl_omp_team_refresh(kryl_omp_state *s);
 /* The team on `cores` cores with `others` runnable threads of other
  * processes, for a context of `requested` threads: requested when that many
- * cores are free; else the free cores when two or more are; else, when
- * requested covers every core, cores + 1 (libgomp spins only briefly when
- * its threads outnumber the cores); else 1. */
+ * cores are free; else the free cores when two or more are; else, on a
+ * machine with more runnable threads of others than cores, when requested
+ * covers every core, cores + 1 (libgomp spins only briefly when its
+ * threads outnumber the cores); else 1. */
 int kryl_omp_team_for(int cores, int others, int requested);
 /* Whether the user bound OpenMP's threads to places (OMP_PROC_BIND other
  * than false, OMP_PLACES or GOMP_CPU_AFFINITY set). */
 bool kryl_omp_threads_bound(void);
+/* The team, refreshed, for the host setup work of ctx (its host_team). */
+int kryl_omp_host_team(kryl_context ctx);
 /* The largest team kryl_omp_team_refresh may choose. */
 int kryl_omp_team_largest(const kryl_omp_state *s);
 

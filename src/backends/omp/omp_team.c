@@ -10,8 +10,11 @@
  * (the machine's, from /proc/loadavg, less this process's, from
  * /proc/self/task) and picks the team by kryl_omp_team_for: the threads
  * asked for when their cores are free, else the free cores, else (at most
- * one core free) one thread more than the cores, which libgomp runs with
- * short spins (none under a passive policy).  A user who sets
+ * one core free) one thread, with no barrier to wait at, or, on a machine
+ * with more runnable threads than cores, one thread more than the cores,
+ * which libgomp runs with short spins (none under a passive policy).  The
+ * host's setup work (generation, checks, patterns) takes the same team
+ * (kryl_omp_host_team, through kryl_host_threads).  A user who sets
  * OMP_WAIT_POLICY or GOMP_SPINCOUNT has chosen and keeps the thread count
  * asked for, unless KRYL_OMP_ADAPT=1 asks for the adaptation next to that
  * policy (the kryl command sets it with its own; KRYL_OMP_ADAPT=0 turns
@@ -92,10 +95,13 @@ int kryl_omp_team_for(int cores, int others, int requested)
     if (requested <= free_cores || requested == 1) return requested;
     /* two or more cores free: a spinning team on them */
     if (free_cores >= 2) return free_cores;
-    /* at most one core free and every core asked for: one thread more than
-     * the cores, and libgomp, whose threads then outnumber the cores, spins
-     * only 100 turns before it sleeps (GOMP_SPINCOUNT in its manual) */
-    return requested >= cores ? cores + 1 : 1;
+    /* at most one core free: one thread, with no barrier to wait at, gets
+     * a core's share (faster than passive waits next to one or two busy
+     * programs on two cores, docs/BENCHMARKS.md "a thread alone");
+     * overloaded, a team's share of the cores counts more: one thread more
+     * than the cores, and libgomp, whose threads then outnumber the cores,
+     * spins only 100 turns before it sleeps (GOMP_SPINCOUNT in its manual) */
+    return others > cores && requested >= cores ? cores + 1 : 1;
 }
 
 void kryl_omp_team_init(kryl_omp_state *s)
@@ -117,6 +123,13 @@ void kryl_omp_team_init(kryl_omp_state *s)
 int kryl_omp_team_largest(const kryl_omp_state *s)
 {
     return s->adapt && s->cores + 1 > s->max_threads ? s->cores + 1 : s->max_threads;
+}
+
+int kryl_omp_host_team(kryl_context ctx)
+{
+    kryl_omp_state *s = kryl_omp_state_of(ctx);
+    kryl_omp_team_refresh(s);
+    return s->threads;
 }
 
 void kryl_omp_team_refresh(kryl_omp_state *s)
