@@ -6,11 +6,10 @@
  * (docs/BENCHMARKS.md, "OpenMP next to busy programs").  libgomp reads its
  * policy once, when it is loaded, so when the user set neither
  * OMP_WAIT_POLICY nor GOMP_SPINCOUNT the command starts itself again with
- * passive waits after a short spin, which libgomp uses only while its
- * threads fit the cores (with more threads than cores it spins 0 turns
- * under the passive policy), and with KRYL_OMP_ADAPT=1, so that the
- * library still sizes its team to the free cores: one thread more than
- * the cores when at most one is free, which turns the spin off.  A user
+ * passive waits after a short spin, and with KRYL_OMP_ADAPT=1, so that
+ * the library still sizes its team to the free cores: the spin then runs
+ * only on free cores, and with at most one free there is one thread and
+ * no barrier.  A user
  * who binds the threads to places (OMP_PROC_BIND, OMP_PLACES,
  * GOMP_CPU_AFFINITY) has given the program its cores: libgomp's own
  * policy then, and the team is not resized (a resized bound team ran

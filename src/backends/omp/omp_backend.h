@@ -25,12 +25,13 @@
 /* ctx->backend of an omp context (used by one host thread at a time, as
  * every context is). */
 typedef struct kryl_omp_state {
-    int threads;        /* team size of the parallel regions now (omp_team.c) */
-    int max_threads;    /* the context's thread count: the team at most */
-    bool adapt;         /* the team follows the free cores (no wait policy chosen) */
-    int cores;          /* cores this process may run on */
-    double next_sample; /* monotonic seconds of the next count of busy cores */
-    int room_samples;   /* counts in a row that found room for a larger team */
+    int threads;         /* team size of the parallel regions now (omp_team.c) */
+    int max_threads;     /* the context's thread count: the team at most */
+    bool adapt;          /* the team follows the free cores (no wait policy chosen) */
+    int cores;           /* cores this process may run on */
+    double next_sample;  /* monotonic seconds of the next count of busy cores */
+    int room_samples;    /* counts in a row that found room for a larger team */
+    int crowded_samples; /* counts in a row that found the team too large */
     /* KRYL_OMP_PARTS_MAX * KRYL_OMP_PART_SLOTS partial sums of the
      * reductions, allocated once so that iteration operations never allocate */
     double *partials;
@@ -133,18 +134,13 @@ void kryl_omp_team_init(kryl_omp_state *s);
 void kryl_omp_team_refresh(kryl_omp_state *s);
 /* The team on `cores` cores with `others` runnable threads of other
  * processes, for a context of `requested` threads: requested when that many
- * cores are free; else the free cores when two or more are; else, on a
- * machine with more runnable threads of others than cores, when requested
- * covers every core, cores + 1 (libgomp spins only briefly when its
- * threads outnumber the cores); else 1. */
+ * cores are free; else the free cores when two or more are; else 1. */
 int kryl_omp_team_for(int cores, int others, int requested);
 /* Whether the user bound OpenMP's threads to places (OMP_PROC_BIND other
  * than false, OMP_PLACES or GOMP_CPU_AFFINITY set). */
 bool kryl_omp_threads_bound(void);
 /* The team, refreshed, for the host setup work of ctx (its host_team). */
 int kryl_omp_host_team(kryl_context ctx);
-/* The largest team kryl_omp_team_refresh may choose. */
-int kryl_omp_team_largest(const kryl_omp_state *s);
 
 /* omp_spmv.c */
 kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,

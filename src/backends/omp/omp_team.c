@@ -10,9 +10,7 @@
  * (the machine's, from /proc/loadavg, less this process's, from
  * /proc/self/task) and picks the team by kryl_omp_team_for: the threads
  * asked for when their cores are free, else the free cores, else (at most
- * one core free) one thread, with no barrier to wait at, or, on a machine
- * with more runnable threads than cores, one thread more than the cores,
- * which libgomp runs with short spins (none under a passive policy).  The
+ * one core free) one thread, with no barrier to wait at.  The
  * host's setup work (generation, checks, patterns) takes the same team
  * (kryl_omp_host_team, through kryl_host_threads).  A user who sets
  * OMP_WAIT_POLICY or GOMP_SPINCOUNT has chosen and keeps the thread count
@@ -38,6 +36,11 @@
  * barrier. */
 #define KRYL_OMP_SAMPLE_S     0.02
 #define KRYL_OMP_GROW_SAMPLES 5
+/* A count that finds the team too large is confirmed this soon by a second
+ * before the team shrinks: one count in a hundred on an idle 2-core VM saw
+ * a thread runnable for a moment, and a team shrunk for nothing stays so
+ * for KRYL_OMP_GROW_SAMPLES counts. */
+#define KRYL_OMP_CONFIRM_S 0.002
 
 /* The whole of a small /proc file into buf (NUL-terminated), or -1. */
 static ssize_t read_small(const char *path, char *buf, size_t size)
@@ -95,13 +98,11 @@ int kryl_omp_team_for(int cores, int others, int requested)
     if (requested <= free_cores || requested == 1) return requested;
     /* two or more cores free: a spinning team on them */
     if (free_cores >= 2) return free_cores;
-    /* at most one core free: one thread, with no barrier to wait at, gets
-     * a core's share (faster than passive waits next to one or two busy
-     * programs on two cores, docs/BENCHMARKS.md "a thread alone");
-     * overloaded, a team's share of the cores counts more: one thread more
-     * than the cores, and libgomp, whose threads then outnumber the cores,
-     * spins only 100 turns before it sleeps (GOMP_SPINCOUNT in its manual) */
-    return others > cores && requested >= cores ? cores + 1 : 1;
+    /* at most one core free: one thread, with no barrier to wait at (as
+     * fast as passive waits or faster next to 1-10 busy programs on two
+     * cores, where a larger team lost up to 5x: docs/BENCHMARKS.md, "a
+     * thread alone") */
+    return 1;
 }
 
 void kryl_omp_team_init(kryl_omp_state *s)
@@ -118,11 +119,7 @@ void kryl_omp_team_init(kryl_omp_state *s)
     if (s->cores <= 0) s->adapt = false;
     s->next_sample = 0.0;
     s->room_samples = 0;
-}
-
-int kryl_omp_team_largest(const kryl_omp_state *s)
-{
-    return s->adapt && s->cores + 1 > s->max_threads ? s->cores + 1 : s->max_threads;
+    s->crowded_samples = 0;
 }
 
 int kryl_omp_host_team(kryl_context ctx)
@@ -149,17 +146,24 @@ void kryl_omp_team_refresh(kryl_omp_state *s)
     }
     /* runnable threads of this process beyond a full team are the
      * application's own work, as busy as another program's */
-    int largest = kryl_omp_team_largest(s);
-    int ours = own < largest ? own : largest;
+    int ours = own < s->max_threads ? own : s->max_threads;
     int team = kryl_omp_team_for(s->cores, machine - ours, s->max_threads);
-    /* leave the team asked for at once (spinning next to a busy program
-     * costs milliseconds a barrier); come back to it only after
-     * KRYL_OMP_GROW_SAMPLES counts in a row found its cores free, so a
-     * build's pause between two compilers does not bring the spinning back */
+    /* leave the team asked for as soon as a second count confirms the
+     * first (spinning next to a busy program costs milliseconds a
+     * barrier); come back to it only after KRYL_OMP_GROW_SAMPLES counts in
+     * a row found its cores free, so a build's pause between two compilers
+     * does not bring the spinning back */
     bool back = team == s->max_threads && s->threads != s->max_threads;
+    bool crowded = team < s->threads;
     s->room_samples = back ? s->room_samples + 1 : 0;
+    s->crowded_samples = crowded ? s->crowded_samples + 1 : 0;
+    if (crowded && s->crowded_samples < 2) {
+        s->next_sample = now + KRYL_OMP_CONFIRM_S;
+        return;
+    }
     if (!back || s->room_samples >= KRYL_OMP_GROW_SAMPLES) {
         s->threads = team;
         s->room_samples = 0;
+        s->crowded_samples = 0;
     }
 }
