@@ -103,6 +103,18 @@ static void count_contexts(kryl_log_level level, const char *message, void *user
  * host side. */
 static void test_auto_prediction(void)
 {
+    /* the bound that spares the copy loop where no host could take rows
+     * holds on this host */
+    kryl_context omp = kt_context_with(KRYL_BACKEND_OMP, 0, false);
+    if (omp) {
+        const double bound = kryl_hybrid_host_bandwidth_bound(omp);
+        double timed = 0.0;
+        CHECK_OK(kryl_hybrid_host_bandwidth(omp, &timed));
+        CHECK(timed > 0.0 && timed <= bound, "host copy %.3g GB/s within the bound %.3g GB/s",
+              1e-9 * timed, 1e-9 * bound);
+        kryl_context_destroy(&omp);
+    }
+
     int contexts = 0;
     kryl_context ctx = kt_context_logging(KRYL_BACKEND_REF, 0, false, count_contexts, &contexts);
     CHECK_OK(kryl_context_defer_matrix_storage(ctx, true));

@@ -47,6 +47,10 @@ void kryl_hybrid_predict(int64_t rows, int64_t cols, int64_t nnz, double device_
  * on a deterministic context. */
 kryl_status kryl_hybrid_host_bandwidth(kryl_context ctx, double *bandwidth);
 
+/* The most the host's copy bandwidth can be: its threads at
+ * 20 GB/s each, or the one timed where it was. */
+double kryl_hybrid_host_bandwidth_bound(kryl_context ctx);
+
 /* The fewest host rows, at least host_rows, that leave a device part of
  * at most `available` bytes. */
 int64_t kryl_hybrid_rows_to_fit(const kryl_csr *A, int64_t host_rows, int64_t available);

@@ -633,11 +633,17 @@ static kryl_status auto_predict(kryl_solver s, bool *split)
         return KRYL_SUCCESS;
     }
     kryl_device_model device;
-    double host_bandwidth;
     KRYL_TRY(kryl_context_device_model(s->ctx, &device));
-    KRYL_TRY(kryl_hybrid_host_bandwidth(s->ctx, &host_bandwidth));
     kryl_hybrid_prediction p;
+    /* the host's copy loop (tens of ms, the first time) only where a host
+     * streaming at its threads' most could take rows */
+    double host_bandwidth = kryl_hybrid_host_bandwidth_bound(s->ctx);
     kryl_hybrid_predict(A->nrows, A->ncols, kryl_csr_nnz(A), device.bandwidth, host_bandwidth, &p);
+    if (p.split) {
+        KRYL_TRY(kryl_hybrid_host_bandwidth(s->ctx, &host_bandwidth));
+        kryl_hybrid_predict(A->nrows, A->ncols, kryl_csr_nnz(A), device.bandwidth, host_bandwidth,
+                            &p);
+    }
     const double nnz = (double)kryl_csr_nnz(A);
     info->model_predicted = true;
     info->model_host_share = p.share;
@@ -646,10 +652,10 @@ static kryl_status auto_predict(kryl_solver s, bool *split)
     const int64_t rows = kryl_hybrid_rows_for_share(A, p.share);
     const int written =
         snprintf(info->reason, sizeof info->reason,
-                 "the bandwidth model (device %.3g, host %.3g GB/s): r_cpu = %.3f (%lld host "
+                 "the bandwidth model (device %.3g, host %s%.3g GB/s): r_cpu = %.3f (%lld host "
                  "rows), an SpMV %.3g s split against %.3g s on the device alone",
-                 1e-9 * p.device_bandwidth, 1e-9 * p.host_bandwidth, p.share, (long long)rows,
-                 p.split_s, p.device_s);
+                 1e-9 * p.device_bandwidth, p.split ? "" : "at most ", 1e-9 * p.host_bandwidth,
+                 p.share, (long long)rows, p.split_s, p.device_s);
     if (!p.split) {
         if (written > 0 && (size_t)written < sizeof info->reason)
             snprintf(info->reason + written, sizeof info->reason - (size_t)written,

@@ -31,6 +31,10 @@ static const double SYNC_S = 30e-6;
 static const double GAIN_OVER_EXCHANGE = 2.0;
 static const double LEAST_GAIN = 0.1;
 
+/* The most one host thread streams, the most of a server core's STREAM copy
+ * (10-20 GB/s on current x86 and Arm servers): a bound, not an estimate. */
+static const double CORE_BYTES_PER_S = 20e9;
+
 void kryl_hybrid_predict(int64_t rows, int64_t cols, int64_t nnz, double device_bandwidth,
                          double host_bandwidth, kryl_hybrid_prediction *p)
 {
@@ -82,6 +86,12 @@ static kryl_status measure_host_copy(int threads, double *bandwidth)
     free(src);
     free(dst);
     return KRYL_SUCCESS;
+}
+
+double kryl_hybrid_host_bandwidth_bound(kryl_context ctx)
+{
+    if (ctx->host_bandwidth > 0.0 && !kryl_context_deterministic(ctx)) return ctx->host_bandwidth;
+    return CORE_BYTES_PER_S * (double)kryl_host_threads(ctx);
 }
 
 kryl_status kryl_hybrid_host_bandwidth(kryl_context ctx, double *bandwidth)
