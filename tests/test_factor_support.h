@@ -362,6 +362,48 @@ static kryl_matrix tf_unsymmetric(kryl_context ctx, bool dense, test_shape shape
     return A;
 }
 
+/* A symmetric positive definite matrix on ctx: a chain (tridiagonal: a
+ * level per row in both triangles) or an arrow (row and column 0 dense). */
+static kryl_matrix tf_chain_or_arrow(kryl_context ctx, bool arrow, int64_t n)
+{
+    kryl_assembly asm_ = NULL;
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_assembly_create(&asm_, ctx, n, n, 0, n));
+    for (int64_t i = 1; i < n; i++) {
+        const int64_t j = arrow ? 0 : i - 1;
+        CHECK_OK(kryl_assembly_add_value(asm_, i, j, -1.0));
+        CHECK_OK(kryl_assembly_add_value(asm_, j, i, -1.0));
+    }
+    for (int64_t i = 0; i < n; i++)
+        CHECK_OK(kryl_assembly_add_value(asm_, i, i, arrow && i == 0 ? (double)n + 1.0 : 3.0));
+    CHECK_OK(kryl_assembly_finish(asm_, &A));
+    kryl_assembly_destroy(&asm_);
+    return A;
+}
+
+/* IC(0) and ILU(0) of the awkward triangles of the level schedules: an
+ * empty matrix, a chain (a level per row), an arrow (a dense row and
+ * column), a random SPD pattern and a 3-D grid of many blocks of rows. */
+static void tf_check_schedules(kryl_context ctx)
+{
+    char what[160];
+    kryl_matrix M[5] = {tf_chain_or_arrow(ctx, false, 0), tf_chain_or_arrow(ctx, false, 5000),
+                        tf_chain_or_arrow(ctx, true, 3000),
+                        tf_spd(ctx, TEST_SHAPE_RANDOM, 30000, 91, -1),
+                        kt_generate(ctx, KRYL_GEN_POISSON3D7, 40)};
+    const char *name[5] = {"an empty matrix", "a chain of 5000 rows", "an arrow of 3000 rows",
+                           "a random SPD matrix of 30000 rows", "the 7-point grid of 40^3"};
+    for (int m = 0; m < 5; m++) {
+        if (M[m] == NULL) continue;
+        for (int k = 0; k < 2; k++) {
+            snprintf(what, sizeof what, "%s of %s", k == 0 ? "ic0" : "ilu0", name[m]);
+            CHECK(tf_check(ctx, M[m], k == 0 ? KRYL_FACTOR_IC0 : KRYL_FACTOR_ILU0, NULL, what),
+                  "%s: expected to exist", what);
+        }
+        kryl_matrix_destroy(&M[m]);
+    }
+}
+
 /* Every check on ctx. */
 static void tf_check_all(kryl_context ctx)
 {
@@ -414,6 +456,7 @@ static void tf_check_all(kryl_context ctx)
         CHECK(tf_check(ctx, A, KRYL_FACTOR_ILU0, NULL, what), "%s: expected to exist", what);
         kryl_matrix_destroy(&A);
     }
+    tf_check_schedules(ctx);
     kryl_matrix bad = tf_spd(ctx, TEST_SHAPE_RANDOM, 300, 77, 150);
     CHECK(!tf_check(ctx, bad, KRYL_FACTOR_IC0, NULL, "ic0 with a negative diagonal at row 150"),
           "ic0 with a negative diagonal: expected a failure");

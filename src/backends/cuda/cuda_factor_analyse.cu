@@ -7,26 +7,26 @@
  * The pattern: each row's kept entries counted, the counts summed
  * (cub's scan), each row's entries copied with their sources; IC's
  * transposed pattern from a stable radix sort of (column, row) pairs, so
- * rows come out ascending.  The level schedules in the manner of the
- * analysis of a synchronisation-free triangular solve (Liu, Li, Hou &
- * Vinter, Euro-Par 2016; cuSPARSE's csrsv2 analysis): level_i = 1 + the
- * largest level of the rows row i reads, a thread per row taken in the
- * triangle's solve order, waiting for the levels of the rows it reads to
- * be set (those of its own warp finished lane after lane); then the rows grouped by level
- * with the color grouping's stable sort (cuda_color.cu), ascending within a level. */
+ * rows come out ascending.  The level schedules as in the analysis of a
+ * synchronisation-free triangular solve (Liu, Li, Hou & Vinter, Euro-Par
+ * 2016; cuSPARSE's csrsv2 analysis), and by the same sweep as the
+ * sync-free solve (cuda_syncfree.cuh): a level is that solve in the
+ * (max, +) semiring, level_i = max_j (level_j + 1) over the rows j that
+ * row i reads, rows taken in the triangle's solve order; then the rows
+ * grouped by level with the color grouping's stable sort (cuda_color.cu),
+ * ascending within a level. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda/atomic>
 #include <stdlib.h>
 
 #include "backends/cuda/cuda_factor.cuh"
+#include "backends/cuda/cuda_syncfree.cuh"
 
 extern "C" {
 #include "factor/factor_internal.h"
 #include "factor/factor_pattern.h"
 }
 
-constexpr int WARP = 32;
 constexpr unsigned long long NONE = ~0ull;
 
 #define ANALYSE_FOR_EACH(i, n)                                                                     \
@@ -91,74 +91,42 @@ __global__ void entry_rows_kernel(int64_t n, const int64_t *__restrict__ ptr,
     }
 }
 
-/* level[i] = 1 + max level[j] over the j row i reads (j < i in the lower
- * triangle, j > i in the upper), each stored as level + 1 so that 0 means
- * not yet known.  A thread per row, rows taken in solve order from the
- * block ticket: each thread waits for the rows it reads outside its warp
- * (earlier warps, of running or finished blocks), then the warp's 32 rows
- * are finished one lane after the other, a row reading the levels of its
- * warp's earlier rows from shared memory, so no lane waits on a lane of
- * its own warp.  A thread rather than a warp per row: rows are taken in
- * their natural order, not level by level, so the rows in flight must
- * span many levels for the wavefront to move (a warp per row gave the
- * levels phase 158 ms on 7-point 160^3, H200). */
-__global__ __launch_bounds__(KRYL_CUDA_THREADS) void level_kernel(int64_t n, bool lower,
+/* A row's level as a sweep in the (max, +) semiring: level_i = max over
+ * the rows j that row i reads of level_j + 1 (0 where it reads none),
+ * rows in the triangle's solve order (lower: i = slot; upper: i = n - 1 -
+ * slot), their words the levels */
+struct level_op {
+    using word = unsigned int;
+    using acc = unsigned int;
+    static constexpr word unsolved = ~0u;
+    static constexpr bool local = true;
+    int64_t n;
+    bool lower;
+    word *words;
+    __device__ int64_t row(int64_t slot) const { return lower ? slot : n - 1 - slot; }
+    __device__ int64_t slot_of(int32_t j) const { return lower ? j : n - 1 - j; }
+    __device__ bool reads(int64_t i, int32_t j) const { return lower ? j < i : j > i; }
+    __device__ unsigned int start() const { return 0; }
+    __device__ void add(unsigned int &top, int64_t, word level) const
+    {
+        top = level + 1 > top ? level + 1 : top;
+    }
+    template <typename Read>
+    __device__ word finish(int64_t, int64_t, int64_t, int lanes, bool, unsigned int top,
+                           const Read &) const
+    {
+        return kryl_group_reduce(top, lanes,
+                                 [](unsigned int a, unsigned int b) { return a > b ? a : b; });
+    }
+};
+
+/* level[i] of every row of the triangle (level all unsolved, *ticket 0) */
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void level_kernel(level_op op,
                                                                   const int64_t *__restrict__ ptr,
                                                                   const int32_t *__restrict__ col,
-                                                                  int32_t *level,
-                                                                  unsigned long long *ticket)
+                                                                  unsigned int *ticket, int lanes)
 {
-    __shared__ unsigned long long block;
-    __shared__ int32_t finished[KRYL_CUDA_THREADS]; /* level + 1 of each thread's row */
-    if (threadIdx.x == 0) block = atomicAdd(ticket, 1ull);
-    __syncthreads();
-    const int64_t slot = (int64_t)block * blockDim.x + threadIdx.x;
-    const int lane = (int)(threadIdx.x & (WARP - 1));
-    const int64_t first = slot - lane; /* the warp's first slot */
-    const bool active = slot < n;
-    const int64_t i = lower ? slot : n - 1 - slot;
-    int32_t top = 0;
-    for (int64_t e = active ? ptr[i] : 0; active && e < ptr[i + 1]; e++) {
-        const int64_t j = col[e], at = lower ? j : n - 1 - j; /* j's slot */
-        if (at >= slot || at >= first) continue;              /* not read, or a row of this warp */
-        cuda::atomic_ref<int32_t, cuda::thread_scope_device> known(level[j]);
-        int32_t l;
-        while ((l = known.load(cuda::memory_order_acquire)) == 0) {
-        }
-        top = l > top ? l : top;
-    }
-    for (int t = 0; t < WARP; t++) {
-        if (lane == t && active) {
-            for (int64_t e = ptr[i]; e < ptr[i + 1]; e++) {
-                const int64_t j = col[e], at = lower ? j : n - 1 - j;
-                if (at < slot && at >= first) {
-                    const int32_t l = finished[threadIdx.x - (slot - at)];
-                    top = l > top ? l : top;
-                }
-            }
-            finished[threadIdx.x] = top + 1;
-            cuda::atomic_ref<int32_t, cuda::thread_scope_device>(level[i]).store(
-                top + 1, cuda::memory_order_release);
-        }
-        __syncwarp();
-    }
-}
-
-/* level[i] -= 1 (to 0-based); top[0] = max over i, a block's max at a time */
-__global__ void level_finish_kernel(int64_t n, int32_t *level, unsigned long long *top)
-{
-    int32_t m = 0;
-    ANALYSE_FOR_EACH(i, n)
-    {
-        const int32_t l = level[i] - 1;
-        level[i] = l;
-        m = l > m ? l : m;
-    }
-    for (int offset = WARP / 2; offset > 0; offset /= 2) {
-        const int32_t other = __shfl_down_sync(0xffffffffu, m, offset);
-        m = other > m ? other : m;
-    }
-    if ((threadIdx.x & (WARP - 1)) == 0) atomicMax(top, (unsigned long long)m);
+    kryl_syncfree_sweep(op, op.n, ptr, col, ticket, lanes);
 }
 
 /* *dst = count items of device memory for `what`. */
@@ -323,24 +291,22 @@ kryl_status kryl_cuda_factor_analyse(kryl_context ctx, int64_t n, const int64_t 
 
 /* lv = the level schedule of the lower or upper triangle of (ptr, col). */
 static kryl_status schedule(kryl_context ctx, kryl_cuda_state *s, int64_t n, bool lower,
-                            const int64_t *ptr, const int32_t *col, int32_t *level,
+                            const int64_t *ptr, const int32_t *col, int64_t entries, int32_t *level,
                             unsigned long long *scratch, cuda_schedule *lv)
 {
     lv->nlevels = 0;
     if (n > 0) {
-        /* scratch[0] = the block ticket, scratch[1] = the top level */
-        KRYL_CUDA_CHECK(cudaMemsetAsync(level, 0, (size_t)n * sizeof *level, s->stream));
-        KRYL_CUDA_CHECK(cudaMemsetAsync(scratch, 0, 2 * sizeof *scratch, s->stream));
-        level_kernel<<<kryl_cuda_blocks(n, 0x7fffffffu), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            n, lower, ptr, col, level, scratch);
+        /* scratch[0] = the block ticket;  level = unsolved */
+        KRYL_CUDA_CHECK(cudaMemsetAsync(level, 0xff, (size_t)n * sizeof *level, s->stream));
+        KRYL_CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof *scratch, s->stream));
+        const int lanes = kryl_syncfree_lanes(entries, n);
+        const level_op op{n, lower, reinterpret_cast<unsigned int *>(level)};
+        /* level_i = max_{j read by row i} level_j + 1, one sweep in solve order */
+        level_kernel<<<kryl_cuda_blocks(n * lanes, 0x7fffffffu), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            op, ptr, col, reinterpret_cast<unsigned int *>(scratch), lanes);
         KRYL_CUDA_CHECK_LAUNCH("level_kernel");
-        level_finish_kernel<<<kryl_cuda_stream_grid(s, n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            n, level, scratch + 1);
-        KRYL_CUDA_CHECK_LAUNCH("level_finish_kernel");
-        unsigned long long top = 0;
-        KRYL_CUDA_CHECK(
-            cudaMemcpyAsync(&top, scratch + 1, sizeof top, cudaMemcpyDeviceToHost, s->stream));
-        KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+        unsigned int top = 0;
+        KRYL_TRY(kryl_cuda_largest_word(s, n, op.words, scratch + 1, &top));
         lv->nlevels = (int64_t)top + 1;
     }
     lv->level_ptr = static_cast<int64_t *>(malloc(((size_t)lv->nlevels + 1) * sizeof(int64_t)));
@@ -366,10 +332,11 @@ kryl_status kryl_cuda_factor_schedule(kryl_context ctx, void *handle, kryl_facto
     KRYL_TRY(device_array(s, &level, F->n, "the factor's row levels"));
     /* L: C's rows (ILU: the part left of the diagonal); U: the transposed
      * pattern (IC) or C's rows right of the diagonal (ILU) */
-    kryl_status st = schedule(ctx, s, F->n, true, F->ptr, F->col, level, F->status, &F->levels[0]);
+    kryl_status st =
+        schedule(ctx, s, F->n, true, F->ptr, F->col, F->nnz, level, F->status, &F->levels[0]);
     if (st == KRYL_SUCCESS)
         st = schedule(ctx, s, F->n, false, F->ic ? F->uptr : F->ptr, F->ic ? F->ucol : F->col,
-                      level, F->status, &F->levels[1]);
+                      F->nnz, level, F->status, &F->levels[1]);
     kryl_cuda_free(s, level);
     shape->nlevels_L = (int32_t)F->levels[0].nlevels;
     shape->nlevels_U = (int32_t)F->levels[1].nlevels;

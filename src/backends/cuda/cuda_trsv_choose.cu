@@ -2,11 +2,12 @@
  * path's time skips the hopeless ones (a launch per level costs about the
  * launch latency, a row of the synchronisation-free path waits about one
  * trip through L2 for each level before it, the host path pays the copies
- * and a serial pass); the others are timed on the triangle itself, on the
- * context's stream, and the fastest is kept.  A deterministic context
- * takes the model's choice untimed: the host path sums a row in another
- * order than the device paths, so a timing that varies from run to run
- * would change the bits of x. */
+ * and a serial pass); a path whose estimate is well below every other's is
+ * taken untimed, else the others are timed on the triangle itself, on the
+ * context's stream (a warm-up solve, then one), and the fastest is kept.
+ * A deterministic context takes the model's choice untimed: the host path
+ * sums a row in another order than the device paths, so a timing that
+ * varies from run to run would change the bits of x. */
 #include <math.h>
 #include <stdio.h>
 
@@ -22,6 +23,13 @@ static const double HOST_ENTRY_S = 2e-9;  /* a serial pass, per row and per entr
 static const double HOST_FIXED_S = 20e-6; /* the host function's round trip */
 /* A path estimated this many times slower than the best estimate is not timed. */
 static const double HOPELESS = 10.0;
+/* The best estimate this many times below every other candidate's is taken untimed: levels
+ * against syncfree is at most LAUNCH_S / HOP_S = 5/3 apart, where the count of levels rules,
+ * and measured 1.87 apart there (7-point 160^3, H200: 2.64 against 1.41 ms a solve). */
+static const double SEPARATED = 1.5;
+/* A solve estimated to take this long is timed once after the warm-up (the events resolve
+ * about a microsecond); shorter ones a few times. */
+static const double TIMED_ONCE_S = 1e-4;
 
 /* Estimated seconds of one solve by each path. */
 static void model(const cuda_trsv *D, double est[KRYL_CUDA_TRSV_PATHS])
@@ -69,8 +77,7 @@ static kryl_status time_paths(kryl_cuda_state *s, cuda_trsv *D, const bool *time
         seconds[p] = -1.0;
         if (!timed[p]) continue;
         D->path = (kryl_cuda_trsv_path)p;
-        /* a few repetitions, fewer for slow paths */
-        const int reps = est[p] < 1e-3 ? 5 : est[p] < 2e-2 ? 2 : 1;
+        const int reps = est[p] < TIMED_ONCE_S ? 5 : 1;
         st = time_path(s, D, bx, static_cast<char *>(bx) + bytes, reps, start, stop, &seconds[p]);
     }
     if (start) cudaEventDestroy(start);
@@ -87,11 +94,12 @@ kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trs
     model(D, est);
     double best_est = est[KRYL_CUDA_TRSV_LEVELS];
     for (int p = 1; p < KRYL_CUDA_TRSV_PATHS; p++) best_est = est[p] < best_est ? est[p] : best_est;
-    int candidates = 0;
+    int candidates = 0, separated = 1;
     for (int p = 1; p < KRYL_CUDA_TRSV_PATHS; p++) {
         timed[p] =
             requested == KRYL_CUDA_TRSV_AUTO ? est[p] <= HOPELESS * best_est : p == (int)requested;
         candidates += timed[p];
+        separated += timed[p] && est[p] >= SEPARATED * best_est;
     }
     /* only the candidates' buffers: the host path's pinned ones cost more than a solve */
     if (timed[KRYL_CUDA_TRSV_SYNCFREE]) KRYL_TRY(kryl_cuda_trsv_syncfree_setup(s, D));
@@ -99,7 +107,7 @@ kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trs
     const char *how = "requested";
     if (requested != KRYL_CUDA_TRSV_AUTO) {
         D->path = requested;
-    } else if (candidates == 1 || D->n == 0 || kryl_context_deterministic(ctx)) {
+    } else if (separated == candidates || D->n == 0 || kryl_context_deterministic(ctx)) {
         how = "model";
         /* the lowest estimate (levels on a tie, and for an empty triangle) */
         D->path = KRYL_CUDA_TRSV_LEVELS;

@@ -1,90 +1,71 @@
-/* The synchronisation-free path of the device triangular solves (Liu, Li,
- * Hou & Vinter, "A synchronization-free algorithm for parallel sparse
- * triangular solves", Euro-Par 2016), on rows rather than columns: one
- * launch for the whole triangle, a group of lanes per row (as the level
- * path), each row solved as soon as the x_j it needs are.
- *
- * Readiness is carried by x itself: x is filled with an all-ones NaN
- * pattern before the launch (a memset, a memset node in a captured graph,
- * so nothing is reset through the host), and a solved x_i never holds that
- * pattern.  A lane reads x_j with relaxed loads, which see either the
- * pattern or the final value (an aligned word is written at once), so
- * there is no separate flag to order against the value, and no fence.
- *
- * Forward progress: rows are taken in level order, so a row waits only on
- * rows at earlier positions; blocks take their positions from a ticket
- * counter in the order they start, so those rows belong to blocks that are
- * already running (or done), never to one waiting for a free
- * multiprocessor.  A warp never blocks on one of its lanes: in each round
- * every lane adds the terms whose x_j are ready, groups whose terms are all
- * in are solved, and the warp polls again, so rows of one warp may depend
- * on each other. */
-#include <cuda/atomic>
-
+/* The synchronisation-free path of the device triangular solves: the
+ * sweep of cuda_syncfree.cuh (Liu, Li, Hou & Vinter, Euro-Par 2016, on
+ * rows rather than columns) with x as the published words: one launch for
+ * the whole triangle, a group of lanes per row (as the level path), each
+ * row solved as soon as the x_j it needs are.  x is filled with an
+ * all-ones NaN pattern before the launch (a memset, a memset node in a
+ * captured graph, so nothing is reset through the host), and a solved x_i
+ * never holds that pattern.  Rows are taken in level order (the rows of a
+ * level read none of each other), so no row reads its block's rows from
+ * shared memory. */
+#include "backends/cuda/cuda_syncfree.cuh"
 #include "backends/cuda/cuda_trsv.cuh"
 
-/* The unsigned word of T, the unsolved pattern and its atomic view. */
-template <typename T> struct word;
-template <> struct word<double> {
+/* The unsigned word of T and the pattern of an unsolved x_i. */
+template <typename T> struct word_of;
+template <> struct word_of<double> {
     using type = unsigned long long;
     static constexpr type unsolved = ~0ull;
     static constexpr type quiet_nan = 0x7ff8000000000000ull;
     static __device__ double value(type w) { return __longlong_as_double((long long)w); }
     static __device__ type of(double v) { return (type)__double_as_longlong(v); }
 };
-template <> struct word<float> {
+template <> struct word_of<float> {
     using type = unsigned int;
     static constexpr type unsolved = ~0u;
     static constexpr type quiet_nan = 0x7fc00000u;
     static __device__ float value(type w) { return __uint_as_float(w); }
     static __device__ type of(float v) { return __float_as_uint(v); }
 };
-template <typename T>
-using atomic_word = cuda::atomic_ref<typename word<T>::type, cuda::thread_scope_device>;
+
+/* The solve as a sweep: row i = rows[slot] adds t_ij x_j (in double) */
+template <typename T> struct trsv_op {
+    using word = typename word_of<T>::type;
+    using acc = double;
+    static constexpr word unsolved = word_of<T>::unsolved;
+    static constexpr bool local = false;
+    const int32_t *rows;
+    const T *val, *diag, *b; /* diag NULL: a unit diagonal */
+    word *words;             /* x */
+    __device__ int64_t row(int64_t slot) const { return __ldg(&rows[slot]); }
+    __device__ bool reads(int64_t, int32_t) const { return true; }
+    __device__ double start() const { return 0.0; }
+    __device__ void add(double &sum, int64_t k, word w) const
+    {
+        sum += (double)__ldg(&val[k]) * (double)word_of<T>::value(w);
+    }
+    /* x_i = (b_i - the row's sum) / t_ii, never the unsolved pattern */
+    template <typename Read>
+    __device__ word finish(int64_t i, int64_t, int64_t, int lanes, bool solve, double sum,
+                           const Read &) const
+    {
+        const double total =
+            kryl_group_reduce(sum, lanes, [](double a, double c) { return a + c; });
+        if (!solve) return unsolved;
+        const double r = (double)__ldg(&b[i]) - total;
+        const word w = word_of<T>::of((T)(diag ? r / (double)__ldg(&diag[i]) : r));
+        return w == unsolved ? word_of<T>::quiet_nan : w;
+    }
+};
 
 /* x_i = (b_i - sum_{j != i} t_ij x_j) / t_ii for every row, each term
  * added once x_j is solved; x starts all unsolved, *ticket at 0 */
 template <typename T>
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void trsv_syncfree_kernel(
-    int64_t n, const int32_t *__restrict__ rows, const int64_t *__restrict__ ptr,
-    const int32_t *__restrict__ col, const T *__restrict__ val, const T *__restrict__ diag,
-    const T *__restrict__ b, T *x, unsigned int *ticket, int lanes)
+    trsv_op<T> op, int64_t n, const int64_t *__restrict__ ptr, const int32_t *__restrict__ col,
+    unsigned int *ticket, int lanes)
 {
-    using W = word<T>;
-    __shared__ unsigned int block;
-    if (threadIdx.x == 0) block = atomicAdd(ticket, 1u);
-    __syncthreads();
-    auto *xw = reinterpret_cast<typename W::type *>(x);
-    const int64_t slot = ((int64_t)block * blockDim.x + threadIdx.x) / lanes;
-    const int lane = (int)(threadIdx.x & (unsigned)(lanes - 1));
-    const unsigned int group = lanes == 32 ? 0xffffffffu
-                                           : ((1u << lanes) - 1u)
-                                                 << ((threadIdx.x & 31u) & ~(unsigned)(lanes - 1));
-    bool done = slot >= n;
-    const int64_t i = done ? 0 : rows[slot];
-    const int64_t end = done ? 0 : ptr[i + 1];
-    int64_t k = done ? 0 : ptr[i] + lane;
-    double sum = 0.0;
-    while (!__all_sync(0xffffffffu, done)) {
-        /* sum += t_ij x_j over this lane's next terms whose x_j is solved */
-        for (; !done && k < end; k += lanes) {
-            const typename W::type w = atomic_word<T>(xw[col[k]]).load(cuda::memory_order_relaxed);
-            if (w == W::unsolved) break;
-            sum += (double)val[k] * (double)W::value(w);
-        }
-        const unsigned int in = __ballot_sync(0xffffffffu, done || k >= end);
-        const bool solve = !done && (in & group) == group;
-        double total = sum;
-        for (int offset = lanes / 2; offset > 0; offset /= 2)
-            total += __shfl_down_sync(0xffffffffu, total, offset, lanes);
-        if (solve && lane == 0) {
-            const double r = (double)b[i] - total;
-            typename W::type w = W::of((T)(diag ? r / (double)diag[i] : r));
-            atomic_word<T>(xw[i]).store(w == W::unsolved ? W::quiet_nan : w,
-                                        cuda::memory_order_relaxed);
-        }
-        done = done || solve;
-    }
+    kryl_syncfree_sweep(op, n, ptr, col, ticket, lanes);
 }
 
 kryl_status kryl_cuda_trsv_syncfree_setup(kryl_cuda_state *s, cuda_trsv *D)
@@ -104,10 +85,11 @@ kryl_status kryl_cuda_trsv_syncfree(kryl_cuda_state *s, const cuda_trsv *D, cons
     /* x = T^{-1} b in one launch */
     kryl_cuda_with_type(D->precision, [&](auto t) {
         using T = decltype(t);
-        trsv_syncfree_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            D->n, D->rows, D->ptr, D->col, static_cast<const T *>(D->val),
-            static_cast<const T *>(D->diag), static_cast<const T *>(b), static_cast<T *>(x),
-            D->ticket, D->lanes);
+        const trsv_op<T> op{D->rows, static_cast<const T *>(D->val),
+                            static_cast<const T *>(D->diag), static_cast<const T *>(b),
+                            reinterpret_cast<typename trsv_op<T>::word *>(x)};
+        trsv_syncfree_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(op, D->n, D->ptr, D->col,
+                                                                           D->ticket, D->lanes);
     });
     KRYL_CUDA_CHECK_LAUNCH("trsv_syncfree_kernel");
     return KRYL_SUCCESS;
