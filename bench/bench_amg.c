@@ -9,7 +9,13 @@
  *   direction; default poisson2d:500 poisson2d:1000 poisson2d:2000
  *   poisson3d:40 poisson3d:80 poisson3d:160 poisson3d27:50 poisson3d27:100.
  *   BENCH_AMG_SMOOTHER (chebyshev, jacobi, l1jacobi, mcgs) picks the smoother,
- *   BENCH_AMG_COARSENING (greedy, mis2, parallel) the aggregation. */
+ *   BENCH_AMG_COARSENING (greedy, mis2, parallel) the aggregation.
+ *   BENCH_AMG_SPGEMM=compare adds, for each grid, the setup's products
+ *   (P, R, A_c on every level) by cuSPARSE's SpGEMM against the backend's
+ *   hash SpGEMM (KRYL_AMG_SPGEMM=cusparse, =hash; cuda): the best of three
+ *   setups of each, their iterations, and the ratios cuSPARSE / hash. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +67,36 @@ static outcome run(kryl_matrix A, kryl_vector b, kryl_vector x, kryl_precond_kin
     return out;
 }
 
-static void bench(kryl_context ctx, const char *spec, const kryl_amg_options *options)
+/* The best of three AMG-PCG setups with the products of KRYL_AMG_SPGEMM=spgemm. */
+static outcome best_setup(kryl_matrix A, kryl_vector b, kryl_vector x, const char *spgemm,
+                          const kryl_amg_options *amg)
+{
+    setenv("KRYL_AMG_SPGEMM", spgemm, 1);
+    outcome best = run(A, b, x, KRYL_PRECOND_AMG, amg);
+    for (int r = 1; r < 3; r++) {
+        outcome o = run(A, b, x, KRYL_PRECOND_AMG, amg);
+        if (o.setup < best.setup) best = o;
+    }
+    unsetenv("KRYL_AMG_SPGEMM");
+    return best;
+}
+
+/* The products by cuSPARSE's SpGEMM against the hash SpGEMM, on one line. */
+static void compare_products(const char *spec, kryl_matrix A, kryl_vector b, kryl_vector x,
+                             const kryl_amg_options *amg)
+{
+    outcome cu = best_setup(A, b, x, "cusparse", amg);
+    outcome hash = best_setup(A, b, x, "hash", amg);
+    printf("%-18s products cusparse %.4f hash %.4f x%.2f | setup %.4f %.4f x%.2f | its %lld %lld "
+           "| opcx %.3f %.3f%s\n",
+           spec, cu.amg.galerkin_s, hash.amg.galerkin_s, cu.amg.galerkin_s / hash.amg.galerkin_s,
+           cu.setup, hash.setup, cu.setup / hash.setup, (long long)cu.its, (long long)hash.its,
+           cu.amg.operator_complexity, hash.amg.operator_complexity,
+           cu.converged && hash.converged ? "" : "  NOT CONVERGED");
+    fflush(stdout);
+}
+
+static void bench(kryl_context ctx, const char *spec, const kryl_amg_options *options, bool compare)
 {
     char kind_name[32] = "";
     long long n = 0;
@@ -98,6 +133,7 @@ static void bench(kryl_context ctx, const char *spec, const kryl_amg_options *op
            amg.amg.galerkin_s, amg.amg.smoother_s, amg.amg.backend_s,
            jac.converged && amg.converged ? "" : "  NOT CONVERGED");
     fflush(stdout);
+    if (compare) compare_products(spec, A, b, x, options);
     kryl_vector_destroy(&ones);
     kryl_vector_destroy(&b);
     kryl_vector_destroy(&x);
@@ -121,6 +157,9 @@ int main(int argc, char **argv)
     env = getenv("BENCH_AMG_COARSENING");
     if (env != NULL && kryl_amg_coarsening_from_name(env, &amg.coarsening) != KRYL_SUCCESS)
         die("BENCH_AMG_COARSENING", KRYL_ERR_INVALID_ARGUMENT);
+    env = getenv("BENCH_AMG_SPGEMM");
+    bool compare = env != NULL && strcmp(env, "compare") == 0;
+    if (env != NULL && !compare) die("BENCH_AMG_SPGEMM (compare)", KRYL_ERR_INVALID_ARGUMENT);
     kryl_context_options co;
     kryl_context_options_init(&co);
     co.backend = backend;
@@ -135,7 +174,7 @@ int main(int argc, char **argv)
            "jac it", "setup", "solve", "amg", "setup", "solve", "total", "x tot", "x sol", "L",
            "opcx", "setup: strength aggregate prolong galerkin smoother backend");
     int count = argc > 2 ? argc - 2 : (int)(sizeof grids / sizeof grids[0]);
-    for (int i = 0; i < count; i++) bench(ctx, argc > 2 ? argv[i + 2] : grids[i], &amg);
+    for (int i = 0; i < count; i++) bench(ctx, argc > 2 ? argv[i + 2] : grids[i], &amg, compare);
     kryl_context_destroy(&ctx);
     return 0;
 }

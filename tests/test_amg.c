@@ -3,8 +3,9 @@
  * and multigrid iterations on Poisson, iteration counts that do not grow
  * with the grid, every Krylov method and precision preconditioned by it,
  * the smoothers, cycles, coarsenings and near-nullspaces, each backend's
- * tentative prolongator against the host's QR, a resetup against a fresh
- * setup, and refusals (test_amg_support.h). */
+ * tentative prolongator against the host's QR, its products against the
+ * host's (also on awkward shapes), a resetup against a fresh setup, and
+ * refusals (test_amg_support.h). */
 #include "test_amg_support.h"
 
 /* One hierarchy built on ctx and on ref: the same levels up to rounding. */
@@ -405,6 +406,7 @@ int main(void)
 {
     test_each_config(false, check_levels_against_ref);
     test_each_config(false, check_products_against_host);
+    test_each_config(false, check_product_shapes);
     test_each_config(true, check_tentative_against_host);
     check_convergence_factors();
     check_h_independence();

@@ -94,6 +94,91 @@ static void backend_copy(kryl_context ctx, const kryl_csr *A, kryl_backend_csr *
     CHECK_OK(amg_backend_csr_upload(ctx, &C, M));
 }
 
+/* The host's P = S T (S = I - omega D^-1 A; omega = 0: S = I), R = P' and
+ * Ac = R (A P); perm (or NULL): P's row i is row perm[i], R = that P'. */
+static void host_products_of(const kryl_csr *A, const kryl_csr *T, double omega,
+                             const int32_t *perm, kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
+{
+    int64_t n = A->nrows;
+    bool smoothed = omega != 0.0;
+    kryl_csr S, AP;
+    CHECK_OK(kryl_csr_alloc(&S, n, A->ncols, smoothed ? kryl_csr_nnz(A) : n));
+    for (int64_t i = 0; i < n; i++) {
+        int64_t d = kryl_csr_find(A, i, i);
+        S.row_ptr[i + 1] = S.row_ptr[i];
+        if (!smoothed) {
+            S.col_idx[S.row_ptr[i + 1]] = (int32_t)i;
+            S.values[S.row_ptr[i + 1]++] = 1.0;
+            continue;
+        }
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            S.col_idx[S.row_ptr[i + 1]] = A->col_idx[k];
+            S.values[S.row_ptr[i + 1]++] = (k == d) - omega * A->values[k] / A->values[d];
+        }
+    }
+    /* P = S T;  R = P';  Ac = R (A P) */
+    CHECK_OK(kryl_csr_multiply(&S, T, P, 1));
+    CHECK_OK(kryl_csr_transpose(P, R));
+    CHECK_OK(kryl_csr_multiply(A, P, &AP, 1));
+    CHECK_OK(kryl_csr_multiply(R, &AP, Ac, 1));
+    kryl_csr_free(&S);
+    kryl_csr_free(&AP);
+    if (perm == NULL) return;
+    /* P's row i is row perm[i]; R = that P' */
+    kryl_csr Q;
+    CHECK_OK(kryl_csr_alloc(&Q, n, P->ncols, kryl_csr_nnz(P)));
+    for (int64_t i = 0; i < n; i++) {
+        int64_t from = P->row_ptr[perm[i]], len = P->row_ptr[perm[i] + 1] - from;
+        Q.row_ptr[i + 1] = Q.row_ptr[i] + len;
+        memcpy(Q.col_idx + Q.row_ptr[i], P->col_idx + from, (size_t)len * sizeof(int32_t));
+        memcpy(Q.values + Q.row_ptr[i], P->values + from, (size_t)len * sizeof(double));
+    }
+    kryl_csr_free(P);
+    kryl_csr_free(R);
+    *P = Q;
+    CHECK_OK(kryl_csr_transpose(P, R));
+}
+
+/* The backend's amg_products of host A and T (copied to backend memory),
+ * its P, R and Ac downloaded; whether it took them. */
+static bool backend_products_of(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
+                                double omega, bool symmetric, const int32_t *perm_b, kryl_csr *P,
+                                kryl_csr *R, kryl_csr *Ac)
+{
+    bool done = false;
+    kryl_backend_csr bA, bT, bP = {0}, bR = {0}, bAc = {0};
+    backend_copy(ctx, A, &bA);
+    backend_copy(ctx, T, &bT);
+    CHECK_OK(
+        ctx->ops->amg_products(ctx, &bA, &bT, omega, symmetric, perm_b, &bP, &bR, &bAc, &done));
+    if (done) {
+        CHECK_OK(amg_backend_csr_download(ctx, &bP, P));
+        CHECK_OK(amg_backend_csr_download(ctx, &bR, R));
+        CHECK_OK(amg_backend_csr_download(ctx, &bAc, Ac));
+    }
+    kryl_backend_csr *all_b[] = {&bA, &bT, &bP, &bR, &bAc};
+    for (size_t m = 0; m < sizeof all_b / sizeof all_b[0]; m++)
+        kryl_backend_csr_release(ctx, all_b[m]);
+    return done;
+}
+
+/* The backend's amg_products of A and T against the host's: equal up to rounding. */
+static void compare_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T, double omega,
+                             bool symmetric, const int32_t *perm, const int32_t *perm_b,
+                             const char *label)
+{
+    kryl_csr P, R, Ac, hP, hR, hAc;
+    bool done = backend_products_of(ctx, A, T, omega, symmetric, perm_b, &P, &R, &Ac);
+    CHECK(done, "%s: amg_products declined a %lld-row level", label, (long long)A->nrows);
+    if (!done) return;
+    host_products_of(A, T, omega, perm, &hP, &hR, &hAc);
+    CHECK(csr_close(&P, &hP) && csr_close(&R, &hR) && csr_close(&Ac, &hAc),
+          "%s: amg_products (omega %g%s) differs from the host's products", label, omega,
+          perm ? ", rows permuted" : "");
+    kryl_csr *all[] = {&P, &R, &Ac, &hP, &hR, &hAc};
+    for (size_t m = 0; m < sizeof all / sizeof all[0]; m++) kryl_csr_free(all[m]);
+}
+
 /* A backend's amg_products against the host's products of the same CSR: a
  * nonsymmetric A, smoothed and plain, rows permuted, and a zero a_ii
  * refused. */
@@ -104,7 +189,7 @@ static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl
     (void)kind;
     if (ctx->ops->amg_products == NULL) return;
     kryl_matrix M = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 37);
-    kryl_csr *A = &M->host->csr, T, S, P, R, Ac, hP, hR, hAP, hAc;
+    kryl_csr *A = &M->host->csr, T;
     int64_t n = A->nrows;
     tentative_of(n, &T);
     /* the reversed rows as a sorted format's order */
@@ -114,59 +199,8 @@ static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl
     CHECK_OK(ctx->ops->upload(ctx, perm_b, perm, (size_t)n * sizeof *perm));
     for (int v = 0; v < 3; v++) {
         bool smoothed = v > 0, permuted = v == 2;
-        double omega = smoothed ? 0.6 : 0.0;
-        bool done = false;
-        kryl_backend_csr bA, bT, bP = {0}, bR = {0}, bAc = {0};
-        backend_copy(ctx, A, &bA);
-        backend_copy(ctx, &T, &bT);
-        CHECK_OK(ctx->ops->amg_products(ctx, &bA, &bT, omega, false, permuted ? perm_b : NULL, &bP,
-                                        &bR, &bAc, &done));
-        CHECK(done, "%s: amg_products declined a %lld-row level", name, (long long)n);
-        if (done) {
-            CHECK_OK(amg_backend_csr_download(ctx, &bP, &P));
-            CHECK_OK(amg_backend_csr_download(ctx, &bR, &R));
-            CHECK_OK(amg_backend_csr_download(ctx, &bAc, &Ac));
-        }
-        kryl_backend_csr *all_b[] = {&bA, &bT, &bP, &bR, &bAc};
-        for (size_t m = 0; m < sizeof all_b / sizeof all_b[0]; m++)
-            kryl_backend_csr_release(ctx, all_b[m]);
-        if (!done) continue;
-        /* host: S = I - omega D^-1 A (plain: S = I, so P = T);  P = S T;  R = P';
-         * Ac = R (A P) */
-        CHECK_OK(kryl_csr_alloc(&S, n, A->ncols, smoothed ? kryl_csr_nnz(A) : n));
-        for (int64_t i = 0; i < n; i++) {
-            int64_t d = kryl_csr_find(A, i, i);
-            S.row_ptr[i + 1] = S.row_ptr[i];
-            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-                if (!smoothed && k != d) continue;
-                S.col_idx[S.row_ptr[i + 1]] = A->col_idx[k];
-                S.values[S.row_ptr[i + 1]++] = (k == d) - omega * A->values[k] / A->values[d];
-            }
-        }
-        CHECK_OK(kryl_csr_multiply(&S, &T, &hP, 1));
-        CHECK_OK(kryl_csr_transpose(&hP, &hR));
-        CHECK_OK(kryl_csr_multiply(A, &hP, &hAP, 1));
-        CHECK_OK(kryl_csr_multiply(&hR, &hAP, &hAc, 1));
-        if (permuted) {
-            /* P's row i is row n - 1 - i; R = that P' */
-            kryl_csr Q;
-            CHECK_OK(kryl_csr_alloc(&Q, n, hP.ncols, kryl_csr_nnz(&hP)));
-            for (int64_t i = 0; i < n; i++) {
-                int64_t from = hP.row_ptr[perm[i]], len = hP.row_ptr[perm[i] + 1] - from;
-                Q.row_ptr[i + 1] = Q.row_ptr[i] + len;
-                memcpy(Q.col_idx + Q.row_ptr[i], hP.col_idx + from, (size_t)len * sizeof(int32_t));
-                memcpy(Q.values + Q.row_ptr[i], hP.values + from, (size_t)len * sizeof(double));
-            }
-            kryl_csr_free(&hP);
-            kryl_csr_free(&hR);
-            hP = Q;
-            CHECK_OK(kryl_csr_transpose(&hP, &hR));
-        }
-        CHECK(csr_close(&P, &hP) && csr_close(&R, &hR) && csr_close(&Ac, &hAc),
-              "%s: amg_products (omega %g%s) differs from the host's products", name, omega,
-              permuted ? ", rows permuted" : "");
-        kryl_csr *all[] = {&S, &P, &R, &Ac, &hP, &hR, &hAP, &hAc};
-        for (size_t m = 0; m < sizeof all / sizeof all[0]; m++) kryl_csr_free(all[m]);
+        compare_products(ctx, A, &T, smoothed ? 0.6 : 0.0, false, permuted ? perm : NULL,
+                         permuted ? perm_b : NULL, name);
     }
     /* a zero a_ii: refused by name, nothing left held */
     kryl_device_memory before;
@@ -198,6 +232,93 @@ static void check_products_against_host(kryl_context ref, kryl_context ctx, kryl
     free(perm);
     kryl_csr_free(&T);
     kryl_matrix_destroy(&M);
+}
+
+/* T of n rows, `width` columns per aggregate of `size` rows (an
+ * aggregate's near-nullspace of `width` vectors): row i has aggregate
+ * i / size's columns, random values; every eleventh row in none where
+ * `gaps`. */
+static void block_tentative_of(int64_t n, int64_t size, int width, bool gaps, kryl_csr *T)
+{
+    int64_t aggregates = (n + size - 1) / size;
+    CHECK_OK(kryl_csr_alloc(T, n, aggregates * width, n * width));
+    test_random_values(T->values, n * width, 13);
+    for (int64_t i = 0; i < n; i++) {
+        bool member = !gaps || i % 11 != 5;
+        T->row_ptr[i + 1] = T->row_ptr[i] + (member ? width : 0);
+        for (int c = 0; member && c < width; c++)
+            T->col_idx[T->row_ptr[i] + c] = (int32_t)(i / size * width + c);
+    }
+}
+
+/* The symmetric n x n arrowhead with a tridiagonal band: a_00 = n + 2, a_ii
+ * = 4, a_0j = a_j0 = -1, a_i,i+1 = a_i+1,i = -1 (row 0 full, so are the
+ * products' rows). */
+static void arrowhead_of(int64_t n, kryl_csr *A)
+{
+    CHECK_OK(kryl_csr_alloc(A, n, n, 4 * n));
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at = A->row_ptr[i];
+        for (int64_t j = 0; j < n; j++) {
+            bool band = j == i || j == i - 1 || j == i + 1;
+            if (i != 0 && !band && j != 0) continue;
+            A->col_idx[at] = (int32_t)j;
+            A->values[at++] = j == i ? (i == 0 ? (double)n + 2.0 : 4.0) : -1.0;
+        }
+        A->row_ptr[i + 1] = at;
+    }
+}
+
+/* A backend's amg_products against the host's on awkward shapes: one
+ * aggregate; rows of A and T without entries; six columns per aggregate
+ * (the rigid-body modes' width); rows of more entries than the backend's
+ * tables in fast memory hold (a full row, a full coarse matrix). */
+static void check_product_shapes(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
+                                 const char *name)
+{
+    (void)ref;
+    (void)kind;
+    if (ctx->ops->amg_products == NULL) return;
+    char label[160];
+    kryl_matrix M = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 37);
+    const kryl_csr *A = &M->host->csr;
+    int64_t n = A->nrows;
+    kryl_csr T, E;
+    /* one aggregate */
+    block_tentative_of(n, n, 1, true, &T);
+    snprintf(label, sizeof label, "%s, one aggregate", name);
+    compare_products(ctx, A, &T, 0.6, false, NULL, NULL, label);
+    kryl_csr_free(&T);
+    /* every fifth row of A empty (plain: no diagonal to divide by) */
+    CHECK_OK(kryl_csr_alloc(&E, n, n, kryl_csr_nnz(A)));
+    for (int64_t i = 0; i < n; i++) {
+        int64_t len = i % 5 == 2 ? 0 : A->row_ptr[i + 1] - A->row_ptr[i];
+        E.row_ptr[i + 1] = E.row_ptr[i] + len;
+        memcpy(E.col_idx + E.row_ptr[i], A->col_idx + A->row_ptr[i], (size_t)len * sizeof(int32_t));
+        memcpy(E.values + E.row_ptr[i], A->values + A->row_ptr[i], (size_t)len * sizeof(double));
+    }
+    tentative_of(n, &T);
+    snprintf(label, sizeof label, "%s, empty rows", name);
+    compare_products(ctx, &E, &T, 0.0, false, NULL, NULL, label);
+    kryl_csr_free(&T);
+    kryl_csr_free(&E);
+    /* six columns per aggregate of nine rows */
+    block_tentative_of(n, 9, 6, true, &T);
+    snprintf(label, sizeof label, "%s, six columns per aggregate", name);
+    compare_products(ctx, A, &T, 0.6, false, NULL, NULL, label);
+    kryl_csr_free(&T);
+    kryl_matrix_destroy(&M);
+    /* full rows: aggregates of two rows (rows of 750 entries), then of one (1500) */
+    kryl_csr W;
+    arrowhead_of(1500, &W);
+    for (int64_t size = 2; size >= 1; size--) {
+        block_tentative_of(W.nrows, size, 1, false, &T);
+        snprintf(label, sizeof label, "%s, arrowhead %lld, aggregates of %lld", name,
+                 (long long)W.nrows, (long long)size);
+        compare_products(ctx, &W, &T, 0.5, true, NULL, NULL, label);
+        kryl_csr_free(&T);
+    }
+    kryl_csr_free(&W);
 }
 
 /* A backend's amg_tentative against the host's QR of the same

@@ -4,8 +4,12 @@
  * rounding (test_amg_support.h), smoothed and plain, symmetric and not;
  * the backend's tentative prolongator and products against the host's; a
  * resetup against a fresh setup; level 0 in the sorted formats' row
- * orders, in single precision and created from device arrays.  Skipped
- * without a GPU. */
+ * orders, in single precision and created from device arrays.  The
+ * products both by cuSPARSE's SpGEMM and by the backend's hash SpGEMM
+ * (KRYL_AMG_SPGEMM), also on awkward shapes and with the six rigid-body
+ * modes of elasticity as the near-nullspace.  Skipped without a GPU. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "test_amg_support.h"
 
 /* Whether M has a host copy. */
@@ -65,6 +69,41 @@ static void check_levels(kryl_context ref, kryl_context gpu)
     }
 }
 
+/* The elasticity cantilever with its rigid-body modes as the near-nullspace
+ * (six vectors: T by the host's QR, six columns per aggregate): the
+ * device's levels against ref's. */
+static void check_elasticity_levels(kryl_context ref, kryl_context gpu)
+{
+    kryl_generator_options g;
+    kryl_generator_options_init(&g, KRYL_GEN_ELASTICITY3D, 6);
+    kryl_matrix Ar = kt_generate(ref, KRYL_GEN_ELASTICITY3D, 6);
+    kryl_matrix Ag = kt_generate(gpu, KRYL_GEN_ELASTICITY3D, 6);
+    int64_t rows = kt_rows(Ar), nodes = 0;
+    int dim = 0;
+    double *xyz = NULL, *B = malloc((size_t)(6 * rows) * sizeof *B);
+    CHECK_OK(kryl_generator_coordinates(&g, &nodes, &dim, &xyz));
+    CHECK_OK(kryl_amg_rigid_body_modes(nodes, xyz, B));
+    kryl_solver_options o;
+    amg_options(&o, KRYL_METHOD_PCG);
+    o.amg.nullspace = B;
+    o.amg.nullspace_vectors = 6;
+    kryl_solver sr = NULL, sg = NULL;
+    CHECK_OK(kryl_solver_create(&sr, Ar, &o));
+    CHECK_OK(kryl_solver_create(&sg, Ag, &o));
+    if (sr != NULL && sg != NULL) {
+        const amg_hierarchy *hr = hierarchy_of(sr), *hg = hierarchy_of(sg);
+        CHECK(hr->nlevels == hg->nlevels && hg->nlevels >= 2, "elasticity: %d levels, ref %d",
+              hg->nlevels, hr->nlevels);
+        compare_levels(hr, hg, "elasticity3d 6 with its rigid-body modes on cuda");
+    }
+    kryl_solver_destroy(&sr);
+    kryl_solver_destroy(&sg);
+    kryl_matrix_destroy(&Ar);
+    kryl_matrix_destroy(&Ag);
+    free(xyz);
+    free(B);
+}
+
 /* Level 0 in the row order of JDS and SELL, in single precision, and
  * created from device arrays: AMG-PCG converges as with CSR. */
 static void check_level_zero(kryl_context gpu)
@@ -116,9 +155,20 @@ int main(void)
 {
     if (!test_cuda_device("test_cuda_amg")) return TEST_SKIP_CODE;
     kryl_context gpu = test_context(KRYL_BACKEND_CUDA), ref = test_context(KRYL_BACKEND_REF);
-    check_levels(ref, gpu);
+    /* the products by cuSPARSE's SpGEMM and by the backend's hash SpGEMM */
+    const char *const spgemm[] = {"cusparse", "hash"};
+    for (int p = 0; p < 2; p++) {
+        setenv("KRYL_AMG_SPGEMM", spgemm[p], 1);
+        char name[32];
+        snprintf(name, sizeof name, "cuda (%s)", spgemm[p]);
+        printf("KRYL_AMG_SPGEMM=%s\n", spgemm[p]);
+        check_levels(ref, gpu);
+        check_elasticity_levels(ref, gpu);
+        check_products_against_host(ref, gpu, KRYL_BACKEND_CUDA, name);
+        check_product_shapes(ref, gpu, KRYL_BACKEND_CUDA, name);
+    }
+    unsetenv("KRYL_AMG_SPGEMM");
     check_tentative_against_host(ref, gpu, KRYL_BACKEND_CUDA, "cuda");
-    check_products_against_host(ref, gpu, KRYL_BACKEND_CUDA, "cuda");
     check_level_zero(gpu);
     kryl_context_destroy(&gpu);
     kryl_context_destroy(&ref);

@@ -3,31 +3,18 @@
  * block through the context's counting allocator: the tentative
  * prolongator by kernels over rows and a scan; S = I - omega D^-1 A by a
  * kernel over rows, then P = S T, AP = A P and Ac = R AP by cuSPARSE's
- * SpGEMM and R = P' by its CSR-to-CSC conversion, with 32-bit offsets
- * (cuSPARSE's SpGEMM takes no others), widened to 64 bits for the level
- * matrices.  Nothing comes back to the host but sizes. */
+ * SpGEMM or, with KRYL_AMG_SPGEMM=hash, by the backend's hash SpGEMM
+ * (cuda_spgemm.cu), and R = P' by cuSPARSE's CSR-to-CSC conversion, with
+ * 32-bit offsets (cuSPARSE's SpGEMM takes no others), widened to 64 bits
+ * for the level matrices.  Nothing comes back to the host but sizes. */
 #include <cub/cub.cuh>
 #include <cusparse.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "backends/cuda/cuda_internal.cuh"
+#include "backends/cuda/cuda_spgemm.cuh"
 #include "core/csr.h"
-
-/* A CSR matrix in device memory with 32-bit offsets. */
-struct dev_csr {
-    int64_t rows = 0, cols = 0, nnz = 0;
-    int32_t *offsets = nullptr; /* rows + 1 */
-    int32_t *col_idx = nullptr; /* nnz */
-    double *values = nullptr;   /* nnz */
-};
-
-static void dev_csr_free(kryl_cuda_state *s, dev_csr *M)
-{
-    kryl_cuda_free(s, M->offsets);
-    kryl_cuda_free(s, M->col_idx);
-    kryl_cuda_free(s, M->values);
-    *M = dev_csr{};
-}
 
 static kryl_status cusparse_failed(cusparseStatus_t st, const char *call, const char *where)
 {
@@ -42,22 +29,6 @@ static kryl_status cusparse_failed(cusparseStatus_t st, const char *call, const 
             cusparseStatus_t kryl_cusparse_err_ = (call);                                          \
             if (kryl_cusparse_err_ != CUSPARSE_STATUS_SUCCESS)                                     \
                 (st) = cusparse_failed(kryl_cusparse_err_, #call, KRYL_WHERE);                     \
-        }                                                                                          \
-    } while (0)
-
-/* Run a kryl_status expression only while st is still success. */
-#define KRYL_STEP(st, expr)                                                                        \
-    do {                                                                                           \
-        if ((st) == KRYL_SUCCESS) (st) = (expr);                                                   \
-    } while (0)
-
-/* Check a CUDA runtime call only while st is still success. */
-#define CUDA_STEP(st, call)                                                                        \
-    do {                                                                                           \
-        if ((st) == KRYL_SUCCESS) {                                                                \
-            cudaError_t kryl_cuda_err_ = (call);                                                   \
-            if (kryl_cuda_err_ != cudaSuccess)                                                     \
-                (st) = kryl_cuda_failed(kryl_cuda_err_, #call, KRYL_WHERE);                        \
         }                                                                                          \
     } while (0)
 
@@ -252,7 +223,7 @@ static kryl_status widen_into(kryl_cuda_state *s, dev_csr *D, kryl_backend_csr *
     M->values = D->values;
     D->col_idx = nullptr;
     D->values = nullptr;
-    dev_csr_free(s, D);
+    kryl_cuda_dev_csr_free(s, D);
     return KRYL_SUCCESS;
 }
 
@@ -308,7 +279,7 @@ static kryl_status spgemm(kryl_cuda_state *s, cusparseHandle_t handle, const dev
     if (dc) cusparseDestroySpMat(dc);
     kryl_cuda_free(s, work1);
     kryl_cuda_free(s, work2);
-    if (st != KRYL_SUCCESS) dev_csr_free(s, C);
+    if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, C);
     return st;
 }
 
@@ -338,7 +309,7 @@ static kryl_status transpose(kryl_cuda_state *s, cusparseHandle_t handle, const 
                                          CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, work));
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, work);
-    if (st != KRYL_SUCCESS) dev_csr_free(s, R);
+    if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, R);
     return st;
 }
 
@@ -403,7 +374,7 @@ static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, dev_c
     }
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, differs);
-    dev_csr_free(s, &At);
+    kryl_cuda_dev_csr_free(s, &At);
     return st;
 }
 
@@ -435,7 +406,7 @@ static kryl_status permute(kryl_cuda_state *s, const dev_csr *P, const int32_t *
     }
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, len);
-    if (st != KRYL_SUCCESS) dev_csr_free(s, Q);
+    if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, Q);
     return st;
 }
 
@@ -458,40 +429,62 @@ static kryl_status copy(kryl_cuda_state *s, const dev_csr *T, dev_csr *P)
                                   cudaMemcpyDeviceToDevice, s->stream));
     CUDA_STEP(st, cudaMemcpyAsync(P->values, T->values, (size_t)T->nnz * sizeof(double),
                                   cudaMemcpyDeviceToDevice, s->stream));
-    if (st != KRYL_SUCCESS) dev_csr_free(s, P);
+    if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, P);
     return st;
 }
 
+/* C = A B by the backend's hash SpGEMM (cuda_spgemm.cu: rows sorted) or
+ * by cuSPARSE's, then with its rows sorted where `sorted` asks for it. */
+static kryl_status multiply(kryl_cuda_state *s, cusparseHandle_t handle, bool hash,
+                            const dev_csr *A, const dev_csr *B, dev_csr *C, bool sorted,
+                            const char *what)
+{
+    if (hash) return kryl_cuda_spgemm_hash(s, A, B, C, what);
+    KRYL_TRY(spgemm(s, handle, A, B, C, what));
+    return sorted ? sort(s, C) : KRYL_SUCCESS;
+}
+
+/* Whether KRYL_AMG_SPGEMM asks for the hash SpGEMM ("hash") rather than
+ * cuSPARSE's ("cusparse", the default: unset or empty). */
+static kryl_status hash_from_environment(bool *hash)
+{
+    const char *name = getenv("KRYL_AMG_SPGEMM");
+    *hash = name != nullptr && strcmp(name, "hash") == 0;
+    if (name == nullptr || name[0] == '\0' || *hash || strcmp(name, "cusparse") == 0)
+        return KRYL_SUCCESS;
+    return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                      "KRYL_AMG_SPGEMM=\"%s\": expected hash or cusparse", name);
+}
+
 /* P, R and Ac on the device (see amg_products), with 32-bit offsets. */
-static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const dev_csr *dA,
-                            const dev_csr *dT, double omega, bool symmetric, const int32_t *perm,
-                            dev_csr *dP, dev_csr *dR, dev_csr *dAc)
+static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, bool hash,
+                            const dev_csr *dA, const dev_csr *dT, double omega, bool symmetric,
+                            const int32_t *perm, dev_csr *dP, dev_csr *dR, dev_csr *dAc)
 {
     dev_csr dS, dAP, dQ;
     kryl_status st = KRYL_SUCCESS;
     if (omega != 0.0) {
         /* P = (I - omega D^-1 A) T;  S borrows A's offsets and columns */
         st = smoother(s, dA, omega, &dS);
-        KRYL_STEP(st, spgemm(s, handle, &dS, dT, dP, "the multigrid prolongator P"));
+        KRYL_STEP(st, multiply(s, handle, hash, &dS, dT, dP, true, "the multigrid prolongator P"));
         kryl_cuda_free(s, dS.values);
-        KRYL_STEP(st, sort(s, dP));
     } else {
         /* plain aggregation: P = T */
         st = copy(s, dT, dP);
     }
     /* R = P';  AP = A P;  Ac = R AP */
     KRYL_STEP(st, transpose(s, handle, dP, dR, "the multigrid restriction R"));
-    KRYL_STEP(st, spgemm(s, handle, dA, dP, &dAP, "the multigrid product A P"));
-    KRYL_STEP(st, spgemm(s, handle, dR, &dAP, dAc, "the multigrid coarse matrix R A P"));
-    dev_csr_free(s, &dAP);
-    KRYL_STEP(st, sort(s, dAc));
+    KRYL_STEP(st, multiply(s, handle, hash, dA, dP, &dAP, false, "the multigrid product A P"));
+    KRYL_STEP(st,
+              multiply(s, handle, hash, dR, &dAP, dAc, true, "the multigrid coarse matrix R A P"));
+    kryl_cuda_dev_csr_free(s, &dAP);
     if (symmetric) KRYL_STEP(st, symmetrize(s, handle, dAc));
     if (perm != nullptr && st == KRYL_SUCCESS) {
         /* level 0 in a sorted format's order: P's rows and R's columns follow it */
         st = permute(s, dP, perm, &dQ);
         if (st == KRYL_SUCCESS) {
-            dev_csr_free(s, dP);
-            dev_csr_free(s, dR);
+            kryl_cuda_dev_csr_free(s, dP);
+            kryl_cuda_dev_csr_free(s, dR);
             *dP = dQ;
             st = transpose(s, handle, dP, dR, "the multigrid restriction R");
         }
@@ -509,6 +502,8 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
      * entries or more (P, AP and Ac are a few times larger) goes to the host */
     const int64_t most = (int64_t)1 << 28;
     if (A->nnz >= most || T->nnz >= most || T->ncols >= most) return KRYL_SUCCESS;
+    bool hash = false;
+    KRYL_TRY(hash_from_environment(&hash));
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cusparseHandle_t handle = nullptr;
@@ -518,7 +513,7 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
     dev_csr dA, dT, dP, dR, dAc;
     KRYL_STEP(st, narrow_view(s, A, &dA, "a multigrid level's row offsets"));
     KRYL_STEP(st, narrow_view(s, T, &dT, "the multigrid tentative prolongator's row offsets"));
-    KRYL_STEP(st, products(s, handle, &dA, &dT, omega, symmetric, perm, &dP, &dR, &dAc));
+    KRYL_STEP(st, products(s, handle, hash, &dA, &dT, omega, symmetric, perm, &dP, &dR, &dAc));
     /* the views own only their offsets */
     kryl_cuda_free(s, dA.offsets);
     kryl_cuda_free(s, dT.offsets);
@@ -526,9 +521,9 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
     KRYL_STEP(st, widen_into(s, &dR, R, "the multigrid restriction R"));
     KRYL_STEP(st, widen_into(s, &dAc, Ac, "the multigrid coarse matrix R A P"));
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
-    dev_csr_free(s, &dP);
-    dev_csr_free(s, &dR);
-    dev_csr_free(s, &dAc);
+    kryl_cuda_dev_csr_free(s, &dP);
+    kryl_cuda_dev_csr_free(s, &dR);
+    kryl_cuda_dev_csr_free(s, &dAc);
     if (handle) cusparseDestroy(handle);
     if (st != KRYL_SUCCESS) {
         kryl_backend_csr *out[] = {P, R, Ac};

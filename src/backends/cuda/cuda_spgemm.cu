@@ -1,0 +1,483 @@
+/* C = A B on the device, row by row through a hash table of the row's
+ * columns (Nagasaka, Nukada & Matsuoka, "High-performance and
+ * memory-saving sparse general matrix-matrix multiplication for NVIDIA
+ * Pascal GPU", ICPP 2017): each row's products counted against an upper
+ * bound of its entries, the rows binned by it, a count pass (symbolic)
+ * then a fill pass (numeric) per bin, binned again by the exact counts.
+ * A group of lanes takes a row: its products a_ik b_kj, flattened over
+ * the row's k, go to the lanes in batches; the table lives in shared
+ * memory, or in global memory for rows longer than the largest shared
+ * table holds.  In the fill pass the lanes of a batch that hit one column
+ * (__match_any_sync) are summed by its first lane in lane order, batch
+ * after batch: each c_ij is summed in the order of row i of A, with no
+ * atomic on a value, so the result is the same on every run.  The row is
+ * then compacted and sorted by column (bitonic sort in the table). */
+#include <cub/cub.cuh>
+#include <limits.h>
+
+#include "backends/cuda/cuda_spgemm.cuh"
+
+/* An empty slot of a table (columns are >= 0). */
+constexpr int32_t HASH_EMPTY = -1;
+
+/* The bins of rows in shared memory: at most `most` entries, a table of
+ * `table` slots (at least twice the entries: probes stay short), `group`
+ * lanes per row.  Longer rows go to the global bin. */
+struct hash_bin {
+    int32_t most;
+    int table, group;
+};
+constexpr int32_t HASH_MOST_0 = 16, HASH_MOST_1 = 32, HASH_MOST_2 = 128, HASH_MOST_3 = 1024;
+constexpr hash_bin HASH_BINS[] = {
+    {HASH_MOST_0, 32, 8}, {HASH_MOST_1, 64, 16}, {HASH_MOST_2, 256, 32}, {HASH_MOST_3, 2048, 32}};
+constexpr int SHARED_BINS = sizeof HASH_BINS / sizeof HASH_BINS[0];
+constexpr int GLOBAL_BIN = SHARED_BINS;
+constexpr int ALL_BINS = SHARED_BINS + 1;
+/* Shared memory a block of a shared bin takes at most (the default limit). */
+constexpr int HASH_SHARED_BYTES = 48 * 1024;
+/* Warps of a block at most. */
+constexpr int HASH_WARPS = 8;
+/* Global tables' bytes the global bin aims at (it takes one table at least). */
+constexpr int64_t HASH_GLOBAL_BYTES = (int64_t)64 << 20;
+
+/* Per bin: its rows, and the largest row of the global bin; the rows placed so far. */
+struct hash_meta {
+    unsigned int count[ALL_BINS];
+    unsigned int cursor[ALL_BINS];
+    int32_t largest;
+    unsigned long long total; /* the sum of the sizes */
+};
+
+__device__ __forceinline__ int hash_bin_of(int32_t size)
+{
+    /* an empty row: nothing to do */
+    return size == 0             ? -1
+           : size <= HASH_MOST_0 ? 0
+           : size <= HASH_MOST_1 ? 1
+           : size <= HASH_MOST_2 ? 2
+           : size <= HASH_MOST_3 ? 3
+                                 : GLOBAL_BIN;
+}
+
+/* size_i = min(sum_k |row a_ik of B|, B's columns) (bound), or the given
+ * size_i (the rows' entries); per block, the bins' counts, the global
+ * bin's largest row and the total added into *meta. */
+__global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
+                               const int32_t *__restrict__ a_col, const int32_t *__restrict__ b_off,
+                               int64_t b_cols, bool bound, int32_t *__restrict__ size,
+                               hash_meta *__restrict__ meta)
+{
+    __shared__ unsigned int count[ALL_BINS];
+    __shared__ unsigned long long total;
+    if (threadIdx.x < ALL_BINS) count[threadIdx.x] = 0;
+    if (threadIdx.x == 0) total = 0;
+    __syncthreads();
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < rows) {
+        int64_t n = 0;
+        if (bound) {
+            for (int32_t k = a_off[i]; k < a_off[i + 1]; k++)
+                n += b_off[a_col[k] + 1] - b_off[a_col[k]];
+            n = n < b_cols ? n : b_cols;
+            size[i] = (int32_t)n;
+        } else {
+            n = size[i];
+        }
+        const int b = hash_bin_of((int32_t)n);
+        if (b >= 0) atomicAdd(&count[b], 1u);
+        if (b == GLOBAL_BIN) atomicMax(&meta->largest, (int32_t)n);
+        atomicAdd(&total, (unsigned long long)n);
+    }
+    __syncthreads();
+    if (threadIdx.x < ALL_BINS && count[threadIdx.x] > 0)
+        atomicAdd(&meta->count[threadIdx.x], count[threadIdx.x]);
+    if (threadIdx.x == 0 && total > 0) atomicAdd(&meta->total, total);
+}
+
+/* list = the rows of bin 0, then of bin 1, ...; each block reserves its
+ * places in every bin at once. */
+__global__ void hash_bin_scatter(int64_t rows, const int32_t *__restrict__ size,
+                                 hash_meta *__restrict__ meta, int32_t *__restrict__ list)
+{
+    __shared__ unsigned int count[ALL_BINS], base[ALL_BINS];
+    if (threadIdx.x < ALL_BINS) count[threadIdx.x] = 0;
+    __syncthreads();
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int b = i < rows ? hash_bin_of(size[i]) : -1;
+    const unsigned int at = b >= 0 ? atomicAdd(&count[b], 1u) : 0;
+    __syncthreads();
+    if (threadIdx.x < ALL_BINS) {
+        unsigned int start = 0;
+        for (int p = 0; p < (int)threadIdx.x; p++) start += meta->count[p];
+        base[threadIdx.x] = count[threadIdx.x] > 0
+                                ? start + atomicAdd(&meta->cursor[threadIdx.x], count[threadIdx.x])
+                                : 0;
+    }
+    __syncthreads();
+    if (b >= 0) list[base[b] + at] = (int32_t)i;
+}
+
+/* What a bin's pass reads and writes. */
+struct hash_pass {
+    const int32_t *a_off, *a_col;
+    const double *a_val;
+    const int32_t *b_off, *b_col;
+    const double *b_val;
+    const int32_t *rows; /* the bin's rows */
+    int64_t count;       /* how many */
+    int table;           /* slots of a table, a power of two, at least the group */
+    int32_t *keys;       /* the global bin's tables (groups x table), else NULL: shared */
+    double *vals;
+    int32_t *c_len;       /* symbolic: each row's entries */
+    const int32_t *c_off; /* numeric: C's row offsets, columns and values */
+    int32_t *c_col;
+    double *c_val;
+};
+
+/* The slot of column col in the table (inserted where absent; *added counts it). */
+__device__ __forceinline__ int hash_insert(int32_t *keys, int table, int32_t col, int *added)
+{
+    int slot = (int)(((uint32_t)col * 2654435761u) & (uint32_t)(table - 1));
+    for (;;) {
+        const int32_t old = atomicCAS(&keys[slot], HASH_EMPTY, col);
+        if (old == HASH_EMPTY) {
+            ++*added;
+            return slot;
+        }
+        if (old == col) return slot;
+        slot = (slot + 1) & (table - 1);
+    }
+}
+
+/* One bin's pass, G lanes per row (a divisor of 32): NUMERIC false counts
+ * each row's entries into c_len, true sums them and writes C's rows sorted.
+ * Shared memory per group: numeric, table doubles, G doubles (a batch's
+ * products), then every group's table of keys; symbolic, the keys alone
+ * (the global bin: the G doubles alone). */
+template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
+{
+    extern __shared__ double shared[];
+    const int lane = (int)(threadIdx.x % 32), l = lane % G;
+    const unsigned int gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (lane - l);
+    const unsigned int below = (1u << lane) - 1u; /* the lanes before this one */
+    const int in_block = (int)(threadIdx.x / G), per_block = (int)(blockDim.x / G);
+    const int64_t group = (int64_t)blockIdx.x * per_block + in_block;
+    const int64_t groups = (int64_t)gridDim.x * per_block;
+    const int T = p.table;
+    int32_t *keys;
+    double *vals = nullptr, *batch = nullptr;
+    if (p.keys != nullptr) {
+        keys = p.keys + group * T;
+        if (NUMERIC) vals = p.vals + group * T;
+        batch = shared + (int64_t)in_block * G;
+    } else if (NUMERIC) {
+        vals = shared + (int64_t)in_block * (T + G);
+        batch = vals + T;
+        keys = reinterpret_cast<int32_t *>(shared + (int64_t)per_block * (T + G)) +
+               (int64_t)in_block * T;
+    } else {
+        keys = reinterpret_cast<int32_t *>(shared) + (int64_t)in_block * T;
+    }
+    for (int64_t r = group; r < p.count; r += groups) {
+        const int32_t row = p.rows[r];
+        for (int s = l; s < T; s += G) {
+            keys[s] = HASH_EMPTY;
+            if (NUMERIC) vals[s] = 0.0;
+        }
+        __syncwarp(gmask);
+        int added = 0;
+        const int32_t a_end = p.a_off[row + 1];
+        for (int32_t chunk = p.a_off[row]; chunk < a_end; chunk += G) {
+            /* lane l holds a_ik for k = chunk + l, and where row k of B starts and its length */
+            const int32_t k = chunk + l;
+            const bool valid = k < a_end;
+            const int32_t a_col = valid ? p.a_col[k] : 0;
+            const double a_val = NUMERIC && valid ? p.a_val[k] : 0.0;
+            const int32_t b_start = valid ? p.b_off[a_col] : 0;
+            const int32_t b_len = valid ? p.b_off[a_col + 1] - b_start : 0;
+            /* ends = the inclusive running sums of the lengths: the chunk's products */
+            int32_t ends = b_len;
+            for (int d = 1; d < G; d <<= 1) {
+                const int32_t t = __shfl_up_sync(gmask, ends, d, G);
+                if (l >= d) ends += t;
+            }
+            const int32_t total = __shfl_sync(gmask, ends, G - 1, G);
+            for (int32_t first = 0; first < total; first += G) {
+                /* product q = first + l belongs to the lane `owner` whose range holds it */
+                const int32_t q = first + l;
+                int owner = 0;
+                for (int step = G / 2; step > 0; step >>= 1)
+                    if (__shfl_sync(gmask, ends, owner + step - 1, G) <= q) owner += step;
+                const int32_t before = __shfl_sync(gmask, ends - b_len, owner, G);
+                const int32_t start = __shfl_sync(gmask, b_start, owner, G);
+                const double a = NUMERIC ? __shfl_sync(gmask, a_val, owner, G) : 0.0;
+                const bool active = q < total;
+                int slot = -1;
+                double v = 0.0;
+                if (active) {
+                    const int32_t at = start + (q - before);
+                    slot = hash_insert(keys, T, p.b_col[at], &added);
+                    if (NUMERIC) v = a * p.b_val[at];
+                }
+                if (NUMERIC) {
+                    /* c_ij += a_ik b_kj: the batch's lanes of one column, in lane order */
+                    batch[l] = v;
+                    const unsigned int same = __match_any_sync(gmask, active ? slot : -1 - lane);
+                    __syncwarp(gmask);
+                    if (active && __ffs(same) - 1 == lane) {
+                        double sum = vals[slot];
+                        for (unsigned int m = same; m != 0; m &= m - 1)
+                            sum += batch[__ffs(m) - 1 - (lane - l)];
+                        vals[slot] = sum;
+                    }
+                    __syncwarp(gmask);
+                }
+            }
+        }
+        if (!NUMERIC) {
+            for (int d = G / 2; d > 0; d >>= 1) added += __shfl_xor_sync(gmask, added, d, G);
+            if (l == 0) p.c_len[row] = added;
+            __syncwarp(gmask);
+            continue;
+        }
+        __syncwarp(gmask);
+        /* the occupied slots to the front, in slot order (each moves down, never past
+         * a slot not yet read) */
+        int c = 0;
+        for (int first = 0; first < T; first += G) {
+            const int32_t key = keys[first + l];
+            const double val = vals[first + l];
+            const unsigned int occupied = __ballot_sync(gmask, key != HASH_EMPTY) & gmask;
+            __syncwarp(gmask);
+            if (key != HASH_EMPTY) {
+                const int at = c + __popc(occupied & below);
+                keys[at] = key;
+                vals[at] = val;
+            }
+            c += __popc(occupied);
+            __syncwarp(gmask);
+        }
+        /* bitonic sort of the first n >= c slots by column, the rest padded past every column */
+        int n = 1;
+        while (n < c) n <<= 1;
+        for (int s = c + l; s < n; s += G) keys[s] = INT_MAX;
+        __syncwarp(gmask);
+        for (int size = 2; size <= n; size <<= 1)
+            for (int stride = size >> 1; stride > 0; stride >>= 1) {
+                for (int i = l; i < n; i += G) {
+                    const int j = i ^ stride;
+                    if (j <= i) continue;
+                    const int32_t ki = keys[i], kj = keys[j];
+                    if ((ki > kj) == ((i & size) == 0)) {
+                        keys[i] = kj;
+                        keys[j] = ki;
+                        const double t = vals[i];
+                        vals[i] = vals[j];
+                        vals[j] = t;
+                    }
+                }
+                __syncwarp(gmask);
+            }
+        const int32_t out = p.c_off[row];
+        for (int i = l; i < c; i += G) {
+            p.c_col[out + i] = keys[i];
+            p.c_val[out + i] = vals[i];
+        }
+        __syncwarp(gmask);
+    }
+}
+
+void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M)
+{
+    kryl_cuda_free(s, M->offsets);
+    kryl_cuda_free(s, M->col_idx);
+    kryl_cuda_free(s, M->values);
+    *M = dev_csr{};
+}
+
+/* The smallest power of two >= n (n >= 1). */
+static int64_t power_of_two_above(int64_t n)
+{
+    int64_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+/* Shared memory of one group of G lanes over a table of `table` slots. */
+static size_t group_bytes(int table, int G, bool numeric)
+{
+    return numeric ? (size_t)table * (sizeof(double) + sizeof(int32_t)) + (size_t)G * sizeof(double)
+                   : (size_t)table * sizeof(int32_t);
+}
+
+/* A bin's pass: its tables in shared memory, or in global memory (`global`). */
+template <int G, bool NUMERIC>
+static kryl_status launch_rows(kryl_cuda_state *s, hash_pass p, bool global, const char *what)
+{
+    if (p.count == 0) return KRYL_SUCCESS;
+    const int per_warp = 32 / G;
+    int warps;
+    size_t bytes;
+    int64_t blocks;
+    void *keys = nullptr, *vals = nullptr;
+    kryl_status st = KRYL_SUCCESS;
+    if (!global) {
+        /* shared tables: as many warps as fit the default limit, at most HASH_WARPS */
+        const size_t warp_bytes = per_warp * group_bytes(p.table, G, NUMERIC);
+        warps = (int)(HASH_SHARED_BYTES / warp_bytes);
+        warps = warps < 1 ? 1 : warps > HASH_WARPS ? HASH_WARPS : warps;
+        bytes = warps * warp_bytes;
+        blocks = (p.count + (int64_t)warps * per_warp - 1) / ((int64_t)warps * per_warp);
+    } else {
+        /* global tables: enough groups to fill the device, fewer when the tables are large */
+        const int64_t table_bytes =
+            (int64_t)p.table * (NUMERIC ? sizeof(double) + sizeof(int32_t) : sizeof(int32_t));
+        int64_t groups = HASH_GLOBAL_BYTES / table_bytes;
+        const int64_t fill = (int64_t)s->sm_count * 32;
+        groups = groups < 1 ? 1 : groups > fill ? fill : groups;
+        groups = groups < p.count ? groups : p.count;
+        warps = 4;
+        blocks = (groups + warps - 1) / warps;
+        groups = blocks * warps;
+        bytes = NUMERIC ? (size_t)warps * G * sizeof(double) : 0;
+        st = kryl_cuda_malloc(s, &keys, (size_t)(groups * p.table) * sizeof(int32_t), what);
+        if (NUMERIC)
+            KRYL_STEP(
+                st, kryl_cuda_malloc(s, &vals, (size_t)(groups * p.table) * sizeof(double), what));
+        p.keys = static_cast<int32_t *>(keys);
+        p.vals = static_cast<double *>(vals);
+    }
+    if (st == KRYL_SUCCESS) {
+        const int64_t most_blocks = (int64_t)1 << 30;
+        hash_rows<G, NUMERIC><<<(unsigned int)(blocks < most_blocks ? blocks : most_blocks),
+                                warps * 32, bytes, s->stream>>>(p);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    /* the global tables are free once the pass is over */
+    if (global) CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, keys);
+    kryl_cuda_free(s, vals);
+    return st;
+}
+
+/* One pass over every bin: rows[b] lists bin b's rows (*meta's counts). */
+template <bool NUMERIC>
+static kryl_status pass_over_bins(kryl_cuda_state *s, hash_pass p, const hash_meta *meta,
+                                  const int32_t *list, const char *what)
+{
+    kryl_status st = KRYL_SUCCESS;
+    int64_t start = 0;
+    for (int b = 0; b < ALL_BINS && st == KRYL_SUCCESS; b++) {
+        p.rows = list + start;
+        p.count = meta->count[b];
+        start += p.count;
+        p.keys = nullptr;
+        p.vals = nullptr;
+        if (b == GLOBAL_BIN) {
+            /* twice the largest row: probes stay short */
+            const int64_t table = power_of_two_above(2 * (int64_t)meta->largest);
+            if (table > ((int64_t)1 << 30))
+                return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                  "cuda: a row of %s has %d entries; the sparse product's tables "
+                                  "hold at most 2^29",
+                                  what, meta->largest);
+            p.table = table > 64 ? (int)table : 64;
+            st = launch_rows<32, NUMERIC>(s, p, true, what);
+            continue;
+        }
+        p.table = HASH_BINS[b].table;
+        switch (HASH_BINS[b].group) {
+        case 8: st = launch_rows<8, NUMERIC>(s, p, false, what); break;
+        case 16: st = launch_rows<16, NUMERIC>(s, p, false, what); break;
+        default: st = launch_rows<32, NUMERIC>(s, p, false, what); break;
+        }
+    }
+    return st;
+}
+
+/* Sizes of rows (bound: from A and B; else size's own), binned into
+ * list; *meta (host) = the bins' counts, largest row and total. */
+static kryl_status bin_rows(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B, bool bound,
+                            int32_t *size, int32_t *list, hash_meta *meta_dev, hash_meta *meta)
+{
+    const int64_t rows = A->rows;
+    const unsigned int blocks = (unsigned int)((rows + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS);
+    kryl_status st = KRYL_SUCCESS;
+    CUDA_STEP(st, cudaMemsetAsync(meta_dev, 0, sizeof *meta_dev, s->stream));
+    if (st == KRYL_SUCCESS) {
+        /* size_i = min(sum_k |B_k|, B's columns) or the row's entries; the bins' counts */
+        hash_bin_sizes<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            rows, A->offsets, A->col_idx, B->offsets, B->cols, bound, size, meta_dev);
+        /* list = the rows bin by bin */
+        hash_bin_scatter<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(rows, size, meta_dev, list);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    CUDA_STEP(st, cudaMemcpyAsync(meta, meta_dev, sizeof *meta, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    return st;
+}
+
+kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B,
+                                  dev_csr *C, const char *what)
+{
+    *C = dev_csr{};
+    C->rows = A->rows;
+    C->cols = B->cols;
+    const int64_t rows = A->rows;
+    kryl_status st =
+        kryl_cuda_malloc(s, (void **)&C->offsets, ((size_t)rows + 1) * sizeof(int32_t), what);
+    CUDA_STEP(st, cudaMemsetAsync(C->offsets, 0, sizeof(int32_t), s->stream));
+    if (st != KRYL_SUCCESS || rows == 0) {
+        if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, C);
+        return st;
+    }
+    /* one workspace: the rows' sizes (then their entries), the bins' rows, the bins' counts,
+     * the running sums' scratch */
+    size_t scan_bytes = 0;
+    CUDA_STEP(st,
+              cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, static_cast<int32_t *>(nullptr),
+                                            static_cast<int32_t *>(nullptr), (int)rows, s->stream));
+    const size_t row_bytes = ((size_t)rows * sizeof(int32_t) + 255) / 256 * 256;
+    const size_t meta_bytes = (sizeof(hash_meta) + 255) / 256 * 256;
+    char *work = nullptr;
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&work, 2 * row_bytes + meta_bytes + scan_bytes,
+                                   "the sparse product's workspace"));
+    int32_t *size = reinterpret_cast<int32_t *>(work);
+    int32_t *list = reinterpret_cast<int32_t *>(work + row_bytes);
+    hash_meta *meta_dev = reinterpret_cast<hash_meta *>(work + 2 * row_bytes);
+    void *scan = work + 2 * row_bytes + meta_bytes;
+    hash_meta meta;
+    hash_pass p = {};
+    p.a_off = A->offsets;
+    p.a_col = A->col_idx;
+    p.a_val = A->values;
+    p.b_off = B->offsets;
+    p.b_col = B->col_idx;
+    p.b_val = B->values;
+    p.c_len = size;
+    /* symbolic: each row's entries, from its bins by the bound */
+    KRYL_STEP(st, bin_rows(s, A, B, true, size, list, meta_dev, &meta));
+    KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, what));
+    /* numeric: binned by the entries; C's offsets their running sums */
+    KRYL_STEP(st, bin_rows(s, A, B, false, size, list, meta_dev, &meta));
+    if (st == KRYL_SUCCESS && meta.total > (unsigned long long)INT_MAX)
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                        "cuda: %s would have %llu entries; the sparse product takes fewer than "
+                        "2^31",
+                        what, meta.total);
+    CUDA_STEP(st, cub::DeviceScan::InclusiveSum(scan, scan_bytes, size, C->offsets + 1, (int)rows,
+                                                s->stream));
+    C->nnz = (int64_t)meta.total;
+    KRYL_STEP(st,
+              kryl_cuda_malloc(s, (void **)&C->col_idx, (size_t)C->nnz * sizeof(int32_t), what));
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&C->values, (size_t)C->nnz * sizeof(double), what));
+    p.c_off = C->offsets;
+    p.c_col = C->col_idx;
+    p.c_val = C->values;
+    KRYL_STEP(st, pass_over_bins<true>(s, p, &meta, list, what));
+    /* the workspace is free once the last pass is over */
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, work);
+    if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, C);
+    return st;
+}

@@ -1,0 +1,44 @@
+/* Sparse matrix products on the device for the multigrid setup
+ * (cuda_amg.cu): CSR matrices with 32-bit offsets, and C = A B by the
+ * backend's own hash SpGEMM (cuda_spgemm.cu). */
+#ifndef KRYL_BACKENDS_CUDA_SPGEMM_CUH
+#define KRYL_BACKENDS_CUDA_SPGEMM_CUH
+
+#include "backends/cuda/cuda_internal.cuh"
+
+/* A CSR matrix in device memory with 32-bit offsets. */
+struct dev_csr {
+    int64_t rows = 0, cols = 0, nnz = 0;
+    int32_t *offsets = nullptr; /* rows + 1 */
+    int32_t *col_idx = nullptr; /* nnz */
+    double *values = nullptr;   /* nnz */
+};
+
+/* Run a kryl_status expression only while st is still success. */
+#define KRYL_STEP(st, expr)                                                                        \
+    do {                                                                                           \
+        if ((st) == KRYL_SUCCESS) (st) = (expr);                                                   \
+    } while (0)
+
+/* Check a CUDA runtime call only while st is still success. */
+#define CUDA_STEP(st, call)                                                                        \
+    do {                                                                                           \
+        if ((st) == KRYL_SUCCESS) {                                                                \
+            cudaError_t kryl_cuda_err_ = (call);                                                   \
+            if (kryl_cuda_err_ != cudaSuccess)                                                     \
+                (st) = kryl_cuda_failed(kryl_cuda_err_, #call, KRYL_WHERE);                        \
+        }                                                                                          \
+    } while (0)
+
+/* Free M's arrays (kryl_cuda_malloc's) and empty it. */
+void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M);
+
+/* C = A B (allocated here; A's columns index B's rows, all rows without
+ * repeated columns): each row by a hash table of its columns, c_ij =
+ * sum_k a_ik b_kj summed in the order of row i of A, every row sorted by
+ * column; the same result on every run.  Synchronises twice (sizes for the
+ * allocations).  KRYL_ERR_OUT_OF_MEMORY where C has 2^31 entries or more. */
+kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B,
+                                  dev_csr *C, const char *what);
+
+#endif
