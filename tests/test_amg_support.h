@@ -308,10 +308,10 @@ static void check_product_shapes(kryl_context ref, kryl_context ctx, kryl_backen
     compare_products(ctx, A, &T, 0.6, false, NULL, NULL, label);
     kryl_csr_free(&T);
     kryl_matrix_destroy(&M);
-    /* full rows: aggregates of two rows (rows of 750 entries), then of one (1500) */
+    /* full rows: aggregates of three rows (rows of 834 entries), two (1250), one (2500) */
     kryl_csr W;
-    arrowhead_of(1500, &W);
-    for (int64_t size = 2; size >= 1; size--) {
+    arrowhead_of(2500, &W);
+    for (int64_t size = 3; size >= 1; size--) {
         block_tentative_of(W.nrows, size, 1, false, &T);
         snprintf(label, sizeof label, "%s, arrowhead %lld, aggregates of %lld", name,
                  (long long)W.nrows, (long long)size);

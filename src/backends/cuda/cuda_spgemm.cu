@@ -27,13 +27,18 @@ struct hash_bin {
     int32_t most;
     int table, group;
 };
-constexpr int32_t HASH_MOST_0 = 16, HASH_MOST_1 = 32, HASH_MOST_2 = 128, HASH_MOST_3 = 1024;
-constexpr hash_bin HASH_BINS[] = {
-    {HASH_MOST_0, 32, 8}, {HASH_MOST_1, 64, 16}, {HASH_MOST_2, 256, 32}, {HASH_MOST_3, 2048, 32}};
+constexpr int32_t HASH_MOST_0 = 16, HASH_MOST_1 = 32, HASH_MOST_2 = 128, HASH_MOST_3 = 1024,
+                  HASH_MOST_4 = 2048;
+constexpr hash_bin HASH_BINS[] = {{HASH_MOST_0, 32, 8},
+                                  {HASH_MOST_1, 64, 16},
+                                  {HASH_MOST_2, 256, 32},
+                                  {HASH_MOST_3, 2048, 32},
+                                  {HASH_MOST_4, 4096, 32}};
 constexpr int SHARED_BINS = sizeof HASH_BINS / sizeof HASH_BINS[0];
 constexpr int GLOBAL_BIN = SHARED_BINS;
 constexpr int ALL_BINS = SHARED_BINS + 1;
-/* Shared memory a block of a shared bin takes at most (the default limit). */
+/* Shared memory a block of a shared bin takes (the default limit): more
+ * warps while they fit, else one warp with the limit raised for it. */
 constexpr int HASH_SHARED_BYTES = 48 * 1024;
 /* Warps of a block at most. */
 constexpr int HASH_WARPS = 8;
@@ -56,6 +61,7 @@ __device__ __forceinline__ int hash_bin_of(int32_t size)
            : size <= HASH_MOST_1 ? 1
            : size <= HASH_MOST_2 ? 2
            : size <= HASH_MOST_3 ? 3
+           : size <= HASH_MOST_4 ? 4
                                  : GLOBAL_BIN;
 }
 
@@ -328,6 +334,11 @@ static kryl_status launch_rows(kryl_cuda_state *s, hash_pass p, bool global, con
         warps = warps < 1 ? 1 : warps > HASH_WARPS ? HASH_WARPS : warps;
         bytes = warps * warp_bytes;
         blocks = (p.count + (int64_t)warps * per_warp - 1) / ((int64_t)warps * per_warp);
+        /* the largest numeric table (49 KB) takes a raised limit */
+        if (bytes > (size_t)HASH_SHARED_BYTES)
+            CUDA_STEP(st, cudaFuncSetAttribute(hash_rows<G, NUMERIC>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bytes));
     } else {
         /* global tables: enough groups to fill the device, fewer when the tables are large */
         const int64_t table_bytes =
