@@ -405,7 +405,7 @@ static void tf_check_schedules(kryl_context ctx)
 }
 
 /* Every check on ctx. */
-static void tf_check_all(kryl_context ctx)
+static inline void tf_check_all(kryl_context ctx)
 {
     char what[160];
     /* generated: IC(0) and ILU(0) of Poisson, ILU(0) of convection-diffusion */

@@ -7,6 +7,7 @@
 #include "backends/backend.h"
 #include "core/host_threads.h"
 #include "core/setup_clock.h"
+#include "order/color_backend.h"
 #include "order/order.h"
 #ifdef KRYL_HAVE_MPI
 #include "dist/dist.h"
@@ -405,6 +406,61 @@ static kryl_status convert_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precis
     return st;
 }
 
+/* B = P A P^T in double CSR, P the color order, colored and copied on the
+ * backend from A's CSR there (kryl_order_color_backend) and stored from
+ * those arrays; the host gets the permutation only, for B's layout (n
+ * indices: the host-side steps of a permuted basis and the map of new
+ * values read it).  KRYL_ERR_UNSUPPORTED without a message where the
+ * backend does not (the host orders). */
+static kryl_status color_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
+                                    kryl_format format, const kryl_fmt_params *used)
+{
+    kryl_context ctx = A->ctx;
+    const kryl_backend_ops *ops = ctx->ops;
+    if (format != KRYL_FORMAT_CSR || precision != KRYL_DOUBLE || ops->matrix_setup_device == NULL ||
+        ops->matrix_csr_arrays == NULL)
+        return KRYL_ERR_UNSUPPORTED;
+    kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
+    KRYL_TRY(kryl_matrix_need_storage(A, "an ordering on the backend"));
+    int32_t *perm_backend = NULL, ncolors = 0;
+    kryl_backend_csr C;
+    KRYL_TRY(kryl_order_color_backend(A, &perm_backend, &C, &ncolors));
+    kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
+    const kryl_csr *csr = &A->host->csr;
+    const int64_t n = C.nrows;
+    kryl_fmt fmt; /* CSR of P A P^T, its arrays only on the backend */
+    memset(&fmt, 0, sizeof fmt);
+    fmt.kind = KRYL_FORMAT_CSR;
+    fmt.nrows = fmt.ncols = n;
+    fmt.nnz = fmt.stored = C.nnz;
+    fmt.on_backend = true;
+    fmt.perm = malloc((size_t)n * sizeof *fmt.perm);
+    kryl_status st = fmt.perm
+                         ? ops->download(ctx, fmt.perm, perm_backend, (size_t)n * sizeof *fmt.perm)
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate an ordering");
+    kryl_layout *layout = NULL;
+    if (st == KRYL_SUCCESS) st = new_layout(csr, &layout);
+    const device_csr device = {C.row_ptr, C.col_idx, C.values};
+    storage_source src = {&device, NULL, used, NULL};
+    if (st == KRYL_SUCCESS)
+        st = matrix_new(B, ctx, A->host, layout, KRYL_DOUBLE, &fmt, &src, false);
+    kryl_fmt_free(&fmt); /* emptied by matrix_new */
+    kryl_layout_release(ctx, layout);
+    kryl_backend_csr_release(ctx, &C);
+    /* B's layout takes perm_backend over */
+    if (st == KRYL_SUCCESS) {
+        st = permuted_layout(*B, perm_backend);
+        if (st != KRYL_SUCCESS) kryl_matrix_destroy(B);
+    } else {
+        ops->release(ctx, perm_backend);
+    }
+    if (st == KRYL_SUCCESS)
+        kryl_log(ctx, KRYL_LOG_INFO,
+                 "kryl: color order of %d colors and P A P^T built on the %s backend", (int)ncolors,
+                 ops->name);
+    return st;
+}
+
 kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
                                 kryl_format format, const kryl_fmt_params *params,
                                 kryl_order_kind order)
@@ -433,7 +489,8 @@ kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision pr
                           (int)order);
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
     kryl_status st = order == KRYL_ORDER_NONE ? convert_on_backend(B, A, precision, format, &used)
-                                              : KRYL_ERR_UNSUPPORTED;
+                     : order == KRYL_ORDER_COLOR ? color_on_backend(B, A, precision, format, &used)
+                                                 : KRYL_ERR_UNSUPPORTED;
     if (st != KRYL_ERR_UNSUPPORTED) {
         kryl_setup_leave(ctx, phase);
         return st;

@@ -8,13 +8,17 @@
 #include "dist/dist.h"
 #endif
 
-bool kryl_matrix_natural_csr(kryl_matrix A)
+bool kryl_matrix_stored_csr(kryl_matrix A)
 {
     const kryl_csr *h = &A->host->csr;
     return !A->storage_deferred && A->ctx->dist == NULL && A->dist == NULL &&
-           A->fmt.kind == KRYL_FORMAT_CSR && A->precision == KRYL_DOUBLE &&
-           A->layout->perm == NULL && h->row_begin == 0 && h->nrows == h->nrows_global &&
-           h->nrows == h->ncols;
+           A->fmt.kind == KRYL_FORMAT_CSR && A->precision == KRYL_DOUBLE && h->row_begin == 0 &&
+           h->nrows == h->nrows_global && h->nrows == h->ncols;
+}
+
+bool kryl_matrix_natural_csr(kryl_matrix A)
+{
+    return kryl_matrix_stored_csr(A) && A->layout->perm == NULL;
 }
 
 /* Whether the backend's checks read A where it is stored (kryl_matrix_natural_csr). */

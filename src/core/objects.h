@@ -190,9 +190,14 @@ double kryl_host_matrix_asymmetry(kryl_host_matrix *h);
 /* Whether A counts as symmetric: kryl_host_matrix_asymmetry(h) <= tol. */
 bool kryl_host_matrix_is_symmetric(kryl_host_matrix *h, double tol);
 
-/* Whether A's storage is double CSR of all its rows in the natural order,
- * built, on one process, square: what the backends' csr_asymmetry,
- * csr_diagonal and matrix_csr_arrays read (matrix_checks.c). */
+/* Whether A's storage is double CSR of all its rows in its layout's order
+ * (P A P^T where the layout permutes, columns sorted), built, on one
+ * process, square: what the backends' matrix_csr_arrays reads
+ * (matrix_checks.c). */
+bool kryl_matrix_stored_csr(kryl_matrix A);
+
+/* The same in the natural order (no permutation): what the backends'
+ * csr_asymmetry and csr_diagonal read. */
 bool kryl_matrix_natural_csr(kryl_matrix A);
 
 /* The relative asymmetry of A (kryl_host_matrix_asymmetry's), measured by

@@ -2,8 +2,10 @@
  * (ilu_backend.h).  The symbolic part (the pattern of P A P^T, each entry's
  * source in A, the transpose of IC's pattern, the level schedules) is
  * built once: by the backend from A's stored CSR where A is stored as
- * double CSR in the natural order (no host copy of its indices), else on
- * the host's threads and handed over; the numeric factorization, the pivot
+ * double CSR in the factor's order (the natural order, or the P A P^T of
+ * A's layout; no host copy of its indices, each entry's source its
+ * position in that storage), else on the host's threads and handed over;
+ * the numeric factorization, the pivot
  * checks, the triangles' values and the condition estimate
  * ||A||_inf ||U^{-1} L^{-1} e||_inf (||A||_inf from the numeric step, two
  * triangular solves and a max on the backend, one double read back) run
@@ -36,13 +38,15 @@ void kryl_ilu_backend_free(kryl_context ctx, kryl_ilu_backend *b)
     free(b);
 }
 
-/* Whether the backend computes the symbolic part from A's storage. */
+/* Whether the backend computes the symbolic part from A's storage: the
+ * factor's order is the storage's (A's layout: the natural order or an
+ * ordering's P A P^T, as --order color builds on the device). */
 static bool analysed_on_backend(kryl_context ctx, kryl_matrix A, const int32_t *perm)
 {
     const kryl_backend_ops *ops = ctx->ops;
     /* the backend's analysis counts entries in 32 bits */
-    return perm == NULL && ops->factor_analyse && ops->factor_schedule && ops->matrix_csr_arrays &&
-           kryl_matrix_natural_csr(A) && kryl_csr_nnz(&A->host->csr) <= INT32_MAX;
+    return perm == A->layout->perm && ops->factor_analyse && ops->factor_schedule &&
+           ops->matrix_csr_arrays && kryl_matrix_stored_csr(A) && kryl_matrix_nnz(A) <= INT32_MAX;
 }
 
 /* The symbolic part by the backend, where A's CSR is stored (the pattern

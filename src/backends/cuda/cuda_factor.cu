@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_factor.cuh"
 #include "backends/cuda/cuda_factor_hooks.h"
 #include "backends/cuda/cuda_trsv.cuh"
@@ -352,11 +353,25 @@ kryl_status kryl_cuda_factor_setup(kryl_context ctx, const kryl_factor_pattern *
     return KRYL_SUCCESS;
 }
 
-/* A's values in host CSR order on the device: its CSR storage where that
- * holds them in that order in double, else a copy of the host values. */
+/* The values F's sources index, on the device: A's stored CSR for a
+ * pattern analysed there; else A's values in host CSR order, its CSR
+ * storage where that holds them in that order in double, or a copy of the
+ * host values. */
 static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix A,
                                  const double **a)
 {
+    if (F->stored_sources) {
+        const cuda_csr *m = A->fmt.kind == KRYL_FORMAT_CSR && A->precision == KRYL_DOUBLE
+                                ? static_cast<const cuda_csr *>(A->storage)
+                                : nullptr;
+        if (m == nullptr || m->nnz != F->a_nnz)
+            return KRYL_ERROR(KRYL_ERR_INTERNAL,
+                              "cuda factor_numeric: the pattern was analysed from a stored CSR "
+                              "of %lld entries, the matrix is not stored so",
+                              (long long)F->a_nnz);
+        *a = static_cast<const double *>(m->values);
+        return KRYL_SUCCESS;
+    }
     const kryl_csr *h = &A->host->csr;
     if (kryl_csr_nnz(h) != F->a_nnz)
         return KRYL_ERROR(KRYL_ERR_INTERNAL,
@@ -672,4 +687,24 @@ kryl_status kryl_cuda_factor_download(kryl_context ctx, const void *handle, kryl
     return err != cudaSuccess
                ? kryl_cuda_failed(err, "cuda factor download", KRYL_WHERE)
                : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor download: out of memory");
+}
+
+kryl_status kryl_cuda_factor_values(kryl_context ctx, const void *handle, double **values,
+                                    int64_t *count)
+{
+    KRYL_REQUIRE_ARG(handle);
+    KRYL_REQUIRE_ARG(values);
+    KRYL_REQUIRE_ARG(count);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    const cuda_factor *F = static_cast<const cuda_factor *>(handle);
+    *count = F->nnz;
+    *values = to_host(s, F->val, F->nnz);
+    const cudaError_t err = cudaStreamSynchronize(s->stream);
+    if (*values != nullptr && err == cudaSuccess) return KRYL_SUCCESS;
+    free(*values);
+    *values = nullptr;
+    return err != cudaSuccess
+               ? kryl_cuda_failed(err, "cuda factor values download", KRYL_WHERE)
+               : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor values download: out of memory");
 }

@@ -22,6 +22,9 @@ struct cuda_factor {
     int32_t *col;    /* nnz */
     int64_t *diag;   /* n: the position of c_ii */
     int64_t *source; /* nnz: the entry of A's values each entry starts from */
+    /* source indexes A's stored CSR, the arrays factor_analyse read (in A's
+     * layout order); else A's host CSR (factor_setup) */
+    bool stored_sources;
     /* IC only: the pattern of U = L^T by rows, diagonal first */
     int64_t *uptr;           /* n + 1 */
     int32_t *ucol;           /* nnz */

@@ -275,6 +275,7 @@ kryl_status kryl_cuda_factor_analyse(kryl_context ctx, int64_t n, const int64_t 
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda factor_analyse: out of memory");
     F->ic = ic;
     F->n = n;
+    F->stored_sources = true;
     int64_t missing = -1, lower = 0;
     kryl_status st = build_pattern(s, row_ptr, col_idx, F, &missing, &lower);
     if (st == KRYL_SUCCESS && missing >= 0) st = kryl_factor_no_diagonal_error(kind, who, missing);

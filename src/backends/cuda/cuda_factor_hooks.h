@@ -1,4 +1,4 @@
-/* An entry point of the cuda backend's factor beyond the operation table,
+/* Entry points of the cuda backend's factor beyond the operation table,
  * for tests (C-compatible; defined only in builds with CUDA). */
 #ifndef KRYL_BACKENDS_CUDA_FACTOR_HOOKS_H
 #define KRYL_BACKENDS_CUDA_FACTOR_HOOKS_H
@@ -14,6 +14,11 @@ extern "C" {
  * (the levels' per-row array left NULL; no schedule: empty ones).  Free
  * with kryl_factor_pattern_free. */
 kryl_status kryl_cuda_factor_download(kryl_context ctx, const void *handle, kryl_factor_pattern *P);
+
+/* *values (malloc'd, *count = the factor's entries) = a host copy of the
+ * factor's values, in the order of its pattern (kryl_cuda_factor_download). */
+kryl_status kryl_cuda_factor_values(kryl_context ctx, const void *handle, double **values,
+                                    int64_t *count);
 
 #ifdef __cplusplus
 }

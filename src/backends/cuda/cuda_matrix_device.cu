@@ -284,10 +284,10 @@ kryl_status kryl_cuda_matrix_csr_arrays(kryl_context ctx, kryl_matrix A, int64_t
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     *row_ptr = nullptr;
     *row_ptr_copy = false;
-    if (m == nullptr || !kryl_matrix_natural_csr(A))
+    if (m == nullptr || !kryl_matrix_stored_csr(A))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "cuda matrix_csr_arrays: the matrix is not stored as double CSR of all "
-                          "its rows in the natural order");
+                          "its rows");
     *col_idx = m->col_idx;
     *values = static_cast<double *>(m->values);
     if (m->wide) {
