@@ -1121,6 +1121,23 @@ kryl_status kryl_write_history_csv(const char *path, const double *history, int6
  * string is valid until the solver is destroyed. */
 kryl_status kryl_solver_format(kryl_solver solver, kryl_format *format, const char **reason);
 
+/* The least memory traffic of one iteration of the solver (the copy-
+ * bandwidth bound): its SpMV moving the arrays of its format once, x once
+ * and y once, plus the vector reads and writes of the method's own updates
+ * and reductions; over the context's device bandwidth (the bandwidth
+ * model's: a measured device-to-device copy on cuda) it gives the least
+ * time an iteration can take.  Counted for CG and PCG with Jacobi in
+ * double precision on one process; KRYL_ERR_UNSUPPORTED otherwise. */
+typedef struct kryl_iteration_bound {
+    double spmv_bytes;   /* the format's arrays read once, x read once, y written once */
+    double vector_bytes; /* the method's vector passes (CG: 10 or 11 vectors of n) */
+    double bytes;        /* spmv_bytes + vector_bytes */
+    double bandwidth;    /* bytes/s */
+    double seconds;      /* bytes / bandwidth */
+} kryl_iteration_bound;
+
+kryl_status kryl_solver_iteration_bound(kryl_solver solver, kryl_iteration_bound *bound);
+
 /* A one-line description of the preconditioner as built, written into buf
  * (len bytes, truncated, always terminated when len > 0): its name ("none"
  * without one) and, for the incomplete factorizations, each triangle's

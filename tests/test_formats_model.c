@@ -156,6 +156,91 @@ static void check_choose(void)
     kryl_csr_free(&A);
 }
 
+/* The choice of weighing every candidate (the model's definition, which
+ * kryl_fmt_choose reaches by pruning): CSR where one SpMV fits half the
+ * cache, else the first candidate in tie order within 2% of the fastest
+ * suitable prediction. */
+static kryl_format choice_weighing_all(const kryl_csr *A, const kryl_device_model *dev)
+{
+    static const kryl_format order[] = {KRYL_FORMAT_CSR,   KRYL_FORMAT_SELL,  KRYL_FORMAT_PJDS,
+                                        KRYL_FORMAT_ELLR,  KRYL_FORMAT_JDS,   KRYL_FORMAT_ELL,
+                                        KRYL_FORMAT_BCSR2, KRYL_FORMAT_BCSR4, KRYL_FORMAT_DIA};
+    enum { N = (int)(sizeof order / sizeof order[0]) };
+    double seconds[N], fastest = INFINITY, csr_bytes = 0.0;
+    for (int k = 0; k < N; k++) {
+        kryl_fmt_cost c;
+        kryl_fmt_model m;
+        CHECK_OK(kryl_fmt_cost_of(A, order[k], NULL, &c));
+        CHECK_OK(kryl_fmt_predict(A, order[k], NULL, dev, &m));
+        if (k == 0) csr_bytes = m.bytes;
+        seconds[k] = c.suitable ? m.seconds : INFINITY;
+        fastest = fmin(fastest, seconds[k]);
+    }
+    if (csr_bytes < 0.5 * (double)dev->cache_bytes) return KRYL_FORMAT_CSR;
+    int pick = 0;
+    while (!(seconds[pick] <= 1.02 * fastest)) pick++;
+    return order[pick];
+}
+
+/* kryl_fmt_choose (on 1 and 3 threads) against weighing every candidate,
+ * under caches from 64 KB to 64 MB (x's reuse from 1/Nnzr to 1). */
+static void check_same_as_weighing_all(const kryl_csr *A, const char *what)
+{
+    const int64_t caches[] = {0, 64 << 10, 1 << 20, 8 << 20, 64 << 20};
+    for (size_t c = 0; c < sizeof caches / sizeof caches[0]; c++) {
+        const kryl_device_model dev = tf_device(caches[c]);
+        kryl_fmt_params p;
+        kryl_fmt_params_init(&p);
+        const kryl_format all = choice_weighing_all(A, &dev);
+        for (p.threads = 1; p.threads <= 3; p.threads += 2) {
+            kryl_format chosen;
+            CHECK_OK(kryl_fmt_choose(A, &p, &dev, &chosen, NULL, 0));
+            CHECK(chosen == all, "%s, cache %lld, %d threads: chose %s, weighing all gives %s",
+                  what, (long long)caches[c], p.threads, kryl_format_name(chosen),
+                  kryl_format_name(all));
+        }
+    }
+}
+
+/* The pruned choice is the choice of weighing all, on the generated
+ * families, awkward shapes and the real matrices present. */
+static void check_pruning_keeps_choice(void)
+{
+    for (int kind = KRYL_GEN_POISSON2D5; kind <= KRYL_GEN_ELASTICITY3D; kind++) {
+        kryl_generator_options o;
+        kryl_generator g;
+        kryl_generator_options_init(&o, (kryl_generator_kind)kind, 12);
+        kryl_csr A;
+        if (!gen_whole(&A, &g, &o)) continue;
+        check_same_as_weighing_all(&A, kryl_generator_name((kryl_generator_kind)kind));
+        gen_csr_free(&A);
+    }
+    kryl_csr A;
+    if (tf_generate(&A, KRYL_GEN_POISSON3D27, 24)) { /* planes 576 rows apart */
+        check_same_as_weighing_all(&A, "poisson3d27 24^3");
+        gen_csr_free(&A);
+    }
+    CHECK_OK(kryl_csr_alloc(&A, 0, 0, 0));
+    check_same_as_weighing_all(&A, "empty");
+    kryl_csr_free(&A);
+    for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++) {
+        test_random_csr(&A, (test_shape)shape, 3001, 3001, 40 + (uint64_t)shape);
+        check_same_as_weighing_all(&A, "random shape");
+        kryl_csr_free(&A);
+    }
+    tf_dense_blocks(&A, 900, 4, 3);
+    check_same_as_weighing_all(&A, "dense 4x4 blocks");
+    kryl_csr_free(&A);
+    const char *files[] = {"494_bus.mtx",   "bcsstk08.mtx", "cage4.mtx",    "dw8192.mtx",
+                           "fidap_ex6.mtx", "lund_a.mtx",   "rdb2048.mtx",  "sherman3.mtx",
+                           "west0479.mtx",  "rajat11.mtx",  "cryg2500.mtx", "zenios.mtx"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        if (!tf_read(&A, files[f])) continue;
+        check_same_as_weighing_all(&A, files[f]);
+        kryl_csr_free(&A);
+    }
+}
+
 static void check_bad_device(void)
 {
     kryl_csr A;
@@ -286,6 +371,7 @@ int main(void)
     check_reach();
     check_order_matters();
     check_choose();
+    check_pruning_keeps_choice();
     check_bad_device();
     print_table();
     return test_summary("test_formats_model");

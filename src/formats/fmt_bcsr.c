@@ -97,15 +97,20 @@ static kryl_status count_blocks(const fmt_view *v, int64_t b, int threads, int64
     return KRYL_SUCCESS;
 }
 
+void fmt_bcsr_arrays(int64_t b, int64_t n, int64_t nblocks, fmt_size *size)
+{
+    size->stored = nblocks * b * b;
+    size->index_bytes = 4 * nblocks + 8 * ((n + b - 1) / b + 1); /* bcol, brow_ptr */
+    size->read_bytes = 8 * size->stored + size->index_bytes;
+}
+
 static kryl_status bcsr_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
                                 fmt_size *size)
 {
-    const int64_t b = block_size(kind), nbrows = (v->n + b - 1) / b, nnz = kryl_csr_nnz(v->A);
+    const int64_t b = block_size(kind), nnz = kryl_csr_nnz(v->A);
     int64_t nblocks, nblocks2;
     KRYL_TRY(count_blocks(v, b, p->threads, &nblocks));
-    size->stored = nblocks * b * b;
-    size->index_bytes = 4 * nblocks + 8 * (nbrows + 1); /* bcol, brow_ptr */
-    size->read_bytes = 8 * size->stored + size->index_bytes;
+    fmt_bcsr_arrays(b, v->n, nblocks, size);
     /* a refused bcsr4 suggests bcsr2 only where 2x2 blocks would be accepted */
     const char *alternatives = "csr or sell";
     if (kind == KRYL_FORMAT_BCSR4 && !fmt_padding_within(size->stored, nnz, p->max_block_fill)) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
 
 void kryl_fmt_params_init(kryl_fmt_params *params)
@@ -86,11 +87,12 @@ static kryl_status check_matrix(const kryl_csr *A)
     return KRYL_SUCCESS;
 }
 
-static bool is_identity(const int32_t *perm, int64_t n)
+static bool is_identity(const int32_t *perm, int64_t n, int threads)
 {
-    for (int64_t i = 0; i < n; i++)
-        if (perm[i] != i) return false;
-    return true;
+    int64_t moved = 0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, +, moved)
+    for (int64_t i = 0; i < n; i++) moved += perm[i] != i;
+    return moved == 0;
 }
 
 kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, const int32_t *order,
@@ -110,13 +112,13 @@ kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, c
     kryl_status st = KRYL_SUCCESS;
     if (order || window > 1) {
         KRYL_CHECK_GOTO(st, FMT_ALLOC(plan->perm, n, "the row permutation"), fail);
-        KRYL_CHECK_GOTO(st, fmt_sorted_order(A, order, window, plan->perm), fail);
-        if (is_identity(plan->perm, n)) {
+        KRYL_CHECK_GOTO(st, fmt_sorted_order(A, order, window, params->threads, plan->perm), fail);
+        if (is_identity(plan->perm, n, params->threads)) {
             free(plan->perm);
             plan->perm = NULL;
         } else {
             KRYL_CHECK_GOTO(st, FMT_ALLOC(plan->inv, n, "the inverse permutation"), fail);
-            fmt_invert(plan->perm, n, plan->inv);
+            fmt_invert(plan->perm, n, params->threads, plan->inv);
         }
     }
     plan->view = (fmt_view){A, n, plan->perm, plan->inv};
@@ -214,6 +216,33 @@ kryl_status kryl_fmt_accept(kryl_format kind, int64_t n, int64_t nnz, int64_t me
     *stored_out = size.stored;
     if (!size.suitable) return KRYL_ERROR(KRYL_ERR_FORMAT_UNSUITABLE, "%s", size.why);
     return KRYL_SUCCESS;
+}
+
+int64_t kryl_fmt_read_bytes(const kryl_fmt *f)
+{
+    kryl_fmt_params p;
+    kryl_fmt_params_init(&p);
+    fmt_size size;
+    memset(&size, 0, sizeof size);
+    const int64_t n = f->nrows, nnz = f->nnz;
+    switch (f->kind) {
+    case KRYL_FORMAT_CSR: fmt_csr_arrays(n, nnz, &size); break;
+    case KRYL_FORMAT_ELL:
+    case KRYL_FORMAT_ELLR: fmt_ell_size(f->kind, n, nnz, f->u.ell.width, &p, &size); break;
+    case KRYL_FORMAT_JDS: fmt_jds_size(n, nnz, f->u.jds.ndiag, f->stored, &p, &size); break;
+    case KRYL_FORMAT_PJDS:
+    case KRYL_FORMAT_SELL:
+        p.slice_height = f->u.sell.C;
+        fmt_sell_size(f->kind, n, nnz, f->stored, 0, &p, &size);
+        break;
+    case KRYL_FORMAT_BCSR2:
+    case KRYL_FORMAT_BCSR4:
+        fmt_bcsr_arrays(f->u.bcsr.b, n, f->stored / ((int64_t)f->u.bcsr.b * f->u.bcsr.b), &size);
+        break;
+    case KRYL_FORMAT_DIA: fmt_dia_size(n, nnz, f->u.dia.ndiag, &p, &size); break;
+    default: break;
+    }
+    return size.read_bytes;
 }
 
 void kryl_fmt_free(kryl_fmt *f)

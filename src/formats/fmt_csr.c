@@ -6,13 +6,17 @@
 #include "core/error.h"
 #include "formats/fmt_internal.h"
 
+void fmt_csr_arrays(int64_t n, int64_t nnz, fmt_size *size)
+{
+    size->stored = nnz;
+    size->index_bytes = 8 * (n + 1) + 4 * nnz; /* row_ptr + col */
+    size->read_bytes = 12 * nnz + 8 * (n + 1);
+}
+
 static kryl_status csr_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
                                fmt_size *size)
 {
-    const int64_t nnz = kryl_csr_nnz(v->A);
-    size->stored = nnz;
-    size->index_bytes = 8 * (v->n + 1) + 4 * nnz; /* row_ptr + col */
-    size->read_bytes = 12 * nnz + 8 * (v->n + 1);
+    fmt_csr_arrays(v->n, kryl_csr_nnz(v->A), size);
     size->suitable = true;
     return KRYL_SUCCESS;
 }

@@ -28,11 +28,13 @@ static int64_t dia_offsets(const fmt_view *v, int threads, unsigned char *mark, 
         }
     }
     int64_t ndiag = 0;
+    if (offset == NULL) {
+        KRYL_HOST_PARALLEL_REDUCE(threads, +, ndiag)
+        for (int64_t k = 0; k < 2 * n - 1; k++) ndiag += mark[k];
+        return ndiag;
+    }
     for (int64_t k = 0; k < 2 * n - 1; k++)
-        if (mark[k]) {
-            if (offset) offset[ndiag] = k - (n - 1);
-            ndiag++;
-        }
+        if (mark[k]) offset[ndiag++] = k - (n - 1);
     return ndiag;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
 
 void fmt_ell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t width, const kryl_fmt_params *p,
@@ -28,6 +29,7 @@ static kryl_status ell_measure(const fmt_view *v, kryl_format kind, const kryl_f
                                fmt_size *size)
 {
     int64_t width = 0;
+    KRYL_HOST_PARALLEL_REDUCE(p->threads, max, width)
     for (int64_t i = 0; i < v->n; i++) {
         const int64_t len = fmt_view_len(v, i);
         width = len > width ? len : width;

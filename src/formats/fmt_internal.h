@@ -85,9 +85,13 @@ void fmt_plan_free(fmt_plan *plan);
 
 /* The size and refusal of each family from its measures (what its
  * `measure` computes on a view; kryl_fmt_accept for a backend that
- * measures in its own memory): DIA of ndiag occupied diagonals; ELL/ELLR
+ * measures in its own memory): CSR's and BCSR's arrays (stored,
+ * index_bytes, read_bytes; never refused: BCSR's judged by its measure) of
+ * nnz entries or nblocks b x b blocks; DIA of ndiag occupied diagonals; ELL/ELLR
  * of rows up to `width` entries; SELL/pJDS of `stored` slots and rows up
  * to `longest`; JDS of ndiag jagged diagonals in `stored` slots. */
+void fmt_csr_arrays(int64_t n, int64_t nnz, fmt_size *size);
+void fmt_bcsr_arrays(int64_t b, int64_t n, int64_t nblocks, fmt_size *size);
 void fmt_dia_size(int64_t n, int64_t nnz, int64_t ndiag, const kryl_fmt_params *p, fmt_size *size);
 void fmt_ell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t width, const kryl_fmt_params *p,
                   fmt_size *size);
@@ -102,12 +106,17 @@ void fmt_jds_size(int64_t n, int64_t nnz, int64_t ndiag, int64_t stored, const k
 kryl_status fmt_check_order(const int32_t *order, int64_t n);
 
 /* perm = order (or the identity) with, inside each window of `window`
- * positions, rows stably sorted by decreasing length (counting sort). */
-kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t window,
+ * positions, rows stably sorted by decreasing length (counting sort), on
+ * `threads` host threads (the same perm whatever the count). */
+kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t window, int threads,
                              int32_t *perm);
 
-/* inv[perm[i]] = i */
-void fmt_invert(const int32_t *perm, int64_t n, int32_t *inv);
+/* count[len] += the rows of A of length len (0 <= len <= longest, A's
+ * longest row), on `threads` host threads. */
+kryl_status fmt_length_counts(const kryl_csr *A, int64_t longest, int threads, int64_t *count);
+
+/* inv[perm[i]] = i, on `threads` host threads */
+void fmt_invert(const int32_t *perm, int64_t n, int threads, int32_t *inv);
 
 /* C = P A P^T for the view: rows and columns renumbered, columns of each
  * row sorted again, on `threads` host threads (the same C whatever the

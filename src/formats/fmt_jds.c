@@ -17,16 +17,14 @@ void kryl_fmt_jds_pad(int64_t *ptr, int64_t width)
 
 /* diag_ptr[d+1] = diag_ptr[d] + (rows longer than d, rounded up to 32);
  * the view's rows are sorted by decreasing length. */
-static kryl_status jds_diag_ptr(const fmt_view *v, int64_t *ndiag, int64_t **diag_ptr)
+static kryl_status jds_diag_ptr(const fmt_view *v, int threads, int64_t *ndiag, int64_t **diag_ptr)
 {
     const int64_t width = v->n > 0 ? fmt_view_len(v, 0) : 0;
     int64_t *ptr = NULL;
     KRYL_TRY(FMT_ALLOC(ptr, width + 1, "jds diagonal pointers"));
     /* ptr[len] = rows of length len, then suffix sums: ptr[d + 1] = rows longer than d */
-    for (int64_t i = 0; i < v->n; i++) {
-        const int64_t len = fmt_view_len(v, i);
-        if (len > 0) ptr[len]++;
-    }
+    KRYL_TRY(fmt_length_counts(v->A, width, threads, ptr));
+    ptr[0] = 0;
     for (int64_t d = width - 1; d >= 1; d--) ptr[d] += ptr[d + 1];
     kryl_fmt_jds_pad(ptr, width);
     *ndiag = width;
@@ -54,7 +52,7 @@ static kryl_status jds_measure(const fmt_view *v, kryl_format kind, const kryl_f
                                fmt_size *size)
 {
     int64_t ndiag, *ptr;
-    KRYL_TRY(jds_diag_ptr(v, &ndiag, &ptr));
+    KRYL_TRY(jds_diag_ptr(v, p->threads, &ndiag, &ptr));
     const int64_t stored = ptr[ndiag];
     free(ptr);
     fmt_jds_size(v->n, kryl_csr_nnz(v->A), ndiag, stored, p, size);
@@ -66,7 +64,7 @@ static kryl_status jds_fill(kryl_csr *C, bool C_owned, kryl_format kind, const k
 {
     kryl_fmt_jds *f = &out->u.jds;
     const fmt_view cv = {C, C->nrows, NULL, NULL};
-    KRYL_TRY(jds_diag_ptr(&cv, &f->ndiag, &f->diag_ptr));
+    KRYL_TRY(jds_diag_ptr(&cv, p->threads, &f->ndiag, &f->diag_ptr));
     KRYL_TRY(FMT_ALLOC(f->col, out->stored, "jds columns")); /* padding: column 0, value 0 */
     KRYL_TRY(FMT_ALLOC(f->val, out->stored, "jds values"));
     KRYL_TRY(FMT_ALLOC(f->row_len, C->nrows, "jds row lengths"));

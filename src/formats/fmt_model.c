@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
 
 /* Formats weighed by kryl_fmt_choose, in the order ties go (CSR, then SELL). */
@@ -167,9 +168,11 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
 {
     const double n = (double)A->nrows, nnz = (double)kryl_csr_nnz(A);
     int64_t longest = 0;
-    for (int64_t i = 0; i < A->nrows; i++)
-        if (A->row_ptr[i + 1] - A->row_ptr[i] > longest)
-            longest = A->row_ptr[i + 1] - A->row_ptr[i];
+    KRYL_HOST_PARALLEL_REDUCE(p->threads, max, longest)
+    for (int64_t i = 0; i < A->nrows; i++) {
+        const int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
+        longest = len > longest ? len : longest;
+    }
     /* x at least once: 8 alpha nnz >= min(8 nnz, 8 ncols) */
     const double x_least = fmin(8.0 * nnz, 8.0 * (double)A->ncols);
     double alphas[NCANDIDATES];
@@ -184,6 +187,13 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
     KRYL_TRY(weigh(A, p, dev, w, 0, alphas));
     /* latency-bound: CSR, whatever the others predict (kryl_fmt_choose) */
     if (w[0].model.bytes < 0.5 * (double)dev->cache_bytes) return KRYL_SUCCESS;
+    /* the candidates in the natural order share CSR's alpha: x costs them
+     * exactly 8 alpha nnz, no less */
+    for (int c = 1; c < NCANDIDATES; c++)
+        if (w[c].window == 0)
+            w[c].least =
+                (least_fixed(candidates[c], n, nnz, (double)longest) + 8.0 * alphas[0] * nnz) /
+                dev->bandwidth;
     for (;;) {
         double fastest = INFINITY, lowest = INFINITY;
         int open = -1;

@@ -31,42 +31,153 @@ kryl_status fmt_check_order(const int32_t *order, int64_t n)
 
 static int64_t row_len(const kryl_csr *A, int32_t r) { return A->row_ptr[r + 1] - A->row_ptr[r]; }
 
-kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t window, int32_t *perm)
+/* Rows [w0, w1) of perm stably sorted by decreasing length (counting sort
+ * over the lengths lo..hi of the window), through rows[w1 - w0] and count[hi - lo + 2]. */
+static void sort_window(const kryl_csr *A, int32_t *perm, int64_t w0, int64_t w1, int64_t lo,
+                        int64_t hi, int64_t *count, int32_t *rows)
+{
+    /* key = hi - len; count[key] = rows of smaller key (longer rows) in the window */
+    memset(count, 0, (size_t)(hi - lo + 2) * sizeof *count);
+    for (int64_t i = w0; i < w1; i++) count[hi - row_len(A, perm[i]) + 1]++;
+    for (int64_t d = 1; d <= hi - lo + 1; d++) count[d] += count[d - 1];
+    /* stable scatter: longest rows first, ties in their incoming order */
+    for (int64_t i = w0; i < w1; i++) rows[count[hi - row_len(A, perm[i])]++] = perm[i];
+    memcpy(perm + w0, rows, (size_t)(w1 - w0) * sizeof *perm);
+}
+
+/* The shortest and longest rows of perm[w0, w1). */
+static void window_range(const kryl_csr *A, const int32_t *perm, int64_t w0, int64_t w1,
+                         int64_t *lo, int64_t *hi)
+{
+    *lo = INT64_MAX;
+    *hi = 0;
+    for (int64_t i = w0; i < w1; i++) {
+        const int64_t len = row_len(A, perm[i]);
+        *lo = len < *lo ? len : *lo;
+        *hi = len > *hi ? len : *hi;
+    }
+}
+
+/* Windows of `window` rows (window < n), each sorted on its own by one of
+ * `threads` threads, each with room for the lengths of the windows it takes. */
+static kryl_status sort_windows(const kryl_csr *A, int64_t window, int threads, int32_t *perm)
+{
+    const int64_t n = A->nrows, nwindows = (n + window - 1) / window;
+    int failed = 0;
+    KRYL_HOST_PARALLEL(threads)
+    {
+        int64_t *count = NULL, room = 0;
+        int32_t *rows = malloc((size_t)window * sizeof *rows);
+        KRYL_HOST_FOR
+        for (int64_t w = 0; w < nwindows; w++) {
+            const int64_t w0 = w * window, w1 = n - w0 < window ? n : w0 + window;
+            int64_t lo, hi;
+            window_range(A, perm, w0, w1, &lo, &hi);
+            if (hi - lo + 2 > room) {
+                free(count);
+                room = hi - lo + 2;
+                count = malloc((size_t)room * sizeof *count);
+            }
+            if (count == NULL || rows == NULL) {
+                room = 0;
+                KRYL_HOST_ATOMIC
+                failed++;
+                continue;
+            }
+            sort_window(A, perm, w0, w1, lo, hi, count, rows);
+        }
+        free(count);
+        free(rows);
+    }
+    return failed ? fmt_out_of_memory("the sort windows", window, sizeof(int64_t)) : KRYL_SUCCESS;
+}
+
+/* All n rows as one window: a stable counting sort whose counts and
+ * scatter run on `threads` threads over contiguous parts of perm (thread
+ * t's rows of length len go after the longer rows and after the rows of
+ * length len of parts before t), so the order is the serial sort's. */
+static kryl_status sort_all(const kryl_csr *A, int threads, int32_t *perm)
+{
+    const int64_t n = A->nrows;
+    int64_t lo = INT64_MAX, hi = 0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, min, lo)
+    for (int64_t i = 0; i < n; i++) lo = row_len(A, perm[i]) < lo ? row_len(A, perm[i]) : lo;
+    KRYL_HOST_PARALLEL_REDUCE(threads, max, hi)
+    for (int64_t i = 0; i < n; i++) hi = row_len(A, perm[i]) > hi ? row_len(A, perm[i]) : hi;
+    const int64_t keys = hi - lo + 1;
+    /* parts: as many as threads while their counts take no more room than perm */
+    int64_t parts = threads;
+    while (parts > 1 && keys * parts > n) parts--;
+    int64_t *count = NULL;
+    int32_t *sorted = NULL;
+    kryl_status st = FMT_ALLOC(count, keys * parts, "the row-length counts");
+    if (st == KRYL_SUCCESS) st = FMT_ALLOC(sorted, n, "the sorted rows");
+    if (st != KRYL_SUCCESS) {
+        free(count);
+        return st;
+    }
+    const int64_t part = (n + parts - 1) / parts;
+    /* count[key * parts + t] = rows of part t with key hi - len */
+    KRYL_HOST_PARALLEL_FOR((int)parts)
+    for (int64_t t = 0; t < parts; t++) {
+        const int64_t e = (t + 1) * part < n ? (t + 1) * part : n;
+        for (int64_t i = t * part; i < e; i++) count[(hi - row_len(A, perm[i])) * parts + t]++;
+    }
+    /* exclusive prefix sums in (key, part) order: where each part's rows of a key start */
+    int64_t at = 0;
+    for (int64_t k = 0; k < keys * parts; k++) {
+        const int64_t c = count[k];
+        count[k] = at;
+        at += c;
+    }
+    KRYL_HOST_PARALLEL_FOR((int)parts)
+    for (int64_t t = 0; t < parts; t++) {
+        const int64_t e = (t + 1) * part < n ? (t + 1) * part : n;
+        for (int64_t i = t * part; i < e; i++)
+            sorted[count[(hi - row_len(A, perm[i])) * parts + t]++] = perm[i];
+    }
+    memcpy(perm, sorted, (size_t)n * sizeof *perm);
+    free(count);
+    free(sorted);
+    return KRYL_SUCCESS;
+}
+
+kryl_status fmt_length_counts(const kryl_csr *A, int64_t longest, int threads, int64_t *count)
+{
+    const int64_t n = A->nrows, keys = longest + 1;
+    /* parts: as many as threads while their counts take no more room than the rows */
+    int64_t parts = threads;
+    while (parts > 1 && keys * parts > n) parts--;
+    int64_t *part_count = NULL;
+    if (parts > 1) KRYL_TRY(FMT_ALLOC(part_count, keys * parts, "the row-length counts"));
+    const int64_t part = (n + parts - 1) / parts;
+    /* part t's counts at part_count + t * keys (count itself for one part) */
+    KRYL_HOST_PARALLEL_FOR((int)parts)
+    for (int64_t t = 0; t < parts; t++) {
+        int64_t *c = parts > 1 ? part_count + t * keys : count;
+        const int64_t e = (t + 1) * part < n ? (t + 1) * part : n;
+        for (int64_t i = t * part; i < e; i++) c[row_len(A, (int32_t)i)]++;
+    }
+    for (int64_t t = 0; parts > 1 && t < parts; t++)
+        for (int64_t k = 0; k < keys; k++) count[k] += part_count[t * keys + k];
+    free(part_count);
+    return KRYL_SUCCESS;
+}
+
+kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t window, int threads,
+                             int32_t *perm)
 {
     const int64_t n = A->nrows;
     /* perm = order, or the identity */
+    KRYL_HOST_PARALLEL_STATIC(threads)
     for (int64_t i = 0; i < n; i++) perm[i] = order ? order[i] : (int32_t)i;
-    if (window <= 1) return KRYL_SUCCESS;
-    int64_t longest = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (row_len(A, (int32_t)i) > longest) longest = row_len(A, (int32_t)i);
-    int64_t *count = NULL;
-    int32_t *window_rows = NULL;
-    kryl_status st = FMT_ALLOC(count, longest + 2, "the row-length histogram");
-    if (st == KRYL_SUCCESS) st = FMT_ALLOC(window_rows, window < n ? window : n, "the sort window");
-    for (int64_t w0 = 0; st == KRYL_SUCCESS && w0 < n; w0 += window) {
-        const int64_t w1 = n - w0 < window ? n : w0 + window;
-        int64_t lo = longest, hi = 0;
-        for (int64_t i = w0; i < w1; i++) {
-            const int64_t len = row_len(A, perm[i]);
-            lo = len < lo ? len : lo;
-            hi = len > hi ? len : hi;
-        }
-        /* key = hi - len; count[key] = rows of smaller key (longer rows) in the window */
-        memset(count, 0, (size_t)(hi - lo + 2) * sizeof *count);
-        for (int64_t i = w0; i < w1; i++) count[hi - row_len(A, perm[i]) + 1]++;
-        for (int64_t d = 1; d <= hi - lo + 1; d++) count[d] += count[d - 1];
-        /* stable scatter: longest rows first, ties in their incoming order */
-        for (int64_t i = w0; i < w1; i++) window_rows[count[hi - row_len(A, perm[i])]++] = perm[i];
-        memcpy(perm + w0, window_rows, (size_t)(w1 - w0) * sizeof *perm);
-    }
-    free(count);
-    free(window_rows);
-    return st;
+    if (window <= 1 || n == 0) return KRYL_SUCCESS;
+    return window < n ? sort_windows(A, window, threads, perm) : sort_all(A, threads, perm);
 }
 
-void fmt_invert(const int32_t *perm, int64_t n, int32_t *inv)
+void fmt_invert(const int32_t *perm, int64_t n, int threads, int32_t *inv)
 {
+    KRYL_HOST_PARALLEL_STATIC(threads)
     for (int64_t i = 0; i < n; i++) inv[perm[i]] = (int32_t)i; /* inv[perm[i]] = i */
 }
 

@@ -7,7 +7,19 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
+
+/* The longest row of slice s of C rows of the view. */
+static int64_t slice_longest(const fmt_view *v, int64_t C, int64_t s)
+{
+    int64_t width = 0;
+    for (int64_t i = s * C; i < v->n && i < (s + 1) * C; i++) {
+        const int64_t len = fmt_view_len(v, i);
+        width = len > width ? len : width;
+    }
+    return width;
+}
 
 /* Slots of the slices of C rows of the view (rows already in order) and the
  * longest row; fills slice_ptr and slice_width when they are not NULL. */
@@ -17,11 +29,7 @@ static int64_t sell_slices(const fmt_view *v, int64_t C, int64_t *slice_ptr, int
     int64_t stored = 0;
     *longest = 0;
     for (int64_t s = 0; s * C < v->n; s++) {
-        int64_t width = 0;
-        for (int64_t i = s * C; i < v->n && i < (s + 1) * C; i++) {
-            const int64_t len = fmt_view_len(v, i);
-            width = len > width ? len : width;
-        }
+        const int64_t width = slice_longest(v, C, s);
         if (slice_width) slice_width[s] = (int32_t)width;
         *longest = width > *longest ? width : *longest;
         /* slice_ptr[s + 1] = slice_ptr[s] + C * width */
@@ -58,8 +66,16 @@ void fmt_sell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t stored, int
 static kryl_status sell_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
                                 fmt_size *size)
 {
-    int64_t longest;
-    const int64_t stored = sell_slices(v, p->slice_height, NULL, NULL, &longest);
+    /* sell_slices' stored slots and longest row, the slices on p->threads */
+    const int64_t C = p->slice_height, nslices = (v->n + C - 1) / C;
+    int64_t longest = 0, stored = 0;
+    KRYL_HOST_PARALLEL_REDUCE(p->threads, +, stored)
+    for (int64_t s = 0; s < nslices; s++) stored += fmt_mul_sat(C, slice_longest(v, C, s));
+    KRYL_HOST_PARALLEL_REDUCE(p->threads, max, longest)
+    for (int64_t i = 0; i < v->n; i++) {
+        const int64_t len = fmt_view_len(v, i);
+        longest = len > longest ? len : longest;
+    }
     fmt_sell_size(kind, v->n, kryl_csr_nnz(v->A), stored, longest, p, size);
     return KRYL_SUCCESS;
 }

@@ -182,6 +182,10 @@ void kryl_fmt_jds_pad(int64_t *ptr, int64_t width);
 /* The natural-order CSR format over A's own arrays (borrowed, not copied). */
 void kryl_fmt_borrow_csr(const kryl_csr *A, kryl_fmt *f);
 
+/* Bytes of the format's arrays one SpMV reads (kryl_fmt_cost's spmv_bytes
+ * less x and y), from its shape alone: also for one built on a backend. */
+int64_t kryl_fmt_read_bytes(const kryl_fmt *f);
+
 /* The format's value array and its length (stored), so a backend can keep
  * a float copy for single precision. */
 void kryl_fmt_values(const kryl_fmt *f, double **values, int64_t *count);

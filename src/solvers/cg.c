@@ -77,6 +77,9 @@ static kryl_status cg_setup(kryl_solver s)
     const kryl_backend_ops *ops = s->ops;
     bool fuses = ops->spmv_dot_fuses && ops->spmv_dot_fuses(s->ctx, s->Aw);
     w->one_reduction = w->resident || !fuses;
+    /* the traffic counted above: 10n (12n with Jacobi) with one reduction,
+     * 9n (11n) with two and p'q fused into the SpMV */
+    s->iteration_vectors = (w->one_reduction ? 10 : 9) + (s->pc ? 2 : 0);
     return KRYL_SUCCESS;
 }
 

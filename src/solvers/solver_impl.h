@@ -36,6 +36,9 @@ struct kryl_solver_s {
     kryl_vector x_best;  /* double, natural order: the x of the smallest true residual */
     kryl_vector r_start; /* r_true in Aw's order (NULL when Aw keeps the natural order) */
     kryl_format format;  /* Aw's storage format */
+    /* vectors of n entries one iteration reads or writes besides its
+     * SpMV's x and y, as the method's setup counts them (0: not counted) */
+    int iteration_vectors;
     /* batching (iterate.c): the replayable graph of graph_steps steps, and
      * the host's cost of one convergence check */
     void *graph;

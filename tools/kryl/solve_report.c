@@ -183,6 +183,19 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "context_wait_s", job->context_wait_s);
     json_double(&w, "time_per_iteration_s",
                 r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0);
+    kryl_iteration_bound bound;
+    if (kryl_solver_iteration_bound(job->solver, &bound) == KRYL_SUCCESS) {
+        json_begin(&w, "iteration_bound");
+        json_double(&w, "spmv_bytes", bound.spmv_bytes);
+        json_double(&w, "vector_bytes", bound.vector_bytes);
+        json_double(&w, "bytes", bound.bytes);
+        json_double(&w, "bandwidth", bound.bandwidth);
+        json_double(&w, "seconds", bound.seconds);
+        /* the measured time per iteration over the bound (1: at the bound) */
+        json_double(&w, "ratio",
+                    r->iterations > 0 ? r->solve_s / (double)r->iterations / bound.seconds : 0.0);
+        json_end(&w);
+    }
     json_begin(&w, "setup_phases");
     for (int k = 0; k < KRYL_SETUP_PHASES; k++)
         json_double(&w, kryl_setup_phase_name((kryl_setup_phase)k), r->setup_phases[k]);
@@ -328,6 +341,14 @@ void solve_report_summary(const solve_job *job, const char *matrix, double read_
         printf(" (%s per iteration)",
                cli_format_seconds(t[4], sizeof t[4], r->solve_s / (double)r->iterations));
     printf("\n");
+    kryl_iteration_bound bound;
+    if (r->iterations > 0 && kryl_solver_iteration_bound(job->solver, &bound) == KRYL_SUCCESS) {
+        char b[32];
+        printf("            bound %s per iteration (%s at %.0f GB/s); %.2fx the bound\n",
+               cli_format_seconds(t[4], sizeof t[4], bound.seconds),
+               cli_format_bytes(b, sizeof b, bound.bytes), 1e-9 * bound.bandwidth,
+               r->solve_s / (double)r->iterations / bound.seconds);
+    }
     if (o->profile) {
         const kryl_profile *p = &r->profile;
         print_phase("profile", "spmv", p->spmv, p->iteration);
