@@ -201,7 +201,7 @@ static void bench_factor(kryl_context ctx, cudaStream_t stream, cusparseHandle_t
 
     const kryl_backend_ops *ops = ctx->ops;
     for (int p = 0; p < KRYL_CUDA_TRSV_PATHS; p++) {
-        const kryl_cuda_trsv_path path = (kryl_cuda_trsv_path)p;
+        const kryl_cuda_trsv_path_kind path = (kryl_cuda_trsv_path_kind)p;
         void *hL = nullptr, *hU = nullptr;
         KRYL_OK(kryl_cuda_trsv_setup_path(ctx, &F.L, KRYL_DOUBLE, true, F.unit_lower, lvL.order,
                                           lvL.level_ptr, lvL.nlevels, path, &hL));

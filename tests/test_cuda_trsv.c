@@ -28,12 +28,12 @@ static void *setup_on(kryl_context ctx, const kryl_csr *T, const kryl_levels *lv
 #ifdef KRYL_HAVE_CUDA
     if (path != 0) {
         CHECK_OK(kryl_cuda_trsv_setup_path(ctx, T, precision, lower, unit, lv->order, lv->level_ptr,
-                                           lv->nlevels, (kryl_cuda_trsv_path)path, &handle));
+                                           lv->nlevels, (kryl_cuda_trsv_path_kind)path, &handle));
         if (handle)
             CHECK(strcmp(ctx->ops->trsv_path(ctx, handle),
-                         kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)path)) == 0,
+                         kryl_cuda_trsv_path_name((kryl_cuda_trsv_path_kind)path)) == 0,
                   "forced path %s, reported %s",
-                  kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)path),
+                  kryl_cuda_trsv_path_name((kryl_cuda_trsv_path_kind)path),
                   ctx->ops->trsv_path(ctx, handle));
         return handle;
     }
@@ -97,7 +97,7 @@ static void check_triangle(kryl_context ref, kryl_context gpu, const kryl_csr *T
             double diff = test_rel_diff(x, xref, n), tol = p == 0 ? 1e-12 : 1e-4;
             double diff2 = test_rel_diff(x2, xref2, n);
 #ifdef KRYL_HAVE_CUDA
-            const char *name = kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)path);
+            const char *name = kryl_cuda_trsv_path_name((kryl_cuda_trsv_path_kind)path);
 #else
             const char *name = "auto";
 #endif

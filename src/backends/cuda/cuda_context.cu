@@ -392,7 +392,7 @@ static kryl_backend_ops make_ops()
     ops.trsv_setup = kryl_cuda_trsv_setup;
     ops.trsv = kryl_cuda_trsv;
     ops.trsv_release = kryl_cuda_trsv_release;
-    ops.trsv_path = kryl_cuda_trsv_path_of;
+    ops.trsv_path = kryl_cuda_trsv_path;
     ops.color_rows = kryl_cuda_color_rows;
     ops.color_group = kryl_cuda_color_group;
     ops.csr_permute = kryl_cuda_csr_permute;

@@ -123,113 +123,15 @@ struct cuda_value_map {
 /* Free the map's device arrays. */
 void kryl_cuda_value_map_free(kryl_cuda_state *s, cuda_value_map *map);
 
-/* Operations of the table, by file. */
-kryl_status kryl_cuda_matrix_setup(kryl_context ctx, kryl_matrix A);
-void kryl_cuda_matrix_release(kryl_context ctx, kryl_matrix A);
-kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
-                                          const int32_t *col_idx, const double *values);
-kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr);
-kryl_status kryl_cuda_matrix_convert(kryl_context ctx, kryl_matrix A, kryl_matrix from,
-                                     int32_t **perm_backend);
-kryl_status kryl_cuda_matrix_csr_arrays(kryl_context ctx, kryl_matrix A, int64_t **row_ptr,
-                                        bool *row_ptr_copy, int32_t **col_idx, double **values);
-kryl_status kryl_cuda_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *worst,
-                                    double *largest);
-kryl_status kryl_cuda_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
-                                   kryl_diagonal_check *found);
-kryl_status kryl_cuda_matrix_values(kryl_context ctx, kryl_matrix A, const double *values,
-                                    bool on_backend);
-const double *kryl_cuda_matrix_csr_values(kryl_context ctx, kryl_matrix A);
-kryl_status kryl_cuda_matrix_inverse_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d,
-                                              int64_t *zero_row);
-kryl_status kryl_cuda_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x,
-                           double beta, kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
-bool kryl_cuda_spmv_dot_fuses(kryl_context ctx, kryl_matrix A);
-kryl_status kryl_cuda_spmv_dot(kryl_context ctx, kryl_matrix A, kryl_vector x, kryl_vector y,
-                               kryl_scalar out, const kryl_monitor *monitor);
-kryl_status kryl_cuda_device_model(kryl_context ctx, kryl_device_model *model);
-
-/* The multigrid setup's tentative prolongator and products (cuda_amg.cu). */
-kryl_status kryl_cuda_amg_tentative(kryl_context ctx, int64_t n, const int32_t *aggregate,
-                                    int64_t naggregates, const double *w, double *wc,
-                                    kryl_backend_csr *T);
-kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
-                                   const kryl_backend_csr *T, double omega, bool symmetric,
-                                   const int32_t *perm, kryl_backend_csr *P, kryl_backend_csr *R,
-                                   kryl_backend_csr *Ac, bool *done);
-
-/* The multigrid aggregation: strength graph and parallel aggregates (cuda_aggregate.cu). */
-kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
-                                    int32_t *aggregate, int64_t *count);
-
-/* Jones-Plassmann coloring and the grouping by color (cuda_color.cu; backend.h). */
-kryl_status kryl_cuda_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                 const int32_t *col_idx, int32_t *color, int32_t *ncolors);
-kryl_status kryl_cuda_color_group(kryl_context ctx, int64_t n, const int32_t *color,
-                                  int32_t ncolors, int32_t *perm, int64_t *color_ptr);
-
-/* The permuted copy of a CSR matrix and the multicolor SSOR sweep (cuda_mcsweep.cu; backend.h). */
-kryl_status kryl_cuda_csr_permute(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                  const int32_t *col_idx, const double *values, const int32_t *perm,
-                                  int64_t *b_row_ptr, int32_t *b_col_idx, double *b_values);
-kryl_status kryl_cuda_mcsweep_setup(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                    const int32_t *col_idx, const double *values,
-                                    const int64_t *color_ptr, int32_t ncolors, double omega,
-                                    void **handle);
-kryl_status kryl_cuda_mcsweep(kryl_context ctx, void *handle, kryl_vector r, kryl_vector z);
-void kryl_cuda_mcsweep_release(kryl_context ctx, void *handle);
-
-/* The copies over the host link on the second stream (cuda_link.cu; backend.h). */
-kryl_status kryl_cuda_copy_to_host_async(kryl_context ctx, void *dst, const void *src,
-                                         size_t bytes);
-kryl_status kryl_cuda_copy_from_host_async(kryl_context ctx, void *dst, const void *src,
-                                           size_t bytes);
-kryl_status kryl_cuda_copy_wait(kryl_context ctx);
-kryl_status kryl_cuda_host_pin(kryl_context ctx, void *ptr, size_t bytes);
-void kryl_cuda_host_unpin(kryl_context ctx, void *ptr);
-
-kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value);
-kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                   const int32_t *perm, kryl_permute_dir dir,
-                                   const kryl_monitor *monitor);
-kryl_status kryl_cuda_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
-                            kryl_vector y);
-kryl_status kryl_cuda_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);
-kryl_status kryl_cuda_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out);
-
-kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
-                                   kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
-                                   kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                   kryl_monitor *monitor);
-kryl_status kryl_cuda_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
-                                kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
-kryl_status kryl_cuda_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
-                                 kryl_vector x, kryl_vector r, kryl_vector dinv,
-                                 kryl_monitor *monitor);
-/* cuda_cg_resident.cu */
-kryl_status kryl_cuda_cg1_steps(kryl_context ctx, kryl_matrix A, kryl_vector p, kryl_vector x,
-                                kryl_vector r, kryl_vector dinv, void *scratch,
-                                kryl_monitor *monitor, int64_t steps, bool *queued);
-kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                                  kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
-kryl_status kryl_cuda_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
-                                     int advance);
-
-/* cuda_factor.cu: IC(0)/ILU(0) on a kept pattern, max |x_i| */
-kryl_status kryl_cuda_factor_setup(kryl_context ctx, const struct kryl_factor_pattern *P,
-                                   void **handle);
-kryl_status kryl_cuda_factor_numeric(kryl_context ctx, void *handle, kryl_matrix A, double shift,
-                                     struct kryl_factor_pivots *pivots);
-kryl_status kryl_cuda_factor_trsv(kryl_context ctx, void *handle, bool lower,
-                                  kryl_precision precision, void **trsv);
-void kryl_cuda_factor_release(kryl_context ctx, void *handle);
-/* cuda_factor_analyse.cu: the symbolic part of IC(0)/ILU(0) on the device */
-kryl_status kryl_cuda_factor_analyse(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                     const int32_t *col_idx, bool ic, const char *who,
-                                     struct kryl_factor_shape *shape, void **handle);
-kryl_status kryl_cuda_factor_schedule(kryl_context ctx, void *handle,
-                                      struct kryl_factor_shape *shape);
-kryl_status kryl_cuda_amax(kryl_context ctx, kryl_vector x, kryl_scalar out);
+/* The operations this backend implements, kryl_cuda_<op> (semantics in
+ * backend.h, declared from its list), each in the file of its kind:
+ * cuda_matrix*.cu, cuda_spmv*.cu, cuda_vector.cu, cuda_cg*.cu,
+ * cuda_pipecg*.cu, cuda_bicgstab.cu, cuda_krylov.cu, cuda_gmres.cu,
+ * cuda_dcgs2.cu, cuda_graph.cu, cuda_link.cu, cuda_model.cu, cuda_amg.cu,
+ * cuda_aggregate.cu, cuda_color.cu, cuda_mcsweep.cu, cuda_trsv.cu,
+ * cuda_factor*.cu. */
+#define KRYL_CUDA_DECLARE_OP(ret, name, params) ret kryl_cuda_##name params;
+KRYL_BACKEND_OPS(KRYL_CUDA_DECLARE_OP)
 
 /* Vectors of one operation: same length and precision. */
 kryl_status kryl_cuda_check_vectors(const char *op, kryl_vector first, kryl_vector second);

@@ -9,7 +9,7 @@
 
 #include "backends/cuda/cuda_trsv.cuh"
 
-const char *kryl_cuda_trsv_path_name(kryl_cuda_trsv_path path)
+const char *kryl_cuda_trsv_path_name(kryl_cuda_trsv_path_kind path)
 {
     switch (path) {
     case KRYL_CUDA_TRSV_LEVELS: return "levels";
@@ -19,7 +19,7 @@ const char *kryl_cuda_trsv_path_name(kryl_cuda_trsv_path path)
     }
 }
 
-const char *kryl_cuda_trsv_path_of(kryl_context ctx, const void *handle)
+const char *kryl_cuda_trsv_path(kryl_context ctx, const void *handle)
 {
     (void)ctx;
     const cuda_trsv *D = static_cast<const cuda_trsv *>(handle);
@@ -122,14 +122,14 @@ static kryl_status describe(const kryl_host_trsv *H, cuda_trsv *D)
 }
 
 /* The path KRYL_TRSV_PATH asks for (AUTO when unset or "auto"). */
-static kryl_status path_from_environment(kryl_cuda_trsv_path *path)
+static kryl_status path_from_environment(kryl_cuda_trsv_path_kind *path)
 {
     *path = KRYL_CUDA_TRSV_AUTO;
     const char *name = getenv("KRYL_TRSV_PATH");
     if (name == nullptr || name[0] == '\0') return KRYL_SUCCESS;
     for (int p = 0; p < KRYL_CUDA_TRSV_PATHS; p++)
-        if (strcmp(name, kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)p)) == 0) {
-            *path = (kryl_cuda_trsv_path)p;
+        if (strcmp(name, kryl_cuda_trsv_path_name((kryl_cuda_trsv_path_kind)p)) == 0) {
+            *path = (kryl_cuda_trsv_path_kind)p;
             return KRYL_SUCCESS;
         }
     return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
@@ -140,7 +140,7 @@ static kryl_status path_from_environment(kryl_cuda_trsv_path *path)
  * (which sets up what its candidate paths need), then whatever the chosen
  * path does not use is freed. */
 static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H, cuda_trsv *D,
-                         kryl_cuda_trsv_path requested)
+                         kryl_cuda_trsv_path_kind requested)
 {
     D->host = H;
     KRYL_TRY(describe(H, D));
@@ -158,8 +158,8 @@ static kryl_status build(kryl_context ctx, kryl_cuda_state *s, kryl_host_trsv *H
 /* trsv_setup by `path`. */
 static kryl_status setup_with(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
                               bool lower, bool unit_diagonal, const int32_t *level_rows,
-                              const int64_t *level_ptr, int64_t nlevels, kryl_cuda_trsv_path path,
-                              void **handle)
+                              const int64_t *level_ptr, int64_t nlevels,
+                              kryl_cuda_trsv_path_kind path, void **handle)
 {
     KRYL_REQUIRE_ARG(handle);
     *handle = nullptr;
@@ -191,7 +191,7 @@ static kryl_status setup_with(kryl_context ctx, const kryl_csr *T, kryl_precisio
 kryl_status kryl_cuda_trsv_setup_path(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
                                       bool lower, bool unit_diagonal, const int32_t *level_rows,
                                       const int64_t *level_ptr, int64_t nlevels,
-                                      kryl_cuda_trsv_path path, void **handle)
+                                      kryl_cuda_trsv_path_kind path, void **handle)
 {
     return setup_with(ctx, T, precision, lower, unit_diagonal, level_rows, level_ptr, nlevels, path,
                       handle);
@@ -211,7 +211,7 @@ kryl_status kryl_cuda_trsv_adopt(kryl_context ctx, kryl_cuda_state *s, cuda_trsv
     D->device_only = true;
     D->lanes = lanes_for(D->nnz, D->n);
     KRYL_TRY(describe_levels(D, level_ptr, nlevels));
-    kryl_cuda_trsv_path path = KRYL_CUDA_TRSV_AUTO;
+    kryl_cuda_trsv_path_kind path = KRYL_CUDA_TRSV_AUTO;
     KRYL_TRY(path_from_environment(&path));
     if (path == KRYL_CUDA_TRSV_HOST) path = KRYL_CUDA_TRSV_AUTO;
     KRYL_TRY(kryl_cuda_trsv_choose(ctx, s, D, path));

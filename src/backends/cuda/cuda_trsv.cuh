@@ -12,13 +12,6 @@ extern "C" {
 #include "backends/ref/ref_trsv.h"
 }
 
-kryl_status kryl_cuda_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
-                                 bool lower, bool unit_diagonal, const int32_t *level_rows,
-                                 const int64_t *level_ptr, int64_t nlevels, void **handle);
-kryl_status kryl_cuda_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x);
-void kryl_cuda_trsv_release(kryl_context ctx, void *handle);
-const char *kryl_cuda_trsv_path_of(kryl_context ctx, const void *handle);
-
 /* One triangle on the device (the handle): the off-diagonal entries by
  * row, the diagonal and the level schedule, plus what its path needs. */
 struct cuda_trsv {
@@ -26,8 +19,8 @@ struct cuda_trsv {
     int64_t nnz; /* off-diagonal entries */
     bool lower;
     kryl_precision precision;
-    kryl_cuda_trsv_path path; /* never AUTO once set up */
-    int lanes;                /* threads per row: a power of two, at most a warp */
+    kryl_cuda_trsv_path_kind path; /* never AUTO once set up */
+    int lanes;                     /* threads per row: a power of two, at most a warp */
     int64_t *ptr;       /* device, n + 1: off-diagonal entries of row i at [ptr[i], ptr[i+1]) */
     int32_t *col;       /* device: column of each off-diagonal entry */
     void *val;          /* device: its value, float or double */
@@ -71,6 +64,6 @@ kryl_status kryl_cuda_trsv_run(kryl_cuda_state *s, cuda_trsv *D, const void *b, 
  * timed on D's triangle (requested != AUTO: that path, untimed), after
  * setting up the buffers of those paths. */
 kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trsv *D,
-                                  kryl_cuda_trsv_path requested);
+                                  kryl_cuda_trsv_path_kind requested);
 
 #endif

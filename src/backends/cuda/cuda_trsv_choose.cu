@@ -76,7 +76,7 @@ static kryl_status time_paths(kryl_cuda_state *s, cuda_trsv *D, const bool *time
     for (int p = 1; p < KRYL_CUDA_TRSV_PATHS && st == KRYL_SUCCESS; p++) {
         seconds[p] = -1.0;
         if (!timed[p]) continue;
-        D->path = (kryl_cuda_trsv_path)p;
+        D->path = (kryl_cuda_trsv_path_kind)p;
         const int reps = est[p] < TIMED_ONCE_S ? 5 : 1;
         st = time_path(s, D, bx, static_cast<char *>(bx) + bytes, reps, start, stop, &seconds[p]);
     }
@@ -87,7 +87,7 @@ static kryl_status time_paths(kryl_cuda_state *s, cuda_trsv *D, const bool *time
 }
 
 kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trsv *D,
-                                  kryl_cuda_trsv_path requested)
+                                  kryl_cuda_trsv_path_kind requested)
 {
     double est[KRYL_CUDA_TRSV_PATHS], seconds[KRYL_CUDA_TRSV_PATHS] = {0};
     bool timed[KRYL_CUDA_TRSV_PATHS] = {false};
@@ -112,23 +112,23 @@ kryl_status kryl_cuda_trsv_choose(kryl_context ctx, kryl_cuda_state *s, cuda_trs
         /* the lowest estimate (levels on a tie, and for an empty triangle) */
         D->path = KRYL_CUDA_TRSV_LEVELS;
         for (int p = 1; p < KRYL_CUDA_TRSV_PATHS; p++)
-            if (est[p] < est[D->path]) D->path = (kryl_cuda_trsv_path)p;
+            if (est[p] < est[D->path]) D->path = (kryl_cuda_trsv_path_kind)p;
     } else {
         how = "timed";
         KRYL_TRY(time_paths(s, D, timed, est, seconds));
         int best = 0;
         for (int p = 1; p < KRYL_CUDA_TRSV_PATHS; p++)
             if (timed[p] && (best == 0 || seconds[p] < seconds[best])) best = p;
-        D->path = (kryl_cuda_trsv_path)best;
+        D->path = (kryl_cuda_trsv_path_kind)best;
     }
     char line[3][48];
     for (int p = 1; p < KRYL_CUDA_TRSV_PATHS; p++) {
         if (!timed[p] || how[0] != 't')
             snprintf(line[p - 1], sizeof line[p - 1], "%s ~%.3g ms (model)",
-                     kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)p), 1e3 * est[p]);
+                     kryl_cuda_trsv_path_name((kryl_cuda_trsv_path_kind)p), 1e3 * est[p]);
         else
             snprintf(line[p - 1], sizeof line[p - 1], "%s %.3g ms",
-                     kryl_cuda_trsv_path_name((kryl_cuda_trsv_path)p), 1e3 * seconds[p]);
+                     kryl_cuda_trsv_path_name((kryl_cuda_trsv_path_kind)p), 1e3 * seconds[p]);
     }
     kryl_log(ctx, KRYL_LOG_INFO,
              "cuda trsv: %s triangle, n = %lld, %lld off-diagonal entries, %lld levels (widest "

@@ -4,9 +4,7 @@
 #include "backends/omp/omp_backend.h"
 #include "backends/host_mcsweep.h"
 #include "backends/host_step.h"
-#include "backends/omp/omp_dcgs2.h"
 #include "backends/omp/omp_krylov.h"
-#include "backends/omp/omp_trsv.h"
 #include "backends/ref/ref_factor.h"
 #include "backends/ref/ref_trsv.h"
 

@@ -106,10 +106,11 @@ static inline double kryl_omp_sum_partials(const kryl_omp_state *s, int parts, i
     return sum;
 }
 
-/* Operations, grouped by the file that implements them. */
-
-/* omp_matrix.c */
-kryl_status kryl_omp_matrix_setup(kryl_context ctx, kryl_matrix A);
+/* The operations this backend implements, kryl_omp_<op> (semantics in
+ * backend.h, declared from its list); the others it registers are the ref
+ * backend's or the host's. */
+#define KRYL_OMP_DECLARE_OP(ret, name, params) ret kryl_omp_##name params;
+KRYL_BACKEND_OPS(KRYL_OMP_DECLARE_OP)
 
 /* 64-byte aligned room for count entries of size bytes, or NULL (omp_matrix.c). */
 void *kryl_omp_aligned_array(int64_t count, size_t size);
@@ -119,7 +120,6 @@ void *kryl_omp_aligned_array(int64_t count, size_t size);
  * only when none of them is `inexact` (omp_matrix.c). */
 kryl_status kryl_omp_keep_floats(kryl_omp_matrix *M, bool single, int64_t inexact,
                                  int64_t overflow);
-void kryl_omp_matrix_release(kryl_context ctx, kryl_matrix A);
 
 /* omp_matrix_fmt.c: the storage of a format other than CSR */
 kryl_status kryl_omp_fmt_setup(kryl_context ctx, kryl_matrix A);
@@ -142,52 +142,7 @@ bool kryl_omp_threads_bound(void);
 /* The team, refreshed, for the host setup work of ctx (its host_team). */
 int kryl_omp_host_team(kryl_context ctx);
 
-/* omp_spmv.c */
-kryl_status kryl_omp_spmv(kryl_context ctx, kryl_matrix A, double alpha, kryl_vector x, double beta,
-                          kryl_vector z, kryl_vector y, const kryl_monitor *monitor);
-
-/* omp_vector.c */
-kryl_status kryl_omp_fill(kryl_context ctx, kryl_vector y, double value);
-kryl_status kryl_omp_axpby(kryl_context ctx, double alpha, kryl_vector x, double beta,
-                           kryl_vector y);
-kryl_status kryl_omp_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x);
-kryl_status kryl_omp_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out);
-
-/* omp_permute.c */
-kryl_status kryl_omp_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
-                                  const int32_t *perm, kryl_permute_dir dir,
-                                  const kryl_monitor *monitor);
-
-/* omp_cg.c */
-kryl_status kryl_omp_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p,
-                                  kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
-                                  kryl_vector z, kryl_scalar rz, kryl_scalar rr,
-                                  kryl_monitor *monitor);
-kryl_status kryl_omp_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector r,
-                               kryl_vector dinv, kryl_scalar t, const kryl_monitor *monitor);
-kryl_status kryl_omp_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q,
-                                kryl_vector x, kryl_vector r, kryl_vector dinv,
-                                kryl_monitor *monitor);
-kryl_status kryl_omp_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z,
-                                 kryl_vector p, kryl_scalar rr, kryl_monitor *monitor);
-kryl_status kryl_omp_monitor_update(kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr,
-                                    int advance);
-
 /* Shared argument checks (omp_vector.c): same length, same precision. */
 kryl_status kryl_omp_check_pair(const char *op, kryl_vector a, kryl_vector b);
-
-/* Jones-Plassmann coloring by rounds on the team (omp_color.c; backend.h's color_rows). */
-kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                const int32_t *col_idx, int32_t *color, int32_t *ncolors);
-
-/* The permuted copy and the multicolor SSOR sweep on the team (omp_mcsweep.c; backend.h). */
-kryl_status kryl_omp_csr_permute(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                 const int32_t *col_idx, const double *values, const int32_t *perm,
-                                 int64_t *b_row_ptr, int32_t *b_col_idx, double *b_values);
-kryl_status kryl_omp_mcsweep_setup(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                   const int32_t *col_idx, const double *values,
-                                   const int64_t *color_ptr, int32_t ncolors, double omega,
-                                   void **handle);
-kryl_status kryl_omp_mcsweep(kryl_context ctx, void *handle, kryl_vector r, kryl_vector z);
 
 #endif

@@ -5,7 +5,6 @@
 #include <omp.h>
 #include <stdint.h>
 
-#include "backends/omp/omp_dcgs2.h"
 #include "backends/omp/omp_krylov.h"
 #include "backends/omp/omp_real.h"
 

@@ -7,7 +7,6 @@
 #include <omp.h>
 
 #include "backends/omp/omp_backend.h"
-#include "backends/omp/omp_trsv.h"
 #include "backends/ref/ref_factor.h"
 #include "core/error.h"
 

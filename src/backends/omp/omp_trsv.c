@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 #include "backends/omp/omp_backend.h"
-#include "backends/omp/omp_trsv.h"
 #include "backends/ref/ref_trsv.h"
 
 /* Timed solves of each schedule (alternating; the fastest counts). */

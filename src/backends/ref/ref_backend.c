@@ -7,11 +7,10 @@
 
 #include "backends/host_mcsweep.h"
 #include "backends/host_step.h"
-#include "backends/ref/ref_dcgs2.h"
 #include "backends/ref/ref_factor.h"
 #include "backends/ref/ref_kernels.h"
 #include "backends/ref/ref_krylov.h"
-#include "backends/ref/ref_mcsweep.h"
+#include "backends/ref/ref_ops.h"
 #include "backends/ref/ref_spmv_fmt.h"
 #include "backends/ref/ref_trsv.h"
 #include "order/order.h"

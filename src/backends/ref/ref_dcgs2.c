@@ -19,8 +19,8 @@
 #include <stdbool.h>
 
 #include "backends/host_step.h"
-#include "backends/ref/ref_dcgs2.h"
 #include "backends/ref/ref_krylov.h"
+#include "backends/ref/ref_ops.h"
 
 #define KRYL_REF_TEMPLATE "backends/ref/ref_dcgs2_template.h"
 #include "backends/ref/ref_instantiate.h"

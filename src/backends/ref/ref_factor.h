@@ -5,7 +5,7 @@
 #ifndef KRYL_REF_FACTOR_H
 #define KRYL_REF_FACTOR_H
 
-#include "backends/backend.h"
+#include "backends/ref/ref_ops.h"
 #include "factor/factor_pattern.h"
 
 typedef struct kryl_host_factor {
@@ -27,16 +27,6 @@ kryl_status kryl_ref_factor_values(const kryl_factor_pattern *P, kryl_matrix A, 
  * `threads` threads. */
 void kryl_ref_factor_pivots(const kryl_host_factor *F, const kryl_csr *A, int64_t failed, int what,
                             int threads, struct kryl_factor_pivots *pivots);
-
-/* The ops of both host backends (ref_factor.c). */
-kryl_status kryl_ref_factor_setup(kryl_context ctx, const struct kryl_factor_pattern *P,
-                                  void **handle);
-kryl_status kryl_ref_factor_numeric(kryl_context ctx, void *handle, kryl_matrix A, double shift,
-                                    struct kryl_factor_pivots *pivots);
-kryl_status kryl_ref_factor_trsv(kryl_context ctx, void *handle, bool lower,
-                                 kryl_precision precision, void **trsv);
-void kryl_ref_factor_release(kryl_context ctx, void *handle);
-kryl_status kryl_ref_amax(kryl_context ctx, kryl_vector x, kryl_scalar out);
 
 /* max |x_i| over [begin, end) of a host vector (a NaN counts as +Inf). */
 double kryl_ref_amax_range(kryl_vector x, int64_t begin, int64_t end);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "backends/host_mcsweep.h"
-#include "backends/ref/ref_mcsweep.h"
+#include "backends/ref/ref_ops.h"
 #include "core/error.h"
 
 kryl_status kryl_ref_csr_permute(kryl_context ctx, int64_t n, const int64_t *row_ptr,

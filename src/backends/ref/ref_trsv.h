@@ -4,7 +4,7 @@
 #ifndef KRYL_REF_TRSV_H
 #define KRYL_REF_TRSV_H
 
-#include "backends/backend.h"
+#include "backends/ref/ref_ops.h"
 
 typedef struct kryl_host_trsv {
     int64_t n;
@@ -19,15 +19,6 @@ typedef struct kryl_host_trsv {
     int64_t nlevels;
     bool parallel; /* omp: solve level by level (else serial substitution) */
 } kryl_host_trsv;
-
-/* The ops' trsv_setup, trsv (serial substitution) and trsv_release. */
-kryl_status kryl_ref_trsv_setup(kryl_context ctx, const kryl_csr *T, kryl_precision precision,
-                                bool lower, bool unit_diagonal, const int32_t *level_rows,
-                                const int64_t *level_ptr, int64_t nlevels, void **handle);
-kryl_status kryl_ref_trsv(kryl_context ctx, void *handle, kryl_vector b, kryl_vector x);
-void kryl_ref_trsv_release(kryl_context ctx, void *handle);
-/* "serial": ref always substitutes row after row. */
-const char *kryl_ref_trsv_path(kryl_context ctx, const void *handle);
 
 /* New values of T (the pattern H was set up with) into H. */
 kryl_status kryl_ref_trsv_refresh(kryl_host_trsv *H, const kryl_csr *T);
