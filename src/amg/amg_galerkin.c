@@ -110,7 +110,7 @@ kryl_status amg_permute_rows(const kryl_csr *P, const int32_t *perm, kryl_csr *Q
 }
 
 /* Whether the context's backend memory is host memory (no device arrays). */
-static bool host_memory(kryl_context ctx) { return ctx->ops->matrix_setup_device == NULL; }
+static bool host_memory(kryl_context ctx) { return !ctx->ops->device_memory; }
 
 kryl_status amg_backend_csr_download(kryl_context ctx, const kryl_backend_csr *M, kryl_csr *C)
 {

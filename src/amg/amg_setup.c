@@ -400,7 +400,7 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     h->opts = *opts;
     /* auto: the parallel coarsening where levels are stored on a device, one rank */
     if (h->opts.coarsening == KRYL_AMG_AUTO_COARSENING)
-        h->opts.coarsening = h->ctx->ops->matrix_setup_device != NULL && !amg_over_ranks(h->ctx)
+        h->opts.coarsening = h->ctx->ops->device_memory && !amg_over_ranks(h->ctx)
                                  ? KRYL_AMG_PARALLEL
                                  : KRYL_AMG_GREEDY;
     h->symmetry_tol = symmetry_tol;

@@ -235,13 +235,18 @@ typedef struct kryl_gmres_ls {
     /* csr (allocated with A's size) = the CSR arrays of A->storage, built by                      \
      * matrix_setup_device. */                                                                     \
     OP(kryl_status, matrix_download, (kryl_context ctx, kryl_matrix A, kryl_csr * csr))            \
-    /* A's storage as CSR arrays in backend memory, for a square A held as                         \
-     * double CSR of all its rows in the natural order                                             \
-     * (kryl_matrix_natural_csr; optional, NULL where backend memory is host                       \
-     * memory: the host copy's arrays serve): *col_idx and *values are the                         \
-     * storage's own, valid while it is; *row_ptr the 64-bit offsets, the                          \
-     * storage's own or, where it keeps 32-bit ones, a widened copy                                \
-     * (*row_ptr_copy: the caller releases it). */                                                 \
+    /* A's storage as CSR arrays in backend memory, where A is held as                             \
+     * double CSR either of all the rows of a square A in its layout's                             \
+     * order (kryl_matrix_stored_csr: the natural order or an ordering's                           \
+     * P A P^T) or in the order of A's host CSR (A->fmt borrows it; so a                           \
+     * matrix converted from the same host copy can take new values from                           \
+     * there: kryl_matrix_stored_values); else KRYL_ERR_INVALID_ARGUMENT.                          \
+     * Optional, NULL where backend memory is host memory (the host copy's                         \
+     * arrays serve).  *col_idx and *values are the storage's own, valid                           \
+     * while it is; *row_ptr the 64-bit offsets, the storage's own or, where                       \
+     * it keeps 32-bit ones, a widened copy (*row_ptr_copy: the caller                             \
+     * releases it).  row_ptr (with row_ptr_copy) or col_idx NULL: not                             \
+     * wanted, and no copy is made. */                                                             \
     OP(kryl_status, matrix_csr_arrays,                                                             \
        (kryl_context ctx, kryl_matrix A, int64_t * *row_ptr, bool *row_ptr_copy,                   \
         int32_t **col_idx, double **values))                                                       \
@@ -271,10 +276,6 @@ typedef struct kryl_gmres_ls {
      * NULL: the host gathers and matrix_setup runs again. */                                      \
     OP(kryl_status, matrix_values,                                                                 \
        (kryl_context ctx, kryl_matrix A, const double *values, bool on_backend))                   \
-    /* The nnz values of A's storage, in backend memory, when they are A's                         \
-     * host CSR in its order and in double (so a matrix converted from the                         \
-     * same host copy can take new values from there); else NULL.  Optional. */                    \
-    OP(const double *, matrix_csr_values, (kryl_context ctx, kryl_matrix A))                       \
     /* d = 1 / diag(A) in A's layout order, from A's storage; *zero_row = the                      \
      * first row (of that order) whose diagonal entry is 0 or absent (its d                        \
      * is then 0), or -1.  Optional (NULL: from the host copy). */                                 \
@@ -699,6 +700,7 @@ typedef struct kryl_backend_ops {
     const char *name;
     int check_interval; /* default iterations between convergence checks */
     unsigned formats;   /* bit (1u << kryl_format) for each format with an SpMV kernel */
+    bool device_memory; /* backend memory is a device's (cuda), not the host's (ref, omp) */
 
     KRYL_BACKEND_OPS(KRYL_BACKEND_OP_MEMBER)
 } kryl_backend_ops;

@@ -264,7 +264,7 @@ kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
     if (h->values_on) {
         /* new values given on the device: the host copy takes them now */
         kryl_matrix on = h->values_on;
-        const double *values = on->ctx->ops->matrix_csr_values(on->ctx, on);
+        const double *values = kryl_matrix_stored_values(on);
         const int64_t nnz = kryl_csr_nnz(&h->csr);
         if (values == NULL && nnz > 0)
             return KRYL_ERROR(KRYL_ERR_INTERNAL,

@@ -21,6 +21,17 @@ bool kryl_matrix_natural_csr(kryl_matrix A)
     return kryl_matrix_stored_csr(A) && A->layout->perm == NULL;
 }
 
+const double *kryl_matrix_stored_values(kryl_matrix A)
+{
+    const kryl_backend_ops *ops = A->ctx->ops;
+    double *values = NULL;
+    if (ops->matrix_csr_arrays == NULL || A->storage == NULL || A->fmt.kind != KRYL_FORMAT_CSR ||
+        !A->fmt.borrowed || A->precision != KRYL_DOUBLE ||
+        ops->matrix_csr_arrays(A->ctx, A, NULL, NULL, NULL, &values) != KRYL_SUCCESS)
+        return NULL;
+    return values;
+}
+
 /* Whether the backend's checks read A where it is stored (kryl_matrix_natural_csr). */
 static bool checked_on_backend(kryl_matrix A)
 {

@@ -148,9 +148,8 @@ kryl_status kryl_matrix_refresh_values(kryl_matrix B, kryl_matrix from)
     KRYL_TRY(kryl_matrix_value_source(B));
     /* the new values from a storage that holds them, else from the host copy */
     const double *on_backend = NULL;
-    if (from && from != B && from->ctx == ctx && from->host == B->host && from->storage &&
-        ops->matrix_csr_values)
-        on_backend = ops->matrix_csr_values(ctx, from);
+    if (from && from != B && from->ctx == ctx && from->host == B->host)
+        on_backend = kryl_matrix_stored_values(from);
     if (on_backend) return ops->matrix_values(ctx, B, on_backend, true);
     KRYL_TRY(kryl_matrix_need_host(B, "new values uploaded from the host"));
     return ops->matrix_values(ctx, B, B->host->csr.values, false);
@@ -223,7 +222,7 @@ kryl_status kryl_matrix_update_values_device(kryl_matrix A, const double *values
     /* A's storage is its host CSR: it takes them there (refusing values that
      * are not finite before it changes anything), and the host copy is
      * downloaded from it when a host-side step asks (kryl_matrix_need_host) */
-    if (ops->matrix_values && ops->matrix_csr_values && ops->matrix_csr_values(ctx, A)) {
+    if (ops->matrix_values && kryl_matrix_stored_values(A)) {
         KRYL_TRY(ops->matrix_values(ctx, A, values, true));
         h->values_on = A;
         h->asymmetry = -1.0;

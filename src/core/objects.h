@@ -200,6 +200,11 @@ bool kryl_matrix_stored_csr(kryl_matrix A);
  * csr_asymmetry and csr_diagonal read. */
 bool kryl_matrix_natural_csr(kryl_matrix A);
 
+/* The nnz values of A's storage in backend memory where they are A's host
+ * CSR values in their order, in double (A->fmt borrows the host CSR), as
+ * ops->matrix_csr_arrays gives them; else NULL (matrix_checks.c). */
+const double *kryl_matrix_stored_values(kryl_matrix A);
+
 /* The relative asymmetry of A (kryl_host_matrix_asymmetry's), measured by
  * the backend's csr_asymmetry where A's CSR is stored there (no host copy
  * needed), else on the host copy, made for `why` ("the symmetry check of

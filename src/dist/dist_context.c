@@ -140,9 +140,9 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.spmv = kryl_dist_spmv;
     /* new values of a matrix in parts: through the host and matrix_setup */
     d->ops.matrix_values = NULL;
-    d->ops.matrix_csr_values = NULL;
     d->ops.matrix_inverse_diagonal = NULL;
-    /* a matrix in parts is no whole CSR to color, permute or convert */
+    /* a matrix in parts is no whole CSR to color, permute or convert, and
+     * takes new values through the host */
     d->ops.matrix_csr_arrays = NULL;
     d->ops.amg_aggregate = NULL;
     d->ops.matrix_convert = NULL;

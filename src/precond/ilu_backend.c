@@ -134,7 +134,6 @@ kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_
     pc->condest = norm * inv;
     /* IC(0) (no shift to bound, no pivot sign to check) reads new values
      * from A's storage where the backend keeps them there */
-    pc->update_on_backend = factor == KRYL_PRECOND_IC0 && ops->matrix_csr_values &&
-                            ops->matrix_csr_values(ctx, A) != NULL;
+    pc->update_on_backend = factor == KRYL_PRECOND_IC0 && kryl_matrix_stored_values(A) != NULL;
     return st;
 }

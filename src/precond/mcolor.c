@@ -134,13 +134,13 @@ static kryl_status arrays_upload(kryl_context ctx, const kryl_csr *A, bool value
     return st;
 }
 
-/* on = the host copy's arrays (a backend that addresses host memory:
- * without matrix_setup_device), else uploaded. */
+/* on = the host copy's arrays where backend memory is host memory, else
+ * uploaded. */
 static kryl_status arrays_of_csr(kryl_context ctx, const kryl_csr *A, bool values,
                                  kryl_mcolor_arrays *on)
 {
     *on = (kryl_mcolor_arrays){0};
-    if (ctx->ops->matrix_setup_device == NULL) {
+    if (!ctx->ops->device_memory) {
         *on = (kryl_mcolor_arrays){A->row_ptr, A->col_idx, values ? A->values : NULL, false, false};
         return KRYL_SUCCESS;
     }
@@ -181,8 +181,7 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
     kryl_mcolor_arrays mine = {0};
     kryl_status st = given ? KRYL_SUCCESS : arrays_of_csr(ctx, A, false, &mine);
     const kryl_mcolor_arrays *on = given ? given : &mine;
-    /* a backend without matrix_setup_device addresses host memory */
-    const bool host = ops->matrix_setup_device == NULL;
+    const bool host = !ops->device_memory;
     int32_t *color = NULL, *perm = NULL;
     c->color = malloc(rows + sizeof(int32_t));
     c->perm = malloc(rows + sizeof(int32_t));

@@ -26,9 +26,8 @@ typedef struct kryl_mcolor {
 } kryl_mcolor;
 
 /* A's CSR arrays where the backend reads them: its storage's own (double
- * CSR in the natural order, matrix_csr_arrays), or the host copy's on a
- * backend that addresses host memory (no matrix_setup_device), or
- * uploaded to the backend. */
+ * CSR in the natural order, matrix_csr_arrays), or the host copy's where
+ * backend memory is host memory, or uploaded to the backend. */
 typedef struct kryl_mcolor_arrays {
     int64_t *row_ptr;
     int32_t *col_idx;

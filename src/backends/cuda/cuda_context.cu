@@ -324,6 +324,7 @@ static kryl_backend_ops make_ops()
      * extra (guarded, empty) launches after convergence, one sync per 16 iterations */
     ops.check_interval = 16;
     for (int f = KRYL_FORMAT_CSR; f <= KRYL_FORMAT_DIA; f++) ops.formats |= 1u << f;
+    ops.device_memory = true;
     ops.init = cuda_init;
     ops.finalize = cuda_finalize;
     ops.alloc = cuda_alloc;
@@ -348,7 +349,6 @@ static kryl_backend_ops make_ops()
     ops.csr_asymmetry = kryl_cuda_csr_asymmetry;
     ops.csr_diagonal = kryl_cuda_csr_diagonal;
     ops.matrix_values = kryl_cuda_matrix_values;
-    ops.matrix_csr_values = kryl_cuda_matrix_csr_values;
     ops.matrix_inverse_diagonal = kryl_cuda_matrix_inverse_diagonal;
     ops.amg_tentative = kryl_cuda_amg_tentative;
     ops.amg_products = kryl_cuda_amg_products;

@@ -380,7 +380,7 @@ static kryl_status device_values(kryl_cuda_state *s, cuda_factor *F, kryl_matrix
                           (long long)kryl_csr_nnz(h), (long long)F->a_nnz);
     const double *stored = A->ctx == nullptr || A->ctx->kind != KRYL_BACKEND_CUDA || A->dist
                                ? nullptr
-                               : kryl_cuda_matrix_csr_values(A->ctx, A);
+                               : kryl_matrix_stored_values(A);
     if (stored) {
         *a = stored;
         return KRYL_SUCCESS;

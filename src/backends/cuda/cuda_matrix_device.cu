@@ -280,20 +280,24 @@ kryl_status kryl_cuda_matrix_csr_arrays(kryl_context ctx, kryl_matrix A, int64_t
                                         bool *row_ptr_copy, int32_t **col_idx, double **values)
 {
     const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    *row_ptr = nullptr;
-    *row_ptr_copy = false;
-    if (m == nullptr || !kryl_matrix_stored_csr(A))
+    if (row_ptr) *row_ptr = nullptr;
+    if (row_ptr_copy) *row_ptr_copy = false;
+    *values = nullptr;
+    const bool stored = A->fmt.kind == KRYL_FORMAT_CSR && A->precision == KRYL_DOUBLE &&
+                        (kryl_matrix_stored_csr(A) || A->fmt.borrowed);
+    if (m == nullptr || !stored)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "cuda matrix_csr_arrays: the matrix is not stored as double CSR of all "
-                          "its rows");
-    *col_idx = m->col_idx;
+                          "its rows or in its host CSR's order");
+    if (col_idx) *col_idx = m->col_idx;
     *values = static_cast<double *>(m->values);
+    if (row_ptr == nullptr) return KRYL_SUCCESS;
     if (m->wide) {
         *row_ptr = static_cast<int64_t *>(m->row_ptr);
         return KRYL_SUCCESS;
     }
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
     const int64_t count = m->nrows + 1;
     KRYL_TRY(kryl_cuda_malloc(s, (void **)row_ptr, (size_t)count * sizeof **row_ptr,
                               "64-bit CSR row offsets"));

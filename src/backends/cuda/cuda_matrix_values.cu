@@ -157,15 +157,6 @@ kryl_status kryl_cuda_matrix_values(kryl_context ctx, kryl_matrix A, const doubl
     return KRYL_SUCCESS;
 }
 
-const double *kryl_cuda_matrix_csr_values(kryl_context ctx, kryl_matrix A)
-{
-    (void)ctx;
-    if (A == nullptr || A->storage == nullptr || A->fmt.kind != KRYL_FORMAT_CSR ||
-        !A->fmt.borrowed || A->precision != KRYL_DOUBLE)
-        return nullptr;
-    return static_cast<const double *>(static_cast<cuda_csr *>(A->storage)->values);
-}
-
 /* d_i = 1 / slots[slot_i]; a zero or absent a_ii gives d_i = 0 and the
  * smallest such i in *zero */
 template <typename T>

@@ -97,6 +97,7 @@ static const kryl_backend_ops omp_backend_ops = {
     /* a convergence check costs nothing on the host: check every iteration */
     .check_interval = 1,
     .formats = ~0u, /* every format, each with its own kernel (omp_spmv_fmt.c) */
+    .device_memory = false,
     .init = host_init,
     .finalize = host_finalize,
     .alloc = host_alloc,

@@ -233,6 +233,7 @@ static const kryl_backend_ops ref_ops = {
     .name = "ref",
     .check_interval = 1,
     .formats = ~0u, /* every format: the reference kernels read each one's own arrays */
+    .device_memory = false,
     .init = ref_init,
     .finalize = ref_finalize,
     .alloc = ref_alloc,
