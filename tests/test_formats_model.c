@@ -182,8 +182,41 @@ static kryl_format choice_weighing_all(const kryl_csr *A, const kryl_device_mode
     return order[pick];
 }
 
+/* A counter of the plain counts (tf_far_entries, tf_diagonals, tf_blocks), as a
+ * backend reading A where it is stored gives them; it counts its calls. */
+typedef struct plain_counter {
+    const kryl_csr *A;
+    int calls;
+} plain_counter;
+
+static kryl_status plain_far(void *arg, int64_t window, int64_t near, int64_t *far)
+{
+    plain_counter *c = arg;
+    c->calls++;
+    *far = tf_far_entries(c->A, window, near);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status plain_diagonals(void *arg, int64_t *ndiag)
+{
+    plain_counter *c = arg;
+    c->calls++;
+    *ndiag = tf_diagonals(c->A);
+    return KRYL_SUCCESS;
+}
+
+static kryl_status plain_blocks(void *arg, int64_t b, int64_t *nblocks)
+{
+    plain_counter *c = arg;
+    c->calls++;
+    *nblocks = tf_blocks(c->A, b);
+    return KRYL_SUCCESS;
+}
+
 /* kryl_fmt_choose (on 1 and 3 threads) against weighing every candidate,
  * under caches from 64 KB to 64 MB (x's reuse from 1/Nnzr to 1). */
+static int counts_given;
+
 static void check_same_as_weighing_all(const kryl_csr *A, const char *what)
 {
     const int64_t caches[] = {0, 64 << 10, 1 << 20, 8 << 20, 64 << 20};
@@ -199,6 +232,14 @@ static void check_same_as_weighing_all(const kryl_csr *A, const char *what)
                   what, (long long)caches[c], p.threads, kryl_format_name(chosen),
                   kryl_format_name(all));
         }
+        /* the counts given by a counter, as a backend gives them */
+        plain_counter plain = {A, 0};
+        const kryl_fmt_counter counter = {plain_far, plain_diagonals, plain_blocks, &plain};
+        kryl_format counted;
+        CHECK_OK(kryl_fmt_choose_counted(A, NULL, &dev, &counter, &counted, NULL, 0));
+        CHECK(counted == all, "%s, cache %lld: chose %s with counts given, weighing all gives %s",
+              what, (long long)caches[c], kryl_format_name(counted), kryl_format_name(all));
+        counts_given += plain.calls;
     }
 }
 
@@ -239,6 +280,7 @@ static void check_pruning_keeps_choice(void)
         check_same_as_weighing_all(&A, files[f]);
         kryl_csr_free(&A);
     }
+    CHECK(counts_given > 0, "no count was taken from the counter");
 }
 
 static void check_bad_device(void)

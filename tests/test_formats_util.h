@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/fmt_internal.h"
 #include "formats/format.h"
 #include "io/mtx.h"
 #include "test_gen_support.h"
@@ -102,6 +103,60 @@ static inline kryl_device_model tf_device(int64_t cache_bytes)
 {
     kryl_device_model d = {3.0e12, cache_bytes, 32};
     return d;
+}
+
+/* The format model's counts (kryl_fmt_counter's contract), plainly: the
+ * entries with |inv_j - inv_i| > near for the order of sort window
+ * `window` (fmt_sorted_order, inv its inverse), and the distinct j - i. */
+static inline int64_t tf_far_entries(const kryl_csr *A, int64_t window, int64_t near)
+{
+    const int64_t n = A->nrows;
+    int32_t *perm = calloc((size_t)n + 1, sizeof *perm), *inv = calloc((size_t)n + 1, sizeof *inv);
+    if (!perm || !inv) abort();
+    if (fmt_sorted_order(A, NULL, window, 1, perm) != KRYL_SUCCESS) abort();
+    for (int64_t k = 0; k < n; k++) inv[perm[k]] = (int32_t)k;
+    int64_t far = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; q++) {
+            const int64_t d = (int64_t)inv[A->col_idx[q]] - inv[i];
+            far += d > near || -d > near;
+        }
+    free(perm);
+    free(inv);
+    return far;
+}
+
+static inline int64_t tf_diagonals(const kryl_csr *A)
+{
+    const int64_t n = A->nrows;
+    unsigned char *mark = calloc((size_t)(2 * n + 1), 1);
+    if (!mark) abort();
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; q++) {
+            unsigned char *m = &mark[A->col_idx[q] - i + n - 1];
+            count += !*m;
+            *m = 1;
+        }
+    free(mark);
+    return count;
+}
+
+/* The distinct (i / b, j / b) of A's entries: a marker per block column,
+ * reset for each block row. */
+static inline int64_t tf_blocks(const kryl_csr *A, int64_t b)
+{
+    int64_t *seen = malloc((size_t)(A->ncols / b + 1) * sizeof *seen), count = 0;
+    if (!seen) abort();
+    for (int64_t J = 0; J <= A->ncols / b; J++) seen[J] = -1;
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; q++) {
+            const int64_t J = A->col_idx[q] / b;
+            count += seen[J] != i / b;
+            seen[J] = i / b;
+        }
+    free(seen);
+    return count;
 }
 
 #endif

@@ -265,6 +265,21 @@ typedef struct kryl_gmres_ls {
      * found->first_zero is a row: the caller refuses A). */                                       \
     OP(kryl_status, csr_diagonal,                                                                  \
        (kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert, kryl_diagonal_check *found))  \
+    /* The format model's passes over the entries (kryl_fmt_counter,                               \
+     * src/formats/format.h: the host's counts are the specification) of a                         \
+     * square A stored as double CSR of all its rows in the natural order,                         \
+     * read where it is stored (optional, all three or none; NULL: the host's                      \
+     * threads count on A's host copy; they synchronise).  csr_reach: *far =                       \
+     * the entries a_ij with |inv_i - inv_j| > near, inv_r the position of                         \
+     * row r once the rows are stably sorted by decreasing length within                           \
+     * windows of `window` rows (0 or 1: the natural order). */                                    \
+    OP(kryl_status, csr_reach,                                                                     \
+       (kryl_context ctx, kryl_matrix A, int64_t window, int64_t near, int64_t * far))             \
+    /* *ndiag = the distinct j - i of A's entries (DIA's diagonals) */                             \
+    OP(kryl_status, csr_diagonals, (kryl_context ctx, kryl_matrix A, int64_t * ndiag))             \
+    /* *nblocks = the distinct (i / b, j / b) of A's entries, b = 2 or 4                           \
+     * (BCSR's blocks) */                                                                          \
+    OP(kryl_status, csr_blocks, (kryl_context ctx, kryl_matrix A, int64_t b, int64_t * nblocks))   \
     /* New values on A's pattern: `values` are the nnz values of A's host                          \
      * CSR in its order, in backend memory when on_backend, else host                              \
      * memory.  Each value slot of A's storage takes values[A->value_source                        \

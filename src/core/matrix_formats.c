@@ -1,6 +1,8 @@
 /* A matrix's storage formats as seen from its context: the device numbers
  * of the SpMV bandwidth model (Kreutzer et al. 2012, eq. 1), each format's
- * footprint and predicted time, and the format KRYL_FORMAT_AUTO picks. */
+ * footprint and predicted time, and the format KRYL_FORMAT_AUTO picks
+ * (the model's passes over the entries by the backend where A's CSR is
+ * stored there: csr_reach, csr_diagonals, csr_blocks). */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +81,25 @@ kryl_status kryl_matrix_format_info(kryl_matrix A, kryl_format format, kryl_form
     return KRYL_SUCCESS;
 }
 
+/* The format model's counts read where A's CSR is stored (kryl_fmt_counter). */
+static kryl_status backend_far(void *arg, int64_t window, int64_t near, int64_t *far)
+{
+    kryl_matrix A = arg;
+    return A->ctx->ops->csr_reach(A->ctx, A, window, near, far);
+}
+
+static kryl_status backend_diagonals(void *arg, int64_t *ndiag)
+{
+    kryl_matrix A = arg;
+    return A->ctx->ops->csr_diagonals(A->ctx, A, ndiag);
+}
+
+static kryl_status backend_blocks(void *arg, int64_t b, int64_t *nblocks)
+{
+    kryl_matrix A = arg;
+    return A->ctx->ops->csr_blocks(A->ctx, A, b, nblocks);
+}
+
 kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *why,
                                       size_t why_size)
 {
@@ -92,7 +113,13 @@ kryl_status kryl_matrix_choose_format(kryl_matrix A, kryl_format *format, char *
     kryl_device_model dev;
     KRYL_TRY(kryl_context_device_model(A->ctx, &dev));
     const kryl_fmt_params p = host_params(A);
-    KRYL_TRY(kryl_fmt_choose(&A->host->csr, &p, &dev, format, reason, sizeof reason));
+    /* the passes over every entry by the backend where A's CSR is stored there */
+    const kryl_backend_ops *ops = A->ctx->ops;
+    const kryl_fmt_counter counter = {backend_far, backend_diagonals, backend_blocks, A};
+    const bool counted =
+        ops->csr_reach && ops->csr_diagonals && ops->csr_blocks && kryl_matrix_natural_csr(A);
+    KRYL_TRY(kryl_fmt_choose_counted(&A->host->csr, &p, &dev, counted ? &counter : NULL, format,
+                                     reason, sizeof reason));
     if (!has_kernel(A->ctx, *format)) {
         snprintf(reason, sizeof reason, "csr: the model's choice, %s, has no %s kernel",
                  kryl_format_name(*format), A->ctx->ops->name);

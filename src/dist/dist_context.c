@@ -157,6 +157,9 @@ static void wrap_ops(struct kryl_dist_context *d)
     /* the checks of a distributed matrix are collective, on the host copies */
     d->ops.csr_asymmetry = NULL;
     d->ops.csr_diagonal = NULL;
+    d->ops.csr_reach = NULL;
+    d->ops.csr_diagonals = NULL;
+    d->ops.csr_blocks = NULL;
     /* graphs only where no step needs the host (dist_graph.c) */
     kryl_dist_graph_ops(d);
 }

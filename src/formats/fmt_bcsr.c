@@ -104,25 +104,32 @@ void fmt_bcsr_arrays(int64_t b, int64_t n, int64_t nblocks, fmt_size *size)
     size->read_bytes = 8 * size->stored + size->index_bytes;
 }
 
-static kryl_status bcsr_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
-                                fmt_size *size)
+void fmt_bcsr_size(kryl_format kind, int64_t n, int64_t nnz, int64_t nblocks,
+                   const kryl_fmt_params *p, const char *alternatives, fmt_size *size)
 {
-    const int64_t b = block_size(kind), nnz = kryl_csr_nnz(v->A);
-    int64_t nblocks, nblocks2;
-    KRYL_TRY(count_blocks(v, b, p->threads, &nblocks));
-    fmt_bcsr_arrays(b, v->n, nblocks, size);
-    /* a refused bcsr4 suggests bcsr2 only where 2x2 blocks would be accepted */
-    const char *alternatives = "csr or sell";
-    if (kind == KRYL_FORMAT_BCSR4 && !fmt_padding_within(size->stored, nnz, p->max_block_fill)) {
-        KRYL_TRY(count_blocks(v, 2, p->threads, &nblocks2));
-        if (fmt_padding_within(4 * nblocks2, nnz, p->max_block_fill)) alternatives = "bcsr2 or csr";
-    }
+    const int64_t b = block_size(kind);
+    fmt_bcsr_arrays(b, n, nblocks, size);
     char shape[64], product[64];
     snprintf(shape, sizeof shape, "%" PRId64 " dense %" PRId64 "x%" PRId64 " blocks", nblocks, b,
              b);
     snprintf(product, sizeof product, "%" PRId64 " x %" PRId64 " = ", nblocks, b * b);
     fmt_judge_padding(size, kind, nnz, p->max_block_fill, shape, product, "block fill",
                       alternatives);
+}
+
+static kryl_status bcsr_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
+                                fmt_size *size)
+{
+    const int64_t b = block_size(kind), nnz = kryl_csr_nnz(v->A);
+    int64_t nblocks, nblocks2;
+    KRYL_TRY(count_blocks(v, b, p->threads, &nblocks));
+    /* a refused bcsr4 suggests bcsr2 only where 2x2 blocks would be accepted */
+    const char *alternatives = "csr or sell";
+    if (kind == KRYL_FORMAT_BCSR4 && !fmt_padding_within(16 * nblocks, nnz, p->max_block_fill)) {
+        KRYL_TRY(count_blocks(v, 2, p->threads, &nblocks2));
+        if (fmt_padding_within(4 * nblocks2, nnz, p->max_block_fill)) alternatives = "bcsr2 or csr";
+    }
+    fmt_bcsr_size(kind, v->n, nnz, nblocks, p, alternatives, size);
     return KRYL_SUCCESS;
 }
 

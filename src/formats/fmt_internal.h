@@ -86,12 +86,14 @@ void fmt_plan_free(fmt_plan *plan);
 /* The size and refusal of each family from its measures (what its
  * `measure` computes on a view; kryl_fmt_accept for a backend that
  * measures in its own memory): CSR's and BCSR's arrays (stored,
- * index_bytes, read_bytes; never refused: BCSR's judged by its measure) of
- * nnz entries or nblocks b x b blocks; DIA of ndiag occupied diagonals; ELL/ELLR
- * of rows up to `width` entries; SELL/pJDS of `stored` slots and rows up
- * to `longest`; JDS of ndiag jagged diagonals in `stored` slots. */
+ * index_bytes, read_bytes) of nnz entries or nblocks b x b blocks; BCSR2 or
+ * BCSR4 of nblocks blocks, judged (`alternatives` named on refusal); DIA of ndiag occupied
+ * diagonals; ELL/ELLR of rows up to `width` entries; SELL/pJDS of `stored` slots and rows up to
+ * `longest`; JDS of ndiag jagged diagonals in `stored` slots. */
 void fmt_csr_arrays(int64_t n, int64_t nnz, fmt_size *size);
 void fmt_bcsr_arrays(int64_t b, int64_t n, int64_t nblocks, fmt_size *size);
+void fmt_bcsr_size(kryl_format kind, int64_t n, int64_t nnz, int64_t nblocks,
+                   const kryl_fmt_params *p, const char *alternatives, fmt_size *size);
 void fmt_dia_size(int64_t n, int64_t nnz, int64_t ndiag, const kryl_fmt_params *p, fmt_size *size);
 void fmt_ell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t width, const kryl_fmt_params *p,
                   fmt_size *size);
@@ -167,5 +169,13 @@ kryl_status fmt_out_of_memory(const char *what, int64_t count, size_t elem);
  * threads (the estimate does not depend on them). */
 kryl_status fmt_estimate_alpha(const fmt_view *v, const kryl_device_model *dev,
                                double stream_per_access, const kryl_fmt_params *p, double *alpha);
+
+/* Its parts: the reach, T0 / 2 rows, beyond which an entry is far (INT64_MAX
+ * for an empty matrix); the far entries of the view, on `threads` host
+ * threads; alpha from their count. */
+int64_t fmt_reach(int64_t n, int64_t nnz, const kryl_device_model *dev, double stream_per_access);
+int64_t fmt_count_far(const fmt_view *v, int64_t near, int threads);
+double fmt_alpha_of_far(int64_t n, int64_t nnz, int64_t ncols, int64_t far,
+                        const kryl_device_model *dev, double stream_per_access);
 
 #endif

@@ -38,15 +38,23 @@ static double fixed_bytes(const fmt_plan *plan)
     return (double)plan->size.read_bytes + 8.0 * (double)plan->view.n;
 }
 
-/* alpha of the plan's row order.  The cache is shared with CSR's matrix and
- * y traffic (12 + 16/Nnzr bytes per nonzero) whatever the format, so alpha
- * depends on the row order alone. */
-static kryl_status plan_alpha(const fmt_plan *plan, const kryl_device_model *dev,
-                              const kryl_fmt_params *p, double *alpha)
+/* alpha of the plan's row order (sort window `window`, 0: natural).  The
+ * cache is shared with CSR's matrix and y traffic (12 + 16/Nnzr bytes per
+ * nonzero) whatever the format, so alpha depends on the row order alone;
+ * its far entries are counted by `counter` where one is given. */
+static kryl_status plan_alpha(const fmt_plan *plan, int64_t window, const kryl_fmt_counter *counter,
+                              const kryl_device_model *dev, const kryl_fmt_params *p, double *alpha)
 {
-    const double nnz = (double)kryl_csr_nnz(plan->view.A), n = (double)plan->view.n;
-    const double stream = nnz > 0 ? 12.0 + 16.0 * n / nnz : 0.0;
-    return fmt_estimate_alpha(&plan->view, dev, stream, p, alpha);
+    const kryl_csr *A = plan->view.A;
+    const int64_t nnz = kryl_csr_nnz(A), n = plan->view.n;
+    const double stream = nnz > 0 ? 12.0 + 16.0 * (double)n / (double)nnz : 0.0;
+    if (counter == NULL) return fmt_estimate_alpha(&plan->view, dev, stream, p, alpha);
+    *alpha = 1.0;
+    if (nnz == 0 || n == 0 || dev->cache_bytes < dev->line_bytes) return KRYL_SUCCESS;
+    int64_t far;
+    KRYL_TRY(counter->far(counter->arg, window, fmt_reach(n, nnz, dev, stream), &far));
+    *alpha = fmt_alpha_of_far(n, nnz, A->ncols, far, dev, stream);
+    return KRYL_SUCCESS;
 }
 
 /* The model of `kind` moving `fixed` bytes besides x, with alpha. */
@@ -75,7 +83,7 @@ kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
     double alpha;
-    kryl_status st = plan_alpha(&plan, dev, &p, &alpha);
+    kryl_status st = plan_alpha(&plan, 0, NULL, dev, &p, &alpha);
     if (st == KRYL_SUCCESS) model_of(kind, fixed_bytes(&plan), A, alpha, dev, model);
     fmt_plan_free(&plan);
     return st;
@@ -131,14 +139,39 @@ static double least_fixed(kryl_format kind, double n, double nnz, double longest
     return arrays + 8.0 * n;
 }
 
+/* The plan of candidate c: its permutation and measured size, or with a
+ * counter DIA's and BCSR's sizes from the diagonals and blocks it counts
+ * (A checked already; the model reads a refusal's brief, not its advice). */
+static kryl_status plan_of(const kryl_csr *A, const kryl_fmt_params *p,
+                           const kryl_fmt_counter *counter, int c, fmt_plan *plan)
+{
+    const kryl_format kind = candidates[c];
+    const bool blocks = kind == KRYL_FORMAT_BCSR2 || kind == KRYL_FORMAT_BCSR4;
+    if (counter == NULL || !(blocks || kind == KRYL_FORMAT_DIA))
+        return fmt_plan_init(plan, A, kind, NULL, p);
+    memset(plan, 0, sizeof *plan);
+    plan->kind = kind;
+    plan->view = (fmt_view){A, A->nrows, NULL, NULL};
+    const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
+    int64_t count;
+    if (blocks) {
+        KRYL_TRY(counter->blocks(counter->arg, kind == KRYL_FORMAT_BCSR4 ? 4 : 2, &count));
+        fmt_bcsr_size(kind, n, nnz, count, p, "csr or sell", &plan->size);
+    } else {
+        KRYL_TRY(counter->diagonals(counter->arg, &count));
+        fmt_dia_size(n, nnz, count, p, &plan->size);
+    }
+    return KRYL_SUCCESS;
+}
+
 /* Measure candidate c (its footprint in its row order) and, where it is
  * suitable, its model: alpha from the same row order, estimated once per
  * order and shared (alpha[] by order: natural, or its window). */
 static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl_device_model *dev,
-                         weighed *w, int c, double *alphas)
+                         const kryl_fmt_counter *counter, weighed *w, int c, double *alphas)
 {
     fmt_plan plan;
-    KRYL_TRY(fmt_plan_init(&plan, A, candidates[c], NULL, p));
+    KRYL_TRY(plan_of(A, p, counter, c, &plan));
     w[c].measured = true;
     w[c].suitable = plan.size.suitable;
     w[c].fixed = fixed_bytes(&plan);
@@ -148,7 +181,7 @@ static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl
         /* the first candidate weighed in this row order estimates its alpha */
         int first = 0;
         while (!(w[first].measured && w[first].suitable && w[first].window == w[c].window)) first++;
-        if (first == c) st = plan_alpha(&plan, dev, p, &alphas[c]);
+        if (first == c) st = plan_alpha(&plan, w[c].window, counter, dev, p, &alphas[c]);
         if (st == KRYL_SUCCESS)
             model_of(candidates[c], w[c].fixed, A, alphas[first], dev, &w[c].model);
     }
@@ -164,7 +197,8 @@ static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl
  * their seconds are INFINITY.  On a stencil that is CSR and DIA alone: no
  * sorting permutation is made and no block is counted. */
 static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
-                             const kryl_device_model *dev, weighed *w)
+                             const kryl_device_model *dev, const kryl_fmt_counter *counter,
+                             weighed *w)
 {
     const double n = (double)A->nrows, nnz = (double)kryl_csr_nnz(A);
     int64_t longest = 0;
@@ -184,7 +218,7 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
         w[c].least =
             (least_fixed(candidates[c], n, nnz, (double)longest) + x_least) / dev->bandwidth;
     }
-    KRYL_TRY(weigh(A, p, dev, w, 0, alphas));
+    KRYL_TRY(weigh(A, p, dev, counter, w, 0, alphas));
     /* latency-bound: CSR, whatever the others predict (kryl_fmt_choose) */
     if (w[0].model.bytes < 0.5 * (double)dev->cache_bytes) return KRYL_SUCCESS;
     /* the candidates in the natural order share CSR's alpha: x costs them
@@ -206,13 +240,20 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
             }
         }
         if (open < 0) return KRYL_SUCCESS;
-        KRYL_TRY(weigh(A, p, dev, w, open, alphas));
+        KRYL_TRY(weigh(A, p, dev, counter, w, open, alphas));
     }
 }
 
 kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
                             const kryl_device_model *dev, kryl_format *choice, char *why,
                             size_t why_size)
+{
+    return kryl_fmt_choose_counted(A, params, dev, NULL, choice, why, why_size);
+}
+
+kryl_status kryl_fmt_choose_counted(const kryl_csr *A, const kryl_fmt_params *params,
+                                    const kryl_device_model *dev, const kryl_fmt_counter *counter,
+                                    kryl_format *choice, char *why, size_t why_size)
 {
     KRYL_REQUIRE_ARG(choice);
     *choice = KRYL_FORMAT_CSR;
@@ -223,7 +264,7 @@ kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
     kryl_fmt_params p;
     KRYL_TRY(kryl_fmt_params_resolve(params, &p));
     weighed w[NCANDIDATES];
-    KRYL_TRY(weigh_all(A, &p, dev, w));
+    KRYL_TRY(weigh_all(A, &p, dev, counter, w));
     /* the first candidate (in tie order) within FMT_TIE of the fastest; CSR always qualifies */
     double fastest = w[0].model.seconds;
     for (int c = 1; c < NCANDIDATES; c++)

@@ -52,20 +52,20 @@ static double characteristic_rows(double cache, double per_row, double f, double
     return lo;
 }
 
-kryl_status fmt_estimate_alpha(const fmt_view *v, const kryl_device_model *dev,
-                               double stream_per_access, const kryl_fmt_params *p, double *alpha)
+int64_t fmt_reach(int64_t n, int64_t nnz, const kryl_device_model *dev, double stream_per_access)
 {
-    const int64_t nnz = kryl_csr_nnz(v->A), n = v->n, ncols = v->A->ncols;
-    const double line = (double)dev->line_bytes, cache = (double)dev->cache_bytes;
-    *alpha = 1.0;
-    if (nnz == 0 || n == 0 || dev->cache_bytes < dev->line_bytes) return KRYL_SUCCESS;
-    /* the bytes a row brings besides the lines of far entries, and T0 */
+    if (nnz == 0 || n == 0) return INT64_MAX;
+    /* the bytes a row brings besides the lines of far entries; T0 / 2 */
     const double per_row = stream_per_access * (double)nnz / (double)n + 8.0;
-    const double reach = 0.5 * cache / per_row;
-    const int64_t near = reach < (double)INT64_MAX ? (int64_t)reach : INT64_MAX;
+    const double reach = 0.5 * (double)dev->cache_bytes / per_row;
+    return reach < (double)INT64_MAX ? (int64_t)reach : INT64_MAX;
+}
+
+int64_t fmt_count_far(const fmt_view *v, int64_t near, int threads)
+{
     int64_t far = 0;
-    KRYL_HOST_PARALLEL_REDUCE(p->threads, +, far)
-    for (int64_t i = 0; i < n; i++) {
+    KRYL_HOST_PARALLEL_REDUCE(threads, +, far)
+    for (int64_t i = 0; i < v->n; i++) {
         int64_t b, e;
         fmt_view_row(v, i, &b, &e);
         for (int64_t q = b; q < e; q++) {
@@ -73,6 +73,15 @@ kryl_status fmt_estimate_alpha(const fmt_view *v, const kryl_device_model *dev,
             far += d > near || -d > near;
         }
     }
+    return far;
+}
+
+double fmt_alpha_of_far(int64_t n, int64_t nnz, int64_t ncols, int64_t far,
+                        const kryl_device_model *dev, double stream_per_access)
+{
+    const double line = (double)dev->line_bytes, cache = (double)dev->cache_bytes;
+    if (nnz == 0 || n == 0 || dev->cache_bytes < dev->line_bytes) return 1.0;
+    const double per_row = stream_per_access * (double)nnz / (double)n + 8.0;
     const double x_once = 8.0 * (double)ncols;
     double missed = 0.0; /* far entries whose line was evicted */
     if (far > 0) {
@@ -82,6 +91,16 @@ kryl_status fmt_estimate_alpha(const fmt_view *v, const kryl_device_model *dev,
         missed = T >= (double)n ? 0.0 : (double)far * exp(-T * f / lines);
     }
     const double a = (x_once + line * missed) / (8.0 * (double)nnz);
-    *alpha = a < 1.0 ? a : 1.0;
+    return a < 1.0 ? a : 1.0;
+}
+
+kryl_status fmt_estimate_alpha(const fmt_view *v, const kryl_device_model *dev,
+                               double stream_per_access, const kryl_fmt_params *p, double *alpha)
+{
+    const int64_t nnz = kryl_csr_nnz(v->A), n = v->n, ncols = v->A->ncols;
+    *alpha = 1.0;
+    if (nnz == 0 || n == 0 || dev->cache_bytes < dev->line_bytes) return KRYL_SUCCESS;
+    const int64_t far = fmt_count_far(v, fmt_reach(n, nnz, dev, stream_per_access), p->threads);
+    *alpha = fmt_alpha_of_far(n, nnz, ncols, far, dev, stream_per_access);
     return KRYL_SUCCESS;
 }

@@ -221,6 +221,28 @@ kryl_status kryl_fmt_choose(const kryl_csr *A, const kryl_fmt_params *params,
                             const kryl_device_model *dev, kryl_format *choice, char *why,
                             size_t why_size);
 
+/* Counts of A that kryl_fmt_choose_counted takes from elsewhere (a backend
+ * reading A's CSR where it is stored) instead of passes over A's host
+ * arrays; both give what the host's passes find:
+ *   far: *far = the entries a_ij with |inv_i - inv_j| > near, inv_r the
+ *        position of row r once the rows are stably sorted by decreasing
+ *        length within windows of `window` rows (fmt_sorted_order; window
+ *        0 or 1: the natural order, inv_r = r);
+ *   diagonals: *ndiag = the distinct j - i of A's entries;
+ *   blocks: *nblocks = the distinct (i / b, j / b) of A's entries (b = 2, 4). */
+typedef struct kryl_fmt_counter {
+    kryl_status (*far)(void *arg, int64_t window, int64_t near, int64_t *far);
+    kryl_status (*diagonals)(void *arg, int64_t *ndiag);
+    kryl_status (*blocks)(void *arg, int64_t b, int64_t *nblocks);
+    void *arg;
+} kryl_fmt_counter;
+
+/* kryl_fmt_choose with the far entries of each row order, DIA's diagonals
+ * and BCSR's blocks counted by `counter` (NULL: on the host) */
+kryl_status kryl_fmt_choose_counted(const kryl_csr *A, const kryl_fmt_params *params,
+                                    const kryl_device_model *dev, const kryl_fmt_counter *counter,
+                                    kryl_format *choice, char *why, size_t why_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -347,6 +347,9 @@ static kryl_backend_ops make_ops()
     ops.matrix_convert = kryl_cuda_matrix_convert;
     ops.matrix_csr_arrays = kryl_cuda_matrix_csr_arrays;
     ops.csr_asymmetry = kryl_cuda_csr_asymmetry;
+    ops.csr_reach = kryl_cuda_csr_reach;
+    ops.csr_diagonals = kryl_cuda_csr_diagonals;
+    ops.csr_blocks = kryl_cuda_csr_blocks;
     ops.csr_diagonal = kryl_cuda_csr_diagonal;
     ops.matrix_values = kryl_cuda_matrix_values;
     ops.matrix_inverse_diagonal = kryl_cuda_matrix_inverse_diagonal;

@@ -29,6 +29,7 @@ struct convert_work {
     int64_t *row_ptr = nullptr; /* the source's 64-bit offsets */
     bool row_ptr_copy = false;  /* ... a widened copy, freed here */
     int32_t *perm = nullptr;    /* the permutation until handed over */
+    int32_t *inv = nullptr;     /* its inverse (the format model's counts) */
     int64_t *p_row_ptr = nullptr;
     int32_t *p_col = nullptr;
     double *p_val = nullptr;       /* the permuted copy */
@@ -45,8 +46,8 @@ struct convert_work {
     ~convert_work()
     {
         if (row_ptr_copy) kryl_cuda_free(s, row_ptr);
-        void *blocks[] = {perm, p_row_ptr, p_col,       p_val,       len,   keys, rows,
-                          mark, found,     slice_width, group_width, count, temp};
+        void *blocks[] = {perm, inv,  p_row_ptr, p_col,       p_val,       len,   rows,
+                          keys, mark, found,     slice_width, group_width, count, temp};
         for (void *b : blocks) kryl_cuda_free(s, b);
     }
 };
@@ -110,6 +111,60 @@ __global__ void count_marks_kernel(int64_t count, const unsigned char *__restric
     KRYL_CUDA_FOR_EACH(k, count) c += mark[k];
     for (int offset = 16; offset > 0; offset /= 2) c += __shfl_down_sync(0xffffffffu, c, offset);
     if ((threadIdx.x & 31u) == 0 && c > 0) atomicAdd(total, c);
+}
+
+/* inv[perm[k]] = k */
+__global__ void invert_kernel(int64_t n, const int32_t *__restrict__ perm, int32_t *inv)
+{
+    KRYL_CUDA_FOR_EACH(k, n) inv[perm[k]] = (int32_t)k;
+}
+
+/* *far += the entries (i, j) with |inv_j - inv_i| > near (inv NULL: |j - i|),
+ * a thread per row (one atomic per warp) */
+__global__ void far_entries_kernel(int64_t n, const int64_t *__restrict__ row_ptr,
+                                   const int32_t *__restrict__ col, const int32_t *__restrict__ inv,
+                                   int64_t near, unsigned long long *far)
+{
+    unsigned long long c = 0;
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        const int64_t at = inv ? inv[i] : i;
+        for (int64_t q = row_ptr[i]; q < row_ptr[i + 1]; q++) {
+            const int64_t d = (int64_t)(inv ? inv[col[q]] : col[q]) - at;
+            c += d > near || -d > near;
+        }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) c += __shfl_down_sync(0xffffffffu, c, offset);
+    if ((threadIdx.x & 31u) == 0 && c > 0) atomicAdd(far, c);
+}
+
+/* *blocks += the distinct j / b of the b rows of each block row (b = 2 or
+ * 4), a thread per block row merging its rows' ascending columns (one
+ * atomic per warp) */
+__global__ void block_count_kernel(int64_t n, int b, const int64_t *__restrict__ row_ptr,
+                                   const int32_t *__restrict__ col, unsigned long long *blocks)
+{
+    unsigned long long c = 0;
+    KRYL_CUDA_FOR_EACH(I, (n + b - 1) / b)
+    {
+        int64_t pos[4], end[4], block[4]; /* row r's next entry, its end, its block column */
+        int rows = 0;
+        for (int64_t i = I * b; i < n && i < (I + 1) * b; i++, rows++) {
+            pos[rows] = row_ptr[i];
+            end[rows] = row_ptr[i + 1];
+            block[rows] = pos[rows] < end[rows] ? col[pos[rows]] / b : INT64_MAX;
+        }
+        for (;;) {
+            int64_t next = INT64_MAX; /* the smallest block column not yet counted */
+            for (int r = 0; r < rows; r++) next = min(next, block[r]);
+            if (next == INT64_MAX) break;
+            c++;
+            for (int r = 0; r < rows; r++)
+                while (block[r] == next) block[r] = ++pos[r] < end[r] ? col[pos[r]] / b : INT64_MAX;
+        }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) c += __shfl_down_sync(0xffffffffu, c, offset);
+    if ((threadIdx.x & 31u) == 0 && c > 0) atomicAdd(blocks, c);
 }
 
 /* offset[d] = found[d] - (n - 1) */
@@ -282,14 +337,14 @@ static kryl_status reset_count(convert_work &w)
     return KRYL_SUCCESS;
 }
 
-/* The rows sorted by decreasing length within windows (a stable radix sort
- * of (window, decreasing length)); the identity is no permutation. */
-static kryl_status sort_rows(convert &c, int64_t window)
+/* w.perm = the rows sorted by decreasing length within windows (a stable
+ * radix sort of (window, decreasing length) keys, from w.len); *moved = 0
+ * where that is the identity. */
+static kryl_status sorted_order(convert &c, int64_t window, unsigned long long *moved)
 {
     kryl_cuda_state *s = c.s;
     convert_work &w = c.w;
     const int64_t n = c.n;
-    if (window <= 1 || n <= 1) return KRYL_SUCCESS;
     int64_t windows = (n + window - 1) / window, bits = 32;
     while (windows > 1) {
         bits++;
@@ -315,14 +370,27 @@ static kryl_status sort_rows(convert &c, int64_t window)
     /* moved = any perm_i != i */
     moved_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, w.perm, w.count);
     KRYL_CUDA_CHECK_LAUNCH("moved_kernel");
-    unsigned long long moved = 0;
-    KRYL_TRY(fetch_count(s, w.count, &moved));
+    KRYL_TRY(fetch_count(s, w.count, moved));
     kryl_cuda_free(s, w.keys);
     kryl_cuda_free(s, w.rows);
     kryl_cuda_free(s, w.temp);
     w.keys = nullptr;
     w.rows = nullptr;
     w.temp = nullptr;
+    return KRYL_SUCCESS;
+}
+
+/* The rows sorted by decreasing length within windows (a stable radix sort
+ * of (window, decreasing length)); the identity is no permutation. */
+static kryl_status sort_rows(convert &c, int64_t window)
+{
+    kryl_cuda_state *s = c.s;
+    convert_work &w = c.w;
+    const int64_t n = c.n;
+    if (window <= 1 || n <= 1) return KRYL_SUCCESS;
+    unsigned long long moved = 0;
+    KRYL_TRY(sorted_order(c, window, &moved));
+    const unsigned int grid = kryl_cuda_stream_grid(s, n);
     if (!moved) {
         kryl_cuda_free(s, w.perm);
         w.perm = nullptr;
@@ -373,11 +441,11 @@ static kryl_status value_slots(convert &c, bool zero)
     return KRYL_SUCCESS;
 }
 
-static kryl_status convert_dia(convert &c)
+/* w.mark = the occupied diagonals (offset j - i at j - i + n - 1), *ndiag their count */
+static kryl_status count_diagonals(convert &c, unsigned long long *ndiag)
 {
     kryl_cuda_state *s = c.s;
     convert_work &w = c.w;
-    kryl_fmt_dia *f = &c.A->fmt.u.dia;
     const int64_t n = c.n, marks = n > 0 ? 2 * n - 1 : 0;
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.mark, (size_t)marks, "the diagonal markers"));
     KRYL_TRY(reset_count(w));
@@ -389,8 +457,17 @@ static kryl_status convert_dia(convert &c)
     count_marks_kernel<<<kryl_cuda_reduce_grid(s, marks), KRYL_CUDA_THREADS, 0, s->stream>>>(
         marks, w.mark, w.count);
     KRYL_CUDA_CHECK_LAUNCH("count_marks_kernel");
+    return fetch_count(s, w.count, ndiag);
+}
+
+static kryl_status convert_dia(convert &c)
+{
+    kryl_cuda_state *s = c.s;
+    convert_work &w = c.w;
+    kryl_fmt_dia *f = &c.A->fmt.u.dia;
+    const int64_t n = c.n, marks = n > 0 ? 2 * n - 1 : 0;
     unsigned long long ndiag = 0;
-    KRYL_TRY(fetch_count(s, w.count, &ndiag));
+    KRYL_TRY(count_diagonals(c, &ndiag));
     f->ndiag = (int64_t)ndiag;
     f->stride = fmt_stride(n);
     KRYL_TRY(kryl_fmt_accept(KRYL_FORMAT_DIA, n, c.nnz, f->ndiag, 0, &c.p, &c.A->fmt.stored));
@@ -586,16 +663,37 @@ static bool converts(kryl_format kind, int64_t nnz)
     }
 }
 
-static kryl_status run(convert &c)
+/* c's source: the CSR arrays of `from`'s storage (double, natural order). */
+static kryl_status source_of(convert &c, kryl_matrix from)
+{
+    int32_t *col = nullptr;
+    double *val = nullptr;
+    KRYL_TRY(
+        kryl_cuda_matrix_csr_arrays(from->ctx, from, &c.w.row_ptr, &c.w.row_ptr_copy, &col, &val));
+    c.row_ptr = c.w.row_ptr;
+    c.col = col;
+    c.val = val;
+    return KRYL_SUCCESS;
+}
+
+/* w.len = the row lengths of c's source */
+static kryl_status row_lengths(convert &c)
 {
     kryl_cuda_state *s = c.s;
-    kryl_fmt *F = &c.A->fmt;
     KRYL_TRY(
         kryl_cuda_malloc(s, (void **)&c.w.len, (size_t)c.n * sizeof *c.w.len, "the row lengths"));
     /* len_i = the length of row i */
     row_lengths_kernel<<<kryl_cuda_stream_grid(s, c.n), KRYL_CUDA_THREADS, 0, s->stream>>>(
         c.n, c.row_ptr, c.w.len);
     KRYL_CUDA_CHECK_LAUNCH("row_lengths_kernel");
+    return KRYL_SUCCESS;
+}
+
+static kryl_status run(convert &c)
+{
+    kryl_cuda_state *s = c.s;
+    kryl_fmt *F = &c.A->fmt;
+    KRYL_TRY(row_lengths(c));
     KRYL_TRY(sort_rows(c, kryl_fmt_sort_window(F->kind, &c.p, c.n)));
     c.m = kryl_cuda_fmt_new(s, c.A);
     if (c.m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
@@ -615,6 +713,84 @@ static kryl_status run(convert &c)
     return st;
 }
 
+kryl_status kryl_cuda_csr_reach(kryl_context ctx, kryl_matrix A, int64_t window, int64_t near,
+                                int64_t *far)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    convert c(s);
+    c.A = A;
+    c.n = A->fmt.nrows;
+    c.nnz = A->fmt.nnz;
+    *far = 0;
+    if (c.n == 0) return KRYL_SUCCESS;
+    KRYL_TRY(source_of(c, A));
+    if (window > 1 && c.n > 1) {
+        unsigned long long moved = 0;
+        KRYL_TRY(row_lengths(c));
+        KRYL_TRY(sorted_order(c, window, &moved));
+        if (moved) {
+            KRYL_TRY(kryl_cuda_malloc(s, (void **)&c.w.inv, (size_t)c.n * sizeof *c.w.inv,
+                                      "the inverse permutation"));
+            /* inv[perm[k]] = k */
+            invert_kernel<<<kryl_cuda_stream_grid(s, c.n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+                c.n, c.w.perm, c.w.inv);
+            KRYL_CUDA_CHECK_LAUNCH("invert_kernel");
+        }
+    }
+    KRYL_TRY(reset_count(c.w));
+    /* far = #{(i, j): |inv_j - inv_i| > near} */
+    far_entries_kernel<<<kryl_cuda_stream_grid(s, c.n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        c.n, c.row_ptr, c.col, c.w.inv, near, c.w.count);
+    KRYL_CUDA_CHECK_LAUNCH("far_entries_kernel");
+    unsigned long long found = 0;
+    KRYL_TRY(fetch_count(s, c.w.count, &found)); /* waits: the temporaries are free to go */
+    *far = (int64_t)found;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_csr_diagonals(kryl_context ctx, kryl_matrix A, int64_t *ndiag)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    convert c(s);
+    c.A = A;
+    c.n = A->fmt.nrows;
+    c.nnz = A->fmt.nnz;
+    *ndiag = 0;
+    if (c.n == 0) return KRYL_SUCCESS;
+    KRYL_TRY(source_of(c, A));
+    unsigned long long found = 0;
+    KRYL_TRY(count_diagonals(c, &found)); /* waits */
+    *ndiag = (int64_t)found;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_csr_blocks(kryl_context ctx, kryl_matrix A, int64_t b, int64_t *nblocks)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (b != 2 && b != 4)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda csr_blocks: blocks of %lld (2 or 4)",
+                          (long long)b);
+    convert c(s);
+    c.A = A;
+    c.n = A->fmt.nrows;
+    c.nnz = A->fmt.nnz;
+    *nblocks = 0;
+    if (c.n == 0) return KRYL_SUCCESS;
+    KRYL_TRY(source_of(c, A));
+    KRYL_TRY(reset_count(c.w));
+    /* nblocks = #{(i / b, j / b)} */
+    block_count_kernel<<<kryl_cuda_stream_grid(s, (c.n + b - 1) / b), KRYL_CUDA_THREADS, 0,
+                         s->stream>>>(c.n, (int)b, c.row_ptr, c.col, c.w.count);
+    KRYL_CUDA_CHECK_LAUNCH("block_count_kernel");
+    unsigned long long found = 0;
+    KRYL_TRY(fetch_count(s, c.w.count, &found)); /* waits */
+    *nblocks = (int64_t)found;
+    return KRYL_SUCCESS;
+}
+
 kryl_status kryl_cuda_matrix_convert(kryl_context ctx, kryl_matrix A, kryl_matrix from,
                                      int32_t **perm_backend)
 {
@@ -629,12 +805,7 @@ kryl_status kryl_cuda_matrix_convert(kryl_context ctx, kryl_matrix A, kryl_matri
     c.n = F->nrows;
     c.nnz = F->nnz;
     KRYL_TRY(kryl_fmt_params_resolve(&A->params, &c.p));
-    int32_t *col = nullptr;
-    double *val = nullptr;
-    KRYL_TRY(kryl_cuda_matrix_csr_arrays(ctx, from, &c.w.row_ptr, &c.w.row_ptr_copy, &col, &val));
-    c.row_ptr = c.w.row_ptr;
-    c.col = col;
-    c.val = val;
+    KRYL_TRY(source_of(c, from));
     F->on_backend = true;
     kryl_status st = run(c);
     if (st == KRYL_SUCCESS) {
