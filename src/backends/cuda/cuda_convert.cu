@@ -713,18 +713,24 @@ static kryl_status run(convert &c)
     return st;
 }
 
+/* c counts over A (double CSR of all its rows in the natural order) */
+static kryl_status count_source(convert &c, kryl_matrix A)
+{
+    c.A = A;
+    c.n = A->fmt.nrows;
+    c.nnz = A->fmt.nnz;
+    return c.n > 0 ? source_of(c, A) : KRYL_SUCCESS;
+}
+
 kryl_status kryl_cuda_csr_reach(kryl_context ctx, kryl_matrix A, int64_t window, int64_t near,
                                 int64_t *far)
 {
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     convert c(s);
-    c.A = A;
-    c.n = A->fmt.nrows;
-    c.nnz = A->fmt.nnz;
     *far = 0;
+    KRYL_TRY(count_source(c, A));
     if (c.n == 0) return KRYL_SUCCESS;
-    KRYL_TRY(source_of(c, A));
     if (window > 1 && c.n > 1) {
         unsigned long long moved = 0;
         KRYL_TRY(row_lengths(c));
@@ -754,12 +760,9 @@ kryl_status kryl_cuda_csr_diagonals(kryl_context ctx, kryl_matrix A, int64_t *nd
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     convert c(s);
-    c.A = A;
-    c.n = A->fmt.nrows;
-    c.nnz = A->fmt.nnz;
     *ndiag = 0;
+    KRYL_TRY(count_source(c, A));
     if (c.n == 0) return KRYL_SUCCESS;
-    KRYL_TRY(source_of(c, A));
     unsigned long long found = 0;
     KRYL_TRY(count_diagonals(c, &found)); /* waits */
     *ndiag = (int64_t)found;
@@ -774,12 +777,9 @@ kryl_status kryl_cuda_csr_blocks(kryl_context ctx, kryl_matrix A, int64_t b, int
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "cuda csr_blocks: blocks of %lld (2 or 4)",
                           (long long)b);
     convert c(s);
-    c.A = A;
-    c.n = A->fmt.nrows;
-    c.nnz = A->fmt.nnz;
     *nblocks = 0;
+    KRYL_TRY(count_source(c, A));
     if (c.n == 0) return KRYL_SUCCESS;
-    KRYL_TRY(source_of(c, A));
     KRYL_TRY(reset_count(c.w));
     /* nblocks = #{(i / b, j / b)} */
     block_count_kernel<<<kryl_cuda_stream_grid(s, (c.n + b - 1) / b), KRYL_CUDA_THREADS, 0,
