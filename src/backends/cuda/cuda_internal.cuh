@@ -125,7 +125,8 @@ void kryl_cuda_value_map_free(kryl_cuda_state *s, cuda_value_map *map);
 
 /* The operations this backend implements, kryl_cuda_<op> (semantics in
  * backend.h, declared from its list), each in the file of its kind:
- * cuda_matrix*.cu, cuda_spmv*.cu, cuda_vector.cu, cuda_cg*.cu,
+ * cuda_matrix*.cu, cuda_convert.cu (conversions, the format model's
+ * counts), cuda_spmv*.cu, cuda_vector.cu, cuda_cg*.cu,
  * cuda_pipecg*.cu, cuda_bicgstab.cu, cuda_krylov.cu, cuda_gmres.cu,
  * cuda_dcgs2.cu, cuda_graph.cu, cuda_link.cu, cuda_model.cu, cuda_amg.cu,
  * cuda_aggregate.cu, cuda_color.cu, cuda_mcsweep.cu, cuda_trsv.cu,
