@@ -2,6 +2,7 @@
  * two sanity cases (a stencil whose x fits the cache reuses it fully, a
  * power-law graph whose x does not reuses little), the model's identities,
  * kryl_fmt_choose; then a footprint table of generated matrices. */
+#include "core/error.h"
 #include "test_formats_util.h"
 
 /* Every format's prediction obeys the model's identities; returns CSR's alpha. */
@@ -215,6 +216,23 @@ static kryl_status plain_blocks(void *arg, int64_t b, int64_t *nblocks)
 
 /* kryl_fmt_choose (on 1 and 3 threads) against weighing every candidate,
  * under caches from 64 KB to 64 MB (x's reuse from 1/Nnzr to 1). */
+static kryl_status failing_far(void *arg, int64_t window, int64_t near, int64_t *far)
+{
+    (void)arg, (void)window, (void)near;
+    *far = -1;
+    return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY, "test: no room for the count");
+}
+
+static kryl_status failing_diagonals(void *arg, int64_t *ndiag)
+{
+    return failing_far(arg, 0, 0, ndiag);
+}
+
+static kryl_status failing_blocks(void *arg, int64_t b, int64_t *nblocks)
+{
+    return failing_far(arg, b, 0, nblocks);
+}
+
 static int counts_given;
 
 static void check_same_as_weighing_all(const kryl_csr *A, const char *what)
@@ -240,6 +258,11 @@ static void check_same_as_weighing_all(const kryl_csr *A, const char *what)
         CHECK(counted == all, "%s, cache %lld: chose %s with counts given, weighing all gives %s",
               what, (long long)caches[c], kryl_format_name(counted), kryl_format_name(all));
         counts_given += plain.calls;
+        /* a counter that fails every count: the host counts instead */
+        const kryl_fmt_counter failing = {failing_far, failing_diagonals, failing_blocks, NULL};
+        CHECK_OK(kryl_fmt_choose_counted(A, NULL, &dev, &failing, &counted, NULL, 0));
+        CHECK(counted == all, "%s, cache %lld: chose %s with the counter failing, %s", what,
+              (long long)caches[c], kryl_format_name(counted), kryl_format_name(all));
     }
 }
 

@@ -48,11 +48,13 @@ static kryl_status plan_alpha(const fmt_plan *plan, int64_t window, const kryl_f
     const kryl_csr *A = plan->view.A;
     const int64_t nnz = kryl_csr_nnz(A), n = plan->view.n;
     const double stream = nnz > 0 ? 12.0 + 16.0 * (double)n / (double)nnz : 0.0;
-    if (counter == NULL) return fmt_estimate_alpha(&plan->view, dev, stream, p, alpha);
     *alpha = 1.0;
     if (nnz == 0 || n == 0 || dev->cache_bytes < dev->line_bytes) return KRYL_SUCCESS;
     int64_t far;
-    KRYL_TRY(counter->far(counter->arg, window, fmt_reach(n, nnz, dev, stream), &far));
+    /* counted on the host where no counter is given or it fails (out of device memory) */
+    if (counter == NULL ||
+        counter->far(counter->arg, window, fmt_reach(n, nnz, dev, stream), &far) != KRYL_SUCCESS)
+        return fmt_estimate_alpha(&plan->view, dev, stream, p, alpha);
     *alpha = fmt_alpha_of_far(n, nnz, A->ncols, far, dev, stream);
     return KRYL_SUCCESS;
 }
@@ -147,20 +149,20 @@ static kryl_status plan_of(const kryl_csr *A, const kryl_fmt_params *p,
 {
     const kryl_format kind = candidates[c];
     const bool blocks = kind == KRYL_FORMAT_BCSR2 || kind == KRYL_FORMAT_BCSR4;
-    if (counter == NULL || !(blocks || kind == KRYL_FORMAT_DIA))
+    int64_t count;
+    /* measured on the host where no counter is given or it fails (out of device memory) */
+    if (counter == NULL || !(blocks || kind == KRYL_FORMAT_DIA) ||
+        (blocks ? counter->blocks(counter->arg, kind == KRYL_FORMAT_BCSR4 ? 4 : 2, &count)
+                : counter->diagonals(counter->arg, &count)) != KRYL_SUCCESS)
         return fmt_plan_init(plan, A, kind, NULL, p);
     memset(plan, 0, sizeof *plan);
     plan->kind = kind;
     plan->view = (fmt_view){A, A->nrows, NULL, NULL};
     const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
-    int64_t count;
-    if (blocks) {
-        KRYL_TRY(counter->blocks(counter->arg, kind == KRYL_FORMAT_BCSR4 ? 4 : 2, &count));
+    if (blocks)
         fmt_bcsr_size(kind, n, nnz, count, p, "csr or sell", &plan->size);
-    } else {
-        KRYL_TRY(counter->diagonals(counter->arg, &count));
+    else
         fmt_dia_size(n, nnz, count, p, &plan->size);
-    }
     return KRYL_SUCCESS;
 }
 

@@ -238,7 +238,8 @@ typedef struct kryl_fmt_counter {
 } kryl_fmt_counter;
 
 /* kryl_fmt_choose with the far entries of each row order, DIA's diagonals
- * and BCSR's blocks counted by `counter` (NULL: on the host) */
+ * and BCSR's blocks counted by `counter` (NULL: on the host; a count the
+ * counter fails to give, as out of device memory, is taken on the host) */
 kryl_status kryl_fmt_choose_counted(const kryl_csr *A, const kryl_fmt_params *params,
                                     const kryl_device_model *dev, const kryl_fmt_counter *counter,
                                     kryl_format *choice, char *why, size_t why_size);
