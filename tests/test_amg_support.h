@@ -256,7 +256,8 @@ static void block_tentative_of(int64_t n, int64_t size, int width, bool gaps, kr
  * products' rows). */
 static void arrowhead_of(int64_t n, kryl_csr *A)
 {
-    CHECK_OK(kryl_csr_alloc(A, n, n, 4 * n));
+    /* row 0: n entries; every other row: column 0 and the band, at most 4 */
+    CHECK_OK(kryl_csr_alloc(A, n, n, 5 * n));
     for (int64_t i = 0; i < n; i++) {
         int64_t at = A->row_ptr[i];
         for (int64_t j = 0; j < n; j++) {
