@@ -3,10 +3,11 @@
  * block through the context's counting allocator: the tentative
  * prolongator by kernels over rows and a scan; S = I - omega D^-1 A by a
  * kernel over rows, then P = S T, AP = A P and Ac = R AP by the
- * backend's hash SpGEMM (cuda_spgemm.cu) or, with KRYL_AMG_SPGEMM=cusparse,
- * by cuSPARSE's, and R = P' by cuSPARSE's CSR-to-CSC conversion, with
- * 32-bit offsets (cuSPARSE's SpGEMM takes no others), widened to 64 bits
- * for the level matrices.  Nothing comes back to the host but sizes. */
+ * backend's hash SpGEMM and R = P' by its transpose (cuda_spgemm.cu) or,
+ * with KRYL_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM and CSR-to-CSC
+ * conversion, with 32-bit offsets (cuSPARSE's SpGEMM takes no others),
+ * widened to 64 bits for the level matrices.  Nothing comes back to the
+ * host but sizes. */
 #include <cub/cub.cuh>
 #include <cusparse.h>
 #include <limits.h>
@@ -313,6 +314,13 @@ static kryl_status transpose(kryl_cuda_state *s, cusparseHandle_t handle, const 
     return st;
 }
 
+/* R = P' by the backend's transpose (cuda_spgemm.cu) with the hash SpGEMM, else by cuSPARSE's. */
+static kryl_status transpose_by(kryl_cuda_state *s, cusparseHandle_t handle, bool hash,
+                                const dev_csr *P, dev_csr *R, const char *what)
+{
+    return hash ? kryl_cuda_transpose(s, P, R, what) : transpose(s, handle, P, R, what);
+}
+
 /* S = I - omega D^-1 A (A's pattern, its own values), or
  * KRYL_ERR_ZERO_DIAGONAL naming the first row without a nonzero a_ii. */
 static kryl_status smoother(kryl_cuda_state *s, const dev_csr *A, double omega, dev_csr *S)
@@ -357,12 +365,12 @@ static kryl_status sort(kryl_cuda_state *s, dev_csr *A)
 }
 
 /* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (decided on the device). */
-static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, dev_csr *Ac)
+static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, bool hash, dev_csr *Ac)
 {
     dev_csr At;
     int *differs = nullptr;
     const char *what = "the symmetric part of the multigrid coarse matrix";
-    kryl_status st = transpose(s, handle, Ac, &At, what);
+    kryl_status st = transpose_by(s, handle, hash, Ac, &At, what);
     KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&differs, sizeof *differs, what));
     CUDA_STEP(st, cudaMemsetAsync(differs, 0, sizeof *differs, s->stream));
     if (st == KRYL_SUCCESS) {
@@ -472,12 +480,12 @@ static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, bool ha
         st = copy(s, dT, dP);
     }
     /* R = P';  AP = A P;  Ac = R AP */
-    KRYL_STEP(st, transpose(s, handle, dP, dR, "the multigrid restriction R"));
+    KRYL_STEP(st, transpose_by(s, handle, hash, dP, dR, "the multigrid restriction R"));
     KRYL_STEP(st, multiply(s, handle, hash, dA, dP, &dAP, false, "the multigrid product A P"));
     KRYL_STEP(st,
               multiply(s, handle, hash, dR, &dAP, dAc, true, "the multigrid coarse matrix R A P"));
     kryl_cuda_dev_csr_free(s, &dAP);
-    if (symmetric) KRYL_STEP(st, symmetrize(s, handle, dAc));
+    if (symmetric) KRYL_STEP(st, symmetrize(s, handle, hash, dAc));
     if (perm != nullptr && st == KRYL_SUCCESS) {
         /* level 0 in a sorted format's order: P's rows and R's columns follow it */
         st = permute(s, dP, perm, &dQ);
@@ -485,7 +493,7 @@ static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, bool ha
             kryl_cuda_dev_csr_free(s, dP);
             kryl_cuda_dev_csr_free(s, dR);
             *dP = dQ;
-            st = transpose(s, handle, dP, dR, "the multigrid restriction R");
+            st = transpose_by(s, handle, hash, dP, dR, "the multigrid restriction R");
         }
     }
     return st;
@@ -507,8 +515,9 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cusparseHandle_t handle = nullptr;
     kryl_status st = KRYL_SUCCESS;
-    CUSPARSE_STEP(st, cusparseCreate(&handle));
-    CUSPARSE_STEP(st, cusparseSetStream(handle, s->stream));
+    /* the hash SpGEMM's products take no cuSPARSE */
+    if (!hash) CUSPARSE_STEP(st, cusparseCreate(&handle));
+    if (!hash) CUSPARSE_STEP(st, cusparseSetStream(handle, s->stream));
     dev_csr dA, dT, dP, dR, dAc;
     KRYL_STEP(st, narrow_view(s, A, &dA, "a multigrid level's row offsets"));
     KRYL_STEP(st, narrow_view(s, T, &dT, "the multigrid tentative prolongator's row offsets"));

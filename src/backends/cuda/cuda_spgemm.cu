@@ -293,6 +293,48 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
     }
 }
 
+/* row[k] = the row of entry k. */
+__global__ void entry_rows(int64_t rows, const int32_t *__restrict__ offsets,
+                           int32_t *__restrict__ row)
+{
+    KRYL_CUDA_FOR_EACH(i, rows)
+    {
+        for (int32_t k = offsets[i]; k < offsets[i + 1]; k++) row[k] = (int32_t)i;
+    }
+}
+
+/* offsets of R from its entries' rows in order (sorted): offsets[c] = the
+ * first entry of a row >= c, for every c in 0..rows. */
+__global__ void offsets_of_sorted(int64_t nnz, int64_t rows, const int32_t *__restrict__ sorted,
+                                  int32_t *__restrict__ offsets)
+{
+    KRYL_CUDA_FOR_EACH(t, nnz)
+    {
+        const int32_t before = t > 0 ? sorted[t - 1] : -1;
+        for (int32_t c = before + 1; c <= sorted[t]; c++) offsets[c] = (int32_t)t;
+        if (t == nnz - 1)
+            for (int64_t c = sorted[t] + 1; c <= rows; c++) offsets[c] = (int32_t)nnz;
+    }
+}
+
+/* R's entry t is P's entry from[t]: r_ji = p_ij. */
+__global__ void gather_transposed(int64_t nnz, const int32_t *__restrict__ from,
+                                  const int32_t *__restrict__ row, const double *__restrict__ p_val,
+                                  int32_t *__restrict__ r_col, double *__restrict__ r_val)
+{
+    KRYL_CUDA_FOR_EACH(t, nnz)
+    {
+        r_col[t] = row[from[t]];
+        r_val[t] = p_val[from[t]];
+    }
+}
+
+/* 0, 1, ..., n - 1. */
+__global__ void entry_numbers(int64_t n, int32_t *__restrict__ number)
+{
+    KRYL_CUDA_FOR_EACH(k, n) number[k] = (int32_t)k;
+}
+
 void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M)
 {
     kryl_cuda_free(s, M->offsets);
@@ -490,5 +532,66 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, work);
     if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, C);
+    return st;
+}
+
+kryl_status kryl_cuda_transpose(kryl_cuda_state *s, const dev_csr *P, dev_csr *R, const char *what)
+{
+    *R = dev_csr{};
+    R->rows = P->cols;
+    R->cols = P->rows;
+    R->nnz = P->nnz;
+    const int64_t nnz = P->nnz;
+    kryl_status st =
+        kryl_cuda_malloc(s, (void **)&R->offsets, ((size_t)R->rows + 1) * sizeof(int32_t), what);
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&R->col_idx, (size_t)nnz * sizeof(int32_t), what));
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&R->values, (size_t)nnz * sizeof(double), what));
+    if (st != KRYL_SUCCESS || nnz == 0) {
+        CUDA_STEP(
+            st, cudaMemsetAsync(R->offsets, 0, ((size_t)R->rows + 1) * sizeof(int32_t), s->stream));
+        if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, R);
+        return st;
+    }
+    /* bits of the largest column: the sort's keys */
+    int bits = 1;
+    while (bits < 31 && ((int64_t)1 << bits) < P->cols) bits++;
+    size_t sort_bytes = 0;
+    CUDA_STEP(st, cub::DeviceRadixSort::SortPairs(
+                      nullptr, sort_bytes, static_cast<int32_t *>(nullptr),
+                      static_cast<int32_t *>(nullptr), static_cast<int32_t *>(nullptr),
+                      static_cast<int32_t *>(nullptr), (int)nnz, 0, bits, s->stream));
+    /* workspace: each entry's row, number, sorted column and number; the sort's scratch */
+    const size_t entry_bytes = ((size_t)nnz * sizeof(int32_t) + 255) / 256 * 256;
+    char *work = nullptr;
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&work, 4 * entry_bytes + sort_bytes,
+                                   "the transpose's workspace"));
+    int32_t *row = reinterpret_cast<int32_t *>(work);
+    int32_t *number = reinterpret_cast<int32_t *>(work + entry_bytes);
+    int32_t *sorted = reinterpret_cast<int32_t *>(work + 2 * entry_bytes);
+    int32_t *from = reinterpret_cast<int32_t *>(work + 3 * entry_bytes);
+    void *scratch = work + 4 * entry_bytes;
+    if (st == KRYL_SUCCESS) {
+        /* row[k] = i for p_ij's entry k;  number[k] = k */
+        entry_rows<<<kryl_cuda_stream_grid(s, P->rows), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            P->rows, P->offsets, row);
+        entry_numbers<<<kryl_cuda_stream_grid(s, nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(nnz,
+                                                                                          number);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    /* the entries by column, rows ascending within one (the radix sort is stable) */
+    CUDA_STEP(st, cub::DeviceRadixSort::SortPairs(scratch, sort_bytes, P->col_idx, sorted, number,
+                                                  from, (int)nnz, 0, bits, s->stream));
+    if (st == KRYL_SUCCESS) {
+        /* R's offsets from the sorted columns; r_ji = p_ij */
+        offsets_of_sorted<<<kryl_cuda_stream_grid(s, nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            nnz, R->rows, sorted, R->offsets);
+        gather_transposed<<<kryl_cuda_stream_grid(s, nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            nnz, from, row, P->values, R->col_idx, R->values);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    /* the workspace is free once the gather is over */
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, work);
+    if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, R);
     return st;
 }

@@ -1,6 +1,6 @@
 /* Sparse matrix products on the device for the multigrid setup
  * (cuda_amg.cu): CSR matrices with 32-bit offsets, and C = A B by the
- * backend's own hash SpGEMM (cuda_spgemm.cu). */
+ * backend's own hash SpGEMM and a transpose (cuda_spgemm.cu). */
 #ifndef KRYL_BACKENDS_CUDA_SPGEMM_CUH
 #define KRYL_BACKENDS_CUDA_SPGEMM_CUH
 
@@ -40,5 +40,10 @@ void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M);
  * allocations).  KRYL_ERR_OUT_OF_MEMORY where C has 2^31 entries or more. */
 kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B,
                                   dev_csr *C, const char *what);
+
+/* R = P' (allocated here), each row of R sorted by column, by a stable
+ * radix sort of P's entries by column (cub); the same result on every run.
+ * Synchronises once. */
+kryl_status kryl_cuda_transpose(kryl_cuda_state *s, const dev_csr *P, dev_csr *R, const char *what);
 
 #endif
