@@ -35,6 +35,11 @@ constexpr hash_bin HASH_BINS[] = {{HASH_MOST_0, 32, 8},
                                   {HASH_MOST_3, 2048, 32},
                                   {HASH_MOST_4, 4096, 32}};
 constexpr int SHARED_BINS = sizeof HASH_BINS / sizeof HASH_BINS[0];
+/* The count pass tries rows of a bound past bin 2's in bin 3's place with
+ * a table of HASH_TRY_TABLE slots, given up past HASH_TRY_MOST entries
+ * (the bound of R (A P) is many times its entries); those given up are
+ * counted again, binned by their bound. */
+constexpr int TRY_BIN = 3, HASH_TRY_TABLE = 512, HASH_TRY_MOST = 256;
 constexpr int GLOBAL_BIN = SHARED_BINS;
 constexpr int ALL_BINS = SHARED_BINS + 1;
 /* Shared memory a block of a shared bin takes (the default limit): more
@@ -53,24 +58,30 @@ struct hash_meta {
     unsigned long long total; /* the sum of the sizes */
 };
 
-__device__ __forceinline__ int hash_bin_of(int32_t size)
+/* What a row's size is: an upper bound of its entries, minus that bound
+ * where the try table gave the row up (the rows counted again), or its
+ * entries. */
+enum hash_sizing { SIZE_BOUND, SIZE_RETRY, SIZE_EXACT };
+
+__device__ __forceinline__ int hash_bin_of(int32_t size, hash_sizing sizing)
 {
+    if (sizing == SIZE_RETRY) {
+        if (size >= 0) return -1; /* counted already */
+        size = -size;
+    }
     /* an empty row: nothing to do */
-    return size == 0             ? -1
-           : size <= HASH_MOST_0 ? 0
-           : size <= HASH_MOST_1 ? 1
-           : size <= HASH_MOST_2 ? 2
-           : size <= HASH_MOST_3 ? 3
-           : size <= HASH_MOST_4 ? 4
-                                 : GLOBAL_BIN;
+    if (size == 0) return -1;
+    if (size <= HASH_MOST_2) return size <= HASH_MOST_0 ? 0 : size <= HASH_MOST_1 ? 1 : 2;
+    if (sizing == SIZE_BOUND) return TRY_BIN;
+    return size <= HASH_MOST_3 ? 3 : size <= HASH_MOST_4 ? 4 : GLOBAL_BIN;
 }
 
-/* size_i = min(sum_k |row a_ik of B|, B's columns) (bound), or the given
- * size_i (the rows' entries); per block, the bins' counts, the global
- * bin's largest row and the total added into *meta. */
+/* size_i = min(sum_k |row a_ik of B|, B's columns) (SIZE_BOUND), or the
+ * given size_i; per block, the bins' counts, the global bin's largest row
+ * and the total added into *meta. */
 __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
                                const int32_t *__restrict__ a_col, const int32_t *__restrict__ b_off,
-                               int64_t b_cols, bool bound, int32_t *__restrict__ size,
+                               int64_t b_cols, hash_sizing sizing, int32_t *__restrict__ size,
                                hash_meta *__restrict__ meta)
 {
     __shared__ unsigned int count[ALL_BINS];
@@ -81,7 +92,7 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < rows) {
         int64_t n = 0;
-        if (bound) {
+        if (sizing == SIZE_BOUND) {
             for (int32_t k = a_off[i]; k < a_off[i + 1]; k++)
                 n += b_off[a_col[k] + 1] - b_off[a_col[k]];
             n = n < b_cols ? n : b_cols;
@@ -89,7 +100,8 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
         } else {
             n = size[i];
         }
-        const int b = hash_bin_of((int32_t)n);
+        const int b = hash_bin_of((int32_t)n, sizing);
+        n = n < 0 ? -n : n;
         if (b >= 0) atomicAdd(&count[b], 1u);
         if (b == GLOBAL_BIN) atomicMax(&meta->largest, (int32_t)n);
         atomicAdd(&total, (unsigned long long)n);
@@ -102,14 +114,14 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
 
 /* list = the rows of bin 0, then of bin 1, ...; each block reserves its
  * places in every bin at once. */
-__global__ void hash_bin_scatter(int64_t rows, const int32_t *__restrict__ size,
+__global__ void hash_bin_scatter(int64_t rows, const int32_t *__restrict__ size, hash_sizing sizing,
                                  hash_meta *__restrict__ meta, int32_t *__restrict__ list)
 {
     __shared__ unsigned int count[ALL_BINS], base[ALL_BINS];
     if (threadIdx.x < ALL_BINS) count[threadIdx.x] = 0;
     __syncthreads();
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int b = i < rows ? hash_bin_of(size[i]) : -1;
+    const int b = i < rows ? hash_bin_of(size[i], sizing) : -1;
     const unsigned int at = b >= 0 ? atomicAdd(&count[b], 1u) : 0;
     __syncthreads();
     if (threadIdx.x < ALL_BINS) {
@@ -132,6 +144,7 @@ struct hash_pass {
     const int32_t *rows; /* the bin's rows */
     int64_t count;       /* how many */
     int table;           /* slots of a table, a power of two, at least the group */
+    int most;            /* count pass: entries past which a row is given up (0: none) */
     int32_t *keys;       /* the global bin's tables (groups x table), else NULL: shared */
     double *vals;
     int32_t *c_len;       /* symbolic: each row's entries */
@@ -192,8 +205,11 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
         }
         __syncwarp(gmask);
         int added = 0;
+        /* count pass with a limit: the row's bound, and whether it is given up */
+        const int32_t bound = !NUMERIC && p.most > 0 ? p.c_len[row] : 0;
+        bool full = false;
         const int32_t a_end = p.a_off[row + 1];
-        for (int32_t chunk = p.a_off[row]; chunk < a_end; chunk += G) {
+        for (int32_t chunk = p.a_off[row]; chunk < a_end && !full; chunk += G) {
             /* lane l holds a_ik for k = chunk + l, and where row k of B starts and its length */
             const int32_t k = chunk + l;
             const bool valid = k < a_end;
@@ -208,7 +224,7 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
                 if (l >= d) ends += t;
             }
             const int32_t total = __shfl_sync(gmask, ends, G - 1, G);
-            for (int32_t first = 0; first < total; first += G) {
+            for (int32_t first = 0; first < total && !full; first += G) {
                 /* product q = first + l belongs to the lane `owner` whose range holds it */
                 const int32_t q = first + l;
                 int owner = 0;
@@ -238,11 +254,18 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
                     }
                     __syncwarp(gmask);
                 }
+                if (!NUMERIC && p.most > 0) {
+                    /* the group's entries so far past the limit: given up (the table
+                     * holds a batch more) */
+                    int sum = added;
+                    for (int d = G / 2; d > 0; d >>= 1) sum += __shfl_xor_sync(gmask, sum, d, G);
+                    full = sum > p.most;
+                }
             }
         }
         if (!NUMERIC) {
             for (int d = G / 2; d > 0; d >>= 1) added += __shfl_xor_sync(gmask, added, d, G);
-            if (l == 0) p.c_len[row] = added;
+            if (l == 0) p.c_len[row] = full ? -bound : added;
             __syncwarp(gmask);
             continue;
         }
@@ -416,7 +439,7 @@ static kryl_status launch_rows(kryl_cuda_state *s, hash_pass p, bool global, con
 /* One pass over every bin: rows[b] lists bin b's rows (*meta's counts). */
 template <bool NUMERIC>
 static kryl_status pass_over_bins(kryl_cuda_state *s, hash_pass p, const hash_meta *meta,
-                                  const int32_t *list, const char *what)
+                                  const int32_t *list, hash_sizing sizing, const char *what)
 {
     kryl_status st = KRYL_SUCCESS;
     int64_t start = 0;
@@ -426,6 +449,13 @@ static kryl_status pass_over_bins(kryl_cuda_state *s, hash_pass p, const hash_me
         start += p.count;
         p.keys = nullptr;
         p.vals = nullptr;
+        p.most = 0;
+        if (sizing == SIZE_BOUND && b == TRY_BIN) {
+            p.table = HASH_TRY_TABLE;
+            p.most = HASH_TRY_MOST;
+            st = launch_rows<32, NUMERIC>(s, p, false, what);
+            continue;
+        }
         if (b == GLOBAL_BIN) {
             /* twice the largest row: probes stay short */
             const int64_t table = power_of_two_above(2 * (int64_t)meta->largest);
@@ -450,8 +480,9 @@ static kryl_status pass_over_bins(kryl_cuda_state *s, hash_pass p, const hash_me
 
 /* Sizes of rows (bound: from A and B; else size's own), binned into
  * list; *meta (host) = the bins' counts, largest row and total. */
-static kryl_status bin_rows(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B, bool bound,
-                            int32_t *size, int32_t *list, hash_meta *meta_dev, hash_meta *meta)
+static kryl_status bin_rows(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B,
+                            hash_sizing sizing, int32_t *size, int32_t *list, hash_meta *meta_dev,
+                            hash_meta *meta)
 {
     const int64_t rows = A->rows;
     const unsigned int blocks = (unsigned int)((rows + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS);
@@ -460,9 +491,10 @@ static kryl_status bin_rows(kryl_cuda_state *s, const dev_csr *A, const dev_csr 
     if (st == KRYL_SUCCESS) {
         /* size_i = min(sum_k |B_k|, B's columns) or the row's entries; the bins' counts */
         hash_bin_sizes<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            rows, A->offsets, A->col_idx, B->offsets, B->cols, bound, size, meta_dev);
+            rows, A->offsets, A->col_idx, B->offsets, B->cols, sizing, size, meta_dev);
         /* list = the rows bin by bin */
-        hash_bin_scatter<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(rows, size, meta_dev, list);
+        hash_bin_scatter<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(rows, size, sizing, meta_dev,
+                                                                      list);
         CUDA_STEP(st, cudaGetLastError());
     }
     CUDA_STEP(st, cudaMemcpyAsync(meta, meta_dev, sizeof *meta, cudaMemcpyDeviceToHost, s->stream));
@@ -509,10 +541,15 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     p.b_val = B->values;
     p.c_len = size;
     /* symbolic: each row's entries, from its bins by the bound */
-    KRYL_STEP(st, bin_rows(s, A, B, true, size, list, meta_dev, &meta));
-    KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, what));
+    KRYL_STEP(st, bin_rows(s, A, B, SIZE_BOUND, size, list, meta_dev, &meta));
+    KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_BOUND, what));
+    if (st == KRYL_SUCCESS && meta.count[TRY_BIN] > 0) {
+        /* the rows the try table gave up, by their bound */
+        KRYL_STEP(st, bin_rows(s, A, B, SIZE_RETRY, size, list, meta_dev, &meta));
+        KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_RETRY, what));
+    }
     /* numeric: binned by the entries; C's offsets their running sums */
-    KRYL_STEP(st, bin_rows(s, A, B, false, size, list, meta_dev, &meta));
+    KRYL_STEP(st, bin_rows(s, A, B, SIZE_EXACT, size, list, meta_dev, &meta));
     if (st == KRYL_SUCCESS && meta.total > (unsigned long long)INT_MAX)
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                         "cuda: %s would have %llu entries; the sparse product takes fewer than "
@@ -527,7 +564,7 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     p.c_off = C->offsets;
     p.c_col = C->col_idx;
     p.c_val = C->values;
-    KRYL_STEP(st, pass_over_bins<true>(s, p, &meta, list, what));
+    KRYL_STEP(st, pass_over_bins<true>(s, p, &meta, list, SIZE_EXACT, what));
     /* the workspace is free once the last pass is over */
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, work);
