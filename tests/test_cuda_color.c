@@ -1,6 +1,7 @@
 /* The cuda backend's Jones-Plassmann coloring (color_rows, color_group:
- * rounds of kernels, the grouping by a stable sort on the device) against
- * the serial oracle on awkward patterns, a complete graph of more than 64
+ * rounds of kernels, the grouping by a stable sort on the device) and its
+ * first-fit coloring (color_first_fit: one sync-free sweep) against the
+ * serial oracles on awkward patterns, complete graphs of more than 64
  * colors, grids and the real matrices, and a 3-D grid of 2M rows; then
  * PCG + mcssor and GMRES + mcilu0 on the device in the same iterations as
  * on the host (the same colors, so the same M).  Skipped (77) without a
@@ -34,8 +35,10 @@ int main(void)
     kryl_context ctx = test_context(KRYL_BACKEND_CUDA);
     printf("test_cuda_color on %s\n", kryl_context_device_name(ctx));
     test_color_rows_cases(ctx);
+    test_first_fit_cases(ctx);
     kryl_matrix big = kt_generate(ctx, KRYL_GEN_POISSON3D7, 128);
     test_check_color_rows(ctx, &big->host->csr, "7-point grid of 128^3 rows");
+    test_check_first_fit(ctx, &big->host->csr, "first fit, 7-point grid of 128^3 rows");
     kryl_matrix_destroy(&big);
     kryl_context_destroy(&ctx);
     /* CSR: mcssor reads A's storage; SELL (rows sorted): A's CSR is copied */

@@ -612,6 +612,18 @@ typedef struct kryl_gmres_ls {
     OP(kryl_status, color_group,                                                                   \
        (kryl_context ctx, int64_t n, const int32_t *color, int32_t ncolors, int32_t *perm,         \
         int64_t *color_ptr))                                                                       \
+    /* color_first_fit: first fit in the natural order of the n x n pattern                        \
+     * row_ptr, col_idx (backend memory; columns in [0, n), any order,                             \
+     * repeats and the diagonal allowed): color[i] (backend memory) = the                          \
+     * smallest color of no row j < i stored in row i, the same on every                           \
+     * backend as kryl_color_first_fit_serial, src/order/color.c; every color                      \
+     * below *ncolors (host) is used.  On a structurally symmetric pattern                         \
+     * this is kryl_order_color's coloring at tau = 0; for another, pass the                       \
+     * pattern of A + A^T, or it is no coloring of A's graph.  Synchronises.                       \
+     * NULL: the host colors (kryl_color_first_fit_serial). */                                     \
+    OP(kryl_status, color_first_fit,                                                               \
+       (kryl_context ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,               \
+        int32_t *color, int32_t *ncolors))                                                         \
                                                                                                    \
     /* ---- multicolor SSOR sweeps (optional; NULL: mcssor goes through the                        \
      * triangular solves) ----                                                                     \

@@ -95,6 +95,9 @@ kryl_status kryl_host_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
 /* color_group of the host backends (host_color.c): kryl_color_group_serial. */
 kryl_status kryl_host_color_group(kryl_context ctx, int64_t n, const int32_t *color,
                                   int32_t ncolors, int32_t *perm, int64_t *color_ptr);
+/* color_first_fit of the host backends (host_color.c): kryl_color_first_fit_serial. */
+kryl_status kryl_host_color_first_fit(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                      const int32_t *col_idx, int32_t *color, int32_t *ncolors);
 
 /* amg_tentative of the host backends (host_amg.c). */
 kryl_status kryl_host_amg_tentative(kryl_context ctx, int64_t n, const int32_t *aggregate,

@@ -20,22 +20,40 @@ static kryl_status check_tau(double tau, const char *caller)
     return KRYL_SUCCESS;
 }
 
-/* color[v] = smallest color no earlier neighbour has; returns the count. */
-static int32_t first_fit(const order_graph *g, int32_t *color, int64_t *forbidden)
+/* color[v] = the smallest color of no neighbour u < v in adj[ptr[v] ..
+ * ptr[v + 1]) (later ones and v itself are uncolored when v is reached);
+ * returns the count.  forbidden has n entries. */
+static int32_t first_fit(int64_t n, const int64_t *ptr, const int32_t *adj, int32_t *color,
+                         int64_t *forbidden)
 {
     int32_t ncolors = 0;
-    for (int64_t v = 0; v < g->n; v++) color[v] = -1;
-    for (int64_t v = 0; v < g->n; v++) forbidden[v] = -1;
-    for (int64_t v = 0; v < g->n; v++) {
+    for (int64_t v = 0; v < n; v++) color[v] = -1;
+    for (int64_t v = 0; v < n; v++) forbidden[v] = -1;
+    for (int64_t v = 0; v < n; v++) {
         /* forbidden[c] == v: a neighbour of v has color c */
-        for (int64_t e = g->ptr[v]; e < g->ptr[v + 1]; e++)
-            if (color[g->adj[e]] >= 0) forbidden[color[g->adj[e]]] = v;
+        for (int64_t e = ptr[v]; e < ptr[v + 1]; e++)
+            if (color[adj[e]] >= 0) forbidden[color[adj[e]]] = v;
         int32_t c = 0;
         while (forbidden[c] == v) c++;
         color[v] = c;
         if (c + 1 > ncolors) ncolors = c + 1;
     }
     return ncolors;
+}
+
+kryl_status kryl_color_first_fit_serial(int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
+                                        int32_t *color, int32_t *ncolors)
+{
+    KRYL_REQUIRE_ARG(ncolors);
+    *ncolors = 0;
+    if (n <= 0) return KRYL_SUCCESS;
+    int64_t *forbidden = malloc((size_t)n * sizeof *forbidden);
+    if (forbidden == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "first-fit coloring: cannot allocate %lld rows",
+                          (long long)n);
+    *ncolors = first_fit(n, row_ptr, col_idx, color, forbidden);
+    free(forbidden);
+    return KRYL_SUCCESS;
 }
 
 /* color_ptr and perm from color: rows grouped by color, stable. */
@@ -71,7 +89,7 @@ kryl_status kryl_order_color_on(const kryl_csr *A, double tau, int threads, kryl
         st = order_graph_build_on(A, pass == 0 ? tau : 0.0, threads, &g);
         if (st != KRYL_SUCCESS) break;
         int32_t *target = pass == 0 ? c->color : c->perm;
-        const int32_t ncolors = first_fit(&g, target, forbidden);
+        const int32_t ncolors = first_fit(g.n, g.ptr, g.adj, target, forbidden);
         if (pass == 0 || ncolors < c->ncolors) {
             if (pass > 0) memcpy(c->color, target, (size_t)n * sizeof *target);
             c->ncolors = ncolors;

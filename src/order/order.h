@@ -74,6 +74,16 @@ void kryl_coloring_free(kryl_coloring *c);
 kryl_status kryl_color_jp_serial(int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
                                  int32_t *color, int32_t *ncolors);
 
+/* First-fit coloring in the natural order of the n x n pattern (row_ptr,
+ * col_idx), run serially (color.c): color[i] = the smallest color of no
+ * row j < i stored in row i (j != i), *ncolors = the colors used.  On a
+ * structurally symmetric pattern this is kryl_order_color's coloring at
+ * tau = 0 (the graph of A + A^T); on another it colors only the couplings
+ * a_ij with j < i, which need not be a coloring of A + A^T.  The
+ * definition every backend's color_first_fit operation computes. */
+kryl_status kryl_color_first_fit_serial(int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
+                                        int32_t *color, int32_t *ncolors);
+
 /* The Jones-Plassmann coloring of the whole square A (kryl_color_jp_serial),
  * grouped; free with kryl_coloring_free. */
 kryl_status kryl_order_color_jp(const kryl_csr *A, kryl_coloring *c);

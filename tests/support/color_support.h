@@ -1,6 +1,6 @@
-/* Checks of a backend's Jones-Plassmann coloring (backend.h: color_rows,
- * color_group) against the serial oracle, shared by test_color_rows (ref,
- * omp) and test_cuda_color. */
+/* Checks of a backend's colorings (backend.h: Jones-Plassmann's
+ * color_rows and color_group, first fit's color_first_fit) against the
+ * serial oracles, shared by test_color_rows (ref, omp) and test_cuda_color. */
 #ifndef KRYL_TEST_COLOR_SUPPORT_H
 #define KRYL_TEST_COLOR_SUPPORT_H
 
@@ -19,5 +19,19 @@ void test_check_color_rows(kryl_context ctx, const kryl_csr *A, const char *labe
  * 150 rows (more than 64 colors), 2-D and 3-D grids and the real matrices
  * (those absent reported skipped). */
 void test_color_rows_cases(kryl_context ctx);
+
+/* ctx's color_first_fit on the pattern of the square A (host CSR, copied
+ * to ctx's memory): kryl_color_first_fit_serial's colors; where A's
+ * pattern is symmetric also kryl_order_color's at tau = 0, and a valid
+ * coloring. */
+void test_check_first_fit(kryl_context ctx, const kryl_csr *A, const char *label);
+
+/* test_check_first_fit on the symmetrised awkward shapes and sizes, a
+ * pattern that is not symmetric, n = 0 and 1, a graph without edges, a
+ * path, a star, complete graphs of 150 and 300 rows (windows of 64 colors
+ * beyond the first), a graph where first fit needs many colors at a low
+ * degree, 2-D and 3-D grids and the real matrices (those absent reported
+ * skipped). */
+void test_first_fit_cases(kryl_context ctx);
 
 #endif

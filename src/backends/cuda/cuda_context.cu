@@ -398,6 +398,7 @@ static kryl_backend_ops make_ops()
     ops.trsv_path = kryl_cuda_trsv_path;
     ops.color_rows = kryl_cuda_color_rows;
     ops.color_group = kryl_cuda_color_group;
+    ops.color_first_fit = kryl_cuda_color_first_fit;
     ops.csr_permute = kryl_cuda_csr_permute;
     ops.mcsweep_setup = kryl_cuda_mcsweep_setup;
     ops.mcsweep = kryl_cuda_mcsweep;

@@ -153,6 +153,7 @@ static const kryl_backend_ops omp_backend_ops = {
     /* multicolor ordering: rounds on the team (omp_color.c), grouped as ref does */
     .color_rows = kryl_omp_color_rows,
     .color_group = kryl_host_color_group,
+    .color_first_fit = kryl_host_color_first_fit,
     .amg_tentative = kryl_host_amg_tentative,
     /* multicolor SSOR, a color at a time on the team (omp_mcsweep.c) */
     .csr_permute = kryl_omp_csr_permute,

@@ -288,6 +288,7 @@ static const kryl_backend_ops ref_ops = {
     /* multicolor ordering */
     .color_rows = ref_color_rows,
     .color_group = kryl_host_color_group,
+    .color_first_fit = kryl_host_color_first_fit,
     .amg_tentative = kryl_host_amg_tentative,
     /* multicolor SSOR (ref_mcsweep.c) */
     .csr_permute = kryl_ref_csr_permute,
