@@ -149,6 +149,8 @@ typedef struct kryl_gmres_ls {
  * place a signature is written: it gives the table's members (below) and
  * each backend's declarations of its implementations kryl_<backend>_<op>
  * (KRYL_BACKEND_OPS(M) with M(ret, name, params) declaring one). */
+/* clang-format 14 reads the list's parameters as products (T * name) */
+// clang-format off
 #define KRYL_BACKEND_OPS(OP)                                                                       \
                                                                                                    \
     /* ---- lifecycle: set ctx->backend and ctx->device_name ---- */                               \
@@ -168,7 +170,7 @@ typedef struct kryl_gmres_ls {
      * cap on what alloc and the backend's own storage may hold (0: none),                         \
      * and what they hold. */                                                                      \
     OP(kryl_status, set_memory_limit, (kryl_context ctx, int64_t bytes))                           \
-    OP(void, memory_info, (kryl_context ctx, kryl_device_memory * info))                           \
+    OP(void, memory_info, (kryl_context ctx, kryl_device_memory *info))                            \
                                                                                                    \
     /* ---- copies over the host link on a second stream (the hybrid CPU+GPU                       \
      * solvers, src/solvers/hybrid_pipecg.c) ----                                                  \
@@ -202,7 +204,7 @@ typedef struct kryl_gmres_ls {
     OP(void, graph_release, (kryl_context ctx, void *graph))                                       \
                                                                                                    \
     /* The numbers the SpMV bandwidth model needs (NULL: host defaults). */                        \
-    OP(kryl_status, device_model, (kryl_context ctx, kryl_device_model * model))                   \
+    OP(kryl_status, device_model, (kryl_context ctx, kryl_device_model *model))                    \
                                                                                                    \
     /* ---- matrices ----                                                                          \
      * Every operation that takes a kryl_matrix (these, spmv_dot,                                  \
@@ -231,10 +233,10 @@ typedef struct kryl_gmres_ls {
      * on the host); KRYL_ERR_UNSUPPORTED, with no message and nothing                             \
      * changed, for what it does not convert (the host does). */                                   \
     OP(kryl_status, matrix_convert,                                                                \
-       (kryl_context ctx, kryl_matrix A, kryl_matrix from, int32_t * *perm_backend))               \
+       (kryl_context ctx, kryl_matrix A, kryl_matrix from, int32_t **perm_backend))                \
     /* csr (allocated with A's size) = the CSR arrays of A->storage, built by                      \
      * matrix_setup_device. */                                                                     \
-    OP(kryl_status, matrix_download, (kryl_context ctx, kryl_matrix A, kryl_csr * csr))            \
+    OP(kryl_status, matrix_download, (kryl_context ctx, kryl_matrix A, kryl_csr *csr))             \
     /* A's storage as CSR arrays in backend memory, where A is held as                             \
      * double CSR either of all the rows of a square A in its layout's                             \
      * order (kryl_matrix_stored_csr: the natural order or an ordering's                           \
@@ -248,7 +250,7 @@ typedef struct kryl_gmres_ls {
      * releases it).  row_ptr (with row_ptr_copy) or col_idx NULL: not                             \
      * wanted, and no copy is made. */                                                             \
     OP(kryl_status, matrix_csr_arrays,                                                             \
-       (kryl_context ctx, kryl_matrix A, int64_t * *row_ptr, bool *row_ptr_copy,                   \
+       (kryl_context ctx, kryl_matrix A, int64_t **row_ptr, bool *row_ptr_copy,                    \
         int32_t **col_idx, double **values))                                                       \
     /* Checks of a square A stored as double CSR of all its rows in the                            \
      * natural order, columns sorted (optional, both or neither; NULL: the                         \
@@ -274,12 +276,12 @@ typedef struct kryl_gmres_ls {
      * row r once the rows are stably sorted by decreasing length within                           \
      * windows of `window` rows (0 or 1: the natural order). */                                    \
     OP(kryl_status, csr_reach,                                                                     \
-       (kryl_context ctx, kryl_matrix A, int64_t window, int64_t near, int64_t * far))             \
+       (kryl_context ctx, kryl_matrix A, int64_t window, int64_t near, int64_t *far))              \
     /* *ndiag = the distinct j - i of A's entries (DIA's diagonals) */                             \
-    OP(kryl_status, csr_diagonals, (kryl_context ctx, kryl_matrix A, int64_t * ndiag))             \
+    OP(kryl_status, csr_diagonals, (kryl_context ctx, kryl_matrix A, int64_t *ndiag))              \
     /* *nblocks = the distinct (i / b, j / b) of A's entries, b = 2 or 4                           \
      * (BCSR's blocks) */                                                                          \
-    OP(kryl_status, csr_blocks, (kryl_context ctx, kryl_matrix A, int64_t b, int64_t * nblocks))   \
+    OP(kryl_status, csr_blocks, (kryl_context ctx, kryl_matrix A, int64_t b, int64_t *nblocks))    \
     /* New values on A's pattern: `values` are the nnz values of A's host                          \
      * CSR in its order, in backend memory when on_backend, else host                              \
      * memory.  Each value slot of A's storage takes values[A->value_source                        \
@@ -295,7 +297,7 @@ typedef struct kryl_gmres_ls {
      * first row (of that order) whose diagonal entry is 0 or absent (its d                        \
      * is then 0), or -1.  Optional (NULL: from the host copy). */                                 \
     OP(kryl_status, matrix_inverse_diagonal,                                                       \
-       (kryl_context ctx, kryl_matrix A, kryl_vector d, int64_t * zero_row))                       \
+       (kryl_context ctx, kryl_matrix A, kryl_vector d, int64_t *zero_row))                        \
     /* y = alpha*A*x + beta*z.  z may be y, or NULL (then beta is ignored);                        \
      * x, y, z in A's precision. */                                                                \
     OP(kryl_status, spmv,                                                                          \
@@ -337,7 +339,7 @@ typedef struct kryl_gmres_ls {
     OP(kryl_status, cg_update_xr,                                                                  \
        (kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector p, kryl_vector q,          \
         kryl_vector x, kryl_vector r, kryl_vector dinv, kryl_vector z, kryl_scalar rz,             \
-        kryl_scalar rr, kryl_monitor * monitor))                                                   \
+        kryl_scalar rr, kryl_monitor *monitor))                                                    \
     /* p = z + (num/den) p;  den <= 0 sets stop = BREAKDOWN (NaN/Inf: NAN).                        \
      * rr.ptr non-NULL: then also monitor_update(monitor, rr, 1) once p is                         \
      * updated, in the same launch where the backend can (only where rr is                         \
@@ -349,7 +351,7 @@ typedef struct kryl_gmres_ls {
      * stop the monitor while some of its blocks have yet to start). */                            \
     OP(kryl_status, cg_update_p,                                                                   \
        (kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z, kryl_vector p,          \
-        kryl_scalar rr, kryl_monitor * monitor))                                                   \
+        kryl_scalar rr, kryl_monitor *monitor))                                                    \
                                                                                                    \
     /* ---- conjugate gradients with one reduction a step (optional) ----                          \
      * Every inner product of a step comes from one pass after the SpMV, and                       \
@@ -374,7 +376,7 @@ typedef struct kryl_gmres_ls {
      * (NaN/Inf: NAN), then rz <= 0 INDEFINITE_PC, and changes nothing. */                         \
     OP(kryl_status, cg1_update,                                                                    \
        (kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q, kryl_vector x,              \
-        kryl_vector r, kryl_vector dinv, kryl_monitor * monitor))                                  \
+        kryl_vector r, kryl_vector dinv, kryl_monitor *monitor))                                   \
     /* Optional (one rank, double precision, dinv or no preconditioner):                           \
      * `steps` times q = A p, cg1_terms, cg1_update in one launch, with                            \
      * their monitor records, ending after the step that stops the monitor;                        \
@@ -391,7 +393,7 @@ typedef struct kryl_gmres_ls {
      * stop = NAN if rr is not finite, CONVERGED if rr <= tol2, DIVERGED if                        \
      * div2 > 0 and rr > div2. */                                                                  \
     OP(kryl_status, monitor_update,                                                                \
-       (kryl_context ctx, kryl_monitor * monitor, kryl_scalar rr, int advance))                    \
+       (kryl_context ctx, kryl_monitor *monitor, kryl_scalar rr, int advance))                     \
                                                                                                    \
     /* ---- operations of the other Krylov methods ----                                            \
      * All are guarded by `monitor` (NULL: unguarded) unless they say so;                          \
@@ -454,20 +456,20 @@ typedef struct kryl_gmres_ls {
      * rv = 0 sets BREAKDOWN, non-finite NAN: nothing changes. */                                  \
     OP(kryl_status, bicgstab_update_s,                                                             \
        (kryl_context ctx, kryl_scalar sc, kryl_vector r, kryl_vector v, kryl_vector dinv,          \
-        kryl_vector s_hat, kryl_monitor * monitor))                                                \
+        kryl_vector s_hat, kryl_monitor *monitor))                                                 \
     /* omega = ts/tt (0 when tt = 0), stored;  x += alpha p_hat + omega s_hat;                     \
      * r -= omega t;  rr = r'r;  rho_new = r_hat'r (rank-local).  p_hat may                        \
      * be p and s_hat may be r (no preconditioner): s_hat is read before r                         \
      * is written.  Non-finite ts/tt/alpha sets NAN: nothing changes. */                           \
     OP(kryl_status, bicgstab_update_xr,                                                            \
        (kryl_context ctx, kryl_scalar sc, kryl_vector x, kryl_vector r, kryl_vector p_hat,         \
-        kryl_vector s_hat, kryl_vector t, kryl_vector r_hat, kryl_monitor * monitor))              \
+        kryl_vector s_hat, kryl_vector t, kryl_vector r_hat, kryl_monitor *monitor))               \
     /* beta = (rho_new/rho)(alpha/omega);  p = r + beta (p - omega v);                             \
      * if dinv: p_hat = dinv .* p;  rho = rho_new.  rho_new = 0 or omega = 0                       \
      * (or rho = 0) sets BREAKDOWN, non-finite NAN: nothing changes. */                            \
     OP(kryl_status, bicgstab_update_p,                                                             \
        (kryl_context ctx, kryl_scalar sc, kryl_vector p, kryl_vector r, kryl_vector v,             \
-        kryl_vector dinv, kryl_vector p_hat, kryl_monitor * monitor))                              \
+        kryl_vector dinv, kryl_vector p_hat, kryl_monitor *monitor))                               \
     /* h[j] = V_j'w for j < k (rank-local), V_j the j-th of k vectors stored one                   \
      * after another from V->data (V->n entries each, V's precision). */                           \
     OP(kryl_status, multi_dot,                                                                     \
@@ -480,7 +482,7 @@ typedef struct kryl_gmres_ls {
         kryl_scalar ww, kryl_monitor *monitor))                                                    \
     /* v = v / sqrt(vv);  vv = 0 leaves v unchanged. */                                            \
     OP(kryl_status, normalize,                                                                     \
-       (kryl_context ctx, kryl_vector v, kryl_scalar vv, kryl_monitor * monitor))                  \
+       (kryl_context ctx, kryl_vector v, kryl_scalar vv, kryl_monitor *monitor))                   \
     /* Start a GMRES cycle: g = (sqrt(rr), 0, ..., 0);  count = 0. */                              \
     OP(kryl_status, gmres_cycle_start,                                                             \
        (kryl_context ctx, const kryl_gmres_ls *ls, kryl_scalar rr, kryl_monitor *monitor))         \
@@ -539,7 +541,7 @@ typedef struct kryl_gmres_ls {
      * den <= 0 sets BREAKDOWN, non-finite NAN: nothing changes. */                                \
     OP(kryl_status, fcg_update_p,                                                                  \
        (kryl_context ctx, kryl_scalar num, kryl_scalar den, kryl_vector z, kryl_vector p,          \
-        kryl_monitor * monitor))                                                                   \
+        kryl_monitor *monitor))                                                                    \
     /* Prepare an inner solve's monitor from the outer one, unguarded: if                          \
      * outer->stop: inner->stop = KRYL_STOP_CONVERGED (the inner solve does                        \
      * nothing); else inner->stop = RUNNING and                                                    \
@@ -549,7 +551,7 @@ typedef struct kryl_gmres_ls {
      * rr.ptr NULL (a right-hand side of norm 1): inner->tol2 = factor.                            \
      * inner->iteration keeps counting. */                                                         \
     OP(kryl_status, monitor_restart,                                                               \
-       (kryl_context ctx, kryl_monitor * inner, const kryl_monitor *outer, kryl_scalar rr,         \
+       (kryl_context ctx, kryl_monitor *inner, const kryl_monitor *outer, kryl_scalar rr,          \
         double factor))                                                                            \
                                                                                                    \
     /* ---- algebraic multigrid setup (optional; NULL: the host's code of                          \
@@ -719,6 +721,7 @@ typedef struct kryl_gmres_ls {
        (kryl_context ctx, void *handle, struct kryl_factor_shape *shape))                          \
     /* out = max_i |x_i| (rank-local; a NaN counts as +Inf), unguarded */                          \
     OP(kryl_status, amax, (kryl_context ctx, kryl_vector x, kryl_scalar out))
+// clang-format on
 
 /* A member of the table: a pointer to the operation. */
 #define KRYL_BACKEND_OP_MEMBER(ret, name, params) ret(*name) params;
