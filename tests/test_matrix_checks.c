@@ -1,5 +1,7 @@
-/* The backends' matrix checks (csr_asymmetry, csr_diagonal) against the
- * host oracle (kryl_csr_asymmetry, kryl_csr_check_diagonal on one thread),
+/* The backends' matrix checks (csr_asymmetry, csr_diagonal, and
+ * csr_unmirrored over CSR arrays) against the host oracles
+ * (kryl_csr_asymmetry, kryl_csr_check_diagonal on one thread, a scan of
+ * the mirrored rows),
  * on every backend (ref, omp with its default team and 3 threads, cuda
  * where a GPU is present), bit for bit: random matrices of every awkward
  * shape and size (empty rows, a dense row, diagonal only, long rows), their
@@ -102,12 +104,44 @@ static void compare_diagonal(kryl_context ctx, kryl_matrix A, const kryl_csr *h,
     free(got);
 }
 
+/* The first row of h holding an a_ij (j != i) without a stored a_ji, or
+ * -1: a scan of row j for each entry (the oracle of csr_unmirrored). */
+static int64_t first_unmirrored(const kryl_csr *h)
+{
+    for (int64_t i = 0; i < h->nrows; i++)
+        for (int64_t k = h->row_ptr[i]; k < h->row_ptr[i + 1]; k++) {
+            const int64_t j = h->col_idx[k];
+            bool mirrored = j == i;
+            for (int64_t t = h->row_ptr[j]; t < h->row_ptr[j + 1] && !mirrored; t++)
+                mirrored = h->col_idx[t] == i;
+            if (!mirrored) return i;
+        }
+    return -1;
+}
+
+/* The pattern check over h's arrays in backend memory against the oracle. */
+static void compare_pattern(kryl_context ctx, const kryl_csr *h, const char *what)
+{
+    const int64_t n = h->nrows, nnz = kryl_csr_nnz(h);
+    if (ctx->ops->csr_unmirrored == NULL || n != h->ncols) return;
+    void *rp = backend_copy(ctx, h->row_ptr, (size_t)(n + 1) * sizeof *h->row_ptr);
+    void *ci = backend_copy(ctx, h->col_idx, (size_t)nnz * sizeof *h->col_idx);
+    int64_t row = -2;
+    CHECK_OK(ctx->ops->csr_unmirrored(ctx, n, rp, ci, &row));
+    const int64_t want = first_unmirrored(h);
+    CHECK(row == want, "%s, %s: the first row without a mirrored entry is %lld, expected %lld",
+          kryl_backend_name(kryl_context_backend(ctx)), what, (long long)row, (long long)want);
+    ctx->ops->release(ctx, rp);
+    ctx->ops->release(ctx, ci);
+}
+
 /* Every check of h's matrix on ctx, from both kinds of arrays, against the oracle. */
 static void compare(kryl_context ctx, const kryl_csr *h, const char *what)
 {
     const bool device = kryl_context_backend(ctx) == KRYL_BACKEND_CUDA;
     double want_worst = 0.0, want_largest = 0.0;
     kryl_csr_asymmetry(h, 1, &want_worst, &want_largest);
+    compare_pattern(ctx, h, what);
     for (int from_backend = 0; from_backend <= 1; from_backend++) {
         char label[160];
         snprintf(label, sizeof label, "%s, %s: %s", kryl_backend_name(kryl_context_backend(ctx)),

@@ -215,10 +215,11 @@ typedef struct kryl_gmres_ls {
     /* Build A->storage from A->host->csr (permuted by A->layout) in A->precision. */              \
     OP(kryl_status, matrix_setup, (kryl_context ctx, kryl_matrix A))                               \
     OP(void, matrix_release, (kryl_context ctx, kryl_matrix A))                                    \
-    /* Build A->storage (double CSR, natural order) from CSR arrays in backend                     \
-     * memory, checked there as kryl_matrix_create_csr_device says, while A                        \
-     * has no host copy (NULL: the backend addresses host memory, and the                          \
-     * arrays are copied to the host as they are). */                                              \
+    /* Build A->storage (double CSR in A->layout's order: the natural one,                         \
+     * or an ordering's P A P^T built on the backend) from CSR arrays in                           \
+     * backend memory, checked there as kryl_matrix_create_csr_device says,                        \
+     * while A has no host copy of them (NULL: the backend addresses host                          \
+     * memory, and the arrays are copied to the host as they are). */                              \
     OP(kryl_status, matrix_setup_device,                                                           \
        (kryl_context ctx, kryl_matrix A, const int64_t *row_ptr, const int32_t *col_idx,           \
         const double *values))                                                                     \
@@ -282,6 +283,15 @@ typedef struct kryl_gmres_ls {
     /* *nblocks = the distinct (i / b, j / b) of A's entries, b = 2 or 4                           \
      * (BCSR's blocks) */                                                                          \
     OP(kryl_status, csr_blocks, (kryl_context ctx, kryl_matrix A, int64_t b, int64_t *nblocks))    \
+    /* csr_unmirrored: *row (host) = the first row i of the n x n pattern                          \
+     * row_ptr, col_idx (backend memory, columns sorted) storing an a_ij                           \
+     * (j != i) whose a_ji is not stored, or -1 where the pattern is                               \
+     * structurally symmetric (kryl_csr_first_unmirrored: the                                      \
+     * specification): whether first fit by rows sees A + A^T's                                    \
+     * couplings.  Optional (NULL: not known).  Synchronises. */                                   \
+    OP(kryl_status, csr_unmirrored,                                                                \
+       (kryl_context ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,               \
+        int64_t *row))                                                                             \
     /* New values on A's pattern: `values` are the nnz values of A's host                          \
      * CSR in its order, in backend memory when on_backend, else host                              \
      * memory.  Each value slot of A's storage takes values[A->value_source                        \
@@ -631,8 +641,9 @@ typedef struct kryl_gmres_ls {
      * triangular solves) ----                                                                     \
      * csr_permute: B = P A P^T of the n x n CSR A (backend arrays) by perm                        \
      * (backend, n): row i of B is row perm[i] of A and column j becomes the                       \
-     * i with perm[i] = j; B's rows sorted by column, in backend arrays of                         \
-     * A's sizes.  Runs on the context's stream. */                                                \
+     * i with perm[i] = j; B's rows sorted by column (rows of any length),                         \
+     * in backend arrays of A's sizes (also --order color's P A P^T).                              \
+     * Runs on the context's stream. */                                                            \
     OP(kryl_status, csr_permute,                                                                   \
        (kryl_context ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,               \
         const double *values, const int32_t *perm, int64_t *b_row_ptr, int32_t *b_col_idx,         \
@@ -690,8 +701,10 @@ typedef struct kryl_gmres_ls {
     OP(kryl_status, factor_setup,                                                                  \
        (kryl_context ctx, const struct kryl_factor_pattern *P, void **handle))                     \
     /* C = the IC(0) factor of A + shift diag(A), or the ILU(0) factor of A                        \
-     * (shift 0), on P's pattern, the values taken from A's host CSR values                        \
-     * (or the backend's copy of them) through P->source; A on one rank.                           \
+     * (shift 0), on P's pattern, the values taken through P->source from                          \
+     * A's host CSR values (or the backend's copy of them), or, for a                              \
+     * handle of factor_analyse, from the stored CSR it analysed (A's                              \
+     * storage); A on one rank.                                                                    \
      * *pivots (host) says where it fails as the serial factorization would                        \
      * (kryl_factor_pivots), and ||A||_inf; it waits for the result. */                            \
     OP(kryl_status, factor_numeric,                                                                \
@@ -706,11 +719,12 @@ typedef struct kryl_gmres_ls {
     /* The symbolic part on the backend (optional, both or neither; NULL:                          \
      * the host builds P and factor_setup takes it).  factor_analyse: a                            \
      * handle as factor_setup makes one, for the pattern of IC(0) (ic) or                          \
-     * ILU(0) of the n x n CSR A (row_ptr, col_idx in backend memory, columns sorted: A's          \
-     * storage), each entry's value source its position in A, computed where                       \
-     * A lives with no host copy of its indices; *shape (host) gets its                            \
-     * sizes but for the levels.  A row without a diagonal entry is refused                        \
-     * as kryl_factor_pattern_build refuses it (`who` names the caller).                           \
+     * ILU(0) of the n x n CSR A (row_ptr, col_idx in backend memory,                              \
+     * columns sorted: A's storage, in the factor's order), each entry's                           \
+     * value source its position in A, computed where A lives with no host                         \
+     * copy of its indices; *shape (host) gets its sizes but for the                               \
+     * levels.  A row without a diagonal entry is refused as                                       \
+     * kryl_factor_pattern_build refuses it (`who` names the caller).                              \
      * factor_schedule: the level schedules of the handle's two triangles                          \
      * (those of kryl_order_levels, rows ascending within a level), and                            \
      * their counts into *shape; before factor_numeric.  Both synchronise. */                      \

@@ -1,6 +1,7 @@
-/* The matrix checks of the host backends (backend.h's csr_asymmetry and
- * csr_diagonal): the host CSR code over A's CSR format arrays, on the
- * context's host threads (one on ref, the serial specification). */
+/* The matrix checks of the host backends (backend.h's csr_asymmetry,
+ * csr_diagonal and csr_unmirrored): the host CSR code over A's CSR format
+ * arrays, on the context's host threads (one on ref, the serial
+ * specification). */
 #include "backends/host_step.h"
 #include "core/host_threads.h"
 
@@ -29,5 +30,16 @@ kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector 
     const kryl_csr csr = stored_csr(A);
     kryl_csr_check_diagonal(&csr, kryl_host_threads(ctx), d ? (double *)d->data : NULL, invert,
                             found);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_host_csr_unmirrored(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                     const int32_t *col_idx, int64_t *row)
+{
+    kryl_csr csr = {0};
+    csr.nrows = csr.nrows_global = csr.ncols = n;
+    csr.row_ptr = (int64_t *)row_ptr;
+    csr.col_idx = (int32_t *)col_idx;
+    *row = n > 0 ? kryl_csr_first_unmirrored(&csr, kryl_host_threads(ctx)) : -1;
     return KRYL_SUCCESS;
 }

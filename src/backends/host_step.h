@@ -86,6 +86,8 @@ kryl_status kryl_host_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *wor
                                     double *largest);
 kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
                                    kryl_diagonal_check *found);
+kryl_status kryl_host_csr_unmirrored(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                     const int32_t *col_idx, int64_t *row);
 
 /* amg_aggregate of the host backends (host_aggregate.c): the host's code
  * on A's host copy, on the context's threads. */

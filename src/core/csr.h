@@ -122,6 +122,11 @@ void kryl_csr_diagonal(const kryl_csr *A, double *diag);
  * when A is not a square matrix of all its rows. */
 void kryl_csr_asymmetry(const kryl_csr *A, int threads, double *worst, double *largest);
 
+/* The first row i holding an a_ij (j != i) without a stored a_ji, or -1
+ * when A's pattern is structurally symmetric (A square, all its rows,
+ * rows sorted), on `threads` host threads. */
+int64_t kryl_csr_first_unmirrored(const kryl_csr *A, int threads);
+
 /* What a check of the diagonal found (first rows are local, 0-based; the
  * row count where none). */
 typedef struct kryl_diagonal_check {

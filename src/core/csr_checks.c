@@ -1,6 +1,7 @@
-/* The checks a method makes of a host CSR matrix: its asymmetry and its
- * diagonal (the host side of the backends' csr_asymmetry and csr_diagonal,
- * and of a matrix without backend storage to check). */
+/* The checks a method makes of a host CSR matrix: its asymmetry, its
+ * pattern's and its diagonal (the host side of the backends'
+ * csr_asymmetry, csr_unmirrored and csr_diagonal, and of a matrix without
+ * backend storage to check). */
 #include <math.h>
 
 #include "core/csr.h"
@@ -30,6 +31,18 @@ void kryl_csr_asymmetry(const kryl_csr *A, int threads, double *worst, double *l
         }
     }
     *worst = w;
+}
+
+int64_t kryl_csr_first_unmirrored(const kryl_csr *A, int threads)
+{
+    int64_t first = A->nrows;
+    KRYL_HOST_PARALLEL_REDUCE(threads, min, first)
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            /* a_ji found by a binary search of row j */
+            if (A->col_idx[k] != i && kryl_csr_find(A, A->col_idx[k], i) < 0 && i < first)
+                first = i;
+    return first < A->nrows ? first : -1;
 }
 
 /* a_ii of local row i (0 where absent) */

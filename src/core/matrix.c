@@ -406,12 +406,21 @@ static kryl_status convert_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precis
     return st;
 }
 
+/* st, or, where the device's copies ran out of its memory, KRYL_ERR_UNSUPPORTED:
+ * the host's path, which holds one copy of P A P^T there, orders instead. */
+static kryl_status host_if_out_of_memory(kryl_context ctx, kryl_status st)
+{
+    if (st != KRYL_ERR_OUT_OF_MEMORY) return st;
+    kryl_log(ctx, KRYL_LOG_INFO, "kryl: --order color on the host: %s", kryl_last_error());
+    return KRYL_ERR_UNSUPPORTED;
+}
+
 /* B = P A P^T in double CSR, P the color order, colored and copied on the
  * backend from A's CSR there (kryl_order_color_backend) and stored from
  * those arrays; the host gets the permutation only, for B's layout (n
  * indices: the host-side steps of a permuted basis and the map of new
- * values read it).  KRYL_ERR_UNSUPPORTED without a message where the
- * backend does not (the host orders). */
+ * values read it).  KRYL_ERR_UNSUPPORTED where the backend does not (the
+ * host orders). */
 static kryl_status color_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precision precision,
                                     kryl_format format, const kryl_fmt_params *used)
 {
@@ -424,7 +433,7 @@ static kryl_status color_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precisio
     KRYL_TRY(kryl_matrix_need_storage(A, "an ordering on the backend"));
     int32_t *perm_backend = NULL, ncolors = 0;
     kryl_backend_csr C;
-    KRYL_TRY(kryl_order_color_backend(A, &perm_backend, &C, &ncolors));
+    KRYL_TRY(host_if_out_of_memory(ctx, kryl_order_color_backend(A, &perm_backend, &C, &ncolors)));
     kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
     const kryl_csr *csr = &A->host->csr;
     const int64_t n = C.nrows;
@@ -458,7 +467,7 @@ static kryl_status color_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precisio
         kryl_log(ctx, KRYL_LOG_INFO,
                  "kryl: color order of %d colors and P A P^T built on the %s backend", (int)ncolors,
                  ops->name);
-    return st;
+    return host_if_out_of_memory(ctx, st);
 }
 
 kryl_status kryl_matrix_convert(kryl_matrix *B, kryl_matrix A, kryl_precision precision,

@@ -1,5 +1,6 @@
 /* The checks a method makes of its matrix, run on the device over the CSR
- * storage (backend.h's csr_asymmetry and csr_diagonal): a matrix created
+ * storage (backend.h's csr_asymmetry and csr_diagonal; csr_unmirrored over
+ * CSR arrays there, for the color order built on the device): a matrix created
  * from device arrays is checked without a host copy, and one uploaded from
  * the host without a pass of host threads over it. */
 #include <limits.h>
@@ -78,6 +79,19 @@ __global__ void asymmetry_kernel(int64_t n, int64_t nnz, const I *__restrict__ r
     if ((threadIdx.x & 31) == 0) {
         atomicMax(&found->worst, (unsigned long long)__double_as_longlong(worst));
         atomicMax(&found->largest, (unsigned long long)__double_as_longlong(largest));
+    }
+}
+
+/* *first = min over the rows i holding an a_ij (j != i) whose row j stores
+ * no column i, a thread per entry */
+__global__ void unmirrored_kernel(int64_t n, int64_t nnz, const int64_t *__restrict__ row_ptr,
+                                  const int32_t *__restrict__ col, unsigned long long *first)
+{
+    KRYL_CUDA_FOR_EACH(k, nnz)
+    {
+        const int64_t i = row_of(row_ptr, n, k);
+        if (col[k] != i && find_entry(row_ptr, col, col[k], i) < 0)
+            atomicMin(first, (unsigned long long)i);
     }
 }
 
@@ -205,4 +219,30 @@ kryl_status kryl_cuda_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector 
     out->first_nonpositive = (int64_t)(found.first_nonpositive < n ? found.first_nonpositive : n);
     out->value = found.first_nonpositive < n ? found.value : 0.0;
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_csr_unmirrored(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                     const int32_t *col_idx, int64_t *row)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    *row = -1;
+    if (n == 0) return KRYL_SUCCESS;
+    csr_findings *device = nullptr, found;
+    KRYL_TRY(findings_start(s, &device));
+    int64_t nnz = 0;
+    cudaError_t err =
+        cudaMemcpyAsync(&nnz, row_ptr + n, sizeof nnz, cudaMemcpyDeviceToHost, s->stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
+    if (err == cudaSuccess && nnz > 0) {
+        /* first_zero = the first row with an entry whose mirror is not stored */
+        unmirrored_kernel<<<kryl_cuda_stream_grid(s, nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            n, nnz, row_ptr, col_idx, &device->first_zero);
+        err = cudaGetLastError();
+    }
+    kryl_status st = err == cudaSuccess ? findings_fetch(s, device, &found)
+                                        : kryl_cuda_failed(err, "the pattern check", KRYL_WHERE);
+    kryl_cuda_free(s, device);
+    if (st == KRYL_SUCCESS && found.first_zero != ULLONG_MAX) *row = (int64_t)found.first_zero;
+    return st;
 }
