@@ -97,7 +97,7 @@ static kryl_status symbolic(const kryl_csr *A, int64_t maxlev, kryl_csr *C)
     }
     if (st == KRYL_SUCCESS) st = kryl_csr_alloc(C, n, n, b.count);
     if (st == KRYL_SUCCESS) {
-        memcpy(C->row_ptr, row_ptr, (sz + 1) * sizeof *row_ptr);
+        memcpy(C->row_ptr, row_ptr, ((size_t)n + 1) * sizeof *row_ptr);
         if (b.count > 0) memcpy(C->col_idx, b.cols, (size_t)b.count * sizeof *b.cols);
     }
     free(b.cols);
