@@ -288,7 +288,8 @@ typedef struct kryl_gmres_ls {
      * (j != i) whose a_ji is not stored, or -1 where the pattern is                               \
      * structurally symmetric (kryl_csr_first_unmirrored: the                                      \
      * specification): whether first fit by rows sees A + A^T's                                    \
-     * couplings.  Optional (NULL: not known).  Synchronises. */                                   \
+     * couplings.  Optional (NULL: not known; --order color then colors                          \
+     * on the host).  Synchronises. */                                                             \
     OP(kryl_status, csr_unmirrored,                                                                \
        (kryl_context ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,               \
         int64_t *row))                                                                             \

@@ -1,8 +1,10 @@
 /* --order color on the backend (color_backend.h): A's stored CSR colored
- * there (color_rows: Jones-Plassmann until the backends color by first
- * fit), the rows grouped by color (color_group) and P A P^T copied with
- * its columns renumbered and sorted (csr_permute); only the color count
- * and the group starts reach the host. */
+ * there by first fit in the natural order (color_first_fit, which reads
+ * each row's own columns: A's pattern must be structurally symmetric,
+ * csr_unmirrored says; else the host colors A + A^T's graph), the rows
+ * grouped by color (color_group) and P A P^T copied with its columns
+ * renumbered and sorted (csr_permute); only the color count and the group
+ * starts reach the host. */
 #include <stdlib.h>
 
 #include "core/setup_clock.h"
@@ -11,7 +13,8 @@
 /* Whether the backend has every operation the order needs. */
 static bool applies(const kryl_backend_ops *ops)
 {
-    return ops->matrix_csr_arrays && ops->color_rows && ops->color_group && ops->csr_permute;
+    return ops->matrix_csr_arrays && ops->csr_unmirrored && ops->color_first_fit &&
+           ops->color_group && ops->csr_permute;
 }
 
 /* B's arrays for n rows and nnz entries in backend memory. */
@@ -33,8 +36,8 @@ static kryl_status color_order(kryl_context ctx, int64_t n, const int64_t *row_p
     int32_t *color = NULL;
     int64_t *color_ptr = NULL;
     kryl_status st = ops->alloc(ctx, (void **)&color, (size_t)n * sizeof *color);
-    /* color_i = the smallest color of no coupled row colored before row i */
-    if (st == KRYL_SUCCESS) st = ops->color_rows(ctx, n, row_ptr, col_idx, color, ncolors);
+    /* color_i = the smallest color of no row j < i coupled to row i */
+    if (st == KRYL_SUCCESS) st = ops->color_first_fit(ctx, n, row_ptr, col_idx, color, ncolors);
     if (st == KRYL_SUCCESS) {
         color_ptr = malloc(((size_t)*ncolors + 1) * sizeof *color_ptr);
         if (color_ptr == NULL)
@@ -66,9 +69,18 @@ kryl_status kryl_order_color_backend(kryl_matrix A, int32_t **perm, kryl_backend
     bool own_row_ptr = false;
     KRYL_TRY(ops->matrix_csr_arrays(ctx, A, &row_ptr, &own_row_ptr, &col_idx, &values));
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_ORDERING);
-    kryl_status st = ops->alloc(ctx, (void **)perm, (size_t)n * sizeof **perm);
+    /* first fit by rows sees A + A^T's couplings only where A's pattern is symmetric */
+    int64_t unmirrored = -1;
+    kryl_status st = ops->csr_unmirrored(ctx, n, row_ptr, col_idx, &unmirrored);
+    if (st == KRYL_SUCCESS && unmirrored >= 0) {
+        kryl_log(ctx, KRYL_LOG_INFO,
+                 "kryl: --order color on the host: row %lld stores an a_ij without a_ji",
+                 (long long)unmirrored);
+        st = KRYL_ERR_UNSUPPORTED;
+    }
+    if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)perm, (size_t)n * sizeof **perm);
     if (st == KRYL_SUCCESS) st = color_order(ctx, n, row_ptr, col_idx, *perm, ncolors);
-    kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
+    if (st == KRYL_SUCCESS) kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
     if (st == KRYL_SUCCESS) st = alloc_csr(ctx, n, nnz, B);
     /* B = P A P^T: row i of B is row perm[i] of A, column j becomes inv(perm)[j] */
     if (st == KRYL_SUCCESS)

@@ -18,7 +18,9 @@ extern "C" {
  * arrays allocated here in backend memory) = P A P^T, each row's columns
  * sorted; *ncolors = the colors.  The coloring is timed as the ordering,
  * the copy as the conversion.  KRYL_ERR_UNSUPPORTED, with no message and
- * nothing allocated, where it does not apply (the host orders instead). */
+ * nothing allocated, where it does not apply (the host orders instead): an
+ * empty A, over 2^31 - 1 entries, or a pattern that is not structurally
+ * symmetric (first fit by rows would miss the couplings of A^T). */
 kryl_status kryl_order_color_backend(kryl_matrix A, int32_t **perm, kryl_backend_csr *B,
                                      int32_t *ncolors);
 
