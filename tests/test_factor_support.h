@@ -173,8 +173,10 @@ static kryl_status tf_analyse(kryl_context ctx, kryl_matrix A, kryl_factor_kind 
           (int)host.nlevels_U);
     if (tf_download == NULL) return st;
     kryl_factor_pattern D;
-    CHECK_OK(tf_download(ctx, *handle, &D));
-    tf_check_pattern(P, &D, what);
+    const kryl_status got = tf_download(ctx, *handle, &D);
+    CHECK(got == KRYL_SUCCESS, "%s: the backend's pattern cannot be downloaded: %s", what,
+          kryl_last_error());
+    if (got == KRYL_SUCCESS) tf_check_pattern(P, &D, what);
     kryl_factor_pattern_free(&D);
     return st;
 }

@@ -16,6 +16,7 @@ struct first_fit_op {
     using acc = unsigned long long;
     static constexpr word unsolved = ~0u;
     static constexpr bool local = true;
+    static constexpr int threads = KRYL_SYNCFREE_LOCAL_THREADS;
     const int32_t *col;
     word *words;
     __device__ int64_t row(int64_t slot) const { return slot; }
@@ -55,7 +56,7 @@ struct first_fit_op {
 };
 
 /* color[i] of every row (color all unsolved, *ticket 0) */
-__global__ __launch_bounds__(KRYL_CUDA_THREADS) void first_fit_kernel(
+__global__ __launch_bounds__(first_fit_op::threads) void first_fit_kernel(
     first_fit_op op, int64_t n, const int64_t *__restrict__ ptr, const int32_t *__restrict__ col,
     unsigned int *ticket, int lanes)
 {
@@ -90,7 +91,7 @@ kryl_status kryl_cuda_color_first_fit(kryl_context ctx, int64_t n, const int64_t
     const first_fit_op op{col_idx, reinterpret_cast<unsigned int *>(color)};
     /* color_i = min { c : no j < i of row i has color c }, one sweep in natural order */
     if (err == cudaSuccess) {
-        first_fit_kernel<<<kryl_cuda_blocks(n * lanes, 0x7fffffffu), KRYL_CUDA_THREADS, 0,
+        first_fit_kernel<<<kryl_syncfree_blocks<first_fit_op>(n, lanes), first_fit_op::threads, 0,
                            s->stream>>>(op, n, row_ptr, col_idx,
                                         reinterpret_cast<unsigned int *>(scratch), lanes);
         err = cudaGetLastError();

@@ -100,6 +100,7 @@ struct level_op {
     using acc = unsigned int;
     static constexpr word unsolved = ~0u;
     static constexpr bool local = true;
+    static constexpr int threads = KRYL_SYNCFREE_LOCAL_THREADS;
     int64_t n;
     bool lower;
     word *words;
@@ -121,7 +122,7 @@ struct level_op {
 };
 
 /* level[i] of every row of the triangle (level all unsolved, *ticket 0) */
-__global__ __launch_bounds__(KRYL_CUDA_THREADS) void level_kernel(level_op op,
+__global__ __launch_bounds__(level_op::threads) void level_kernel(level_op op,
                                                                   const int64_t *__restrict__ ptr,
                                                                   const int32_t *__restrict__ col,
                                                                   unsigned int *ticket, int lanes)
@@ -212,7 +213,13 @@ static kryl_status build_pattern(kryl_cuda_state *s, const int64_t *row_ptr, con
     KRYL_CUDA_CHECK(cudaMemsetAsync(F->status, 0xff, sizeof(unsigned long long), s->stream));
     KRYL_CUDA_CHECK(cudaMemsetAsync(F->status + 1, 0, sizeof(unsigned long long), s->stream));
     if (n == 0) {
+        /* no rows: offsets {0}, and IC's transposed pattern the same */
         KRYL_CUDA_CHECK(cudaMemsetAsync(F->ptr, 0, sizeof *F->ptr, s->stream));
+        if (F->ic) {
+            KRYL_TRY(device_array(s, &F->uptr, 1, "the transposed pattern's offsets"));
+            KRYL_TRY(device_array(s, &F->ucol, 0, "the transposed pattern's columns"));
+            KRYL_CUDA_CHECK(cudaMemsetAsync(F->uptr, 0, sizeof *F->uptr, s->stream));
+        }
         return KRYL_SUCCESS;
     }
     const unsigned int grid = kryl_cuda_stream_grid(s, n);
@@ -303,7 +310,7 @@ static kryl_status schedule(kryl_context ctx, kryl_cuda_state *s, int64_t n, boo
         const int lanes = kryl_syncfree_lanes(entries, n);
         const level_op op{n, lower, reinterpret_cast<unsigned int *>(level)};
         /* level_i = max_{j read by row i} level_j + 1, one sweep in solve order */
-        level_kernel<<<kryl_cuda_blocks(n * lanes, 0x7fffffffu), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        level_kernel<<<kryl_syncfree_blocks<level_op>(n, lanes), level_op::threads, 0, s->stream>>>(
             op, ptr, col, reinterpret_cast<unsigned int *>(scratch), lanes);
         KRYL_CUDA_CHECK_LAUNCH("level_kernel");
         unsigned int top = 0;

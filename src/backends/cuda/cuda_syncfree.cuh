@@ -21,16 +21,25 @@
  * free multiprocessor.  A warp never blocks on one of its lanes: in each
  * round every lane adds the terms whose w_j are in, the groups of lanes
  * whose terms are all in are finished, and the warp polls again, so rows
- * of one warp may read each other.  With Op::local, words of the rows of
- * the reader's own block are read from shared memory (written there too),
- * so a chain of rows inside a block costs a round each instead of a trip
- * through L2: the sweeps in natural order, whose consecutive rows often
- * read each other (a level, a color), use it; the solve in level order,
- * whose rows of one level do not, does not.
+ * of one warp may read each other.
+ *
+ * With Op::local (the sweeps in natural order, whose consecutive rows
+ * often read each other: a level, a color), blocks are larger and a
+ * block's words are kept in shared memory too.  A lane first waits for
+ * the words of the rows of earlier blocks it reads, one at a time, asleep
+ * between polls (none is a lane of its warp, and their blocks run or are
+ * done; sleeping leaves the issue slots to the warps that finish rows);
+ * then the rounds read only the block's own rows, from shared memory, so
+ * a chain of rows inside a block costs a round each instead of a trip
+ * through L2.  The terms are then added out of order: add must be
+ * commutative.  The solve in level order, whose rows of one level read
+ * none of each other, has no such chains and keeps the order of its sums.
  *
  * An Op supplies:
  *   word, acc               the published word (unsigned) and a lane's partial result
- *   unsolved, local         the word of a row not yet finished; shared-memory reads
+ *   unsolved, local         the word of a row not yet finished; the block's words
+ *                           kept in shared memory (above)
+ *   threads                 the threads of a block (the kernel's launch bounds)
  *   words                   the published words (device, unsolved at the start)
  *   row(slot), slot_of(j)   the row at a slot and (local) the slot of a row
  *   reads(i, j)             whether row i reads column j's row (else skipped)
@@ -50,6 +59,16 @@
 #include "backends/cuda/cuda_internal.cuh"
 
 constexpr unsigned int KRYL_FULL_WARP = 0xffffffffu;
+
+/* Nanoseconds a lane sleeps between polls of a word of an earlier block
+ * (a trip through L2 takes about a microsecond), and a warp whose round
+ * finished no row of the block's own. */
+constexpr unsigned int KRYL_SYNCFREE_POLL_NS = 200;
+constexpr unsigned int KRYL_SYNCFREE_ROUND_NS = 32;
+/* Threads of a block of a sweep with Op::local: more of the rows a row
+ * reads lie in its own block (on 7-point 160^3 the row above in a plane,
+ * 160 rows back, for 84% of the rows in blocks of 1024, 38% in 256). */
+constexpr int KRYL_SYNCFREE_LOCAL_THREADS = 1024;
 
 template <typename W> using kryl_word_ref = cuda::atomic_ref<W, cuda::thread_scope_device>;
 
@@ -72,7 +91,7 @@ __device__ void kryl_syncfree_sweep(const Op &op, int64_t n, const int64_t *__re
 {
     using W = typename Op::word;
     __shared__ unsigned int block;
-    __shared__ W local[Op::local ? KRYL_CUDA_THREADS : 1]; /* the words of this block's slots */
+    __shared__ W local[Op::local ? Op::threads : 1]; /* the words of this block's slots */
     if (threadIdx.x == 0) block = atomicAdd(ticket, 1u);
     if constexpr (Op::local) local[threadIdx.x] = Op::unsolved;
     __syncthreads();
@@ -82,7 +101,7 @@ __device__ void kryl_syncfree_sweep(const Op &op, int64_t n, const int64_t *__re
     const unsigned int group = lanes == 32 ? KRYL_FULL_WARP
                                            : ((1u << lanes) - 1u)
                                                  << ((threadIdx.x & 31u) & ~(unsigned)(lanes - 1));
-    /* w_j: from this block's shared copy where j's slot is in it */
+    /* w_j, published: from this block's shared copy where j's slot is in it */
     const auto read = [&](int32_t j) -> W {
         if constexpr (Op::local) {
             const int64_t at = op.slot_of(j);
@@ -95,11 +114,26 @@ __device__ void kryl_syncfree_sweep(const Op &op, int64_t n, const int64_t *__re
     const int64_t first = done ? 0 : ptr[i] + lane, end = done ? 0 : ptr[i + 1];
     int64_t k = first;
     typename Op::acc acc = op.start();
+    if constexpr (Op::local) {
+        /* acc = the terms of the rows of earlier blocks, each waited for */
+        for (int64_t e = first; e < end; e += lanes) {
+            const int32_t j = col[e];
+            if (!op.reads(i, j) || op.slot_of(j) >= first_slot) continue;
+            W w;
+            while ((w = kryl_word_ref<W>(op.words[j]).load(cuda::memory_order_relaxed)) ==
+                   Op::unsolved)
+                __nanosleep(KRYL_SYNCFREE_POLL_NS);
+            op.add(acc, e, w);
+        }
+    }
     while (!__all_sync(KRYL_FULL_WARP, done)) {
-        /* acc += the terms of this lane's next entries whose w_j is in */
+        /* acc += the terms of this lane's next entries whose w_j is in
+         * (local: those of this block's rows, the others are in) */
         for (; !done && k < end; k += lanes) {
             const int32_t j = col[k];
             if (!op.reads(i, j)) continue;
+            if constexpr (Op::local)
+                if (op.slot_of(j) < first_slot) continue;
             const W w = read(j);
             if (w == Op::unsolved) break;
             op.add(acc, k, w);
@@ -111,6 +145,8 @@ __device__ void kryl_syncfree_sweep(const Op &op, int64_t n, const int64_t *__re
             kryl_word_ref<W>(op.words[i]).store(w, cuda::memory_order_relaxed);
             if constexpr (Op::local) *static_cast<volatile W *>(&local[slot - first_slot]) = w;
         }
+        if constexpr (Op::local)
+            if (__ballot_sync(KRYL_FULL_WARP, solve) == 0) __nanosleep(KRYL_SYNCFREE_ROUND_NS);
         done = done || solve;
     }
 }
@@ -126,6 +162,12 @@ static inline int kryl_syncfree_lanes(int64_t entries, int64_t n)
     int lanes = 1;
     while (lanes < 32 && lanes < quarter) lanes *= 2;
     return lanes;
+}
+
+/* Blocks of Op::threads covering the n rows of a sweep, `lanes` threads each. */
+template <class Op> static inline unsigned int kryl_syncfree_blocks(int64_t n, int lanes)
+{
+    return (unsigned int)((n * lanes + Op::threads - 1) / Op::threads);
 }
 
 /* *largest = the largest of the n words (n > 0) after a sweep, through

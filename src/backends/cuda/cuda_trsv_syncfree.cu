@@ -34,6 +34,7 @@ template <typename T> struct trsv_op {
     using acc = double;
     static constexpr word unsolved = word_of<T>::unsolved;
     static constexpr bool local = false;
+    static constexpr int threads = KRYL_CUDA_THREADS;
     const int32_t *rows;
     const T *val, *diag, *b; /* diag NULL: a unit diagonal */
     word *words;             /* x */
