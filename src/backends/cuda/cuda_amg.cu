@@ -2,10 +2,10 @@
  * amg_tentative, amg_products), every array in device memory and every
  * block through the context's counting allocator: the tentative
  * prolongator by kernels over rows and a scan; S = I - omega D^-1 A by a
- * kernel over rows, then P = S T, AP = A P and Ac = R AP by the
- * backend's hash SpGEMM and R = P' by its transpose (cuda_spgemm.cu) or,
- * with KRYL_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM and CSR-to-CSC
- * conversion, with 32-bit offsets (cuSPARSE's SpGEMM takes no others),
+ * kernel over rows, then P = S T, AP = A P and Ac = R AP by cuSPARSE's
+ * SpGEMM and R = P' by its CSR-to-CSC conversion or, with
+ * KRYL_AMG_SPGEMM=hash, by the backend's hash SpGEMM and transpose
+ * (cuda_spgemm.cu), with 32-bit offsets (cuSPARSE's SpGEMM takes no others),
  * widened to 64 bits for the level matrices.  Nothing comes back to the
  * host but sizes. */
 #include <cub/cub.cuh>
@@ -452,13 +452,14 @@ static kryl_status multiply(kryl_cuda_state *s, cusparseHandle_t handle, bool ha
     return sorted ? sort(s, C) : KRYL_SUCCESS;
 }
 
-/* Whether the products take the hash SpGEMM ("hash", the default: unset
- * or empty) or cuSPARSE's ("cusparse"), as KRYL_AMG_SPGEMM says. */
+/* Whether KRYL_AMG_SPGEMM asks for the hash SpGEMM ("hash") rather than
+ * cuSPARSE's ("cusparse", the default: unset or empty). */
 static kryl_status hash_from_environment(bool *hash)
 {
     const char *name = getenv("KRYL_AMG_SPGEMM");
-    *hash = name == nullptr || name[0] == '\0' || strcmp(name, "hash") == 0;
-    if (*hash || strcmp(name, "cusparse") == 0) return KRYL_SUCCESS;
+    *hash = name != nullptr && strcmp(name, "hash") == 0;
+    if (name == nullptr || name[0] == '\0' || *hash || strcmp(name, "cusparse") == 0)
+        return KRYL_SUCCESS;
     return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                       "KRYL_AMG_SPGEMM=\"%s\": expected hash or cusparse", name);
 }
