@@ -73,16 +73,8 @@ __global__ void aggregate_pair_rows_kernel(int64_t n, int64_t m, const uint64_t 
 {
     KRYL_CUDA_FOR_EACH(r, n + 1)
     {
-        int64_t lo = 0, hi = m;
         const uint64_t first = (uint64_t)r << 32;
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (keys[mid] < first)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        ptr[r] = lo;
+        ptr[r] = kryl_cuda_partition_point(0, m, [&](int64_t p) { return keys[p] < first; });
     }
     KRYL_CUDA_FOR_EACH(p, m) col[p] = (int32_t)(uint32_t)keys[p];
 }

@@ -252,15 +252,8 @@ __global__ void jds_counts_kernel(int64_t ndiag, int64_t n, const int32_t *__res
 {
     KRYL_CUDA_FOR_EACH(d, ndiag)
     {
-        int64_t lo = 0, hi = n; /* the first row of length <= d */
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (len[mid] > d)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        longer[d + 1] = lo;
+        /* the first row of length <= d */
+        longer[d + 1] = kryl_cuda_partition_point(0, n, [&](int64_t r) { return len[r] > d; });
     }
 }
 

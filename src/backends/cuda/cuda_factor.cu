@@ -40,20 +40,6 @@ extern "C" {
 constexpr int WARP = 32;
 constexpr unsigned long long NONE = ~0ull;
 
-/* The position of column c in col[lo, hi) (sorted), or -1. */
-static __device__ int64_t position_of(const int32_t *col, int64_t lo, int64_t hi, int32_t c)
-{
-    const int64_t end = hi;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (col[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < end && col[lo] == c ? lo : -1;
-}
-
 /* The sum of v over the warp, in every lane (lane 0's order). */
 static __device__ double warp_total(double v)
 {
@@ -158,7 +144,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ic0_kernel(
         /* the lanes share row j's entries; each finds its column among row i's so far */
         double part = 0.0;
         for (int64_t f = ptr[j] + lane; f < jd; f += WARP) {
-            const int64_t k = position_of(col, start, e, col[f]);
+            const int64_t k = kryl_cuda_find_sorted(col, start, e, col[f]);
             if (k >= 0) part += val[f] * val[k];
         }
         const double x = (val[e] - warp_total(part)) / val[jd];
@@ -195,7 +181,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void ilu0_kernel(
         if (lane == 0) val[e] = lik;
         /* the lanes share row k's upper entries: distinct columns, distinct targets */
         for (int64_t f = kd + 1 + lane; f < ptr[k + 1]; f += WARP) {
-            const int64_t q = position_of(col, e + 1, end, col[f]);
+            const int64_t q = kryl_cuda_find_sorted(col, e + 1, end, col[f]);
             if (q >= 0) val[q] -= lik * val[f];
         }
         __syncwarp();
@@ -230,7 +216,7 @@ __global__ void refill_kernel(int64_t n, int mode, const int64_t *__restrict__ c
         if (mode == REFILL_TRANSPOSED) {
             for (int64_t t = 0; t < count; t++) {
                 const int64_t j = dcol[first + t];
-                const int64_t at = position_of(ccol, cptr[j], cdiag[j], (int32_t)i);
+                const int64_t at = kryl_cuda_find_sorted(ccol, cptr[j], cdiag[j], (int32_t)i);
                 dval[first + t] = (T)(at >= 0 ? cval[at] : nan(""));
             }
         } else {

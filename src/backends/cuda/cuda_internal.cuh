@@ -74,6 +74,29 @@ kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *wher
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
          i += (int64_t)gridDim.x * blockDim.x)
 
+/* The first p in [lo, hi) where before(p) is false, before holding on a
+ * prefix of the range (a binary search), or hi. */
+template <typename Before>
+__device__ inline int64_t kryl_cuda_partition_point(int64_t lo, int64_t hi, Before before)
+{
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (before(mid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The position of c in the sorted col[lo, hi), or -1. */
+__device__ inline int64_t kryl_cuda_find_sorted(const int32_t *col, int64_t lo, int64_t hi,
+                                                int32_t c)
+{
+    const int64_t p = kryl_cuda_partition_point(lo, hi, [&](int64_t m) { return col[m] < c; });
+    return p < hi && col[p] == c ? p : -1;
+}
+
 /* Blocks of KRYL_CUDA_THREADS covering n items, at most `cap`. */
 static inline unsigned int kryl_cuda_blocks(int64_t n, unsigned int cap)
 {

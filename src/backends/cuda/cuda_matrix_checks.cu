@@ -22,15 +22,7 @@ template <typename I>
 __device__ inline int64_t find_entry(const I *__restrict__ row_ptr, const int32_t *__restrict__ col,
                                      int64_t i, int64_t j)
 {
-    I lo = row_ptr[i], hi = row_ptr[i + 1];
-    while (lo < hi) {
-        const I mid = lo + (hi - lo) / 2;
-        if (col[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < row_ptr[i + 1] && col[lo] == j ? (int64_t)lo : -1;
+    return kryl_cuda_find_sorted(col, (int64_t)row_ptr[i], (int64_t)row_ptr[i + 1], (int32_t)j);
 }
 
 /* max of v over the warp, into lane 0 */
@@ -46,15 +38,8 @@ __device__ inline double warp_max(double v)
 template <typename I>
 __device__ inline int64_t row_of(const I *__restrict__ row_ptr, int64_t n, int64_t k)
 {
-    int64_t lo = 0, hi = n; /* row_ptr[lo] <= k < row_ptr[hi] */
-    while (hi - lo > 1) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)row_ptr[mid] <= k)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    /* the first i in [1, n) with row_ptr[i] > k, or n, less one */
+    return kryl_cuda_partition_point(1, n, [&](int64_t i) { return (int64_t)row_ptr[i] <= k; }) - 1;
 }
 
 /* worst = max |a_ij - a_ji| (a_ji = 0 where row j has no column i) and
