@@ -206,6 +206,12 @@ static void compare_vector_ops(const problem *pb, const double *x0, const double
     for (int s = 0; s < 2; s++)
         CHECK_OK(sides[s]->ctx->ops->fill(sides[s]->ctx, s ? y.dut : y.ref, -3.25));
     CHECK_PAIR(pb, y, "fill");
+    /* every backend makes the same pseudo-random entries, from any first index */
+    for (int64_t first = 0; first <= 7; first += 7) {
+        for (int s = 0; s < 2; s++)
+            CHECK_OK(sides[s]->ctx->ops->fill_random(sides[s]->ctx, s ? y.dut : y.ref, 99, first));
+        CHECK_PAIR(pb, y, first ? "fill_random from entry 7" : "fill_random");
+    }
 
     const double coeffs[][2] = {{1.0, 1.0}, {2.5, -0.5}, {-1.0, 0.0}, {0.0, 3.0}};
     for (int c = 0; c < 4; c++) {

@@ -318,6 +318,9 @@ typedef struct kryl_gmres_ls {
     /* ---- vectors ---- */                                                                        \
     /* y_i = value */                                                                              \
     OP(kryl_status, fill, (kryl_context ctx, kryl_vector y, double value))                         \
+    /* y_i = kryl_random_entry(seed, first + i) (gen/hash.h): one start                            \
+     * vector on every backend, first the global index of y's first entry */                       \
+    OP(kryl_status, fill_random, (kryl_context ctx, kryl_vector y, uint64_t seed, int64_t first))  \
     /* y = x, or its permutation (perm in backend memory, NULL = plain copy),                      \
      * or y[perm] += x (KRYL_SCATTER_ADD, perm distinct); converts between                         \
      * precisions when y and x differ.  Guarded by monitor (may be NULL):                          \

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-/* The mix below is also a device function in CUDA code (a coloring's row
- * priorities, src/order/color_priority.h). */
+/* The mix and the random entry below are also device functions in CUDA
+ * code (a coloring's row priorities, src/order/color_priority.h; fill_random). */
 #ifdef __CUDACC__
 #define KRYL_GEN_MIX_FN static inline __host__ __device__
 #else
@@ -34,6 +34,16 @@ KRYL_GEN_MIX_FN uint64_t kryl_gen_mix64(uint64_t z)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* Entry `index` of the pseudo-random vector of `seed` (the backends'
+ * fill_random, a Lanczos start): |value| in [0.5, 1.5), the sign the
+ * hash's low bit; any thread makes any entry. */
+KRYL_GEN_MIX_FN double kryl_random_entry(uint64_t seed, int64_t index)
+{
+    const uint64_t h = kryl_gen_mix64(seed + ((uint64_t)index + 1u) * 0x9e3779b97f4a7c15ULL);
+    const double magnitude = 0.5 + (double)(h >> 11) * 0x1.0p-53;
+    return (h & 1u) ? magnitude : -magnitude;
 }
 
 /* h = mix(mix(mix(seed, stream) ^ a) ^ b), each input offset by a golden-ratio step. */

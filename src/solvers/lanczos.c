@@ -71,6 +71,9 @@ kryl_status kryl_tridiagonal_extremes(const double *a, const double *b, int k, d
     return KRYL_SUCCESS;
 }
 
+/* The start vector's seed: every run, backend and rank count starts alike. */
+#define LANCZOS_SEED 12345u
+
 typedef struct lanczos_state {
     kryl_context ctx;
     const kryl_backend_ops *ops;
@@ -113,21 +116,8 @@ static kryl_status lanczos_run(lanczos_state *L, int k, double *alpha, double *b
 {
     const kryl_backend_ops *ops = L->ops;
     kryl_context ctx = L->ctx;
-    int64_t n = L->r->n;
-    double *start = malloc((size_t)n * sizeof *start);
-    if (start == NULL)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "lanczos: cannot allocate %lld doubles",
-                          (long long)n);
-    /* r_0: deterministic values in [0.5, 1.5) with varying sign (x_{i+1} = 69069 x_i + 1 mod 2^32)
-     */
-    uint32_t state = 12345u;
-    for (int64_t i = 0; i < n; i++) {
-        state = 69069u * state + 1u;
-        start[i] = (0.5 + state / 4294967296.0) * ((state >> 16) & 1u ? 1.0 : -1.0);
-    }
-    kryl_status st = kryl_vector_set(L->r, start, n);
-    free(start);
-    KRYL_TRY(st);
+    /* r_0: pseudo-random entries of the global row index, made where r lives */
+    KRYL_TRY(ops->fill_random(ctx, L->r, LANCZOS_SEED, L->A->layout->row_begin));
     double b = 0.0;
     KRYL_TRY(next_beta(L, &b));
     if (!(b > 0.0))

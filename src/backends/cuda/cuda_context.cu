@@ -359,6 +359,7 @@ static kryl_backend_ops make_ops()
     ops.amg_aggregate = kryl_cuda_amg_aggregate;
     ops.spmv = kryl_cuda_spmv;
     ops.fill = kryl_cuda_fill;
+    ops.fill_random = kryl_cuda_fill_random;
     ops.permute_copy = kryl_cuda_permute_copy;
     ops.axpby = kryl_cuda_axpby;
     ops.pointwise_mult = kryl_cuda_pointwise_mult;

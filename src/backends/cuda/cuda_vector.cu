@@ -3,11 +3,19 @@
  * done in double and rounded once to the vector's type, as the ref backend
  * does. */
 #include "backends/cuda/cuda_reduce.cuh"
+#include "gen/hash.h"
 
 /* y_i = value */
 template <typename T> __global__ void fill_kernel(int64_t n, T *y, double value)
 {
     KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)value;
+}
+
+/* y_i = the pseudo-random entry first + i of seed */
+template <typename T>
+__global__ void fill_random_kernel(int64_t n, T *y, uint64_t seed, int64_t first)
+{
+    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)kryl_random_entry(seed, first + i);
 }
 
 /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i;  perm NULL: y_i = x_i (types may differ) */
@@ -67,6 +75,21 @@ kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
             y->n, static_cast<T *>(y->data), value);
     });
     KRYL_CUDA_CHECK_LAUNCH("fill_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_fill_random(kryl_context ctx, kryl_vector y, uint64_t seed, int64_t first)
+{
+    KRYL_REQUIRE_ARG(y);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (y->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(y->precision, [&](auto t) {
+        using T = decltype(t);
+        fill_random_kernel<T><<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            y->n, static_cast<T *>(y->data), seed, first);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("fill_random_kernel");
     return KRYL_SUCCESS;
 }
 

@@ -117,6 +117,7 @@ static const kryl_backend_ops omp_backend_ops = {
     .csr_unmirrored = kryl_host_csr_unmirrored,
     .spmv = kryl_omp_spmv,
     .fill = kryl_omp_fill,
+    .fill_random = kryl_omp_fill_random,
     .permute_copy = kryl_omp_permute_copy,
     .axpby = kryl_omp_axpby,
     .pointwise_mult = kryl_omp_pointwise_mult,

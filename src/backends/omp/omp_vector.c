@@ -4,6 +4,7 @@
 
 #include "backends/omp/omp_backend.h"
 #include "backends/omp/omp_real.h"
+#include "gen/hash.h"
 
 #define KRYL_OMP_TEMPLATE "backends/omp/omp_vector_template.h"
 #include "backends/omp/omp_instantiate.h"
@@ -31,6 +32,24 @@ kryl_status kryl_omp_fill(kryl_context ctx, kryl_vector y, double value)
         fill_single(nt, y->n, y->data, (float)value);
     else
         fill_double(nt, y->n, y->data, value);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_omp_fill_random(kryl_context ctx, kryl_vector y, uint64_t seed, int64_t first)
+{
+    KRYL_REQUIRE_ARG(y);
+    const int nt = kryl_omp_state_of(ctx)->threads;
+    const int64_t n = y->n;
+    float *single = y->precision == KRYL_SINGLE ? y->data : NULL;
+    double *twice = y->precision == KRYL_SINGLE ? NULL : y->data;
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) {
+        const double value = kryl_random_entry(seed, first + i);
+        if (single)
+            single[i] = (float)value;
+        else
+            twice[i] = value;
+    }
     return KRYL_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 #include "backends/ref/ref_ops.h"
 #include "backends/ref/ref_spmv_fmt.h"
 #include "backends/ref/ref_trsv.h"
+#include "gen/hash.h"
 #include "order/order.h"
 
 static kryl_status ref_init(kryl_context ctx)
@@ -120,6 +121,14 @@ static void set_value(kryl_vector v, int64_t i, double value)
         ((double *)v->data)[i] = value;
     else
         ((float *)v->data)[i] = (float)value;
+}
+
+static kryl_status ref_fill_random(kryl_context ctx, kryl_vector y, uint64_t seed, int64_t first)
+{
+    (void)ctx;
+    KRYL_REQUIRE_ARG(y);
+    for (int64_t i = 0; i < y->n; i++) set_value(y, i, kryl_random_entry(seed, first + i));
+    return KRYL_SUCCESS;
 }
 
 static kryl_status ref_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
@@ -253,6 +262,7 @@ static const kryl_backend_ops ref_ops = {
     .csr_unmirrored = kryl_host_csr_unmirrored,
     .spmv = ref_spmv,
     .fill = ref_fill,
+    .fill_random = ref_fill_random,
     .permute_copy = ref_permute_copy,
     .axpby = ref_axpby,
     .pointwise_mult = ref_pointwise_mult,
