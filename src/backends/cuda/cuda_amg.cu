@@ -2,12 +2,13 @@
  * amg_tentative, amg_products), every array in device memory and every
  * block through the context's counting allocator: the tentative
  * prolongator by kernels over rows and a scan; S = I - omega D^-1 A by a
- * kernel over rows, then P = S T, AP = A P and Ac = R AP by cuSPARSE's
- * SpGEMM and R = P' by its CSR-to-CSC conversion or, with
- * KRYL_AMG_SPGEMM=hash, by the backend's hash SpGEMM and transpose
- * (cuda_spgemm.cu), with 32-bit offsets (cuSPARSE's SpGEMM takes no others),
- * widened to 64 bits for the level matrices.  Nothing comes back to the
- * host but sizes. */
+ * kernel over rows, then P = S T, AP = A P and Ac = R AP by the backend's
+ * hash SpGEMM and R = P' by its transpose (cuda_spgemm.cu) or, with
+ * KRYL_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM and CSR-to-CSC conversion
+ * (whose first call in a process loads cuSPARSE's kernels: about 40 ms of
+ * a 7-point 160^3 setup, docs/BENCHMARKS.md), with 32-bit offsets (what
+ * cuSPARSE's SpGEMM takes), widened to 64 bits for the level matrices.
+ * Nothing comes back to the host but sizes. */
 #include <cub/cub.cuh>
 #include <cusparse.h>
 #include <limits.h>
@@ -452,14 +453,13 @@ static kryl_status multiply(kryl_cuda_state *s, cusparseHandle_t handle, bool ha
     return sorted ? sort(s, C) : KRYL_SUCCESS;
 }
 
-/* Whether KRYL_AMG_SPGEMM asks for the hash SpGEMM ("hash") rather than
- * cuSPARSE's ("cusparse", the default: unset or empty). */
+/* Whether KRYL_AMG_SPGEMM leaves the products to the hash SpGEMM ("hash",
+ * the default: unset or empty) rather than to cuSPARSE's ("cusparse"). */
 static kryl_status hash_from_environment(bool *hash)
 {
     const char *name = getenv("KRYL_AMG_SPGEMM");
-    *hash = name != nullptr && strcmp(name, "hash") == 0;
-    if (name == nullptr || name[0] == '\0' || *hash || strcmp(name, "cusparse") == 0)
-        return KRYL_SUCCESS;
+    *hash = name == nullptr || name[0] == '\0' || strcmp(name, "hash") == 0;
+    if (*hash || strcmp(name, "cusparse") == 0) return KRYL_SUCCESS;
     return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                       "KRYL_AMG_SPGEMM=\"%s\": expected hash or cusparse", name);
 }
@@ -506,7 +506,7 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
                                    kryl_backend_csr *Ac, bool *done)
 {
     *done = false;
-    /* cuSPARSE's SpGEMM takes 32-bit offsets: a level whose A or T has 2^28
+    /* the products take 32-bit offsets: a level whose A or T has 2^28
      * entries or more (P, AP and Ac are a few times larger) goes to the host */
     const int64_t most = (int64_t)1 << 28;
     if (A->nnz >= most || T->nnz >= most || T->ncols >= most) return KRYL_SUCCESS;
