@@ -1,7 +1,8 @@
 /* The bandwidth model: alpha in range and responsive to the row order, the
  * two sanity cases (a stencil whose x fits the cache reuses it fully, a
  * power-law graph whose x does not reuses little), the model's identities,
- * kryl_fmt_choose; then a footprint table of generated matrices. */
+ * kryl_fmt_choose, the sorted formats' sizes from row lengths; then a
+ * footprint table of generated matrices. */
 #include "core/error.h"
 #include "test_formats_util.h"
 
@@ -306,6 +307,75 @@ static void check_pruning_keeps_choice(void)
     CHECK(counts_given > 0, "no count was taken from the counter");
 }
 
+/* The sorted formats' sizes from A's row lengths (what the model weighs
+ * without sorting) are their measures on the sorted rows: JDS, and SELL's
+ * slots for windows of whole slices or one window of all rows. */
+static void check_sizes_of_lengths(const kryl_csr *A, const char *what)
+{
+    const int32_t heights[] = {1, 7, 32};
+    for (int threads = 1; threads <= 3; threads += 2) {
+        fmt_lengths lengths;
+        CHECK_OK(fmt_lengths_of(A, fmt_longest_row(A, threads), threads, &lengths));
+        kryl_fmt_params p;
+        kryl_fmt_params_init(&p);
+        p.threads = threads;
+        fmt_size jds;
+        memset(&jds, 0, sizeof jds);
+        kryl_fmt_cost cost;
+        CHECK_OK(fmt_jds_measure_lengths(&lengths, A->nrows, kryl_csr_nnz(A), &p, &jds));
+        CHECK_OK(kryl_fmt_cost_of(A, KRYL_FORMAT_JDS, &p, &cost));
+        CHECK(jds.stored == cost.stored && jds.suitable == cost.suitable &&
+                  strcmp(jds.why, cost.why) == 0,
+              "%s jds: %lld slots from the lengths, %lld measured", what, (long long)jds.stored,
+              (long long)cost.stored);
+        for (size_t h = 0; h < sizeof heights / sizeof heights[0]; h++) {
+            p.slice_height = heights[h];
+            const int64_t windows[] = {p.slice_height, 5 * (int64_t)p.slice_height,
+                                       32 * (int64_t)p.slice_height, A->nrows + 3};
+            for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+                p.sort_window = windows[w];
+                int64_t slots;
+                CHECK_OK(
+                    fmt_window_slots(A, &lengths, windows[w], p.slice_height, threads, &slots));
+                CHECK_OK(kryl_fmt_cost_of(A, KRYL_FORMAT_SELL, &p, &cost));
+                CHECK(slots == cost.stored,
+                      "%s sell C = %d, window %lld, %d threads: %lld slots from the lengths, "
+                      "%lld measured",
+                      what, (int)p.slice_height, (long long)windows[w], threads, (long long)slots,
+                      (long long)cost.stored);
+            }
+            p.sort_window = 0;
+        }
+        fmt_lengths_free(&lengths);
+    }
+}
+
+static void check_lengths_give_sizes(void)
+{
+    for (int kind = KRYL_GEN_POISSON2D5; kind <= KRYL_GEN_RGG_SPATIAL; kind++) {
+        kryl_csr A;
+        const bool random = kind >= KRYL_GEN_RANDOM_SPD;
+        if (!tf_generate(&A, (kryl_generator_kind)kind, random ? 20000 : 20)) continue;
+        check_sizes_of_lengths(&A, kryl_generator_name((kryl_generator_kind)kind));
+        gen_csr_free(&A);
+    }
+    kryl_csr A;
+    CHECK_OK(kryl_csr_alloc(&A, 0, 0, 0));
+    check_sizes_of_lengths(&A, "empty");
+    kryl_csr_free(&A);
+    for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++) {
+        test_random_csr(&A, (test_shape)shape, 3001, 3001, 60 + (uint64_t)shape);
+        check_sizes_of_lengths(&A, "random shape");
+        kryl_csr_free(&A);
+    }
+    const char *files[] = {"rajat11.mtx", "lp_ship04l.mtx", "ca-GrQc.mtx", "west0479.mtx"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        if (!tf_read(&A, files[f])) continue;
+        check_sizes_of_lengths(&A, files[f]);
+        kryl_csr_free(&A);
+    }
+}
+
 static void check_bad_device(void)
 {
     kryl_csr A;
@@ -437,6 +507,7 @@ int main(void)
     check_order_matters();
     check_choose();
     check_pruning_keeps_choice();
+    check_lengths_give_sizes();
     check_bad_device();
     print_table();
     return test_summary("test_formats_model");

@@ -95,8 +95,8 @@ static bool is_identity(const int32_t *perm, int64_t n, int threads)
     return moved == 0;
 }
 
-kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, const int32_t *order,
-                          const kryl_fmt_params *params)
+kryl_status fmt_plan_order(fmt_plan *plan, const kryl_csr *A, kryl_format kind,
+                           const int32_t *order, const kryl_fmt_params *params)
 {
     memset(plan, 0, sizeof *plan);
     plan->kind = kind;
@@ -122,10 +122,18 @@ kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, c
         }
     }
     plan->view = (fmt_view){A, n, plan->perm, plan->inv};
-    KRYL_CHECK_GOTO(st, plan->ops->measure(&plan->view, kind, params, &plan->size), fail);
     return KRYL_SUCCESS;
 fail:
     fmt_plan_free(plan);
+    return st;
+}
+
+kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, const int32_t *order,
+                          const kryl_fmt_params *params)
+{
+    KRYL_TRY(fmt_plan_order(plan, A, kind, order, params));
+    kryl_status st = plan->ops->measure(&plan->view, kind, params, &plan->size);
+    if (st != KRYL_SUCCESS) fmt_plan_free(plan);
     return st;
 }
 

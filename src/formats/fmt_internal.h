@@ -4,6 +4,8 @@
 #ifndef KRYL_FORMATS_FMT_INTERNAL_H
 #define KRYL_FORMATS_FMT_INTERNAL_H
 
+#include <stddef.h>
+
 #include "formats/format.h"
 
 /* Slots of padded formats are aligned to warps of this many rows. */
@@ -53,6 +55,15 @@ typedef struct fmt_size {
     char brief[64]; /* refusal in a few words ("padding 672x > 3x") */
 } fmt_size;
 
+/* A's rows by length: count[len] rows of each length len, 0 <= len <=
+ * longest.  Sorting rows by decreasing length puts their lengths in one
+ * order whatever the rows, so the sorted formats' sizes follow from these
+ * counts alone. */
+typedef struct fmt_lengths {
+    int64_t longest;
+    int64_t *count; /* owned */
+} fmt_lengths;
+
 /* One format family (CSR; ELL+ELLR; JDS; SELL+pJDS; BCSR2+BCSR4; DIA). */
 typedef struct fmt_ops {
     /* Footprint and suitability of `kind` on rows already in its order. */
@@ -77,8 +88,12 @@ typedef struct fmt_plan {
     fmt_size size;
 } fmt_plan;
 
-/* Check A, params and order, compute the permutation (order composed with
- * the format's row sort) and measure the format. */
+/* Check A, params and order and compute the permutation (order composed
+ * with the format's row sort): the plan's view, its size not measured. */
+kryl_status fmt_plan_order(fmt_plan *plan, const kryl_csr *A, kryl_format kind,
+                           const int32_t *order, const kryl_fmt_params *params);
+
+/* fmt_plan_order, then the format measured on the view. */
 kryl_status fmt_plan_init(fmt_plan *plan, const kryl_csr *A, kryl_format kind, const int32_t *order,
                           const kryl_fmt_params *params);
 void fmt_plan_free(fmt_plan *plan);
@@ -101,6 +116,9 @@ void fmt_sell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t stored, int
                    const kryl_fmt_params *p, fmt_size *size);
 void fmt_jds_size(int64_t n, int64_t nnz, int64_t ndiag, int64_t stored, const kryl_fmt_params *p,
                   fmt_size *size);
+/* JDS's size from A's row lengths (its measure, which needs no order). */
+kryl_status fmt_jds_measure_lengths(const fmt_lengths *lengths, int64_t n, int64_t nnz,
+                                    const kryl_fmt_params *p, fmt_size *size);
 
 /* ---- permutations (fmt_permute.c) ---- */
 
@@ -113,9 +131,25 @@ kryl_status fmt_check_order(const int32_t *order, int64_t n);
 kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t window, int threads,
                              int32_t *perm);
 
-/* count[len] += the rows of A of length len (0 <= len <= longest, A's
- * longest row), on `threads` host threads. */
-kryl_status fmt_length_counts(const kryl_csr *A, int64_t longest, int threads, int64_t *count);
+/* The longest row of A, on `threads` host threads. */
+int64_t fmt_longest_row(const kryl_csr *A, int threads);
+
+/* The counts of A, whose longest row is `longest`, on `threads` host threads. */
+kryl_status fmt_lengths_of(const kryl_csr *A, int64_t longest, int threads, fmt_lengths *lengths);
+void fmt_lengths_free(fmt_lengths *lengths);
+
+/* The slots of slices of C rows, each padded to its longest row, over A's
+ * rows sorted by decreasing length within windows of `window` rows
+ * (fmt_sorted_order without an order), without sorting: from `lengths` for
+ * one window (window >= n), else each window's counts (window a multiple
+ * of C, so no slice crosses a window). */
+kryl_status fmt_window_slots(const kryl_csr *A, const fmt_lengths *lengths, int64_t window,
+                             int64_t C, int threads, int64_t *slots);
+
+/* The same of rows sorted by decreasing length given by their counts:
+ * count[k * step] rows of length longest - k for k < keys (fmt_sell.c). */
+int64_t fmt_sorted_slots(const int64_t *count, ptrdiff_t step, int64_t keys, int64_t longest,
+                         int64_t C);
 
 /* inv[perm[i]] = i, on `threads` host threads */
 void fmt_invert(const int32_t *perm, int64_t n, int threads, int32_t *inv);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "formats/fmt_internal.h"
@@ -15,21 +16,26 @@ void kryl_fmt_jds_pad(int64_t *ptr, int64_t width)
     for (int64_t d = 0; d < width; d++) ptr[d + 1] = ptr[d] + fmt_round_up(ptr[d + 1], FMT_WARP);
 }
 
-/* diag_ptr[d+1] = diag_ptr[d] + (rows longer than d, rounded up to 32);
- * the view's rows are sorted by decreasing length. */
-static kryl_status jds_diag_ptr(const fmt_view *v, int threads, int64_t *ndiag, int64_t **diag_ptr)
+/* diag_ptr[d+1] = diag_ptr[d] + (rows longer than d, rounded up to 32),
+ * from the rows' lengths (ndiag = the longest row). */
+static kryl_status jds_diag_ptr(const fmt_lengths *lengths, int64_t **diag_ptr)
 {
-    const int64_t width = v->n > 0 ? fmt_view_len(v, 0) : 0;
+    const int64_t width = lengths->longest;
     int64_t *ptr = NULL;
     KRYL_TRY(FMT_ALLOC(ptr, width + 1, "jds diagonal pointers"));
     /* ptr[len] = rows of length len, then suffix sums: ptr[d + 1] = rows longer than d */
-    KRYL_TRY(fmt_length_counts(v->A, width, threads, ptr));
+    memcpy(ptr, lengths->count, (size_t)(width + 1) * sizeof *ptr);
     ptr[0] = 0;
     for (int64_t d = width - 1; d >= 1; d--) ptr[d] += ptr[d + 1];
     kryl_fmt_jds_pad(ptr, width);
-    *ndiag = width;
     *diag_ptr = ptr;
     return KRYL_SUCCESS;
+}
+
+/* The lengths of A's rows, whatever their order. */
+static kryl_status jds_lengths(const kryl_csr *A, int threads, fmt_lengths *lengths)
+{
+    return fmt_lengths_of(A, fmt_longest_row(A, threads), threads, lengths);
 }
 
 void fmt_jds_size(int64_t n, int64_t nnz, int64_t ndiag, int64_t stored, const kryl_fmt_params *p,
@@ -48,23 +54,37 @@ void fmt_jds_size(int64_t n, int64_t nnz, int64_t ndiag, int64_t stored, const k
                       "sell or csr");
 }
 
+kryl_status fmt_jds_measure_lengths(const fmt_lengths *lengths, int64_t n, int64_t nnz,
+                                    const kryl_fmt_params *p, fmt_size *size)
+{
+    int64_t *ptr;
+    KRYL_TRY(jds_diag_ptr(lengths, &ptr));
+    const int64_t stored = ptr[lengths->longest];
+    free(ptr);
+    fmt_jds_size(n, nnz, lengths->longest, stored, p, size);
+    return KRYL_SUCCESS;
+}
+
 static kryl_status jds_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
                                fmt_size *size)
 {
-    int64_t ndiag, *ptr;
-    KRYL_TRY(jds_diag_ptr(v, p->threads, &ndiag, &ptr));
-    const int64_t stored = ptr[ndiag];
-    free(ptr);
-    fmt_jds_size(v->n, kryl_csr_nnz(v->A), ndiag, stored, p, size);
-    return KRYL_SUCCESS;
+    fmt_lengths lengths;
+    KRYL_TRY(jds_lengths(v->A, p->threads, &lengths));
+    kryl_status st = fmt_jds_measure_lengths(&lengths, v->n, kryl_csr_nnz(v->A), p, size);
+    fmt_lengths_free(&lengths);
+    return st;
 }
 
 static kryl_status jds_fill(kryl_csr *C, bool C_owned, kryl_format kind, const kryl_fmt_params *p,
                             kryl_fmt *out)
 {
     kryl_fmt_jds *f = &out->u.jds;
-    const fmt_view cv = {C, C->nrows, NULL, NULL};
-    KRYL_TRY(jds_diag_ptr(&cv, p->threads, &f->ndiag, &f->diag_ptr));
+    fmt_lengths lengths;
+    KRYL_TRY(jds_lengths(C, p->threads, &lengths));
+    f->ndiag = lengths.longest;
+    kryl_status st = jds_diag_ptr(&lengths, &f->diag_ptr);
+    fmt_lengths_free(&lengths);
+    KRYL_TRY(st);
     KRYL_TRY(FMT_ALLOC(f->col, out->stored, "jds columns")); /* padding: column 0, value 0 */
     KRYL_TRY(FMT_ALLOC(f->val, out->stored, "jds values"));
     KRYL_TRY(FMT_ALLOC(f->row_len, C->nrows, "jds row lengths"));

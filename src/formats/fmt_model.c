@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/host_threads.h"
 #include "formats/fmt_internal.h"
 
 /* Formats weighed by kryl_fmt_choose, in the order ties go (CSR, then SELL). */
@@ -41,9 +40,11 @@ static double fixed_bytes(const fmt_plan *plan)
 /* alpha of the plan's row order (sort window `window`, 0: natural).  The
  * cache is shared with CSR's matrix and y traffic (12 + 16/Nnzr bytes per
  * nonzero) whatever the format, so alpha depends on the row order alone;
- * its far entries are counted by `counter` where one is given. */
-static kryl_status plan_alpha(const fmt_plan *plan, int64_t window, const kryl_fmt_counter *counter,
-                              const kryl_device_model *dev, const kryl_fmt_params *p, double *alpha)
+ * its far entries are counted by `counter` where one is given, else on the
+ * host in the plan's order (made here where the plan is not `ordered`). */
+static kryl_status plan_alpha(fmt_plan *plan, bool ordered, int64_t window,
+                              const kryl_fmt_counter *counter, const kryl_device_model *dev,
+                              const kryl_fmt_params *p, double *alpha)
 {
     const kryl_csr *A = plan->view.A;
     const int64_t nnz = kryl_csr_nnz(A), n = plan->view.n;
@@ -53,8 +54,14 @@ static kryl_status plan_alpha(const fmt_plan *plan, int64_t window, const kryl_f
     int64_t far;
     /* counted on the host where no counter is given or it fails (out of device memory) */
     if (counter == NULL ||
-        counter->far(counter->arg, window, fmt_reach(n, nnz, dev, stream), &far) != KRYL_SUCCESS)
+        counter->far(counter->arg, window, fmt_reach(n, nnz, dev, stream), &far) != KRYL_SUCCESS) {
+        if (!ordered) {
+            const fmt_size size = plan->size;
+            KRYL_TRY(fmt_plan_order(plan, A, plan->kind, NULL, p));
+            plan->size = size;
+        }
         return fmt_estimate_alpha(&plan->view, dev, stream, p, alpha);
+    }
     *alpha = fmt_alpha_of_far(n, nnz, A->ncols, far, dev, stream);
     return KRYL_SUCCESS;
 }
@@ -85,7 +92,7 @@ kryl_status kryl_fmt_predict(const kryl_csr *A, kryl_format kind, const kryl_fmt
     fmt_plan plan;
     KRYL_TRY(fmt_plan_init(&plan, A, kind, NULL, &p));
     double alpha;
-    kryl_status st = plan_alpha(&plan, 0, NULL, dev, &p, &alpha);
+    kryl_status st = plan_alpha(&plan, true, 0, NULL, dev, &p, &alpha);
     if (st == KRYL_SUCCESS) model_of(kind, fixed_bytes(&plan), A, alpha, dev, model);
     fmt_plan_free(&plan);
     return st;
@@ -141,13 +148,46 @@ static double least_fixed(kryl_format kind, double n, double nnz, double longest
     return arrays + 8.0 * n;
 }
 
-/* The plan of candidate c: its permutation and measured size, or with a
+/* The size of sorting format `kind` in its row order from A's row lengths
+ * alone, as its measure on the sorted rows finds it: JDS's and a global
+ * sort's (pJDS, SELL with sigma >= n) from the lengths counted once for
+ * them all, SELL's windows from each window's counts where they hold
+ * whole slices; *sized false where they do not (or sigma <= 1: no sort). */
+static kryl_status size_of_lengths(const kryl_csr *A, const kryl_fmt_params *p, kryl_format kind,
+                                   fmt_lengths *lengths, fmt_size *size, bool *sized)
+{
+    const int64_t n = A->nrows, nnz = kryl_csr_nnz(A), C = p->slice_height;
+    const int64_t window = kryl_fmt_sort_window(kind, p, n);
+    const bool sorting =
+        kind == KRYL_FORMAT_JDS || kind == KRYL_FORMAT_PJDS || kind == KRYL_FORMAT_SELL;
+    *sized = sorting && (window >= n || (window > 1 && window % C == 0));
+    if (!*sized) return KRYL_SUCCESS;
+    if (lengths->count == NULL && window >= n)
+        KRYL_TRY(fmt_lengths_of(A, lengths->longest, p->threads, lengths));
+    if (kind == KRYL_FORMAT_JDS) return fmt_jds_measure_lengths(lengths, n, nnz, p, size);
+    int64_t slots;
+    KRYL_TRY(fmt_window_slots(A, lengths, window, C, p->threads, &slots));
+    fmt_sell_size(kind, n, nnz, slots, lengths->longest, p, size);
+    return KRYL_SUCCESS;
+}
+
+/* The plan of candidate c: its permutation and measured size; a sorting
+ * format's size from A's row lengths where they give it, its permutation
+ * not made (*ordered false: plan_alpha makes it if it needs it); with a
  * counter DIA's and BCSR's sizes from the diagonals and blocks it counts
  * (A checked already; the model reads a refusal's brief, not its advice). */
 static kryl_status plan_of(const kryl_csr *A, const kryl_fmt_params *p,
-                           const kryl_fmt_counter *counter, int c, fmt_plan *plan)
+                           const kryl_fmt_counter *counter, fmt_lengths *lengths, int c,
+                           fmt_plan *plan, bool *ordered)
 {
     const kryl_format kind = candidates[c];
+    memset(plan, 0, sizeof *plan);
+    plan->kind = kind;
+    plan->view = (fmt_view){A, A->nrows, NULL, NULL};
+    bool sized;
+    KRYL_TRY(size_of_lengths(A, p, kind, lengths, &plan->size, &sized));
+    *ordered = !sized;
+    if (sized) return KRYL_SUCCESS;
     const bool blocks = kind == KRYL_FORMAT_BCSR2 || kind == KRYL_FORMAT_BCSR4;
     int64_t count;
     /* measured on the host where no counter is given or it fails (out of device memory) */
@@ -155,9 +195,6 @@ static kryl_status plan_of(const kryl_csr *A, const kryl_fmt_params *p,
         (blocks ? counter->blocks(counter->arg, kind == KRYL_FORMAT_BCSR4 ? 4 : 2, &count)
                 : counter->diagonals(counter->arg, &count)) != KRYL_SUCCESS)
         return fmt_plan_init(plan, A, kind, NULL, p);
-    memset(plan, 0, sizeof *plan);
-    plan->kind = kind;
-    plan->view = (fmt_view){A, A->nrows, NULL, NULL};
     const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
     if (blocks)
         fmt_bcsr_size(kind, n, nnz, count, p, "csr or sell", &plan->size);
@@ -170,10 +207,12 @@ static kryl_status plan_of(const kryl_csr *A, const kryl_fmt_params *p,
  * suitable, its model: alpha from the same row order, estimated once per
  * order and shared (alpha[] by order: natural, or its window). */
 static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl_device_model *dev,
-                         const kryl_fmt_counter *counter, weighed *w, int c, double *alphas)
+                         const kryl_fmt_counter *counter, fmt_lengths *lengths, weighed *w, int c,
+                         double *alphas)
 {
     fmt_plan plan;
-    KRYL_TRY(plan_of(A, p, counter, c, &plan));
+    bool ordered;
+    KRYL_TRY(plan_of(A, p, counter, lengths, c, &plan, &ordered));
     w[c].measured = true;
     w[c].suitable = plan.size.suitable;
     w[c].fixed = fixed_bytes(&plan);
@@ -183,7 +222,7 @@ static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl
         /* the first candidate weighed in this row order estimates its alpha */
         int first = 0;
         while (!(w[first].measured && w[first].suitable && w[first].window == w[c].window)) first++;
-        if (first == c) st = plan_alpha(&plan, w[c].window, counter, dev, p, &alphas[c]);
+        if (first == c) st = plan_alpha(&plan, ordered, w[c].window, counter, dev, p, &alphas[c]);
         if (st == KRYL_SUCCESS)
             model_of(candidates[c], w[c].fixed, A, alphas[first], dev, &w[c].model);
     }
@@ -200,15 +239,10 @@ static kryl_status weigh(const kryl_csr *A, const kryl_fmt_params *p, const kryl
  * sorting permutation is made and no block is counted. */
 static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
                              const kryl_device_model *dev, const kryl_fmt_counter *counter,
-                             weighed *w)
+                             fmt_lengths *lengths, weighed *w)
 {
     const double n = (double)A->nrows, nnz = (double)kryl_csr_nnz(A);
-    int64_t longest = 0;
-    KRYL_HOST_PARALLEL_REDUCE(p->threads, max, longest)
-    for (int64_t i = 0; i < A->nrows; i++) {
-        const int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
-        longest = len > longest ? len : longest;
-    }
+    const int64_t longest = lengths->longest = fmt_longest_row(A, p->threads);
     /* x at least once: 8 alpha nnz >= min(8 nnz, 8 ncols) */
     const double x_least = fmin(8.0 * nnz, 8.0 * (double)A->ncols);
     double alphas[NCANDIDATES];
@@ -220,7 +254,7 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
         w[c].least =
             (least_fixed(candidates[c], n, nnz, (double)longest) + x_least) / dev->bandwidth;
     }
-    KRYL_TRY(weigh(A, p, dev, counter, w, 0, alphas));
+    KRYL_TRY(weigh(A, p, dev, counter, lengths, w, 0, alphas));
     /* latency-bound: CSR, whatever the others predict (kryl_fmt_choose) */
     if (w[0].model.bytes < 0.5 * (double)dev->cache_bytes) return KRYL_SUCCESS;
     /* the candidates in the natural order share CSR's alpha: x costs them
@@ -242,7 +276,7 @@ static kryl_status weigh_all(const kryl_csr *A, const kryl_fmt_params *p,
             }
         }
         if (open < 0) return KRYL_SUCCESS;
-        KRYL_TRY(weigh(A, p, dev, counter, w, open, alphas));
+        KRYL_TRY(weigh(A, p, dev, counter, lengths, w, open, alphas));
     }
 }
 
@@ -266,7 +300,11 @@ kryl_status kryl_fmt_choose_counted(const kryl_csr *A, const kryl_fmt_params *pa
     kryl_fmt_params p;
     KRYL_TRY(kryl_fmt_params_resolve(params, &p));
     weighed w[NCANDIDATES];
-    KRYL_TRY(weigh_all(A, &p, dev, counter, w));
+    /* A's row lengths, counted once where a sorting format is weighed */
+    fmt_lengths lengths = {0, NULL};
+    const kryl_status st = weigh_all(A, &p, dev, counter, &lengths, w);
+    fmt_lengths_free(&lengths);
+    KRYL_TRY(st);
     /* the first candidate (in tie order) within FMT_TIE of the fastest; CSR always qualifies */
     double fastest = w[0].model.seconds;
     for (int c = 1; c < NCANDIDATES; c++)

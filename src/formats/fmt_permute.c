@@ -31,19 +31,8 @@ kryl_status fmt_check_order(const int32_t *order, int64_t n)
 
 static int64_t row_len(const kryl_csr *A, int32_t r) { return A->row_ptr[r + 1] - A->row_ptr[r]; }
 
-/* Rows [w0, w1) of perm stably sorted by decreasing length (counting sort
- * over the lengths lo..hi of the window), through rows[w1 - w0] and count[hi - lo + 2]. */
-static void sort_window(const kryl_csr *A, int32_t *perm, int64_t w0, int64_t w1, int64_t lo,
-                        int64_t hi, int64_t *count, int32_t *rows)
-{
-    /* key = hi - len; count[key] = rows of smaller key (longer rows) in the window */
-    memset(count, 0, (size_t)(hi - lo + 2) * sizeof *count);
-    for (int64_t i = w0; i < w1; i++) count[hi - row_len(A, perm[i]) + 1]++;
-    for (int64_t d = 1; d <= hi - lo + 1; d++) count[d] += count[d - 1];
-    /* stable scatter: longest rows first, ties in their incoming order */
-    for (int64_t i = w0; i < w1; i++) rows[count[hi - row_len(A, perm[i])]++] = perm[i];
-    memcpy(perm + w0, rows, (size_t)(w1 - w0) * sizeof *perm);
-}
+/* Row i of perm, or row i where perm is NULL (the natural order). */
+static int32_t row_at(const int32_t *perm, int64_t i) { return perm ? perm[i] : (int32_t)i; }
 
 /* The shortest and longest rows of perm[w0, w1). */
 static void window_range(const kryl_csr *A, const int32_t *perm, int64_t w0, int64_t w1,
@@ -52,23 +41,40 @@ static void window_range(const kryl_csr *A, const int32_t *perm, int64_t w0, int
     *lo = INT64_MAX;
     *hi = 0;
     for (int64_t i = w0; i < w1; i++) {
-        const int64_t len = row_len(A, perm[i]);
+        const int64_t len = row_len(A, row_at(perm, i));
         *lo = len < *lo ? len : *lo;
         *hi = len > *hi ? len : *hi;
     }
 }
 
-/* Windows of `window` rows (window < n), each sorted on its own by one of
- * `threads` threads, each with room for the lengths of the windows it takes. */
-static kryl_status sort_windows(const kryl_csr *A, int64_t window, int threads, int32_t *perm)
+/* Rows [w0, w1) of perm stably sorted by decreasing length (counting sort
+ * over the lengths up to hi), from count (count[key + 1] = the window's rows
+ * of key hi - len, count[0] = 0) through rows[w1 - w0]. */
+static void sort_window(const kryl_csr *A, int32_t *perm, int64_t w0, int64_t w1, int64_t keys,
+                        int64_t hi, int64_t *count, int32_t *rows)
+{
+    /* count[key] = rows of smaller key (longer rows) in the window */
+    for (int64_t d = 1; d <= keys; d++) count[d] += count[d - 1];
+    /* stable scatter: longest rows first, ties in their incoming order */
+    for (int64_t i = w0; i < w1; i++) rows[count[hi - row_len(A, perm[i])]++] = perm[i];
+    memcpy(perm + w0, rows, (size_t)(w1 - w0) * sizeof *perm);
+}
+
+/* Windows of `window` rows (window < n), each counted by length on its own
+ * by one of `threads` threads, each with room for the lengths of the
+ * windows it takes: with perm, the windows of perm sorted (sort_window);
+ * without, *slots = the slots of slices of C rows of A's windows so sorted
+ * (window a multiple of C: no slice crosses a window). */
+static kryl_status count_windows(const kryl_csr *A, int64_t window, int threads, int32_t *perm,
+                                 int64_t C, int64_t *slots)
 {
     const int64_t n = A->nrows, nwindows = (n + window - 1) / window;
-    int failed = 0;
+    int64_t failed = 0, sum = 0;
     KRYL_HOST_PARALLEL(threads)
     {
         int64_t *count = NULL, room = 0;
-        int32_t *rows = malloc((size_t)window * sizeof *rows);
-        KRYL_HOST_FOR
+        int32_t *rows = perm ? malloc((size_t)window * sizeof *rows) : NULL;
+        KRYL_HOST_FOR_REDUCE(+, failed, sum)
         for (int64_t w = 0; w < nwindows; w++) {
             const int64_t w0 = w * window, w1 = n - w0 < window ? n : w0 + window;
             int64_t lo, hi;
@@ -78,17 +84,23 @@ static kryl_status sort_windows(const kryl_csr *A, int64_t window, int threads, 
                 room = hi - lo + 2;
                 count = malloc((size_t)room * sizeof *count);
             }
-            if (count == NULL || rows == NULL) {
+            if (count == NULL || (perm && rows == NULL)) {
                 room = 0;
-                KRYL_HOST_ATOMIC
                 failed++;
                 continue;
             }
-            sort_window(A, perm, w0, w1, lo, hi, count, rows);
+            /* count[hi - len + 1] = the window's rows of length len */
+            memset(count, 0, (size_t)(hi - lo + 2) * sizeof *count);
+            for (int64_t i = w0; i < w1; i++) count[hi - row_len(A, row_at(perm, i)) + 1]++;
+            if (perm)
+                sort_window(A, perm, w0, w1, hi - lo + 1, hi, count, rows);
+            else
+                sum += fmt_sorted_slots(count + 1, 1, hi - lo + 1, hi, C);
         }
         free(count);
         free(rows);
     }
+    if (slots) *slots = sum;
     return failed ? fmt_out_of_memory("the sort windows", window, sizeof(int64_t)) : KRYL_SUCCESS;
 }
 
@@ -142,25 +154,57 @@ static kryl_status sort_all(const kryl_csr *A, int threads, int32_t *perm)
     return KRYL_SUCCESS;
 }
 
-kryl_status fmt_length_counts(const kryl_csr *A, int64_t longest, int threads, int64_t *count)
+int64_t fmt_longest_row(const kryl_csr *A, int threads)
+{
+    int64_t longest = 0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, max, longest)
+    for (int64_t i = 0; i < A->nrows; i++)
+        longest = row_len(A, (int32_t)i) > longest ? row_len(A, (int32_t)i) : longest;
+    return longest;
+}
+
+kryl_status fmt_lengths_of(const kryl_csr *A, int64_t longest, int threads, fmt_lengths *lengths)
 {
     const int64_t n = A->nrows, keys = longest + 1;
+    lengths->longest = longest;
+    KRYL_TRY(FMT_ALLOC(lengths->count, keys, "the row-length counts"));
     /* parts: as many as threads while their counts take no more room than the rows */
     int64_t parts = threads;
     while (parts > 1 && keys * parts > n) parts--;
     int64_t *part_count = NULL;
-    if (parts > 1) KRYL_TRY(FMT_ALLOC(part_count, keys * parts, "the row-length counts"));
+    kryl_status st = KRYL_SUCCESS;
+    if (parts > 1) st = FMT_ALLOC(part_count, keys * parts, "the row-length counts");
+    if (st != KRYL_SUCCESS) {
+        fmt_lengths_free(lengths);
+        return st;
+    }
     const int64_t part = (n + parts - 1) / parts;
-    /* part t's counts at part_count + t * keys (count itself for one part) */
+    /* part t's counts at part_count + t * keys (the counts themselves for one part) */
     KRYL_HOST_PARALLEL_FOR((int)parts)
     for (int64_t t = 0; t < parts; t++) {
-        int64_t *c = parts > 1 ? part_count + t * keys : count;
+        int64_t *c = parts > 1 ? part_count + t * keys : lengths->count;
         const int64_t e = (t + 1) * part < n ? (t + 1) * part : n;
         for (int64_t i = t * part; i < e; i++) c[row_len(A, (int32_t)i)]++;
     }
     for (int64_t t = 0; parts > 1 && t < parts; t++)
-        for (int64_t k = 0; k < keys; k++) count[k] += part_count[t * keys + k];
+        for (int64_t k = 0; k < keys; k++) lengths->count[k] += part_count[t * keys + k];
     free(part_count);
+    return KRYL_SUCCESS;
+}
+
+void fmt_lengths_free(fmt_lengths *lengths)
+{
+    free(lengths->count);
+    lengths->count = NULL;
+}
+
+kryl_status fmt_window_slots(const kryl_csr *A, const fmt_lengths *lengths, int64_t window,
+                             int64_t C, int threads, int64_t *slots)
+{
+    if (window < A->nrows) return count_windows(A, window, threads, NULL, C, slots);
+    /* one window: A's lengths, longest first */
+    const int64_t longest = lengths->longest;
+    *slots = fmt_sorted_slots(lengths->count + longest, -1, longest + 1, longest, C);
     return KRYL_SUCCESS;
 }
 
@@ -172,7 +216,8 @@ kryl_status fmt_sorted_order(const kryl_csr *A, const int32_t *order, int64_t wi
     KRYL_HOST_PARALLEL_STATIC(threads)
     for (int64_t i = 0; i < n; i++) perm[i] = order ? order[i] : (int32_t)i;
     if (window <= 1 || n == 0) return KRYL_SUCCESS;
-    return window < n ? sort_windows(A, window, threads, perm) : sort_all(A, threads, perm);
+    return window < n ? count_windows(A, window, threads, perm, 0, NULL)
+                      : sort_all(A, threads, perm);
 }
 
 void fmt_invert(const int32_t *perm, int64_t n, int threads, int32_t *inv)

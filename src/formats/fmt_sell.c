@@ -39,6 +39,20 @@ static int64_t sell_slices(const fmt_view *v, int64_t C, int64_t *slice_ptr, int
     return stored;
 }
 
+int64_t fmt_sorted_slots(const int64_t *count, ptrdiff_t step, int64_t keys, int64_t longest,
+                         int64_t C)
+{
+    /* the rows of length longest - k hold positions [at, next); each slice
+     * starting among them (at a multiple of C) is as wide as they are long */
+    int64_t slots = 0, at = 0;
+    for (int64_t k = 0; k < keys; k++) {
+        const int64_t next = at + count[k * step], starts = (next + C - 1) / C - (at + C - 1) / C;
+        if (starts > 0) slots += fmt_mul_sat(starts, fmt_mul_sat(C, longest - k));
+        at = next;
+    }
+    return slots;
+}
+
 void fmt_sell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t stored, int64_t longest,
                    const kryl_fmt_params *p, fmt_size *size)
 {
@@ -66,17 +80,13 @@ void fmt_sell_size(kryl_format kind, int64_t n, int64_t nnz, int64_t stored, int
 static kryl_status sell_measure(const fmt_view *v, kryl_format kind, const kryl_fmt_params *p,
                                 fmt_size *size)
 {
-    /* sell_slices' stored slots and longest row, the slices on p->threads */
+    /* sell_slices' stored slots, the slices on p->threads; the longest row of any order */
     const int64_t C = p->slice_height, nslices = (v->n + C - 1) / C;
-    int64_t longest = 0, stored = 0;
+    int64_t stored = 0;
     KRYL_HOST_PARALLEL_REDUCE(p->threads, +, stored)
     for (int64_t s = 0; s < nslices; s++) stored += fmt_mul_sat(C, slice_longest(v, C, s));
-    KRYL_HOST_PARALLEL_REDUCE(p->threads, max, longest)
-    for (int64_t i = 0; i < v->n; i++) {
-        const int64_t len = fmt_view_len(v, i);
-        longest = len > longest ? len : longest;
-    }
-    fmt_sell_size(kind, v->n, kryl_csr_nnz(v->A), stored, longest, p, size);
+    fmt_sell_size(kind, v->n, kryl_csr_nnz(v->A), stored, fmt_longest_row(v->A, p->threads), p,
+                  size);
     return KRYL_SUCCESS;
 }
 
