@@ -133,7 +133,9 @@ kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_
     if (st == KRYL_SUCCESS) st = ops->download(ctx, &inv, b->inv_norm, sizeof inv);
     pc->condest = norm * inv;
     /* IC(0) (no shift to bound, no pivot sign to check) reads new values
-     * from A's storage where the backend keeps them there */
-    pc->update_on_backend = factor == KRYL_PRECOND_IC0 && kryl_matrix_stored_values(A) != NULL;
+     * from A's storage: where the backend analysed that storage (b->P
+     * empty), or where the storage holds the host CSR's values */
+    pc->update_on_backend =
+        factor == KRYL_PRECOND_IC0 && (b->P.ptr == NULL || kryl_matrix_stored_values(A) != NULL);
     return st;
 }
