@@ -2,6 +2,8 @@
  * quoting of tokens in error messages. */
 #include "io/mtx_scan.h"
 
+#include "io/mtx_pow5.h"
+
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +12,76 @@
 const double kryl_mtx_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+const uint64_t kryl_mtx_pow10_u64[20] = {1ULL,
+                                         10ULL,
+                                         100ULL,
+                                         1000ULL,
+                                         10000ULL,
+                                         100000ULL,
+                                         1000000ULL,
+                                         10000000ULL,
+                                         100000000ULL,
+                                         1000000000ULL,
+                                         10000000000ULL,
+                                         100000000000ULL,
+                                         1000000000000ULL,
+                                         10000000000000ULL,
+                                         100000000000000ULL,
+                                         1000000000000000ULL,
+                                         10000000000000000ULL,
+                                         100000000000000000ULL,
+                                         1000000000000000000ULL,
+                                         10000000000000000000ULL};
+
+/* The high word of a*b, *low its low word. */
+static uint64_t multiply_128(uint64_t a, uint64_t b, uint64_t *low)
+{
+    __extension__ typedef unsigned __int128 u128;
+    u128 p = (u128)a * b;
+    *low = (uint64_t)p;
+    return (uint64_t)(p >> 64);
+}
+
+/* Lemire's algorithm (after M. Eisel) as in "Number parsing at a gigabyte
+ * per second" (Softw. Pract. Exper. 51(8), 2021), limited to normal
+ * results: w * 5^q * 2^q from the leading bits of w times a 128-bit
+ * truncation of 5^q, which decide the rounding except where the check of
+ * the paper's fallback says they may not. */
+bool kryl_mtx_eisel_lemire(uint64_t w, int q, double *x)
+{
+    if (w == 0 || q < KRYL_MTX_POW5_MIN || q > KRYL_MTX_POW5_MAX) return false;
+    const int lz = __builtin_clzll(w);
+    w <<= lz;
+    const uint64_t *five = kryl_mtx_pow5_128[q - KRYL_MTX_POW5_MIN];
+    uint64_t low, high = multiply_128(w, five[0], &low);
+    /* the bits below the 55 kept are all ones: the low word of 5^q may carry into them */
+    if ((high & 0x1FF) == 0x1FF) {
+        uint64_t low2, high2 = multiply_128(w, five[1], &low2);
+        low += high2;
+        high += low < high2;
+    }
+    /* beyond -27..55, where the table's 5^q is inexact, the product may be too low by one unit */
+    if (low == UINT64_MAX && (q < -27 || q > 55)) return false;
+    const int upper = (int)(high >> 63);
+    uint64_t mantissa = high >> (upper + 9); /* 54 bits: 53 and one to round */
+    /* floor(q log2(10)) as floor(217706 q / 2^16) (exact for |q| <= 342, non-negative shift) */
+    const int log2_ten_q = ((217706 * q + (1200 << 16)) >> 16) - 1200;
+    int power2 = log2_ten_q + 63 + upper - lz + 1023; /* the biased binary exponent */
+    if (power2 <= 0) return false;                    /* subnormal or zero */
+    /* halfway between two doubles (only where 5^q is exact): to even, down */
+    if (low <= 1 && q >= -4 && q <= 23 && (mantissa & 3) == 1 && (mantissa << (upper + 9)) == high)
+        mantissa &= ~(uint64_t)1;
+    mantissa = (mantissa + (mantissa & 1)) >> 1;
+    if (mantissa == (uint64_t)1 << 53) { /* rounded up to the next binade */
+        mantissa = (uint64_t)1 << 52;
+        power2++;
+    }
+    if (power2 >= 0x7FF) return false; /* overflow */
+    uint64_t bits = (mantissa & (((uint64_t)1 << 52) - 1)) | ((uint64_t)power2 << 52);
+    memcpy(x, &bits, sizeof *x);
+    return true;
+}
 
 kryl_mtx_scan kryl_mtx_scan_int_slow(char *p, int64_t *value, char **end)
 {

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/host_threads.h"
+#include "io/mtx_scan.h"
 
 #ifdef KRYL_HAVE_ZLIB
 #include <zlib.h>
@@ -150,7 +151,7 @@ kryl_status kryl_mtx_stream_open(kryl_mtx_stream *s, const char *path)
         if (fseek(s->file, 0, SEEK_SET) != 0) s->file_size = -1;
     }
     s->capacity = KRYL_MTX_CHUNK;
-    s->buf = malloc(s->capacity + 1);
+    s->buf = malloc(s->capacity + 1 + KRYL_MTX_SCAN_PAD);
     if (s->buf == NULL) {
         kryl_mtx_stream_close(s);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", path);
@@ -183,7 +184,7 @@ static char *after_last_newline(char *from, char *to)
 kryl_status kryl_mtx_stream_reserve(kryl_mtx_stream *s, size_t capacity)
 {
     if (capacity <= s->capacity) return KRYL_SUCCESS;
-    char *buf = realloc(s->buf, capacity + 1);
+    char *buf = realloc(s->buf, capacity + 1 + KRYL_MTX_SCAN_PAD);
     if (buf == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer of %zu bytes",
                           s->path, capacity);

@@ -16,7 +16,8 @@ typedef struct kryl_mtx_stream {
     const char *path;
     FILE *file; /* plain files */
     void *gz;   /* gzFile of compressed files */
-    char *buf;  /* capacity + 1 bytes: room for a '\n' after a last unterminated line */
+    char *buf;  /* capacity + 1 bytes (room for a '\n' after a last unterminated line), and
+                   KRYL_MTX_SCAN_PAD more that the scanners may read */
     size_t capacity;
     char *next;        /* first unread byte */
     char *end;         /* one past the last '\n' in buf: [next, end) holds whole lines */
