@@ -5,6 +5,7 @@
 
 #include "core/csr.h"
 #include "core/error.h"
+#include "core/huge_pages.h"
 
 kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nnz)
 {
@@ -22,6 +23,8 @@ kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nn
                           "bytes)",
                           (long long)nrows, (long long)nnz, (long long)(8 * nrows + 12 * nnz + 8));
     }
+    kryl_advise_huge_pages(A->col_idx, (size_t)nnz * sizeof *A->col_idx);
+    kryl_advise_huge_pages(A->values, (size_t)nnz * sizeof *A->values);
     return KRYL_SUCCESS;
 }
 
@@ -151,6 +154,9 @@ kryl_status kryl_coo_reserve(kryl_coo *coo, int64_t capacity)
     if (!rows || !cols || !values)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld matrix entries",
                           (long long)capacity);
+    kryl_advise_huge_pages(coo->rows, (size_t)capacity * sizeof *rows);
+    kryl_advise_huge_pages(coo->cols, (size_t)capacity * sizeof *cols);
+    kryl_advise_huge_pages(coo->values, (size_t)capacity * sizeof *values);
     coo->capacity = capacity;
     return KRYL_SUCCESS;
 }

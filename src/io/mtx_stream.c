@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 #include "io/mtx_scan.h"
 
 #ifdef KRYL_HAVE_ZLIB
@@ -194,6 +195,7 @@ kryl_status kryl_mtx_stream_reserve(kryl_mtx_stream *s, size_t capacity)
     s->fill = buf + (s->fill - s->buf);
     s->buf = buf;
     s->capacity = capacity;
+    kryl_advise_huge_pages(buf, capacity);
     return KRYL_SUCCESS;
 }
 
