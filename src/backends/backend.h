@@ -146,9 +146,10 @@ typedef struct kryl_gmres_ls {
 
 /* The operations of the table, one entry each: OP(return type, name,
  * (parameters)), what it does written above it.  This list is the one
- * place a signature is written: it gives the table's members (below) and
- * each backend's declarations of its implementations kryl_<backend>_<op>
- * (KRYL_BACKEND_OPS(M) with M(ret, name, params) declaring one). */
+ * place a signature is written: it gives the table's members (below),
+ * each operation's function type and each backend's declarations of its
+ * implementations kryl_<backend>_<op> (KRYL_BACKEND_OPS(M) with M(ret,
+ * name, params) declaring one). */
 /* clang-format 14 reads the list's parameters as products (T * name) */
 // clang-format off
 #define KRYL_BACKEND_OPS(OP)                                                                       \
@@ -743,6 +744,13 @@ typedef struct kryl_gmres_ls {
 
 /* A member of the table: a pointer to the operation. */
 #define KRYL_BACKEND_OP_MEMBER(ret, name, params) ret(*name) params;
+
+/* The function type of each operation, kryl_backend_op_<name>: an
+ * implementation several backends share is declared with it
+ * (`kryl_backend_op_copy_wait kryl_host_copy_wait;`), its signature
+ * written in the list alone. */
+#define KRYL_BACKEND_OP_TYPE(ret, name, params) typedef ret kryl_backend_op_##name params;
+KRYL_BACKEND_OPS(KRYL_BACKEND_OP_TYPE)
 
 typedef struct kryl_backend_ops {
     const char *name;

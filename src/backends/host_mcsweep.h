@@ -18,7 +18,7 @@ extern "C" {
 kryl_status kryl_host_mcsweep_alloc(int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
                                     const double *values, const int64_t *color_ptr, int32_t ncolors,
                                     double omega, kryl_mcsweep **out);
-void kryl_host_mcsweep_release(kryl_context ctx, void *handle);
+kryl_backend_op_mcsweep_release kryl_host_mcsweep_release;
 
 /* KRYL_ERR_* naming the problem unless r and z are distinct double vectors
  * of n rows (every backend's mcsweep checks its vectors so). */

@@ -74,36 +74,31 @@ int kryl_host_pipecg_begin(const double *c, int restart, double *coef, const kry
 kryl_status kryl_host_pipecg_finish(kryl_context ctx, double *c, double alpha, const double out[3],
                                     kryl_monitor *monitor, bool record);
 
-/* The link copies of a backend whose memory is host memory (backend.h):
- * plain copies, nothing to wait for, nothing to pin. */
-kryl_status kryl_host_copy_async(kryl_context ctx, void *dst, const void *src, size_t bytes);
-kryl_status kryl_host_copy_wait(kryl_context ctx);
-kryl_status kryl_host_pin(kryl_context ctx, void *ptr, size_t bytes);
-void kryl_host_unpin(kryl_context ctx, void *ptr);
+/* The operations the host backends (ref, omp) share, each declared with
+ * its operation's type (backend.h); the kryl_host_ helpers above are not
+ * operations and have their own signatures. */
 
-/* The matrix checks of the host backends (host_checks.c). */
-kryl_status kryl_host_csr_asymmetry(kryl_context ctx, kryl_matrix A, double *worst,
-                                    double *largest);
-kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert,
-                                   kryl_diagonal_check *found);
-kryl_status kryl_host_csr_unmirrored(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                     const int32_t *col_idx, int64_t *row);
+/* The link copies of a backend whose memory is host memory: plain copies,
+ * nothing to wait for, nothing to pin (host_copy.c); one function serves
+ * both copy directions. */
+kryl_backend_op_copy_to_host_async kryl_host_copy_async;
+kryl_backend_op_copy_wait kryl_host_copy_wait;
+kryl_backend_op_host_pin kryl_host_pin;
+kryl_backend_op_host_unpin kryl_host_unpin;
 
-/* amg_aggregate of the host backends (host_aggregate.c): the host's code
- * on A's host copy, on the context's threads. */
-kryl_status kryl_host_amg_aggregate(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
-                                    int32_t *aggregate, int64_t *count);
+/* The matrix checks (host_checks.c). */
+kryl_backend_op_csr_asymmetry kryl_host_csr_asymmetry;
+kryl_backend_op_csr_diagonal kryl_host_csr_diagonal;
+kryl_backend_op_csr_unmirrored kryl_host_csr_unmirrored;
 
-/* color_group of the host backends (host_color.c): kryl_color_group_serial. */
-kryl_status kryl_host_color_group(kryl_context ctx, int64_t n, const int32_t *color,
-                                  int32_t ncolors, int32_t *perm, int64_t *color_ptr);
-/* color_first_fit of the host backends (host_color.c): kryl_color_first_fit_serial. */
-kryl_status kryl_host_color_first_fit(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                      const int32_t *col_idx, int32_t *color, int32_t *ncolors);
+/* amg_aggregate: the host's code on A's host copy, on the context's
+ * threads (host_aggregate.c); amg_tentative (host_amg.c). */
+kryl_backend_op_amg_aggregate kryl_host_amg_aggregate;
+kryl_backend_op_amg_tentative kryl_host_amg_tentative;
 
-/* amg_tentative of the host backends (host_amg.c). */
-kryl_status kryl_host_amg_tentative(kryl_context ctx, int64_t n, const int32_t *aggregate,
-                                    int64_t naggregates, const double *w, double *wc,
-                                    kryl_backend_csr *T);
+/* color_group and color_first_fit: kryl_color_group_serial and
+ * kryl_color_first_fit_serial (host_color.c). */
+kryl_backend_op_color_group kryl_host_color_group;
+kryl_backend_op_color_first_fit kryl_host_color_first_fit;
 
 #endif
