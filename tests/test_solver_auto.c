@@ -82,6 +82,14 @@ int main(void)
         check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_PCG, KRYL_PRECOND_IC0,
                    "symmetric up to|positive diagonal|pcg + ic0", "fem-p1-2d");
         kryl_matrix_destroy(&A);
+        /* from 500 000 rows on the host (once, on omp): pcg + amg */
+        if (backends[k] == KRYL_BACKEND_OMP) {
+            A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 710);
+            check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_PCG, KRYL_PRECOND_AMG,
+                       "positive diagonal: pcg, amg first from 500000 rows|pcg + amg",
+                       "poisson2d 710^2");
+            kryl_matrix_destroy(&A);
+        }
         /* the caller's preconditioner is kept */
         A = kt_generate(ctx, KRYL_GEN_FEM_P1_3D, 8);
         check_auto(A, KRYL_PRECOND_JACOBI, 1000, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI,

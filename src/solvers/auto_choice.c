@@ -1,6 +1,7 @@
 /* KRYL_METHOD_AUTO: a method and a preconditioner chosen from A, with
  * fallbacks.  A symmetric matrix (up to options.symmetry_tol) with a
- * positive diagonal gets PCG with IC(0), then MIC(0), then Jacobi; any
+ * positive diagonal gets PCG with AMG where its setup pays (on a device,
+ * or from AMG_FIRST_ROWS rows), then with IC(0), MIC(0), Jacobi; any
  * other matrix, or one on which PCG fails, GMRES with ILU(0), then
  * BiCGSTAB with ILU(0), then GMRES with ILUT, then with ILUTP (column
  * pivoting), then with Jacobi, then with none.  Where A has
@@ -24,6 +25,13 @@
 
 #define CANDIDATES_MAX 10
 #define WHY_SIZE       2048
+/* Rows from which AMG leads the SPD candidates on the host's backends: on
+ * 2 cores (docs/BENCHMARKS.md) it took 3.2 s against IC(0)'s 32 s on
+ * 5-point 1000^2 and 6.9 s against 31 s on P2 elements 400^2, 14.8 s
+ * against 10.4 s on an anisotropic 1000^2, and up to 2x IC(0)'s time below
+ * 250 000 rows.  On a device it always leads: with IC(0)'s triangular
+ * solves the answer took 1.8 to 580 times AMG's time on 12 of 13 matrices. */
+#define AMG_FIRST_ROWS 500000
 
 typedef struct candidate {
     kryl_method method;
@@ -98,9 +106,16 @@ static void choose(kryl_solver s, kryl_matrix A)
     const kryl_precond_kind given = a->options.precond;
     if (symmetric && positive) {
         explain(s, ": pcg");
+        const bool device = A->ctx->ops->device_memory;
+        const int64_t rows = A->host->csr.nrows_global;
         if (given != KRYL_PRECOND_NONE) {
             add(a, KRYL_METHOD_PCG, given, false);
         } else {
+            if (device || rows >= AMG_FIRST_ROWS) {
+                explain(s, device ? ", amg first on a device" : ", amg first from %d rows",
+                        AMG_FIRST_ROWS);
+                add(a, KRYL_METHOD_PCG, KRYL_PRECOND_AMG, false);
+            }
             add(a, KRYL_METHOD_PCG, KRYL_PRECOND_IC0, false);
             add(a, KRYL_METHOD_PCG, KRYL_PRECOND_MIC0, false);
             add(a, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI, false);
@@ -153,6 +168,11 @@ static kryl_status create_next(kryl_solver s)
             a->chosen = *c;
             explain(s, "; %s", name);
             return KRYL_SUCCESS;
+        }
+        /* AMG's levels take about as much memory again as A: the factorizations may fit */
+        if (st == KRYL_ERR_OUT_OF_MEMORY && c->precond == KRYL_PRECOND_AMG) {
+            explain(s, "; %s does not fit (%s)", name, kryl_last_error());
+            continue;
         }
         /* what the candidate cannot do with A gives way to the next; anything
          * else (a bad option, a format, memory, the device) is the caller's */
