@@ -3,6 +3,7 @@
 #include "core/huge_pages.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 void kryl_advise_huge_pages(void *p, size_t bytes)
@@ -10,6 +11,8 @@ void kryl_advise_huge_pages(void *p, size_t bytes)
 #ifdef MADV_HUGEPAGE
     const uintptr_t huge = (uintptr_t)2 << 20;
     if (p == NULL || bytes < KRYL_HUGE_PAGES_MIN) return;
+    const char *env = getenv("KRYL_HUGE_PAGES");
+    if (env != NULL && env[0] == '0') return;
     uintptr_t begin = ((uintptr_t)p + huge - 1) & ~(huge - 1);
     uintptr_t end = ((uintptr_t)p + bytes) & ~(huge - 1);
     /* advice only: a kernel without it (or with THP off) leaves the pages as they are */

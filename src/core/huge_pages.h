@@ -12,7 +12,7 @@ extern "C" {
  * pages when it is at least KRYL_HUGE_PAGES_MIN bytes (a no-op elsewhere, or
  * where the kernel declines): the first write then takes one page fault per
  * 2 MiB instead of one per 4 KiB, which is much of the time of reading a
- * large matrix file. */
+ * large matrix file.  KRYL_HUGE_PAGES=0 in the environment turns it off. */
 void kryl_advise_huge_pages(void *p, size_t bytes);
 
 #define KRYL_HUGE_PAGES_MIN ((size_t)8 << 20)
