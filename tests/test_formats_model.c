@@ -267,9 +267,9 @@ static void check_same_as_weighing_all(const kryl_csr *A, const char *what)
     }
 }
 
-/* The pruned choice is the choice of weighing all, on the generated
- * families, awkward shapes and the real matrices present. */
-static void check_pruning_keeps_choice(void)
+/* check(A, what) on the generated families, awkward shapes, dense blocks
+ * and the real matrices present. */
+static void each_matrix(void (*check)(const kryl_csr *A, const char *what))
 {
     for (int kind = KRYL_GEN_POISSON2D5; kind <= KRYL_GEN_ELASTICITY3D; kind++) {
         kryl_generator_options o;
@@ -277,33 +277,39 @@ static void check_pruning_keeps_choice(void)
         kryl_generator_options_init(&o, (kryl_generator_kind)kind, 12);
         kryl_csr A;
         if (!gen_whole(&A, &g, &o)) continue;
-        check_same_as_weighing_all(&A, kryl_generator_name((kryl_generator_kind)kind));
+        check(&A, kryl_generator_name((kryl_generator_kind)kind));
         gen_csr_free(&A);
     }
     kryl_csr A;
     if (tf_generate(&A, KRYL_GEN_POISSON3D27, 24)) { /* planes 576 rows apart */
-        check_same_as_weighing_all(&A, "poisson3d27 24^3");
+        check(&A, "poisson3d27 24^3");
         gen_csr_free(&A);
     }
     CHECK_OK(kryl_csr_alloc(&A, 0, 0, 0));
-    check_same_as_weighing_all(&A, "empty");
+    check(&A, "empty");
     kryl_csr_free(&A);
     for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++) {
         test_random_csr(&A, (test_shape)shape, 3001, 3001, 40 + (uint64_t)shape);
-        check_same_as_weighing_all(&A, "random shape");
+        check(&A, "random shape");
         kryl_csr_free(&A);
     }
     tf_dense_blocks(&A, 900, 4, 3);
-    check_same_as_weighing_all(&A, "dense 4x4 blocks");
+    check(&A, "dense 4x4 blocks");
     kryl_csr_free(&A);
     const char *files[] = {"494_bus.mtx",   "bcsstk08.mtx", "cage4.mtx",    "dw8192.mtx",
                            "fidap_ex6.mtx", "lund_a.mtx",   "rdb2048.mtx",  "sherman3.mtx",
                            "west0479.mtx",  "rajat11.mtx",  "cryg2500.mtx", "zenios.mtx"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         if (!tf_read(&A, files[f])) continue;
-        check_same_as_weighing_all(&A, files[f]);
+        check(&A, files[f]);
         kryl_csr_free(&A);
     }
+}
+
+/* The pruned choice is the choice of weighing all. */
+static void check_pruning_keeps_choice(void)
+{
+    each_matrix(check_same_as_weighing_all);
     CHECK(counts_given > 0, "no count was taken from the counter");
 }
 
@@ -347,32 +353,6 @@ static void check_sizes_of_lengths(const kryl_csr *A, const char *what)
             p.sort_window = 0;
         }
         fmt_lengths_free(&lengths);
-    }
-}
-
-static void check_lengths_give_sizes(void)
-{
-    for (int kind = KRYL_GEN_POISSON2D5; kind <= KRYL_GEN_RGG_SPATIAL; kind++) {
-        kryl_csr A;
-        const bool random = kind >= KRYL_GEN_RANDOM_SPD;
-        if (!tf_generate(&A, (kryl_generator_kind)kind, random ? 20000 : 20)) continue;
-        check_sizes_of_lengths(&A, kryl_generator_name((kryl_generator_kind)kind));
-        gen_csr_free(&A);
-    }
-    kryl_csr A;
-    CHECK_OK(kryl_csr_alloc(&A, 0, 0, 0));
-    check_sizes_of_lengths(&A, "empty");
-    kryl_csr_free(&A);
-    for (int shape = 0; shape < TEST_SHAPE_COUNT; shape++) {
-        test_random_csr(&A, (test_shape)shape, 3001, 3001, 60 + (uint64_t)shape);
-        check_sizes_of_lengths(&A, "random shape");
-        kryl_csr_free(&A);
-    }
-    const char *files[] = {"rajat11.mtx", "lp_ship04l.mtx", "ca-GrQc.mtx", "west0479.mtx"};
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        if (!tf_read(&A, files[f])) continue;
-        check_sizes_of_lengths(&A, files[f]);
-        kryl_csr_free(&A);
     }
 }
 
@@ -507,7 +487,7 @@ int main(void)
     check_order_matters();
     check_choose();
     check_pruning_keeps_choice();
-    check_lengths_give_sizes();
+    each_matrix(check_sizes_of_lengths);
     check_bad_device();
     print_table();
     return test_summary("test_formats_model");

@@ -104,6 +104,15 @@ static kryl_status count_windows(const kryl_csr *A, int64_t window, int threads,
     return failed ? fmt_out_of_memory("the sort windows", window, sizeof(int64_t)) : KRYL_SUCCESS;
 }
 
+/* The parts of n rows counted by `keys` lengths each on its own: as many as
+ * threads while their counts take no more room than the rows. */
+static int64_t count_parts(int64_t keys, int64_t n, int threads)
+{
+    int64_t parts = threads;
+    while (parts > 1 && keys * parts > n) parts--;
+    return parts;
+}
+
 /* All n rows as one window: a stable counting sort whose counts and
  * scatter run on `threads` threads over contiguous parts of perm (thread
  * t's rows of length len go after the longer rows and after the rows of
@@ -117,9 +126,7 @@ static kryl_status sort_all(const kryl_csr *A, int threads, int32_t *perm)
     KRYL_HOST_PARALLEL_REDUCE(threads, max, hi)
     for (int64_t i = 0; i < n; i++) hi = row_len(A, perm[i]) > hi ? row_len(A, perm[i]) : hi;
     const int64_t keys = hi - lo + 1;
-    /* parts: as many as threads while their counts take no more room than perm */
-    int64_t parts = threads;
-    while (parts > 1 && keys * parts > n) parts--;
+    const int64_t parts = count_parts(keys, n, threads);
     int64_t *count = NULL;
     int32_t *sorted = NULL;
     kryl_status st = FMT_ALLOC(count, keys * parts, "the row-length counts");
@@ -168,9 +175,7 @@ kryl_status fmt_lengths_of(const kryl_csr *A, int64_t longest, int threads, fmt_
     const int64_t n = A->nrows, keys = longest + 1;
     lengths->longest = longest;
     KRYL_TRY(FMT_ALLOC(lengths->count, keys, "the row-length counts"));
-    /* parts: as many as threads while their counts take no more room than the rows */
-    int64_t parts = threads;
-    while (parts > 1 && keys * parts > n) parts--;
+    const int64_t parts = count_parts(keys, n, threads);
     int64_t *part_count = NULL;
     kryl_status st = KRYL_SUCCESS;
     if (parts > 1) st = FMT_ALLOC(part_count, keys * parts, "the row-length counts");
