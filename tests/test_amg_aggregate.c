@@ -21,12 +21,8 @@ static void check_backend(kryl_context ref, kryl_context ctx, kryl_backend_kind 
  * and 10). */
 static void check_quality(void)
 {
-    const struct {
-        kryl_generator_kind kind;
-        int64_t n;
-        const char *label;
-    } grids[] = {{KRYL_GEN_POISSON2D5, 200, "5-point 200^2"},
-                 {KRYL_GEN_POISSON3D7, 30, "7-point 30^3"}};
+    const test_amg_grid grids[] = {{KRYL_GEN_POISSON2D5, 200, "5-point 200^2"},
+                                   {KRYL_GEN_POISSON3D7, 30, "7-point 30^3"}};
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         int64_t greedy =
             test_amg_iterations(KRYL_BACKEND_OMP, grids[g].kind, grids[g].n, KRYL_AMG_GREEDY);

@@ -18,12 +18,8 @@ int main(void)
     test_check_aggregate(ctx, &big->host->csr, 0.0, true, "7-point grid of 128^3 rows");
     kryl_matrix_destroy(&big);
     kryl_context_destroy(&ctx);
-    const struct {
-        kryl_generator_kind kind;
-        int64_t n;
-        const char *label;
-    } grids[] = {{KRYL_GEN_POISSON2D5, 120, "5-point 120^2"},
-                 {KRYL_GEN_POISSON3D7, 24, "7-point 24^3"}};
+    const test_amg_grid grids[] = {{KRYL_GEN_POISSON2D5, 120, "5-point 120^2"},
+                                   {KRYL_GEN_POISSON3D7, 24, "7-point 24^3"}};
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         int64_t host =
             test_amg_iterations(KRYL_BACKEND_REF, grids[g].kind, grids[g].n, KRYL_AMG_PARALLEL);

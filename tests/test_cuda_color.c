@@ -15,18 +15,10 @@
 static int64_t iterations(kryl_backend_kind backend, kryl_method method, kryl_precond_kind kind,
                           kryl_format format, int64_t n)
 {
-    kryl_context ctx = kt_context(backend);
-    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON3D7, n);
-    double *b = kt_rhs(A, 5);
     kryl_solver_options o;
     kt_options(&o, method, kind, 1e-8, 2000);
     o.format = format;
-    kt_solve s = kt_run(A, &o, b, NULL, NULL);
-    kt_check_converged(&s, kryl_precond_name(kind));
-    free(b);
-    kryl_matrix_destroy(&A);
-    kryl_context_destroy(&ctx);
-    return s.r.iterations;
+    return kt_generated_iterations(backend, KRYL_GEN_POISSON3D7, n, &o, 5, kryl_precond_name(kind));
 }
 
 int main(void)

@@ -283,6 +283,23 @@ static inline double *kt_rhs(kryl_matrix A, uint64_t seed)
     return b;
 }
 
+/* Iterations of the solve o on the generated `kind` of size n, on a context
+ * of `backend` of its own, b = kt_rhs(A, seed): checked converged (label). */
+static inline int64_t kt_generated_iterations(kryl_backend_kind backend, kryl_generator_kind kind,
+                                              int64_t n, const kryl_solver_options *o,
+                                              uint64_t seed, const char *label)
+{
+    kryl_context ctx = kt_context(backend);
+    kryl_matrix A = kt_generate(ctx, kind, n);
+    double *b = kt_rhs(A, seed);
+    kt_solve s = kt_run(A, o, b, NULL, NULL);
+    kt_check_converged(&s, label);
+    free(b);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+    return s.r.iterations;
+}
+
 /* A generated problem: its size, GMRES's restart (0: the default) and how
  * far the iteration counts of the backends may differ from the first one's
  * (negative: any amount). */
