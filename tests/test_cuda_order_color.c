@@ -222,13 +222,8 @@ static void check_real(kryl_context ctx)
                            "dw8192.mtx",   "cage4.mtx",    "EVA.mtx",  "bcsstk33.mtx.gz"};
     int found = 0;
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        const char *path = test_matrix_path(files[k]);
-        if (path == NULL) continue;
-        kryl_matrix A = NULL;
-        if (kryl_matrix_read_mtx(&A, ctx, path) != KRYL_SUCCESS) {
-            CHECK(0, "cannot read %s: %s", path, kryl_last_error());
-            continue;
-        }
+        kryl_matrix A = kt_read(ctx, files[k]);
+        if (A == NULL) continue;
         found++;
         check_order(ctx, A, files[k]);
         kryl_matrix_destroy(&A);

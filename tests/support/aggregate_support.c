@@ -7,7 +7,7 @@
 #include "amg/amg.h"
 #include "backends/backend.h"
 #include "core/objects.h"
-#include "test_support.h"
+#include "test_krylov_support.h"
 
 /* The oracle: the host's strength graph and parallel aggregation, serial. */
 static int64_t oracle(const kryl_csr *A, double theta, bool symmetric, int32_t *aggregate,
@@ -120,12 +120,7 @@ static void disconnected(kryl_csr *A)
 static void check_generated(kryl_context ctx, kryl_generator_kind kind, int64_t size,
                             const char *label)
 {
-    kryl_generator_options o;
-    kryl_generator_options_init(&o, kind, size);
-    int64_t rows = 0, nnz = 0;
-    kryl_matrix A = NULL;
-    CHECK_OK(kryl_generator_size(&o, &rows, &nnz));
-    CHECK_OK(kryl_matrix_generate(&A, ctx, &o, 0, rows));
+    kryl_matrix A = kt_generate(ctx, kind, size);
     if (A == NULL) return;
     bool symmetric = kind != KRYL_GEN_CONVDIFF2D;
     test_check_aggregate(ctx, &A->host->csr, 0.0, symmetric, label);
@@ -164,16 +159,11 @@ void test_aggregate_cases(kryl_context ctx)
     const char *files[] = {"bcsstk06.mtx", "494_bus.mtx", "west0479.mtx",
                            "sherman3.mtx", "ca-GrQc.mtx", "rajat11.mtx"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        const char *path = test_matrix_path(files[f]);
-        FILE *fp = path ? fopen(path, "r") : NULL;
-        if (fp == NULL) {
+        kryl_matrix A = kt_read(ctx, files[f]);
+        if (A == NULL) {
             printf("%s: absent, skipped\n", files[f]);
             continue;
         }
-        fclose(fp);
-        kryl_matrix A = NULL;
-        CHECK_OK(kryl_matrix_read_mtx(&A, ctx, path));
-        if (A == NULL) continue;
         bool symmetric = false;
         CHECK_OK(kryl_matrix_is_symmetric(A, 0.0, &symmetric));
         test_check_aggregate(ctx, &A->host->csr, 0.0, symmetric, files[f]);

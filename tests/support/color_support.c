@@ -7,7 +7,7 @@
 #include "backends/backend.h"
 #include "core/objects.h"
 #include "order/order.h"
-#include "test_support.h"
+#include "test_krylov_support.h"
 
 /* *dst = count entries of src copied to ctx's memory. */
 static void *to_backend(kryl_context ctx, const void *src, size_t bytes)
@@ -174,12 +174,7 @@ static void each_matrix(kryl_context ctx, const char *prefix,
                  {KRYL_GEN_POISSON3D7, 33},
                  {KRYL_GEN_POISSON3D27, 20}};
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
-        kryl_generator_options o;
-        kryl_generator_options_init(&o, grids[g].kind, grids[g].n);
-        int64_t rows = 0, nnz = 0;
-        kryl_matrix A = NULL;
-        CHECK_OK(kryl_generator_size(&o, &rows, &nnz));
-        CHECK_OK(kryl_matrix_generate(&A, ctx, &o, 0, rows));
+        kryl_matrix A = kt_generate(ctx, grids[g].kind, grids[g].n);
         snprintf(label, sizeof label, "%sgenerated grid %d, n=%lld", prefix, (int)grids[g].kind,
                  (long long)grids[g].n);
         check(ctx, A, label);
@@ -187,13 +182,7 @@ static void each_matrix(kryl_context ctx, const char *prefix,
     const char *files[] = {"bcsstk06.mtx", "494_bus.mtx", "west0479.mtx",
                            "sherman3.mtx", "ca-GrQc.mtx", "rajat11.mtx"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        const char *path = test_matrix_path(files[f]);
-        FILE *fp = path ? fopen(path, "r") : NULL;
-        kryl_matrix A = NULL;
-        if (fp) {
-            fclose(fp);
-            CHECK_OK(kryl_matrix_read_mtx(&A, ctx, path));
-        }
+        kryl_matrix A = kt_read(ctx, files[f]);
         snprintf(label, sizeof label, "%s%s", prefix, files[f]);
         check(ctx, A, label);
     }
