@@ -3,7 +3,8 @@
  * OpenMP's, for values written with 17 significant digits (kryl's own
  * "%.17g" output) and with 14 (the "%.13e" of many files of the
  * SuiteSparse collection); with --scipy, SciPy's scipy.io.mmread (best of
- * 3, its own threads) on the same files in the same run.  Also times
+ * 3, on one thread and on its own default threads) on the same files in the
+ * same run.  Also times
  * kryl_mtx_write_csr.
  *
  *   bench_mtx_parse [PATH] [--keep] [--mb N | --stencil N] [--scipy]
@@ -123,18 +124,22 @@ static int stencil_csr(kryl_csr *A, int64_t n)
     return 0;
 }
 
-/* SciPy's mmread of path, best of 3, in MB/s (0 when SciPy is missing). */
-static double time_scipy(const char *path)
+/* SciPy's mmread of path, best of 3, in MB/s (0 when SciPy is missing), on
+ * `threads` threads of fast_matrix_market (0: its default, all cores; set
+ * through scipy.io._fast_matrix_market.PARALLELISM, which threadpoolctl sets). */
+static double time_scipy(const char *path, int threads)
 {
     char cmd[4400];
     snprintf(cmd, sizeof cmd,
              "python3 -c \"import sys, time, scipy, scipy.io\n"
+             "if %d > 0:\n"
+             "    import scipy.io._fast_matrix_market as fmm; fmm.PARALLELISM = %d\n"
              "best = 1e30\n"
              "for rep in range(3):\n"
              "    t0 = time.perf_counter(); scipy.io.mmread(sys.argv[1]); "
              "best = min(best, time.perf_counter() - t0)\n"
              "print(scipy.__version__, best)\" '%s' 2>/dev/null",
-             path);
+             threads, threads, path);
     FILE *p = popen(cmd, "r");
     char version[64] = "";
     double best = 0.0;
@@ -145,9 +150,13 @@ static double time_scipy(const char *path)
         return 0.0;
     }
     double rate = file_mb(path) / best;
-    char label[64];
-    snprintf(label, sizeof label, "scipy %s mmread", version);
-    printf("read  %-28s %8.1f MB in %6.3f s: %7.1f MB/s\n", label, file_mb(path), best, rate);
+    char label[96];
+    if (threads > 0)
+        snprintf(label, sizeof label, "scipy %s mmread, %d thread%s", version, threads,
+                 threads == 1 ? "" : "s");
+    else
+        snprintf(label, sizeof label, "scipy %s mmread", version);
+    printf("read  %-40s %8.1f MB in %6.3f s: %7.1f MB/s\n", label, file_mb(path), best, rate);
     return rate;
 }
 
@@ -232,11 +241,16 @@ int main(int argc, char **argv)
         return 1;
     }
     double r17 = time_read(path, "%.17g values", nnz, 1);
+    double s17_one = scipy ? time_scipy(path, 1) : 0.0;
     double r17_all = time_read(path, "%.17g values", nnz, 0);
-    double s17 = scipy ? time_scipy(path) : 0.0;
+    double s17 = scipy ? time_scipy(path, 0) : 0.0;
     double r13 = time_read(path13, "%.13e values", nnz, 1);
+    double s13_one = scipy ? time_scipy(path13, 1) : 0.0;
     double r13_all = time_read(path13, "%.13e values", nnz, 0);
-    double s13 = scipy ? time_scipy(path13) : 0.0;
+    double s13 = scipy ? time_scipy(path13, 0) : 0.0;
+    if (s17_one > 0.0 && s13_one > 0.0)
+        printf("kryl / scipy on one thread: %.2fx (%%.17g), %.2fx (%%.13e)\n", r17 / s17_one,
+               r13 / s13_one);
     if (s17 > 0.0 && s13 > 0.0)
         printf("kryl on all threads / scipy: %.2fx (%%.17g), %.2fx (%%.13e)\n", r17_all / s17,
                r13_all / s13);
