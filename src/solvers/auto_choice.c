@@ -71,30 +71,30 @@ static void add(struct kryl_auto *a, kryl_method method, kryl_precond_kind preco
 }
 
 /* Whether every diagonal entry is positive, and whether one is zero or
- * absent, over all ranks. */
-static void diagonal_signs(kryl_matrix A, bool *positive, bool *zero)
+ * absent, over all ranks (checked where A is stored). */
+static kryl_status diagonal_signs(kryl_matrix A, bool *positive, bool *zero)
 {
-    const kryl_csr *csr = &A->host->csr;
-    bool pos = true, zer = false;
-    for (int64_t i = 0; i < csr->nrows; i++) {
-        const int64_t k = kryl_csr_find(csr, i, csr->row_begin + i);
-        const double aii = k < 0 ? 0.0 : csr->values[k];
-        pos = pos && aii > 0.0;
-        zer = zer || aii == 0.0;
-    }
+    kryl_diagonal_check found;
+    KRYL_TRY(kryl_matrix_check_diagonal(A, "the analysis of method auto", NULL, false, &found));
+    const int64_t rows = A->host->csr.nrows;
     /* one rank's answer for all: agreement on a status */
-    *positive = kryl_context_agree(A->ctx, pos ? KRYL_SUCCESS : KRYL_ERR_NOT_POSITIVE_DEFINITE) ==
-                KRYL_SUCCESS;
-    *zero = kryl_context_agree(A->ctx, zer ? KRYL_ERR_ZERO_DIAGONAL : KRYL_SUCCESS) != KRYL_SUCCESS;
+    *positive = kryl_context_agree(A->ctx, found.first_nonpositive >= rows
+                                               ? KRYL_SUCCESS
+                                               : KRYL_ERR_NOT_POSITIVE_DEFINITE) == KRYL_SUCCESS;
+    *zero = kryl_context_agree(A->ctx, found.first_zero < rows ? KRYL_ERR_ZERO_DIAGONAL
+                                                               : KRYL_SUCCESS) != KRYL_SUCCESS;
+    return KRYL_SUCCESS;
 }
 
 /* The candidates for A, in the order they are tried. */
-static void choose(kryl_solver s, kryl_matrix A)
+static kryl_status choose(kryl_solver s, kryl_matrix A)
 {
     struct kryl_auto *a = s->automatic;
-    const double asym = kryl_host_matrix_asymmetry(A->host), tol = a->options.symmetry_tol;
+    const double tol = a->options.symmetry_tol;
+    double asym = INFINITY;
     bool positive, zero;
-    diagonal_signs(A, &positive, &zero);
+    KRYL_TRY(kryl_matrix_measure_asymmetry(A, "the analysis of method auto", &asym));
+    KRYL_TRY(diagonal_signs(A, &positive, &zero));
     const bool symmetric = asym <= tol;
     if (asym == 0.0)
         explain(s, "symmetric");
@@ -126,7 +126,7 @@ static void choose(kryl_solver s, kryl_matrix A)
     /* PCG may break down on an indefinite matrix: GMRES follows it */
     if (given != KRYL_PRECOND_NONE) {
         add(a, KRYL_METHOD_GMRES, given, false);
-        return;
+        return KRYL_SUCCESS;
     }
     add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, zero);
     add(a, KRYL_METHOD_BICGSTAB, KRYL_PRECOND_ILU0, zero);
@@ -134,6 +134,7 @@ static void choose(kryl_solver s, kryl_matrix A)
     add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILUTP, false);
     if (!zero) add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_JACOBI, false);
     add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_NONE, false);
+    return KRYL_SUCCESS;
 }
 
 static const char *candidate_name(const candidate *c, char *buf, size_t size)
@@ -208,10 +209,8 @@ kryl_status kryl_auto_create(kryl_solver *solver, kryl_matrix A, const kryl_solv
                          : KRYL_ERROR(KRYL_ERR_NOT_SQUARE,
                                       "the matrix is %lld x %lld; auto needs a square matrix",
                                       (long long)csr->nrows_global, (long long)csr->ncols);
-    if (st == KRYL_SUCCESS) {
-        choose(s, A);
-        st = create_next(s);
-    }
+    if (st == KRYL_SUCCESS) st = choose(s, A);
+    if (st == KRYL_SUCCESS) st = create_next(s);
     if (st != KRYL_SUCCESS) {
         kryl_solver_destroy(&s);
         return st;
@@ -234,29 +233,24 @@ kryl_solver kryl_auto_chosen(kryl_solver s)
     return s->automatic && s->automatic->solver ? s->automatic->solver : s;
 }
 
-/* x = values (the caller's order, doubles). */
-static kryl_status set_x(kryl_solver s, kryl_vector x, const double *values)
+/* to = from, both of x's layout and precision, where they live. */
+static kryl_status copy_vector(kryl_solver s, kryl_vector to, kryl_vector from)
 {
-    return kryl_vector_set(x, values, x->n);
+    return s->ops->permute_copy(s->ctx, to, from, NULL, KRYL_GATHER, NULL);
 }
 
 kryl_status kryl_auto_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_result *result)
 {
     struct kryl_auto *a = s->automatic;
-    const int64_t n = x->n;
-    double *x0 = malloc((size_t)(n > 0 ? n : 1) * sizeof *x0);
-    double *best = malloc((size_t)(n > 0 ? n : 1) * sizeof *best);
-    if (x0 == NULL || best == NULL) {
-        free(x0);
-        free(best);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "auto: cannot keep x0 (%lld entries)",
-                          (long long)n);
-    }
     const double t0 = kryl_wtime();
-    kryl_status st = kryl_vector_get(x, x0, n);
+    /* the caller's x0 and the best x so far, kept beside x (on the device for cuda) */
+    kryl_vector x0 = NULL, best = NULL;
+    kryl_status st = kryl_vector_create_like(&x0, s->ctx, x->layout, x->precision);
+    if (st == KRYL_SUCCESS) st = kryl_vector_create_like(&best, s->ctx, x->layout, x->precision);
+    if (st == KRYL_SUCCESS) st = copy_vector(s, x0, x);
     kryl_result r, kept = {0};
     int64_t iterations = 0;
-    bool have = false;
+    int attempts = 0, kept_attempt = -1;
     candidate kept_choice = a->chosen;
     const int64_t budget = a->options.max_iterations;
     while (st == KRYL_SUCCESS) {
@@ -264,17 +258,18 @@ kryl_status kryl_auto_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_re
          * half of what is left */
         const int64_t left = budget - iterations;
         a->solver->options.max_iterations = a->next < a->count ? (left + 1) / 2 : left;
-        if (have) st = set_x(s, x, x0);
+        if (attempts > 0) st = copy_vector(s, x, x0);
         if (st == KRYL_SUCCESS) st = kryl_solver_solve(a->solver, b, x, &r);
         if (st != KRYL_SUCCESS) break;
         iterations += r.iterations;
-        if (!have || r.relres < kept.relres) {
+        if (kept_attempt < 0 || r.relres < kept.relres) {
             /* the best x so far */
             kept = r;
             kept_choice = a->chosen;
-            st = kryl_vector_get(x, best, n);
-            have = true;
+            kept_attempt = attempts;
+            st = copy_vector(s, best, x);
         }
+        attempts++;
         if (r.converged || a->next >= a->count || iterations >= budget) break;
         char name[96];
         explain(s, "; %s stopped: %s after %lld iterations, relres %.2g",
@@ -288,9 +283,11 @@ kryl_status kryl_auto_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_re
             break;
         }
     }
-    if (st == KRYL_SUCCESS && have) st = set_x(s, x, best);
-    free(x0);
-    free(best);
+    /* x holds the last attempt's: the best one's where an earlier one was better */
+    if (st == KRYL_SUCCESS && kept_attempt >= 0 && kept_attempt != attempts - 1)
+        st = copy_vector(s, x, best);
+    kryl_vector_destroy(&x0);
+    kryl_vector_destroy(&best);
     if (st != KRYL_SUCCESS) return st;
     *result = kept;
     result->iterations = iterations;
