@@ -1,7 +1,7 @@
 /* KRYL_METHOD_AUTO: a method and a preconditioner chosen from A, with
  * fallbacks.  A symmetric matrix (up to options.symmetry_tol) with a
- * positive diagonal gets PCG with AMG where its setup pays (on a device,
- * or from AMG_FIRST_ROWS rows), then with IC(0), MIC(0), Jacobi; any
+ * positive diagonal gets PCG with AMG where its setup pays (in one process,
+ * on a device or from AMG_FIRST_ROWS rows), then with IC(0), MIC(0), Jacobi; any
  * other matrix, or one on which PCG fails, GMRES with ILU(0), then
  * BiCGSTAB with ILU(0), then GMRES with ILUT, then with ILUTP (column
  * pivoting), then with Jacobi, then with none.  Where A has
@@ -108,10 +108,13 @@ static kryl_status choose(kryl_solver s, kryl_matrix A)
         explain(s, ": pcg");
         const bool device = A->ctx->ops->device_memory;
         const int64_t rows = A->host->csr.nrows_global;
+        int ranks = 1;
+        KRYL_TRY(kryl_context_rank(A->ctx, NULL, &ranks));
         if (given != KRYL_PRECOND_NONE) {
             add(a, KRYL_METHOD_PCG, given, false);
         } else {
-            if (device || rows >= AMG_FIRST_ROWS) {
+            /* over ranks AMG's setup runs on the host's rows (amg_ranks.c): not first */
+            if (ranks == 1 && (device || rows >= AMG_FIRST_ROWS)) {
                 explain(s, device ? ", amg first on a device" : ", amg first from %d rows",
                         AMG_FIRST_ROWS);
                 add(a, KRYL_METHOD_PCG, KRYL_PRECOND_AMG, false);
