@@ -373,6 +373,39 @@ static void compare_cg1(const problem *pb, double *const *vals)
     pair_free(&dinv);
 }
 
+static bool same_bits(const double *a, const double *b, int64_t n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* csr_row_sums of a double CSR in both forms: ref's bits (each row added
+ * in its order on every backend) and ref's first zero row. */
+static void compare_row_sums(const problem *pb)
+{
+    const kryl_backend_ops *dut_ops = pb->dut.ctx->ops;
+    if (dut_ops->csr_row_sums == NULL || !kryl_matrix_natural_csr(pb->dut.A) ||
+        !kryl_matrix_natural_csr(pb->ref.A))
+        return;
+    double *a = malloc((size_t)pb->n * sizeof *a), *b = malloc((size_t)pb->n * sizeof *b);
+    const kryl_row_sums forms[] = {KRYL_ROW_SUMS_INVERSE, KRYL_ROW_SUMS_BY_DIAGONAL};
+    for (int f = 0; f < 2; f++) {
+        pair d = pair_new(pb, NULL);
+        int64_t zero_ref = -2, zero_dut = -2;
+        CHECK_OK(
+            pb->ref.ctx->ops->csr_row_sums(pb->ref.ctx, pb->ref.A, forms[f], d.ref, &zero_ref));
+        CHECK_OK(dut_ops->csr_row_sums(pb->dut.ctx, pb->dut.A, forms[f], d.dut, &zero_dut));
+        read_vector(d.ref, b);
+        read_vector(d.dut, a);
+        const char *form = forms[f] == KRYL_ROW_SUMS_INVERSE ? "inverse" : "by diagonal";
+        CHECK(same_bits(a, b, pb->n), "%s: csr_row_sums (%s) differs from ref", pb->label, form);
+        CHECK(zero_dut == zero_ref, "%s: csr_row_sums (%s) zero row %lld, ref %lld", pb->label,
+              form, (long long)zero_dut, (long long)zero_ref);
+        pair_free(&d);
+    }
+    free(a);
+    free(b);
+}
+
 static void compare_all(kryl_context ref_ctx, kryl_context dut_ctx, const char *backend,
                         test_shape shape, int64_t n, kryl_precision precision, bool float_values)
 {
@@ -400,6 +433,7 @@ static void compare_all(kryl_context ref_ctx, kryl_context dut_ctx, const char *
     compare_vector_ops(&pb, vals[0], vals[1], vals[4]);
     compare_cg_updates(&pb, vals);
     if (dut_ctx->ops->cg1_terms) compare_cg1(&pb, vals);
+    if (precision == KRYL_DOUBLE) compare_row_sums(&pb);
     for (int k = 0; k < 6; k++) free(vals[k]);
 done:
     kryl_matrix_destroy(&pb.ref.A);
@@ -425,11 +459,6 @@ static void compare_shapes(kryl_context ref_ctx, kryl_context ctx, const char *n
 }
 
 /* ---- rules every backend follows on its own ---- */
-
-static bool same_bits(const double *a, const double *b, int64_t n)
-{
-    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
-}
 
 /* A stopped or refused step changes no vector and no output scalar. */
 static void check_refused_steps(kryl_context ctx, const char *backend, kryl_precision precision)

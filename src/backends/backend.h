@@ -269,6 +269,13 @@ typedef struct kryl_gmres_ls {
      * found->first_zero is a row: the caller refuses A). */                                       \
     OP(kryl_status, csr_diagonal,                                                                  \
        (kryl_context ctx, kryl_matrix A, kryl_vector d, bool invert, kryl_diagonal_check *found))  \
+    /* csr_row_sums: d (double, A's rows) = the rows' absolute sums as                             \
+     * `what` says, *zero_row = the first row whose sum is 0, or -1, for                           \
+     * an A the checks above read (kryl_csr_abs_row_sums on one thread, the                        \
+     * specification: each sum added in its row's order, so every backend                          \
+     * gives its bits).  Optional (NULL: from the host copy). */                                   \
+    OP(kryl_status, csr_row_sums,                                                                  \
+       (kryl_context ctx, kryl_matrix A, kryl_row_sums what, kryl_vector d, int64_t *zero_row))    \
     /* The format model's passes over the entries (kryl_fmt_counter,                               \
      * src/formats/format.h: the host's counts are the specification) of a                         \
      * square A stored as double CSR of all its rows in the natural order,                         \

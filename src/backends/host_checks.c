@@ -1,7 +1,7 @@
 /* The matrix checks of the host backends (backend.h's csr_asymmetry,
- * csr_diagonal and csr_unmirrored): the host CSR code over A's CSR format
- * arrays, on the context's host threads (one on ref, the serial
- * specification). */
+ * csr_diagonal, csr_row_sums and csr_unmirrored): the host CSR code over
+ * A's CSR format arrays, on the context's host threads (one on ref, the
+ * serial specification). */
 #include "backends/host_step.h"
 #include "core/host_threads.h"
 
@@ -30,6 +30,14 @@ kryl_status kryl_host_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector 
     const kryl_csr csr = stored_csr(A);
     kryl_csr_check_diagonal(&csr, kryl_host_threads(ctx), d ? (double *)d->data : NULL, invert,
                             found);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_host_csr_row_sums(kryl_context ctx, kryl_matrix A, kryl_row_sums what,
+                                   kryl_vector d, int64_t *zero_row)
+{
+    const kryl_csr csr = stored_csr(A);
+    *zero_row = kryl_csr_abs_row_sums(&csr, kryl_host_threads(ctx), what, (double *)d->data);
     return KRYL_SUCCESS;
 }
 

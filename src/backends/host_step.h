@@ -89,6 +89,7 @@ kryl_backend_op_host_unpin kryl_host_unpin;
 /* The matrix checks (host_checks.c). */
 kryl_backend_op_csr_asymmetry kryl_host_csr_asymmetry;
 kryl_backend_op_csr_diagonal kryl_host_csr_diagonal;
+kryl_backend_op_csr_row_sums kryl_host_csr_row_sums;
 kryl_backend_op_csr_unmirrored kryl_host_csr_unmirrored;
 
 /* amg_aggregate: the host's code on A's host copy, on the context's

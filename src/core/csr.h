@@ -127,6 +127,17 @@ void kryl_csr_asymmetry(const kryl_csr *A, int threads, double *worst, double *l
  * rows sorted), on `threads` host threads. */
 int64_t kryl_csr_first_unmirrored(const kryl_csr *A, int threads);
 
+/* What kryl_csr_abs_row_sums writes of row i's sum s_i = sum_j |a_ij|. */
+typedef enum kryl_row_sums {
+    KRYL_ROW_SUMS_INVERSE = 0,    /* 1 / s_i (0 where s_i = 0): l1-Jacobi's diagonal */
+    KRYL_ROW_SUMS_BY_DIAGONAL = 1 /* s_i / |a_ii| (0 where a_ii is 0 or absent): Gershgorin's */
+} kryl_row_sums;
+
+/* d_i (what) from s_i = sum_j |a_ij| over A's owned rows, each added in
+ * the row's order, on `threads` host threads (the same bits whatever the
+ * count); returns the first row with s_i = 0, or -1. */
+int64_t kryl_csr_abs_row_sums(const kryl_csr *A, int threads, kryl_row_sums what, double *d);
+
 /* What a check of the diagonal found (first rows are local, 0-based; the
  * row count where none). */
 typedef struct kryl_diagonal_check {

@@ -1,7 +1,7 @@
 /* The checks a method makes of a host CSR matrix: its asymmetry, its
- * pattern's and its diagonal (the host side of the backends'
- * csr_asymmetry, csr_unmirrored and csr_diagonal, and of a matrix without
- * backend storage to check). */
+ * pattern's, its diagonal and its rows' absolute sums (the host side of
+ * the backends' csr_asymmetry, csr_unmirrored, csr_diagonal and
+ * csr_row_sums, and of a matrix without backend storage to check). */
 #include <math.h>
 
 #include "core/csr.h"
@@ -71,4 +71,23 @@ void kryl_csr_check_diagonal(const kryl_csr *A, int threads, double *d, bool inv
     out->first_zero = zero;
     out->first_nonpositive = nonpositive;
     out->value = nonpositive < n ? diagonal_entry(A, nonpositive) : 0.0;
+}
+
+int64_t kryl_csr_abs_row_sums(const kryl_csr *A, int threads, kryl_row_sums what, double *d)
+{
+    const int64_t n = A->nrows;
+    int64_t zero = n;
+    KRYL_HOST_PARALLEL_REDUCE(threads, min, zero)
+    for (int64_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += fabs(A->values[k]);
+        if (sum == 0.0 && i < zero) zero = i;
+        if (what == KRYL_ROW_SUMS_INVERSE) {
+            d[i] = sum == 0.0 ? 0.0 : 1.0 / sum;
+        } else {
+            const double aii = fabs(diagonal_entry(A, i));
+            d[i] = aii == 0.0 ? 0.0 : sum / aii;
+        }
+    }
+    return zero < n ? zero : -1;
 }

@@ -157,6 +157,7 @@ static void wrap_ops(struct kryl_dist_context *d)
     /* the checks of a distributed matrix are collective, on the host copies */
     d->ops.csr_asymmetry = NULL;
     d->ops.csr_diagonal = NULL;
+    d->ops.csr_row_sums = NULL;
     d->ops.csr_reach = NULL;
     d->ops.csr_diagonals = NULL;
     d->ops.csr_blocks = NULL;

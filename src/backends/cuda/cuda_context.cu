@@ -351,6 +351,7 @@ static kryl_backend_ops make_ops()
     ops.csr_diagonals = kryl_cuda_csr_diagonals;
     ops.csr_blocks = kryl_cuda_csr_blocks;
     ops.csr_diagonal = kryl_cuda_csr_diagonal;
+    ops.csr_row_sums = kryl_cuda_csr_row_sums;
     ops.csr_unmirrored = kryl_cuda_csr_unmirrored;
     ops.matrix_values = kryl_cuda_matrix_values;
     ops.matrix_inverse_diagonal = kryl_cuda_matrix_inverse_diagonal;

@@ -1,5 +1,6 @@
 /* The checks a method makes of its matrix, run on the device over the CSR
- * storage (backend.h's csr_asymmetry and csr_diagonal; csr_unmirrored over
+ * storage (backend.h's csr_asymmetry, csr_diagonal and csr_row_sums;
+ * csr_unmirrored over
  * CSR arrays there, for the color order built on the device): a matrix created
  * from device arrays is checked without a host copy, and one uploaded from
  * the host without a pass of host threads over it. */
@@ -94,6 +95,29 @@ __global__ void diagonal_kernel(int64_t n, const I *__restrict__ row_ptr,
         if (d) d[i] = invert ? 1.0 / aii : aii;
         if (!(aii > 0.0)) atomicMin(&found->first_nonpositive, (unsigned long long)i);
         if (aii == 0.0) atomicMin(&found->first_zero, (unsigned long long)i);
+    }
+}
+
+/* d_i = 1/s_i or s_i/|a_ii| (0 where the divisor is 0), s_i = sum_j |a_ij|;
+ * the first row with s_i = 0.  A thread per row adds its entries in their
+ * order, as the host does, so d has the host's bits. */
+template <typename I>
+__global__ void row_sums_kernel(int64_t n, const I *__restrict__ row_ptr,
+                                const int32_t *__restrict__ col, const double *__restrict__ val,
+                                kryl_row_sums what, double *__restrict__ d, csr_findings *found)
+{
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        double sum = 0.0, aii = 0.0;
+        for (I k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
+            sum += fabs(val[k]);
+            if (col[k] == i) aii = fabs(val[k]);
+        }
+        if (sum == 0.0) atomicMin(&found->first_zero, (unsigned long long)i);
+        if (what == KRYL_ROW_SUMS_INVERSE)
+            d[i] = sum == 0.0 ? 0.0 : 1.0 / sum;
+        else
+            d[i] = aii == 0.0 ? 0.0 : sum / aii;
     }
 }
 
@@ -204,6 +228,36 @@ kryl_status kryl_cuda_csr_diagonal(kryl_context ctx, kryl_matrix A, kryl_vector 
     out->first_nonpositive = (int64_t)(found.first_nonpositive < n ? found.first_nonpositive : n);
     out->value = found.first_nonpositive < n ? found.value : 0.0;
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_csr_row_sums(kryl_context ctx, kryl_matrix A, kryl_row_sums what,
+                                   kryl_vector d, int64_t *zero_row)
+{
+    const cuda_csr *m = static_cast<const cuda_csr *>(A->storage);
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (d->precision != KRYL_DOUBLE || d->n != m->nrows)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "csr_row_sums: d has %lld %s entries, expected %lld doubles",
+                          (long long)d->n, kryl_precision_name(d->precision), (long long)m->nrows);
+    csr_findings *device = nullptr, found;
+    KRYL_TRY(findings_start(s, &device));
+    const unsigned int grid = kryl_cuda_stream_grid(s, m->nrows);
+    kryl_cuda_with_offsets(m, [&](auto offset) {
+        using I = decltype(offset);
+        /* d_i = 1 / sum_j |a_ij|, or sum_j |a_ij| / |a_ii|; the first zero sum */
+        row_sums_kernel<I><<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            m->nrows, static_cast<const I *>(m->row_ptr), m->col_idx,
+            static_cast<const double *>(m->values), what, static_cast<double *>(d->data), device);
+    });
+    cudaError_t err = cudaGetLastError();
+    kryl_status st = err == cudaSuccess ? findings_fetch(s, device, &found)
+                                        : kryl_cuda_failed(err, "launch of row_sums", KRYL_WHERE);
+    kryl_cuda_free(s, device);
+    if (st == KRYL_SUCCESS)
+        *zero_row =
+            found.first_zero < (unsigned long long)m->nrows ? (int64_t)found.first_zero : -1;
+    return st;
 }
 
 kryl_status kryl_cuda_csr_unmirrored(kryl_context ctx, int64_t n, const int64_t *row_ptr,

@@ -114,6 +114,7 @@ static const kryl_backend_ops omp_backend_ops = {
     .matrix_release = kryl_omp_matrix_release,
     .csr_asymmetry = kryl_host_csr_asymmetry,
     .csr_diagonal = kryl_host_csr_diagonal,
+    .csr_row_sums = kryl_host_csr_row_sums,
     .csr_unmirrored = kryl_host_csr_unmirrored,
     .spmv = kryl_omp_spmv,
     .fill = kryl_omp_fill,

@@ -259,6 +259,7 @@ static const kryl_backend_ops ref_ops = {
     .matrix_release = ref_matrix_release,
     .csr_asymmetry = kryl_host_csr_asymmetry,
     .csr_diagonal = kryl_host_csr_diagonal,
+    .csr_row_sums = kryl_host_csr_row_sums,
     .csr_unmirrored = kryl_host_csr_unmirrored,
     .spmv = ref_spmv,
     .fill = ref_fill,
