@@ -111,7 +111,7 @@ static inline kryl_matrix amg_level_matrix(const amg_level *L) { return L->A ? L
 
 /* lambda_max of the level's D^-1 A: Lanczos on its backend matrix for a
  * symmetric A with a positive diagonal, else the Gershgorin bound
- * max_i sum_j |a_ij| / |a_ii| on the host copy. */
+ * max_i sum_j |a_ij| / |a_ii| from its rows' sums where it is stored. */
 kryl_status amg_lambda_max(const amg_level *L, double *lambda);
 
 typedef struct amg_hierarchy {

@@ -13,7 +13,6 @@
  * Each is symmetric in A's inner product, so the cycle is too.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "amg/amg.h"
 
@@ -55,32 +54,25 @@ static kryl_status jacobi_diagonal(amg_hierarchy *h, amg_level *L, double scale)
     return level_dinv(h, L, d, scale);
 }
 
-/* dinv_i = 1 / sum_j |a_ij| (l1-Jacobi) from the level's host copy. */
+/* dinv_i = 1 / sum_j |a_ij| (l1-Jacobi), where the level is stored. */
 static kryl_status l1_diagonal(amg_hierarchy *h, amg_level *L)
 {
     kryl_matrix M = amg_level_matrix(L);
-    KRYL_TRY(kryl_matrix_need_host(M, "the multigrid l1-Jacobi smoother"));
-    const kryl_csr *A = &M->host->csr;
-    int64_t n = A->nrows;
-    double *d = malloc(((size_t)n + 1) * sizeof *d);
-    if (d == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
-    for (int64_t i = 0; i < n; i++) {
-        d[i] = 0.0;
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) d[i] += fabs(A->values[k]);
-        if (d[i] == 0.0) {
-            free(d);
-            return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                              "amg: row %lld of a level is zero; the l1jacobi smoother divides "
-                              "by its sum",
-                              (long long)i);
-        }
-        d[i] = 1.0 / d[i];
+    kryl_vector d = NULL;
+    int64_t zero_row = -1;
+    KRYL_TRY(kryl_vector_create_like(&d, h->ctx, M->layout, M->precision));
+    kryl_status st = kryl_matrix_abs_row_sums(M, "the multigrid l1-Jacobi smoother",
+                                              KRYL_ROW_SUMS_INVERSE, d, &zero_row);
+    if (st == KRYL_SUCCESS && zero_row >= 0)
+        st = KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                        "amg: row %lld of a level is zero; the l1jacobi smoother divides by its "
+                        "sum",
+                        (long long)zero_row);
+    if (st != KRYL_SUCCESS) {
+        kryl_vector_destroy(&d);
+        return st;
     }
-    /* kryl_vector_set takes natural order and gathers into the level's */
-    kryl_status st = kryl_vector_create_like(&L->dinv, h->ctx, L->Ab->layout, L->Ab->precision);
-    if (st == KRYL_SUCCESS) st = kryl_vector_set(L->dinv, d, n);
-    free(d);
-    return st;
+    return level_dinv(h, L, d, 1.0);
 }
 
 kryl_status amg_smoother_setup(amg_hierarchy *h, int level)

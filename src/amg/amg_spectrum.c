@@ -1,29 +1,33 @@
 /* lambda_max(D^-1 A) for the prolongator's damping and the smoothers: a
  * few Lanczos steps on the backend in the D^-1 inner product (Lanczos 1950;
  * solvers/lanczos.c), on the device for cuda, whose largest Ritz value
- * converges first; or Gershgorin's bound where Lanczos does not apply. */
+ * converges first; or Gershgorin's bound where Lanczos does not apply,
+ * from the rows' sums on the backend too. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "amg/amg.h"
 #include "solvers/lanczos.h"
 
-/* max_i sum_j |a_ij| / |a_ii|, an upper bound on |lambda(D^-1 A)| */
-static kryl_status gershgorin(const kryl_csr *A, double *bound)
+/* max_i sum_j |a_ij| / |a_ii| (rows with a_ii = 0 left out), an upper
+ * bound on |lambda(D^-1 A)|, from the rows' sums where M is stored */
+static kryl_status gershgorin(kryl_matrix M, double *bound)
 {
-    double *diag = malloc(((size_t)A->nrows + 1) * sizeof *diag);
-    if (diag == NULL)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld rows",
-                          (long long)A->nrows);
-    kryl_csr_diagonal(A, diag);
-    *bound = 0.0;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        double sum = 0.0;
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) sum += fabs(A->values[k]);
-        if (diag[i] != 0.0 && sum / fabs(diag[i]) > *bound) *bound = sum / fabs(diag[i]);
-    }
-    free(diag);
-    return KRYL_SUCCESS;
+    kryl_context ctx = M->ctx;
+    const kryl_backend_ops *ops = ctx->ops;
+    kryl_vector radii = NULL;
+    kryl_scalar largest = {NULL};
+    int64_t zero_row = -1;
+    kryl_status st = kryl_vector_create_like(&radii, ctx, M->layout, KRYL_DOUBLE);
+    if (st == KRYL_SUCCESS)
+        st = kryl_matrix_abs_row_sums(M, "the multigrid Gershgorin bound",
+                                      KRYL_ROW_SUMS_BY_DIAGONAL, radii, &zero_row);
+    if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)&largest.ptr, sizeof *largest.ptr);
+    /* largest = max_i |radii_i| */
+    if (st == KRYL_SUCCESS) st = ops->amax(ctx, radii, largest);
+    if (st == KRYL_SUCCESS) st = ops->download(ctx, bound, largest.ptr, sizeof *bound);
+    ops->release(ctx, largest.ptr);
+    kryl_vector_destroy(&radii);
+    return st;
 }
 
 kryl_status amg_lambda_max(const amg_level *L, double *lambda)
@@ -45,9 +49,7 @@ kryl_status amg_lambda_max(const amg_level *L, double *lambda)
         double lambda_min = 0.0;
         st = kryl_lanczos_extremes(L->Ab, KRYL_PRECOND_JACOBI, steps, &lambda_min, lambda);
     } else {
-        st = kryl_matrix_need_host(M, "the multigrid Gershgorin bound");
-        if (st == KRYL_SUCCESS) st = gershgorin(&M->host->csr, lambda);
-        st = kryl_context_agree(ctx, st);
+        st = kryl_context_agree(ctx, gershgorin(M, lambda));
         amg_ranks_max(ctx, lambda, 1);
     }
     if (st == KRYL_SUCCESS && !(*lambda > 0.0 && isfinite(*lambda)))

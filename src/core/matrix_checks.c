@@ -1,5 +1,6 @@
-/* The checks a method makes of its matrix (symmetry, the diagonal), run by
- * the backend where A's CSR lives there, else on the host copy. */
+/* The checks a method makes of its matrix (symmetry, the diagonal, the
+ * rows' absolute sums), run by the backend where A's CSR lives there, else
+ * on the host copy. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -95,6 +96,24 @@ kryl_status kryl_matrix_check_diagonal(kryl_matrix A, const char *why, kryl_vect
     /* an inverse of a zero entry is not a value: left out, as the caller refuses A */
     const bool inverse_of_zero = invert && found->first_zero < csr->nrows;
     kryl_status st = d && !inverse_of_zero ? kryl_vector_set(d, values, csr->nrows) : KRYL_SUCCESS;
+    free(values);
+    return st;
+}
+
+kryl_status kryl_matrix_abs_row_sums(kryl_matrix A, const char *why, kryl_row_sums what,
+                                     kryl_vector d, int64_t *zero_row)
+{
+    const kryl_backend_ops *ops = A->ctx->ops;
+    if (ops->csr_row_sums != NULL && kryl_matrix_natural_csr(A) && d->precision == KRYL_DOUBLE)
+        return ops->csr_row_sums(A->ctx, A, what, d, zero_row);
+    KRYL_TRY(kryl_matrix_need_host(A, why));
+    const kryl_csr *csr = &A->host->csr;
+    double *values = malloc((size_t)(csr->nrows > 0 ? csr->nrows : 1) * sizeof *values);
+    if (values == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld row sums", why,
+                          (long long)csr->nrows);
+    *zero_row = kryl_csr_abs_row_sums(csr, A->host->threads, what, values);
+    kryl_status st = kryl_vector_set(d, values, csr->nrows);
     free(values);
     return st;
 }

@@ -219,6 +219,13 @@ kryl_status kryl_matrix_measure_asymmetry(kryl_matrix A, const char *why, double
 kryl_status kryl_matrix_check_diagonal(kryl_matrix A, const char *why, kryl_vector d, bool invert,
                                        kryl_diagonal_check *found);
 
+/* d = A's rows' absolute sums as `what` says (kryl_csr_abs_row_sums), by
+ * the backend's csr_row_sums where A's CSR is stored there, else on the
+ * host copy (made for `why`); d in A's layout, double or A's precision;
+ * *zero_row = the first row of A whose sum is 0, or -1. */
+kryl_status kryl_matrix_abs_row_sums(kryl_matrix A, const char *why, kryl_row_sums what,
+                                     kryl_vector d, int64_t *zero_row);
+
 /* A's host copy, downloaded from its backend storage the first time a
  * host-side step (`why`: "the symmetry check of cg", ...) needs it when A
  * was created from device arrays; nothing to do otherwise. */
