@@ -519,8 +519,9 @@ kryl_status kryl_matrix_create_csr(kryl_matrix *A, kryl_context ctx, int64_t nro
  * and diagonal checks (kryl_matrix_asymmetry, kryl_matrix_is_symmetric, those
  * of cg, pcg and pipecg) and a solve whose setup runs on the device (any
  * method but auto, no preconditioner or jacobi, in csr, double precision,
- * no ordering) never make one; any host-side step (another preconditioner's
- * setup, method or format auto, a conversion, a mixed-precision scheme,
+ * no ordering) never make one, nor a solve's copy of it in single-precision
+ * CSR (rounded on the device); any host-side step (another preconditioner's
+ * setup, method or format auto, another conversion, a mixed-precision scheme,
  * csr_view, statistics, writing, update_values) downloads it once, and
  * kryl_matrix_host_copy says which.  One process (KRYL_ERR_UNSUPPORTED on
  * a distributed context). */

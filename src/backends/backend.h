@@ -231,9 +231,12 @@ typedef struct kryl_gmres_ls {
      * same permutation and arrays as kryl_fmt_build, and its refusals.                            \
      * A->fmt gets the format's shape (A->fmt.on_backend), *perm_backend                           \
      * the permutation in backend memory (ops->alloc's block, the caller's                         \
-     * from then on; NULL in the natural order).  Optional (NULL: converted                        \
-     * on the host); KRYL_ERR_UNSUPPORTED, with no message and nothing                             \
-     * changed, for what it does not convert (the host does). */                                   \
+     * from then on; NULL in the natural order).  For A->fmt.kind CSR:                             \
+     * A->storage = from's (double CSR, natural order, any shape) in                               \
+     * A->precision, each value rounded as the host's cast rounds it.                              \
+     * Optional (NULL: converted on the host); KRYL_ERR_UNSUPPORTED, with no                       \
+     * message and nothing changed, for what it does not convert (the host                         \
+     * does). */                                                                                   \
     OP(kryl_status, matrix_convert,                                                                \
        (kryl_context ctx, kryl_matrix A, kryl_matrix from, int32_t **perm_backend))                \
     /* csr (allocated with A's size) = the CSR arrays of A->storage, built by                      \

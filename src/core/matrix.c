@@ -275,7 +275,12 @@ kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
                                         (size_t)nnz * sizeof *h->csr.values));
         h->values_on = NULL;
     }
-    if (h->origin == NULL || h->csr.row_ptr != NULL) return KRYL_SUCCESS;
+    if (h->csr.row_ptr != NULL) return KRYL_SUCCESS;
+    if (h->origin == NULL)
+        return KRYL_ERROR(KRYL_ERR_UNSUPPORTED,
+                          "%s: the matrix was converted on the device from one since destroyed, "
+                          "and no host copy can be made of it",
+                          why);
     kryl_matrix origin = h->origin;
     kryl_context ctx = origin->ctx;
     kryl_csr csr;
@@ -321,7 +326,7 @@ kryl_status kryl_matrix_host_copy(kryl_matrix A, bool *has_copy, const char **wh
 {
     KRYL_REQUIRE_ARG(A);
     const kryl_host_matrix *h = A->host;
-    if (has_copy) *has_copy = h->csr.row_ptr != NULL || h->origin == NULL;
+    if (has_copy) *has_copy = h->csr.row_ptr != NULL;
     if (why) *why = h->origin ? h->copied_for : "";
     return KRYL_SUCCESS;
 }
@@ -378,6 +383,34 @@ static kryl_status permuted_layout(kryl_matrix B, int32_t *perm_backend)
     return KRYL_SUCCESS;
 }
 
+/* B = A in CSR of another precision, its values rounded on the backend
+ * from A's storage (double CSR of all its rows in the natural order, of
+ * any shape), where A has no host copy: none is made for it.  Else
+ * KRYL_ERR_UNSUPPORTED without a message (the host converts, as it does
+ * from a host copy it has: B then borrows its arrays). */
+static kryl_status precision_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precision precision)
+{
+    kryl_context ctx = A->ctx;
+    const kryl_host_matrix *h = A->host;
+    if (precision == A->precision || h->csr.row_ptr != NULL || h->origin == NULL ||
+        A->storage_deferred || A->dist != NULL || A->fmt.kind != KRYL_FORMAT_CSR ||
+        A->precision != KRYL_DOUBLE || A->layout->perm != NULL)
+        return KRYL_ERR_UNSUPPORTED;
+    kryl_fmt fmt; /* CSR over the host arrays, as A's: NULL until made */
+    memset(&fmt, 0, sizeof fmt);
+    fmt.kind = KRYL_FORMAT_CSR;
+    fmt.nrows = h->csr.nrows;
+    fmt.ncols = h->csr.ncols;
+    fmt.nnz = fmt.stored = h->entries;
+    fmt.borrowed = true;
+    kryl_layout *layout = NULL;
+    KRYL_TRY(new_layout(&h->csr, &layout));
+    storage_source src = {NULL, A, NULL, NULL};
+    kryl_status st = matrix_new(B, ctx, A->host, layout, precision, &fmt, &src, false);
+    kryl_layout_release(ctx, layout); /* B holds its own reference */
+    return st;
+}
+
 /* B = A in `format`, converted on the backend from A's CSR there (uploaded
  * now where deferred: the solve needs it there too), or
  * KRYL_ERR_UNSUPPORTED without a message where the backend does not. */
@@ -385,7 +418,8 @@ static kryl_status convert_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precis
                                       kryl_format format, const kryl_fmt_params *used)
 {
     kryl_context ctx = A->ctx;
-    if (ctx->ops->matrix_convert == NULL || format == KRYL_FORMAT_CSR) return KRYL_ERR_UNSUPPORTED;
+    if (ctx->ops->matrix_convert == NULL) return KRYL_ERR_UNSUPPORTED;
+    if (format == KRYL_FORMAT_CSR) return precision_on_backend(B, A, precision);
     kryl_setup_enter(ctx, KRYL_SETUP_UPLOAD);
     KRYL_TRY(kryl_matrix_need_storage(A, "a conversion of its storage on the backend"));
     if (!kryl_matrix_natural_csr(A)) return KRYL_ERR_UNSUPPORTED;

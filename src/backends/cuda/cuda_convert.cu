@@ -789,6 +789,7 @@ kryl_status kryl_cuda_matrix_convert(kryl_context ctx, kryl_matrix A, kryl_matri
 {
     *perm_backend = nullptr;
     kryl_fmt *F = &A->fmt;
+    if (F->kind == KRYL_FORMAT_CSR) return kryl_cuda_csr_round(ctx, A, from);
     if (!converts(F->kind, F->nnz) || from->storage == nullptr || !kryl_matrix_natural_csr(from))
         return KRYL_ERR_UNSUPPORTED;
     kryl_cuda_state *s = nullptr;

@@ -51,6 +51,12 @@ void kryl_cuda_csr_free(kryl_cuda_state *s, cuda_csr *m);
  * blocks has room for nrows + 1 entries; returns the number of blocks. */
 int64_t kryl_cuda_stream_blocks(const kryl_csr *h, int32_t *blocks);
 
+/* A->storage = the double CSR storage of `from` (natural order, any shape)
+ * in single precision, made on the device: its pattern copied, its values
+ * rounded to float as the host rounds them (cuda_matrix_device.cu);
+ * KRYL_ERR_UNSUPPORTED, with no message, for another source or precision. */
+kryl_status kryl_cuda_csr_round(kryl_context ctx, kryl_matrix A, kryl_matrix from);
+
 /* m->kernel and m->lanes from m's row length statistics. */
 void kryl_cuda_csr_choose_kernel(cuda_csr *m);
 

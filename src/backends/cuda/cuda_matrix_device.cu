@@ -2,7 +2,8 @@
  * (kryl_matrix_create_csr_device): the arrays are checked by kernels, their
  * row length statistics reduced there, and copied device to device; the
  * host copy is downloaded from the storage only when a host-side step needs
- * it (kryl_matrix_download). */
+ * it (kryl_matrix_download).  Also a single-precision copy of such a
+ * storage, made device to device (matrix_convert to CSR). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -83,6 +84,13 @@ __global__ void widen_offsets_kernel(int64_t count, const int32_t *__restrict__ 
                                      int64_t *__restrict__ wide)
 {
     KRYL_CUDA_FOR_EACH(i, count) wide[i] = narrow[i];
+}
+
+/* narrow[k] = wide[k] rounded to the nearest float, as the host's (float) cast */
+__global__ void narrow_values_kernel(int64_t count, const double *__restrict__ wide,
+                                     float *__restrict__ narrow)
+{
+    KRYL_CUDA_FOR_EACH(k, count) narrow[k] = __double2float_rn(wide[k]);
 }
 
 /* *out = the check's result, copied to the host once the kernels are done. */
@@ -258,6 +266,57 @@ kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const
     /* the stream kernel's blocks need the offsets on the host: made only for it */
     if (st == KRYL_SUCCESS && m->kernel == KRYL_CUDA_SPMV_STREAM) st = kryl_cuda_csr_blocks(s, m);
     return kryl_cuda_csr_adopt(ctx, s, A, m, st, " from device arrays (no host copy)");
+}
+
+/* m's arrays (m sized as f): f's row offsets, columns and stream blocks
+ * copied, its values rounded to float. */
+static kryl_status copy_rounded(kryl_cuda_state *s, const cuda_csr *f, cuda_csr *m)
+{
+    const size_t offsets = (size_t)(m->nrows + 1) * (m->wide ? sizeof(int64_t) : sizeof(int32_t));
+    KRYL_TRY(kryl_cuda_malloc(s, &m->row_ptr, offsets, "a matrix's row offsets"));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&m->col_idx, (size_t)m->nnz * sizeof(int32_t),
+                              "a matrix's columns"));
+    KRYL_TRY(kryl_cuda_malloc(s, &m->values, (size_t)m->nnz * sizeof(float), "a matrix's values"));
+    KRYL_CUDA_CHECK(
+        cudaMemcpyAsync(m->row_ptr, f->row_ptr, offsets, cudaMemcpyDeviceToDevice, s->stream));
+    if (m->nnz > 0) {
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(m->col_idx, f->col_idx, (size_t)m->nnz * sizeof(int32_t),
+                                        cudaMemcpyDeviceToDevice, s->stream));
+        /* values: a_k rounded to float */
+        narrow_values_kernel<<<kryl_cuda_stream_grid(s, m->nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            m->nnz, static_cast<const double *>(f->values), static_cast<float *>(m->values));
+        KRYL_CUDA_CHECK_LAUNCH("narrow_values");
+    }
+    if (f->row_blocks != nullptr) {
+        const size_t bytes = (size_t)(f->block_count + 1) * sizeof(int32_t);
+        KRYL_TRY(kryl_cuda_malloc(s, (void **)&m->row_blocks, bytes, "the stream blocks"));
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(m->row_blocks, f->row_blocks, bytes,
+                                        cudaMemcpyDeviceToDevice, s->stream));
+        m->block_count = f->block_count;
+    }
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_csr_round(kryl_context ctx, kryl_matrix A, kryl_matrix from)
+{
+    const cuda_csr *f = static_cast<const cuda_csr *>(from->storage);
+    if (f == nullptr || from->fmt.kind != KRYL_FORMAT_CSR || from->precision != KRYL_DOUBLE ||
+        from->layout->perm != nullptr || A->precision != KRYL_SINGLE || A->fmt.nrows != f->nrows ||
+        A->fmt.ncols != f->ncols || A->fmt.nnz != f->nnz)
+        return KRYL_ERR_UNSUPPORTED;
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    cuda_csr *m = kryl_cuda_csr_new(f->nrows, f->ncols, f->nnz);
+    if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
+    /* the same pattern: the same statistics and kernel */
+    m->mean = f->mean;
+    m->sd = f->sd;
+    m->max_len = f->max_len;
+    kryl_cuda_csr_choose_kernel(m);
+    kryl_status st = copy_rounded(s, f, m);
+    if (st == KRYL_SUCCESS && m->kernel == KRYL_CUDA_SPMV_STREAM) st = kryl_cuda_csr_blocks(s, m);
+    return kryl_cuda_csr_adopt(ctx, s, A, m, st, ", rounded on the device from double");
 }
 
 kryl_status kryl_cuda_matrix_download(kryl_context ctx, kryl_matrix A, kryl_csr *csr)
