@@ -9,7 +9,11 @@
 #include "solvers/solver_impl.h"
 #include "test_krylov_support.h"
 
-static const amg_hierarchy *hierarchy_of(kryl_solver s) { return s->pc->data; }
+/* The hierarchy of an AMG-preconditioned solver (a mixed scheme's in its inner solver). */
+static const amg_hierarchy *hierarchy_of(kryl_solver s)
+{
+    return s->inner != NULL ? s->inner->pc->data : s->pc->data;
+}
 
 /* The same pattern, and values equal up to rounding: lambda_max comes from
  * the backend's reductions and the products from its own summation order. */
@@ -64,9 +68,155 @@ static void compare_levels(const amg_hierarchy *hr, const amg_hierarchy *hc, con
               "%s: aggregates of level %d differ", label, l);
         free(ga);
         free(gb);
-        CHECK(csr_close(host_of(a->P), host_of(b->P)) && csr_close(host_of(a->R), host_of(b->R)),
-              "%s: P or R of level %d differs", label, l);
+        /* single-precision transfers: check_setup_as_host */
+        if (a->P->precision == KRYL_DOUBLE && b->P->precision == KRYL_DOUBLE)
+            CHECK(csr_close(host_of(a->P), host_of(b->P)) &&
+                      csr_close(host_of(a->R), host_of(b->R)),
+                  "%s: P or R of level %d differs", label, l);
     }
+}
+
+/* Whether the single-precision matrix F holds the float nearest each value
+ * of the double CSR D, in D's pattern: F e_j (float) is column j of D
+ * rounded, for every column j, to the bit (tol 0) or within tol of
+ * max(1, max |d_ij|) (D another backend's, rounded otherwise). */
+static bool float_matrix_rounds(kryl_matrix F, const kryl_csr *D, double tol)
+{
+    kryl_context ctx = F->ctx;
+    const kryl_backend_ops *ops = ctx->ops;
+    kryl_csr T;
+    CHECK_OK(kryl_csr_transpose(D, &T));
+    kryl_layout rows = {1, D->nrows, D->nrows, 0, NULL, NULL};
+    kryl_layout cols = {1, D->ncols, D->ncols, 0, NULL, NULL};
+    kryl_vector x = NULL, y = NULL;
+    CHECK_OK(kryl_vector_create_like(&x, ctx, &cols, KRYL_SINGLE));
+    CHECK_OK(kryl_vector_create_like(&y, ctx, &rows, KRYL_SINGLE));
+    float *column = calloc((size_t)D->nrows + 1, sizeof *column);
+    float *expect = calloc((size_t)D->nrows + 1, sizeof *expect);
+    const float one = 1.0f, zero = 0.0f;
+    bool same = x != NULL && y != NULL && F->precision == KRYL_SINGLE;
+    for (int64_t j = 0; same && j < D->ncols; j++) {
+        /* y = F e_j */
+        CHECK_OK(ops->upload(ctx, (float *)x->data + j, &one, sizeof one));
+        CHECK_OK(ops->spmv(ctx, F, 1.0, x, 0.0, NULL, y, NULL));
+        CHECK_OK(ops->upload(ctx, (float *)x->data + j, &zero, sizeof zero));
+        CHECK_OK(ops->download(ctx, column, y->data, (size_t)D->nrows * sizeof *column));
+        for (int64_t k = T.row_ptr[j]; k < T.row_ptr[j + 1]; k++)
+            expect[T.col_idx[k]] = (float)T.values[k];
+        for (int64_t i = 0; i < D->nrows && same; i++)
+            same = tol == 0.0 ? memcmp(&column[i], &expect[i], sizeof *column) == 0
+                              : fabs((double)column[i] - (double)expect[i]) <=
+                                    tol * fmax(1.0, fabs((double)expect[i]));
+        for (int64_t k = T.row_ptr[j]; k < T.row_ptr[j + 1]; k++) expect[T.col_idx[k]] = 0.0f;
+    }
+    free(column);
+    free(expect);
+    kryl_vector_destroy(&x);
+    kryl_vector_destroy(&y);
+    kryl_csr_free(&T);
+    return same;
+}
+
+/* What the host computed before the backends did (the same bits are
+ * expected): level l's l1-Jacobi diagonal 1 / sum_j |a_ij| in the level's
+ * precision, and, where Lanczos does not apply, Gershgorin's bound
+ * max_i sum_j |a_ij| / |a_ii| over the rows with a_ii != 0; and each level's
+ * single-precision matrices are its double ones rounded.  Transfers made
+ * in single precision on the device keep no double copy: with `ref`, they
+ * are compared with ref's, rounded, up to a float's rounding. */
+static void check_setup_as_host(const amg_hierarchy *h, const amg_hierarchy *ref, const char *label)
+{
+    for (int l = 0; l < h->nlevels; l++) {
+        const amg_level *L = &h->levels[l];
+        kryl_matrix M = amg_level_matrix(L);
+        const kryl_csr *A = host_of(M);
+        const int64_t n = A->nrows;
+        double *sum = malloc((size_t)(n + 1) * sizeof *sum);
+        double bound = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            sum[i] = 0.0;
+            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+                sum[i] += fabs(A->values[k]);
+            int64_t d = kryl_csr_find(A, i, i);
+            double aii = d < 0 ? 0.0 : fabs(A->values[d]);
+            if (aii != 0.0 && sum[i] / aii > bound) bound = sum[i] / aii;
+        }
+        const bool smoothed = l + 1 < h->nlevels || n > KRYL_AMG_DENSE_MAX;
+        if (h->opts.smoother == KRYL_AMG_L1JACOBI && smoothed && L->dinv != NULL) {
+            double *got = malloc((size_t)(n + 1) * sizeof *got);
+            CHECK_OK(kryl_vector_get(L->dinv, got, n));
+            int64_t differ = 0;
+            for (int64_t i = 0; i < n; i++) {
+                double expect = 1.0 / sum[i];
+                if (L->Ab->precision == KRYL_SINGLE) expect = (float)expect;
+                differ += memcmp(&got[i], &expect, sizeof expect) != 0;
+            }
+            CHECK(differ == 0, "%s: %lld entries of level %d's l1 diagonal differ from the host's",
+                  label, (long long)differ, l);
+            free(got);
+        }
+        if (!L->symmetric && l + 1 < h->nlevels)
+            CHECK(L->lambda_max == bound, "%s: level %d's Gershgorin bound %.17g, the host's %.17g",
+                  label, l, L->lambda_max, bound);
+        free(sum);
+        if (L->Ab->precision != KRYL_SINGLE) continue;
+        if (l > 0)
+            CHECK(float_matrix_rounds(L->Ab, A, 0.0),
+                  "%s: level %d's float A is not its double one rounded", label, l);
+        if (l + 1 >= h->nlevels || (ref != NULL && l + 1 >= ref->nlevels)) continue;
+        const amg_level *from = ref ? &ref->levels[l] : L;
+        const double tol = ref ? 2.0 * FLT_EPSILON : 0.0;
+        CHECK(float_matrix_rounds(L->P, host_of(from->P), tol) &&
+                  float_matrix_rounds(L->R, host_of(from->R), tol),
+              "%s: level %d's float P or R is not the double one rounded", label, l);
+    }
+}
+
+/* Hierarchies whose setup sums |a_ij| (the l1 diagonal, Gershgorin's bound
+ * on nonsymmetric levels) and rounds levels to float, with the iterations
+ * to 1e-8 (1e-5 in single precision; inner ones of a mixed scheme) that
+ * the host's setup of these gave on ref and omp (greedy coarsening). */
+static const struct amg_sums_case {
+    kryl_method method;
+    kryl_precision precision;
+    kryl_mixed_scheme mixed;
+    kryl_generator_kind kind;
+    int64_t n;
+    kryl_amg_aggregation aggregation;
+    kryl_amg_smoother smoother;
+    int64_t iterations;
+} amg_sums_cases[] = {
+    {KRYL_METHOD_PCG, KRYL_DOUBLE, KRYL_MIXED_NONE, KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED,
+     KRYL_AMG_L1JACOBI, 15},
+    {KRYL_METHOD_GMRES, KRYL_DOUBLE, KRYL_MIXED_NONE, KRYL_GEN_CONVDIFF2D, 40, KRYL_AMG_PLAIN,
+     KRYL_AMG_L1JACOBI, 40},
+    {KRYL_METHOD_GMRES, KRYL_DOUBLE, KRYL_MIXED_NONE, KRYL_GEN_CONVDIFF2D, 40, KRYL_AMG_SMOOTHED,
+     KRYL_AMG_JACOBI, 31},
+    {KRYL_METHOD_PCG, KRYL_SINGLE, KRYL_MIXED_NONE, KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED,
+     KRYL_AMG_L1JACOBI, 10},
+    {KRYL_METHOD_GMRES, KRYL_SINGLE, KRYL_MIXED_NONE, KRYL_GEN_CONVDIFF2D, 40, KRYL_AMG_PLAIN,
+     KRYL_AMG_CHEBYSHEV, 16},
+    {KRYL_METHOD_GMRES, KRYL_MIXED, KRYL_MIXED_INNER_OUTER, KRYL_GEN_CONVDIFF2D, 40, KRYL_AMG_PLAIN,
+     KRYL_AMG_L1JACOBI, 59},
+    {KRYL_METHOD_PCG, KRYL_MIXED, KRYL_MIXED_IR, KRYL_GEN_POISSON2D5, 40, KRYL_AMG_SMOOTHED,
+     KRYL_AMG_L1JACOBI, 17},
+};
+
+static void amg_sums_options(const struct amg_sums_case *c, kryl_solver_options *o, char *label,
+                             size_t size, const char *backend)
+{
+    amg_options(o, c->method);
+    o->precision = c->precision;
+    o->mixed = c->mixed;
+    o->amg.aggregation = c->aggregation;
+    o->amg.smoother = c->smoother;
+    o->rtol = c->precision == KRYL_SINGLE ? 1e-5 : 1e-8;
+    o->max_iterations = 200;
+    snprintf(label, size, "%s %s%s%s %s %s %s %lld on %s", kryl_method_name(c->method),
+             kryl_precision_name(c->precision), c->mixed ? " " : "",
+             c->mixed ? kryl_mixed_scheme_name(c->mixed) : "",
+             kryl_amg_aggregation_name(c->aggregation), kryl_amg_smoother_name(c->smoother),
+             kryl_generator_name(c->kind), (long long)c->n, backend);
 }
 
 /* T of n rows: row i in aggregate i / 3 with a random value, every seventh row in none. */

@@ -4,7 +4,11 @@
  * rounding (test_amg_support.h), smoothed and plain, symmetric and not;
  * the backend's tentative prolongator and products against the host's; a
  * resetup against a fresh setup; level 0 in the sorted formats' row
- * orders, in single precision and created from device arrays.  The
+ * orders, in single precision and created from device arrays.  With
+ * l1-Jacobi, on a nonsymmetric matrix and in single and mixed precision,
+ * no coarse level but the coarsest has a host copy, and the l1 diagonal,
+ * Gershgorin's bound and the float levels made on the device are the
+ * host's computation to the bit.  The
  * products both by cuSPARSE's SpGEMM and by the backend's hash SpGEMM
  * (KRYL_AMG_SPGEMM), also on awkward shapes and with the six rigid-body
  * modes of elasticity as the near-nullspace.  Skipped without a GPU. */
@@ -64,6 +68,55 @@ static void check_levels(kryl_context ref, kryl_context gpu)
         }
         kryl_solver_destroy(&sr);
         kryl_solver_destroy(&sg);
+        kryl_matrix_destroy(&Ar);
+        kryl_matrix_destroy(&Ag);
+    }
+}
+
+/* No host copy of any level's matrices, double or single, but the
+ * coarsest's (its dense inverse is made on the host). */
+static void check_no_level_copies(const amg_hierarchy *h, const char *label)
+{
+    check_no_host_copies(h, label);
+    for (int l = 1; l + 1 < h->nlevels; l++)
+        CHECK(!has_host_copy(h->levels[l].A) && !has_host_copy(h->levels[l].Ab),
+              "%s: level %d's matrix has a host copy", label, l);
+}
+
+/* The setup's row sums and float levels on the device (test_amg_support.h's
+ * cases, aggregated by the device's parallel coarsening): no host copies,
+ * the host's bits, ref's levels and iterations. */
+static void check_setup_sums(kryl_context ref, kryl_context gpu)
+{
+    for (size_t c = 0; c < sizeof amg_sums_cases / sizeof amg_sums_cases[0]; c++) {
+        const struct amg_sums_case *k = &amg_sums_cases[c];
+        kryl_solver_options o;
+        char label[256];
+        amg_sums_options(k, &o, label, sizeof label, "cuda");
+        o.amg.coarsening = KRYL_AMG_PARALLEL;
+        kryl_matrix Ar = kt_generate(ref, k->kind, k->n), Ag = kt_generate(gpu, k->kind, k->n);
+        kryl_solver sr = NULL, sg = NULL;
+        CHECK_OK(kryl_solver_create(&sr, Ar, &o));
+        CHECK_OK(kryl_solver_create(&sg, Ag, &o));
+        if (sr != NULL && sg != NULL) {
+            const amg_hierarchy *hr = hierarchy_of(sr), *hg = hierarchy_of(sg);
+            check_no_level_copies(hg, label);
+            CHECK(hr->nlevels == hg->nlevels && hg->nlevels >= 3, "%s: %d levels, ref %d", label,
+                  hg->nlevels, hr->nlevels);
+            compare_levels(hr, hg, label);
+            check_setup_as_host(hg, hr, label);
+        }
+        kryl_solver_destroy(&sr);
+        kryl_solver_destroy(&sg);
+        double *b = kt_rhs(Ar, 5);
+        kt_solve on_ref = kt_run(Ar, &o, b, NULL, NULL), on_gpu = kt_run(Ag, &o, b, NULL, NULL);
+        kt_check_converged(&on_gpu, label);
+        const int64_t its = k->mixed ? on_gpu.r.inner_iterations : on_gpu.r.iterations;
+        const int64_t ref_its = k->mixed ? on_ref.r.inner_iterations : on_ref.r.iterations;
+        printf("%s: %lld iterations, ref %lld\n", label, (long long)its, (long long)ref_its);
+        CHECK(llabs(its - ref_its) <= 2, "%s: %lld iterations, ref %lld", label, (long long)its,
+              (long long)ref_its);
+        free(b);
         kryl_matrix_destroy(&Ar);
         kryl_matrix_destroy(&Ag);
     }
@@ -169,6 +222,7 @@ int main(void)
     }
     unsetenv("KRYL_AMG_SPGEMM");
     check_tentative_against_host(ref, gpu, KRYL_BACKEND_CUDA, "cuda");
+    check_setup_sums(ref, gpu);
     check_level_zero(gpu);
     kryl_context_destroy(&gpu);
     kryl_context_destroy(&ref);
