@@ -1,7 +1,7 @@
-/* The backends' matrix checks (csr_asymmetry, csr_diagonal, and
- * csr_unmirrored over CSR arrays) against the host oracles
- * (kryl_csr_asymmetry, kryl_csr_check_diagonal on one thread, a scan of
- * the mirrored rows),
+/* The backends' matrix checks (csr_asymmetry, csr_diagonal, csr_row_sums
+ * and csr_unmirrored over CSR arrays) against the host oracles
+ * (kryl_csr_asymmetry, kryl_csr_check_diagonal on one thread, the rows'
+ * sums added in order, a scan of the mirrored rows),
  * on every backend (ref, omp with its default team and 3 threads, cuda
  * where a GPU is present), bit for bit: random matrices of every awkward
  * shape and size (empty rows, a dense row, diagonal only, long rows), their
@@ -104,6 +104,44 @@ static void compare_diagonal(kryl_context ctx, kryl_matrix A, const kryl_csr *h,
     free(got);
 }
 
+/* The rows' sums of |a_ij| by ctx's backend against a plain loop over h's
+ * rows (each added in order, as AMG's setup did on the host): 1/s_i and
+ * s_i/|a_ii| to the bit (0 where the divisor is 0), the first zero row. */
+static void compare_row_sums(kryl_context ctx, kryl_matrix A, const kryl_csr *h, const char *label)
+{
+    const int64_t n = h->nrows;
+    double *inverse = malloc((size_t)(n > 0 ? n : 1) * sizeof *inverse);
+    double *radius = malloc((size_t)(n > 0 ? n : 1) * sizeof *radius);
+    double *got = malloc((size_t)(n > 0 ? n : 1) * sizeof *got);
+    int64_t want_zero = -1;
+    for (int64_t i = 0; i < n; i++) {
+        double sum = 0.0, aii = 0.0;
+        for (int64_t k = h->row_ptr[i]; k < h->row_ptr[i + 1]; k++) {
+            sum += fabs(h->values[k]);
+            if (h->col_idx[k] == i) aii = fabs(h->values[k]);
+        }
+        if (sum == 0.0 && want_zero < 0) want_zero = i;
+        inverse[i] = sum == 0.0 ? 0.0 : 1.0 / sum;
+        radius[i] = aii == 0.0 ? 0.0 : sum / aii;
+    }
+    const kryl_row_sums forms[] = {KRYL_ROW_SUMS_INVERSE, KRYL_ROW_SUMS_BY_DIAGONAL};
+    kryl_vector d = NULL;
+    CHECK_OK(kryl_vector_create(&d, A, KRYL_DOUBLE));
+    for (int f = 0; f < 2 && d != NULL; f++) {
+        int64_t zero = -2;
+        CHECK_OK(ctx->ops->csr_row_sums(ctx, A, forms[f], d, &zero));
+        CHECK_OK(kryl_vector_get(d, got, n));
+        const double *want = f == 0 ? inverse : radius;
+        CHECK(zero == want_zero && memcmp(got, want, (size_t)n * sizeof *got) == 0,
+              "%s: row sums (%s) differ, first zero row %lld, expected %lld", label,
+              f == 0 ? "inverse" : "by diagonal", (long long)zero, (long long)want_zero);
+    }
+    kryl_vector_destroy(&d);
+    free(inverse);
+    free(radius);
+    free(got);
+}
+
 /* The first row of h holding an a_ij (j != i) without a stored a_ji, or
  * -1: a scan of row j for each entry (the oracle of csr_unmirrored). */
 static int64_t first_unmirrored(const kryl_csr *h)
@@ -155,6 +193,7 @@ static void compare(kryl_context ctx, const kryl_csr *h, const char *what)
               want_worst, want_largest);
         compare_diagonal(ctx, A, h, false, label);
         compare_diagonal(ctx, A, h, true, label);
+        if (ctx->ops->csr_row_sums) compare_row_sums(ctx, A, h, label);
         /* the public query measures where A is stored */
         double relative = -1.0;
         CHECK_OK(kryl_matrix_asymmetry(A, &relative));

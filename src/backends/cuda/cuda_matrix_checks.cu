@@ -1,9 +1,9 @@
 /* The checks a method makes of its matrix, run on the device over the CSR
  * storage (backend.h's csr_asymmetry, csr_diagonal and csr_row_sums;
- * csr_unmirrored over
- * CSR arrays there, for the color order built on the device): a matrix created
- * from device arrays is checked without a host copy, and one uploaded from
- * the host without a pass of host threads over it. */
+ * csr_unmirrored over CSR arrays there, for the color order built on the
+ * device): a matrix created from device arrays is checked without a host
+ * copy, and one uploaded from the host without a pass of host threads over
+ * it. */
 #include <limits.h>
 #include <string.h>
 
