@@ -57,12 +57,13 @@ static void check_levels_against_ref(kryl_context ref, kryl_context ctx, kryl_ba
 }
 
 /* The setup's sums and float levels as the host made them (the same bits),
- * and the iterations they gave. */
+ * and the iterations they gave, on the host's backends (cuda's:
+ * test_cuda_amg, whose float transfers keep no double copy). */
 static void check_setup_sums(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
                              const char *name)
 {
     (void)ref;
-    (void)kind;
+    if (kind == KRYL_BACKEND_CUDA) return;
     for (size_t c = 0; c < sizeof amg_sums_cases / sizeof amg_sums_cases[0]; c++) {
         const struct amg_sums_case *k = &amg_sums_cases[c];
         kryl_solver_options o;
