@@ -499,6 +499,38 @@ static void test_cg_steps(kryl_precision p, int64_t n)
 
 /* ---- errors ---- */
 
+/* Uploads past the pinned ring's threshold (32 MiB, chunks of 8 MiB: a
+ * partial last chunk, several rounds of the slots) and below it arrive
+ * byte for byte, back to back on the stream. */
+static void test_large_uploads(void)
+{
+    kryl_context g = sides[1].ctx;
+    const size_t sizes[] = {(size_t)5 * (8u << 20) + 4099, (size_t)32 << 20, 1000};
+    for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+        const size_t bytes = sizes[c];
+        unsigned char *host = malloc(bytes), *back = malloc(bytes);
+        for (size_t i = 0; i < bytes; i++) host[i] = (unsigned char)(i * 2654435761u >> 24);
+        void *dev = NULL, *dev2 = NULL;
+        CHECK_OK(g->ops->alloc(g, &dev, bytes));
+        CHECK_OK(g->ops->alloc(g, &dev2, bytes));
+        CHECK_OK(g->ops->upload(g, dev, host, bytes));
+        /* the source may be reused at once: the second copy sends other bytes */
+        memset(host, 0x5a, bytes);
+        CHECK_OK(g->ops->upload(g, dev2, host, bytes));
+        CHECK_OK(g->ops->download(g, back, dev, bytes));
+        size_t wrong = 0;
+        for (size_t i = 0; i < bytes; i++)
+            wrong += back[i] != (unsigned char)(i * 2654435761u >> 24);
+        CHECK(wrong == 0, "upload of %zu bytes: %zu bytes differ", bytes, wrong);
+        CHECK_OK(g->ops->download(g, back, dev2, bytes));
+        CHECK(memcmp(back, host, bytes) == 0, "second upload of %zu bytes differs", bytes);
+        g->ops->release(g, dev);
+        g->ops->release(g, dev2);
+        free(host);
+        free(back);
+    }
+}
+
 static void test_errors(void)
 {
     void *ptr = (void *)1;
@@ -651,6 +683,7 @@ int main(void)
         test_vectors(p, 3000001); /* more blocks than one reduction grid */
         test_cg_steps(p, 3000001);
     }
+    test_large_uploads();
     test_errors();
     for (int b = 0; b < 2; b++) kryl_context_destroy(&sides[b].ctx);
     test_solves();

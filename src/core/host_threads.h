@@ -48,6 +48,10 @@
 /* The most threads of the regions that split work by kryl_host_team(). */
 #define KRYL_HOST_MAX_TEAM 64
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Threads for the host setup work of a context: 1 on ref, the omp
  * backend's team as it stands (it follows the free cores), else the
  * context's OpenMP threads (its option, or OpenMP's default). */
@@ -61,5 +65,9 @@ int kryl_host_team(void);
 
 /* The threads OpenMP runs a region on by default (1 without OpenMP). */
 int kryl_host_max_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/host_threads.h"
 
 /* 0: the default (KRYL_MAX_MEMORY, else available memory); -1: none. */
 static _Atomic int64_t max_memory;
@@ -123,4 +124,15 @@ kryl_status kryl_memory_check(int64_t bytes, const char *what)
                       "larger --max-memory (or KRYL_MAX_MEMORY) if it fits",
                       what, kryl_format_bytes(need, sizeof need, bytes), (long long)bytes,
                       kryl_format_bytes(have, sizeof have, limit), source);
+}
+
+void kryl_host_copy(void *dst, const void *src, size_t bytes, int threads)
+{
+    const size_t piece = (size_t)1 << 20;
+    const int64_t pieces = (int64_t)((bytes + piece - 1) / piece);
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t p = 0; p < pieces; p++) {
+        const size_t at = (size_t)p * piece, left = bytes - at;
+        memcpy((char *)dst + at, (const char *)src + at, left < piece ? left : piece);
+    }
 }

@@ -79,6 +79,7 @@ extern "C" bool kryl_cuda_device_present(void)
 static void release_state(kryl_cuda_state *s)
 {
     if (s == nullptr) return;
+    kryl_cuda_upload_release(s);
     if (s->stream) {
         cudaStreamSynchronize(s->stream);
         cudaStreamDestroy(s->stream);
@@ -146,6 +147,7 @@ static kryl_status cuda_init(kryl_context ctx)
     }
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.100s (%d SMs, %d MB L2)", prop.name,
              prop.multiProcessorCount, prop.l2CacheSize / (1024 * 1024));
+    s->ctx = ctx;
     ctx->backend = s;
     return KRYL_SUCCESS;
 }
@@ -273,10 +275,8 @@ static kryl_status cuda_upload(kryl_context ctx, void *dst, const void *src, siz
 {
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (bytes == 0) return KRYL_SUCCESS;
-    /* from pageable memory the call returns once src has been staged: src may be reused */
-    KRYL_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
-    return KRYL_SUCCESS;
+    /* src may be reused on return: staged by the driver or through the pinned slots */
+    return kryl_cuda_upload_from_host(s, dst, src, bytes);
 }
 
 static kryl_status cuda_download(kryl_context ctx, void *dst, const void *src, size_t bytes)

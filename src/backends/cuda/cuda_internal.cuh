@@ -17,6 +17,11 @@ constexpr int KRYL_CUDA_REDUCE_BLOCKS_PER_SM = 8;
 constexpr int KRYL_CUDA_MAX_REDUCED = 32;
 /* Bytes of the pinned host buffer small downloads go through. */
 constexpr size_t KRYL_CUDA_STAGING_BYTES = 64 * 1024;
+/* Large uploads go through a ring of pinned slots of this many bytes each
+ * (cuda_upload.cu), from uploads of KRYL_CUDA_UPLOAD_MIN bytes. */
+constexpr int KRYL_CUDA_UPLOAD_SLOTS = 2;
+constexpr size_t KRYL_CUDA_UPLOAD_CHUNK = 8u << 20;
+constexpr size_t KRYL_CUDA_UPLOAD_MIN = 4 * KRYL_CUDA_UPLOAD_CHUNK;
 
 /* One context's device, stream and reduction workspace. */
 struct kryl_cuda_state {
@@ -35,6 +40,12 @@ struct kryl_cuda_state {
     struct kryl_cuda_ledger *ledger; /* the bytes of each live block */
     cudaStream_t link;      /* non-blocking: the copies over the host link (cuda_link.cu) */
     cudaEvent_t link_start; /* where on `stream` the next link copy may start */
+    kryl_context ctx;       /* the context this state is (its host threads) */
+    /* the pinned slots of large uploads and the end of each one's last copy
+     * (made at the first large upload; none where pinned memory ran out) */
+    void *upload_slot[KRYL_CUDA_UPLOAD_SLOTS];
+    cudaEvent_t upload_done[KRYL_CUDA_UPLOAD_SLOTS];
+    bool upload_tried;
 };
 
 /* The state of a cuda context, with its device made current. */
@@ -46,6 +57,16 @@ kryl_status kryl_cuda_enter(kryl_context ctx, kryl_cuda_state **state);
  * KRYL_ERR_DEVICE_OUT_OF_MEMORY naming `what`, the bytes asked, the cap or
  * the device's free memory, and what the context holds. */
 kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes, const char *what);
+
+/* dst (device) = bytes of host src, queued on s->stream; src may be reused
+ * on return.  From KRYL_CUDA_UPLOAD_MIN bytes the host's threads copy
+ * chunks into the pinned slots while the slot before is sent
+ * (cuda_upload.cu), else the driver stages pageable src itself. */
+kryl_status kryl_cuda_upload_from_host(kryl_cuda_state *s, void *dst, const void *src,
+                                       size_t bytes);
+
+/* The pinned slots of large uploads, freed (context teardown). */
+void kryl_cuda_upload_release(kryl_cuda_state *s);
 
 /* Free a block of kryl_cuda_malloc (NULL: nothing) and stop counting it. */
 void kryl_cuda_free(kryl_cuda_state *s, void *ptr);

@@ -31,9 +31,7 @@ static kryl_status device_copy(kryl_cuda_state *s, void **dst, const void *src, 
                                const char *what)
 {
     KRYL_TRY(kryl_cuda_malloc(s, dst, bytes, what));
-    if (bytes)
-        KRYL_CUDA_CHECK(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
-    return KRYL_SUCCESS;
+    return kryl_cuda_upload_from_host(s, *dst, src, bytes);
 }
 
 /* Mean, standard deviation and maximum of the row lengths. */
