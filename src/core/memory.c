@@ -128,9 +128,10 @@ kryl_status kryl_memory_check(int64_t bytes, const char *what)
 
 void kryl_host_copy(void *dst, const void *src, size_t bytes, int threads)
 {
-    const size_t piece = (size_t)1 << 20;
+    const size_t piece = (size_t)1 << 18;
     const int64_t pieces = (int64_t)((bytes + piece - 1) / piece);
-    KRYL_HOST_PARALLEL_FOR(threads)
+    /* static: a few pieces each (the dynamic schedule's chunks of 512 would give one thread all) */
+    KRYL_HOST_PARALLEL_STATIC(threads)
     for (int64_t p = 0; p < pieces; p++) {
         const size_t at = (size_t)p * piece, left = bytes - at;
         memcpy((char *)dst + at, (const char *)src + at, left < piece ? left : piece);

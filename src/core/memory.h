@@ -29,7 +29,7 @@ kryl_status kryl_solver_check_memory_read(kryl_context ctx, int64_t nrows, int64
 /* "172 kB", "34.4 GB": bytes in decimal units for messages, written to text. */
 const char *kryl_format_bytes(char *text, size_t size, int64_t bytes);
 
-/* dst = src (bytes), in pieces of 1 MiB on `threads` host threads. */
+/* dst = src (bytes), in pieces of 256 KiB on `threads` host threads. */
 void kryl_host_copy(void *dst, const void *src, size_t bytes, int threads);
 
 /* a * b + c, saturating at INT64_MAX (a, b, c >= 0). */
