@@ -173,9 +173,13 @@ static kryl_status create_next(kryl_solver s)
             explain(s, "; %s", name);
             return KRYL_SUCCESS;
         }
-        /* AMG's levels take about as much memory again as A: the factorizations may fit */
-        if (st == KRYL_ERR_OUT_OF_MEMORY && c->precond == KRYL_PRECOND_AMG) {
-            explain(s, "; %s does not fit (%s)", name, kryl_last_error());
+        /* AMG leads where it pays, not because A needs it: a hierarchy it cannot
+         * build (its levels take about as much memory again as A, a level's
+         * estimate may fail) gives way to the factorizations; a bad option or
+         * a failing device is still the caller's */
+        if (c->precond == KRYL_PRECOND_AMG && st != KRYL_ERR_INVALID_ARGUMENT &&
+            st != KRYL_ERR_DEVICE) {
+            explain(s, "; %s refused (%s)", name, kryl_last_error());
             continue;
         }
         /* what the candidate cannot do with A gives way to the next; anything
