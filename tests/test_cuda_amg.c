@@ -85,7 +85,8 @@ static void check_no_level_copies(const amg_hierarchy *h, const char *label)
 
 /* The setup's row sums and float levels on the device (test_amg_support.h's
  * cases, aggregated by the device's parallel coarsening): no host copies,
- * the host's bits, ref's levels and iterations. */
+ * the host's bits, ref's levels and iterations (within 2; in single and
+ * mixed precision within a fifth more). */
 static void check_setup_sums(kryl_context ref, kryl_context gpu)
 {
     for (size_t c = 0; c < sizeof amg_sums_cases / sizeof amg_sums_cases[0]; c++) {
@@ -114,7 +115,9 @@ static void check_setup_sums(kryl_context ref, kryl_context gpu)
         const int64_t its = k->mixed ? on_gpu.r.inner_iterations : on_gpu.r.iterations;
         const int64_t ref_its = k->mixed ? on_ref.r.inner_iterations : on_ref.r.iterations;
         printf("%s: %lld iterations, ref %lld\n", label, (long long)its, (long long)ref_its);
-        CHECK(llabs(its - ref_its) <= 2, "%s: %lld iterations, ref %lld", label, (long long)its,
+        /* float rounding differs between the backends' kernels: a fifth more slack */
+        const int64_t slack = k->precision == KRYL_DOUBLE ? 2 : 2 + ref_its / 5;
+        CHECK(llabs(its - ref_its) <= slack, "%s: %lld iterations, ref %lld", label, (long long)its,
               (long long)ref_its);
         free(b);
         kryl_matrix_destroy(&Ar);
