@@ -47,7 +47,9 @@ kryl_status amg_lambda_max(const amg_level *L, double *lambda)
     if (L->symmetric && count[0] == 0 && count[1] > 0) {
         int steps = count[1] < KRYL_AMG_LANCZOS_STEPS ? (int)count[1] : KRYL_AMG_LANCZOS_STEPS;
         double lambda_min = 0.0;
-        st = kryl_lanczos_extremes(L->Ab, KRYL_PRECOND_JACOBI, steps, &lambda_min, lambda);
+        /* on the double level, where it is stored: a single-precision copy's
+         * Jacobi diagonal would be read from a host copy of a device-built level */
+        st = kryl_lanczos_extremes(M, KRYL_PRECOND_JACOBI, steps, &lambda_min, lambda);
     } else {
         st = kryl_context_agree(ctx, gershgorin(M, lambda));
         amg_ranks_max(ctx, lambda, 1);
