@@ -39,17 +39,10 @@ kryl_status kryl_omp_fill_random(kryl_context ctx, kryl_vector y, uint64_t seed,
 {
     KRYL_REQUIRE_ARG(y);
     const int nt = kryl_omp_state_of(ctx)->threads;
-    const int64_t n = y->n;
-    float *single = y->precision == KRYL_SINGLE ? y->data : NULL;
-    double *twice = y->precision == KRYL_SINGLE ? NULL : y->data;
-#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
-    for (int64_t i = 0; i < n; i++) {
-        const double value = kryl_random_entry(seed, first + i);
-        if (single)
-            single[i] = (float)value;
-        else
-            twice[i] = value;
-    }
+    if (y->precision == KRYL_SINGLE)
+        fill_random_single(nt, y->n, y->data, seed, first);
+    else
+        fill_random_double(nt, y->n, y->data, seed, first);
     return KRYL_SUCCESS;
 }
 

@@ -9,6 +9,13 @@ static void OMP_FN(fill)(int nt, int64_t n, REAL *y, REAL value)
     for (int64_t i = 0; i < n; i++) y[i] = value;
 }
 
+/* y_i = the pseudo-random entry first + i of seed (gen/hash.h) */
+static void OMP_FN(fill_random)(int nt, int64_t n, REAL *y, uint64_t seed, int64_t first)
+{
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) y[i] = (REAL)kryl_random_entry(seed, first + i);
+}
+
 /* y = alpha*x + beta*y (x may be y) */
 static void OMP_FN(axpby)(int nt, int64_t n, REAL alpha, const REAL *x, REAL beta, REAL *y)
 {
