@@ -5,16 +5,30 @@
  * iterate and the iteration count are exactly those at which the method
  * stopped, whatever the batch size.
  *
- * The batch grows until one check (a synchronisation and a small copy)
- * costs under 5% of the batch's time.  Where the backend can record
- * graphs, a batch that is a whole number of the method's periods is
- * captured once and replayed, removing the per-kernel launch cost.
+ * A batch is as short as keeps one check (a synchronisation and a small
+ * copy) under 1% of its time: the first, of one period, is launched step
+ * by step and timed, which sizes the next; a batch faster than that grows.
+ * Where the backend can record graphs, the fewest whole periods of steps
+ * that take GRAPH_SECONDS are then captured once, and every full batch
+ * replays that graph, removing the per-kernel launch cost.
  */
 #include <math.h>
 
+#include "dist/dist.h"
 #include "solvers/solver_impl.h"
 
-enum { MAX_BATCH = 1024, CHECK_SHARE = 20 /* batch time >= 20 checks: check < 5% */ };
+/* A batch takes at least CHECK_SHARE checks' time.  A check is timed on an
+ * idle queue, but in a solve the device also idles while the host reads
+ * the outcome and queues the next batch: at 20 checks Jacobi-PCG on 7-point
+ * 160^3 lost 2% (docs/BENCHMARKS.md). */
+enum { MAX_BATCH = 1024, CHECK_SHARE = 100 };
+
+/* A graph's least work, in seconds of its steps launched one by one: a
+ * replay's own launch (microseconds) then costs under 1% of it.  Capturing
+ * costs about what the steps' launches do, so it is done once, not for
+ * each batch size: a graph of a whole batch, captured again as the batch
+ * grew, cost AMG-PCG more than its steps (docs/BENCHMARKS.md). */
+#define GRAPH_SECONDS 1e-3
 
 kryl_status kryl_solver_batching_setup(kryl_solver s)
 {
@@ -50,9 +64,47 @@ static int64_t grow(kryl_solver s, int64_t batch)
     return next > MAX_BATCH ? batch : next;
 }
 
+/* The fewest whole periods whose steps, at the measured step time, take
+ * CHECK_SHARE checks: steps queued past the stopping one are not free (a
+ * preconditioner's apply runs whole), so a batch is no longer than that. */
+static int64_t sized_batch(kryl_solver s)
+{
+    int64_t period = s->period > 0 ? s->period : 1;
+    int64_t most = MAX_BATCH > period ? MAX_BATCH / period * period : period;
+    double periods = ceil(CHECK_SHARE * s->check_cost / (s->step_seconds * (double)period));
+    if (!(periods >= 1.0)) periods = 1.0;
+    return periods * (double)period >= (double)most ? most : (int64_t)periods * period;
+}
+
+/* The graph's steps: the fewest whole periods taking GRAPH_SECONDS by the
+ * measured step time, at most `count` (a whole number of periods). */
+static int64_t graph_length(kryl_solver s, int64_t count)
+{
+    double periods = ceil(GRAPH_SECONDS / (s->step_seconds * (double)s->period));
+    double steps = periods * (double)s->period;
+    return steps >= (double)count ? count : (int64_t)steps;
+}
+
+/* Record `count` steps as the solver's graph (they are not run). */
+static kryl_status capture(kryl_solver s, int64_t count)
+{
+    KRYL_TRY(s->ops->capture_begin(s->ctx));
+    kryl_status st = KRYL_SUCCESS;
+    for (int64_t k = 0; k < count && st == KRYL_SUCCESS; k++) st = s->method->step(s);
+    void *graph = NULL;
+    kryl_status end = s->ops->capture_end(s->ctx, &graph);
+    if (st != KRYL_SUCCESS && end == KRYL_SUCCESS) s->ops->graph_release(s->ctx, graph);
+    KRYL_TRY(st);
+    KRYL_TRY(end);
+    s->graph = graph;
+    s->graph_steps = count;
+    return KRYL_SUCCESS;
+}
+
 /* Queue `count` steps: through the method's own batch where it has one;
- * for a full batch, replay the captured graph of that many steps
- * (capturing it first); else launch the steps one by one. */
+ * for a full batch once the step time is known, as replays of the graph
+ * (captured first where there is none) and the rest one by one; else
+ * launched one by one. */
 static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
 {
     if (s->method->steps) {
@@ -60,25 +112,15 @@ static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
         KRYL_TRY(s->method->steps(s, count, &queued));
         if (queued) return KRYL_SUCCESS;
     }
-    if (!full || !graphs_usable(s) || count % s->period != 0) {
-        for (int64_t k = 0; k < count; k++) KRYL_TRY(s->method->step(s));
-        return KRYL_SUCCESS;
+    int64_t replays = 0;
+    if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0) {
+        if (s->graph == NULL) KRYL_TRY(capture(s, graph_length(s, count)));
+        replays = count / s->graph_steps;
     }
-    if (s->graph_steps != count) {
-        kryl_solver_batching_release(s);
-        KRYL_TRY(s->ops->capture_begin(s->ctx));
-        kryl_status st = KRYL_SUCCESS;
-        for (int64_t k = 0; k < count && st == KRYL_SUCCESS; k++) st = s->method->step(s);
-        void *graph = NULL;
-        kryl_status end = s->ops->capture_end(s->ctx, &graph);
-        if (st != KRYL_SUCCESS && end == KRYL_SUCCESS) s->ops->graph_release(s->ctx, graph);
-        KRYL_TRY(st);
-        KRYL_TRY(end);
-        s->graph = graph;
-        s->graph_steps = count;
-    }
-    /* the steps, replayed */
-    return s->ops->graph_launch(s->ctx, s->graph);
+    for (int64_t r = 0; r < replays; r++) KRYL_TRY(s->ops->graph_launch(s->ctx, s->graph));
+    /* whole periods are left after the replays: the captured steps' host state holds */
+    for (int64_t k = replays * s->graph_steps; k < count; k++) KRYL_TRY(s->method->step(s));
+    return KRYL_SUCCESS;
 }
 
 kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m)
@@ -97,10 +139,11 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
     int ranks = 1;
     KRYL_TRY(kryl_context_rank(s->ctx, NULL, &ranks));
     const bool grows = adaptive && ranks == 1 && !kryl_context_deterministic(s->ctx);
-    /* the batch size a previous call grew to (an inner solver runs many times) */
+    /* the batch size a previous call grew to (an inner solver runs many times);
+     * a batch that grows starts at one period, timed to size the next */
     int64_t interval = s->batch_interval;
     if (interval == 0) {
-        interval = adaptive ? s->ops->check_interval : o->check_interval;
+        interval = !adaptive ? o->check_interval : grows ? 1 : s->ops->check_interval;
         if (adaptive && s->period > 1)
             interval = (interval + s->period - 1) / s->period * s->period;
     }
@@ -108,12 +151,26 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         int64_t batch = limit - m->iteration;
         if (batch > interval) batch = interval;
         double t0 = kryl_wtime();
+        int64_t before = m->iteration;
+        bool launched_alone = s->graph == NULL;
         KRYL_TRY(queue_steps(s, batch, batch == interval));
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
         KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
-        if (grows && batch == interval && kryl_wtime() - t0 < CHECK_SHARE * s->check_cost)
+        double elapsed = kryl_wtime() - t0;
+        if (batch == interval && launched_alone && s->step_seconds == 0.0) {
+            /* a step's time launched one by one, the check's taken out (at most
+             * half): it sizes the graph and the batches; over ranks the slowest
+             * rank's, so all capture the same steps */
+            int64_t steps = m->iteration > before ? m->iteration - before : 1;
+            s->step_seconds = fmax(elapsed - s->check_cost, 0.5 * elapsed) / (double)steps;
+#ifdef KRYL_HAVE_MPI
+            if (ranks > 1) kryl_dist_host_max(s->ctx, &s->step_seconds, 1);
+#endif
+            if (grows) interval = sized_batch(s);
+        } else if (grows && batch == interval && elapsed < CHECK_SHARE * s->check_cost) {
             interval = grow(s, interval);
+        }
         /* the recursive ||r|| of the scaled system; the callbacks see the caller's */
         double rnorm = sqrt(m->rr);
         if (o->progress)

@@ -39,10 +39,12 @@ struct kryl_solver_s {
     /* vectors of n entries one iteration reads or writes besides its
      * SpMV's x and y, as the method's setup counts them (0: not counted) */
     int iteration_vectors;
-    /* batching (iterate.c): the replayable graph of graph_steps steps, and
-     * the host's cost of one convergence check */
+    /* batching (iterate.c): the replayable graph of graph_steps steps, the
+     * time of a step launched one by one (0: not measured yet), and the
+     * host's cost of one convergence check */
     void *graph;
     int64_t graph_steps;
+    double step_seconds;
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
     int64_t batch_interval; /* the batch size reached so far (0: not started) */
