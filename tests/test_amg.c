@@ -56,6 +56,32 @@ static void check_levels_against_ref(kryl_context ref, kryl_context ctx, kryl_ba
     compare_hierarchies(ref, ctx, KRYL_GEN_CONVDIFF2D, 40, &o, label);
 }
 
+/* In single precision, and in a mixed scheme's inner solver, the finest
+ * level's double matrix is the solver's own (on a device its aggregation
+ * then runs there, not on the host copy). */
+static void check_finest_from_double(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
+                                     const char *name)
+{
+    (void)ref;
+    (void)kind;
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+    const kryl_precision precisions[] = {KRYL_SINGLE, KRYL_MIXED};
+    for (size_t p = 0; p < sizeof precisions / sizeof precisions[0]; p++) {
+        kryl_solver_options o;
+        amg_options(&o, KRYL_METHOD_PCG);
+        o.precision = precisions[p];
+        if (o.precision == KRYL_MIXED) o.mixed = KRYL_MIXED_INNER_OUTER;
+        kryl_solver s = NULL;
+        CHECK_OK(kryl_solver_create(&s, A, &o));
+        if (s != NULL)
+            CHECK(hierarchy_of(s)->levels[0].A == A,
+                  "amg in %s precision on %s: the finest level is not the solver's double matrix",
+                  kryl_precision_name(o.precision), name);
+        kryl_solver_destroy(&s);
+    }
+    kryl_matrix_destroy(&A);
+}
+
 /* The setup's sums and float levels as the host made them (the same bits),
  * and the iterations they gave, on the host's backends (cuda's:
  * test_cuda_amg, whose float transfers keep no double copy). */
@@ -437,6 +463,7 @@ int main(void)
 {
     test_each_config(false, check_levels_against_ref);
     test_each_config(true, check_setup_sums);
+    test_each_config(true, check_finest_from_double);
     test_each_config(false, check_products_against_host);
     test_each_config(false, check_product_shapes);
     test_each_config(true, check_tentative_against_host);

@@ -149,7 +149,7 @@ static double apply_difference(kryl_matrix dA, kryl_matrix B, const kryl_dist_co
     o.omega = omega;
     kryl_precond *pc = NULL;
     kryl_vector vr = NULL, vz = NULL;
-    CHECK_OK(kryl_precond_create(&pc, KRYL_PRECOND_MCSSOR, &o, B));
+    CHECK_OK(kryl_precond_create(&pc, KRYL_PRECOND_MCSSOR, &o, B, NULL));
     CHECK_OK(kryl_vector_create(&vr, B, B->precision));
     CHECK_OK(kryl_vector_create(&vz, B, B->precision));
     CHECK_OK(kryl_vector_set(vr, r, n));

@@ -197,7 +197,7 @@ static void check_apply_case(kryl_context ctx, const apply_case *c, kryl_format 
     o.omega = c->omega;
     kryl_precond *pc = NULL;
     kryl_vector rv = NULL, zv = NULL;
-    CHECK_OK(kryl_precond_create(&pc, c->kind, &o, B));
+    CHECK_OK(kryl_precond_create(&pc, c->kind, &o, B, NULL));
     CHECK_OK(kryl_vector_create(&rv, B, KRYL_DOUBLE));
     CHECK_OK(kryl_vector_create(&zv, B, KRYL_DOUBLE));
     CHECK_OK(kryl_vector_set(rv, r, n));

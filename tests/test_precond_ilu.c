@@ -33,7 +33,7 @@ static void check_apply(kryl_context ctx, kryl_matrix A, kryl_precond_kind kind,
     CHECK_OK(kryl_factor_solve_host(&F, r, zref));
     kryl_precond *pc = NULL;
     kryl_vector rv = NULL, zv = NULL;
-    CHECK_OK(kryl_precond_create(&pc, kind, NULL, A));
+    CHECK_OK(kryl_precond_create(&pc, kind, NULL, A, NULL));
     CHECK_OK(kryl_vector_create(&rv, A, KRYL_DOUBLE));
     CHECK_OK(kryl_vector_create(&zv, A, KRYL_DOUBLE));
     CHECK_OK(kryl_vector_set(rv, r, n));

@@ -110,7 +110,7 @@ static void test_apply_dense(void)
             kryl_solver_options opts;
             kryl_solver_options_init(&opts);
             opts.degree = d;
-            CHECK_OK(kryl_precond_create(&pc, KRYL_PRECOND_LSPOLY, &opts, A));
+            CHECK_OK(kryl_precond_create(&pc, KRYL_PRECOND_LSPOLY, &opts, A, NULL));
             if (pc == NULL) continue;
             const kryl_lspoly *poly = pc->data;
             CHECK(poly->degree == d && poly->lower == 0.0 && poly->upper > 0.0,
@@ -148,7 +148,7 @@ static void test_bounds(void)
     kryl_context ctx = kt_context(KRYL_BACKEND_REF);
     kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 30);
     kryl_precond *pc = NULL;
-    CHECK_OK(kryl_precond_create(&pc, KRYL_PRECOND_LSPOLY, NULL, A));
+    CHECK_OK(kryl_precond_create(&pc, KRYL_PRECOND_LSPOLY, NULL, A, NULL));
     if (pc) {
         const kryl_lspoly *poly = pc->data;
         double c = cos(PI / 31.0), lmax = 4.0 + 4.0 * c;

@@ -89,9 +89,9 @@ typedef struct amg_level {
      * aggregates', or all of them on rank 0 where the level is agglomerated */
     int64_t coarse_rows, coarse_begin, coarse_owned[2];
     /* this level's matrix as double CSR in the natural order, built from
-     * backend arrays (level 0: the iteration matrix where it is that, not
-     * owned, else NULL: its host copy serves; over ranks from the ranks'
-     * host rows) */
+     * backend arrays (level 0: the iteration matrix or the double matrix it
+     * was converted from, not owned, else NULL: its host copy serves; over
+     * ranks from the ranks' host rows) */
     kryl_matrix A;
     /* backend (level 0: the iteration matrix's order and precision) */
     kryl_matrix Ab;    /* this level's matrix in the iteration's precision (A or a copy;
@@ -142,10 +142,11 @@ kryl_status amg_backend_csr_download(kryl_context ctx, const kryl_backend_csr *M
 kryl_status amg_backend_csr_upload(kryl_context ctx, kryl_csr *C, kryl_backend_csr *M);
 
 /* Build the hierarchy of the iteration matrix Aw (the finest level) with
- * options opts; Aw counts as symmetric up to
- * symmetry_tol (then so are the coarse levels, exactly). */
-kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts,
-                      double symmetry_tol);
+ * options opts; source (or NULL) is the double matrix Aw was converted
+ * from, in Aw's row order: the finest level's double matrix.  Aw counts as
+ * symmetric up to symmetry_tol (then so are the coarse levels, exactly). */
+kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
+                      const kryl_amg_options *opts, double symmetry_tol);
 void amg_release(amg_hierarchy *h);
 
 /* New values of the finest level's matrix, on its pattern (the host copy

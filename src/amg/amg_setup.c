@@ -392,8 +392,8 @@ static kryl_status finest_symmetric(amg_hierarchy *h)
     return KRYL_SUCCESS;
 }
 
-kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *opts,
-                      double symmetry_tol)
+kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
+                      const kryl_amg_options *opts, double symmetry_tol)
 {
     memset(h, 0, sizeof *h);
     h->ctx = Aw->ctx;
@@ -406,7 +406,11 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, const kryl_amg_options *
     h->symmetry_tol = symmetry_tol;
     amg_level *L0 = &h->levels[0];
     L0->Ab = Aw;
-    L0->A = kryl_matrix_natural_csr(Aw) ? Aw : NULL;
+    /* a single-precision Aw's level is built from its double source where
+     * that is stored: aggregated on a device, not from the host copy */
+    L0->A = kryl_matrix_natural_csr(Aw)                         ? Aw
+            : source != NULL && kryl_matrix_natural_csr(source) ? source
+                                                                : NULL;
     KRYL_TRY(finest_symmetric(h));
     KRYL_TRY(amg_agglomerate_rows(h->ctx, &h->agglomerate_rows));
     amg_nullspace N = {.k = 1};

@@ -62,7 +62,7 @@ kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
     return KRYL_SUCCESS;
 }
 
-kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
+kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix source,
                                     const kryl_solver_options *opts)
 {
     const kryl_csr *csr = &A->host->csr;
@@ -94,7 +94,7 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
     pc->apply = amg_apply;
     pc->destroy = amg_destroy;
     pc->update = amg_precond_update;
-    KRYL_TRY(amg_setup(h, A, &o, opts->symmetry_tol));
+    KRYL_TRY(amg_setup(h, A, source, &o, opts->symmetry_tol));
     const kryl_amg_info *info = &h->info;
     snprintf(pc->info, sizeof pc->info,
              "amg: %d levels (coarsest %lld rows), operator complexity %.2f, grid complexity "

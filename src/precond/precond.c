@@ -5,7 +5,7 @@
 #include "precond/precond.h"
 
 kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
-                                const kryl_solver_options *opts, kryl_matrix A)
+                                const kryl_solver_options *opts, kryl_matrix A, kryl_matrix source)
 {
     *pc = NULL;
     kryl_solver_options defaults;
@@ -37,7 +37,7 @@ kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
     case KRYL_PRECOND_BJACOBI: st = kryl_precond_bjacobi_create(p, A, opts); break;
     case KRYL_PRECOND_MCSSOR: st = kryl_precond_mcssor_create(p, A, opts); break;
     case KRYL_PRECOND_MCILU0: st = kryl_precond_mcilu0_create(p, A, opts); break;
-    case KRYL_PRECOND_AMG: st = kryl_precond_amg_create(p, A, opts); break;
+    case KRYL_PRECOND_AMG: st = kryl_precond_amg_create(p, A, source, opts); break;
     default: st = KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "unknown preconditioner %d", (int)kind);
     }
     if (st != KRYL_SUCCESS) {

@@ -39,10 +39,11 @@ struct kryl_precond {
 /* Build the preconditioner of `kind` for A (in A's precision and layout);
  * opts (NULL: the defaults of kryl_solver_options_init) gives the lspoly
  * degree, the ILU(k)/ILUT parameters, the block Jacobi block count and the
- * multicolor SSOR sweeps and omega.  *pc is NULL for
- * KRYL_PRECOND_NONE. */
+ * multicolor SSOR sweeps and omega.  `source` is the double matrix A was
+ * converted from in A's row order, where A is such a copy (multigrid builds
+ * its levels from it), else NULL.  *pc is NULL for KRYL_PRECOND_NONE. */
 kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
-                                const kryl_solver_options *opts, kryl_matrix A);
+                                const kryl_solver_options *opts, kryl_matrix A, kryl_matrix source);
 
 void kryl_precond_destroy(kryl_precond **pc);
 
@@ -128,8 +129,9 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
 kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts);
 
-/* Algebraic multigrid, opts->amg (amg.c, src/amg/). */
-kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A,
+/* Algebraic multigrid, opts->amg (amg.c, src/amg/); source as for
+ * kryl_precond_create. */
+kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix source,
                                     const kryl_solver_options *opts);
 
 /* The hierarchy of an AMG preconditioner. */

@@ -173,7 +173,7 @@ kryl_status kryl_lanczos_extremes(kryl_matrix A, kryl_precond_kind precond, int 
     kryl_vector *own[] = {&L.r, &L.v, &L.v_old, &L.w};
     for (size_t i = 0; i < sizeof own / sizeof own[0] && st == KRYL_SUCCESS; i++)
         st = kryl_vector_create_like(own[i], L.ctx, A->layout, A->precision);
-    if (st == KRYL_SUCCESS) st = kryl_precond_create(&L.pc, precond, NULL, A);
+    if (st == KRYL_SUCCESS) st = kryl_precond_create(&L.pc, precond, NULL, A, NULL);
     if (st == KRYL_SUCCESS && L.pc)
         st = kryl_vector_create_like(&L.z, L.ctx, A->layout, A->precision);
     if (st == KRYL_SUCCESS && L.pc)

@@ -286,14 +286,21 @@ static kryl_status apply_nothing(kryl_precond *pc, kryl_vector r, kryl_vector z)
     return KRYL_SUCCESS;
 }
 
-/* The preconditioner of `kind` for M, the local part of a rank without
- * rows when block Jacobi has nothing to factor there (the rank still takes
- * part in every exchange and reduction the method makes). */
+/* The preconditioner of `kind` for M (Aw, or its local part), from the
+ * solver's A; nothing on a rank without rows when block Jacobi has nothing
+ * to factor there (the rank still takes part in every exchange and
+ * reduction the method makes). */
 static kryl_status precond_create(kryl_precond **pc, kryl_precond_kind kind,
-                                  const kryl_solver_options *opts, kryl_matrix M, kryl_matrix Aw)
+                                  const kryl_solver_options *opts, kryl_matrix M, kryl_matrix Aw,
+                                  kryl_matrix A)
 {
+    /* A itself where M is Aw, A's copy in another precision and A's row order */
+    kryl_matrix source = M == Aw && Aw != A && Aw->host == A->host && Aw->layout->perm == NULL &&
+                                 A->layout->perm == NULL
+                             ? A
+                             : NULL;
     if (M == Aw || M->layout->n > 0 || kind != KRYL_PRECOND_BJACOBI)
-        return kryl_precond_create(pc, kind, opts, M);
+        return kryl_precond_create(pc, kind, opts, M, source);
     *pc = calloc(1, sizeof **pc);
     if (*pc == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a preconditioner");
     (*pc)->kind = kind;
@@ -435,7 +442,7 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
     if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
     kryl_setup_enter(s->ctx, KRYL_SETUP_PRECOND);
     if (st == KRYL_SUCCESS && !method->inner_solver)
-        st = name_stage(precond_create(&s->pc, opts.precond, &opts, M, s->Aw),
+        st = name_stage(precond_create(&s->pc, opts.precond, &opts, M, s->Aw, A),
                         kryl_precond_name(opts.precond), "preconditioner");
     kryl_setup_enter(s->ctx, KRYL_SETUP_CHECKS);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method, kryl_method_name(opts.method));
@@ -509,7 +516,7 @@ kryl_status kryl_solver_update(kryl_solver s)
         kryl_precond_destroy(&s->pc);
         kryl_matrix M = NULL;
         KRYL_TRY(precond_matrix(s->Aw, kind, &M));
-        KRYL_TRY(precond_create(&s->pc, kind, &s->options, M, s->Aw));
+        KRYL_TRY(precond_create(&s->pc, kind, &s->options, M, s->Aw, s->A));
     }
     if (s->inner) KRYL_TRY(kryl_solver_update(s->inner));
     /* the hybrid split holds copies of A's rows and of the diagonal: built again */
