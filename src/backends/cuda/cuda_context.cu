@@ -1,23 +1,16 @@
-/* The cuda backend's lifecycle, memory and operation table: one device, one
+/* The cuda backend's lifecycle and operation table: one device, one
  * non-blocking stream, a reduction workspace allocated once, and a pinned
- * buffer for the small downloads of convergence checks. */
+ * buffer for the small downloads of convergence checks (the device memory:
+ * cuda_memory.cu). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <new>
-#include <unordered_map>
 
 #include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
 #include "backends/cuda/cuda_krylov.cuh"
 #include "backends/cuda/cuda_trsv.cuh"
 #include "core/memory.h"
-
-/* The bytes of each live device block, so a free subtracts what was counted. */
-struct kryl_cuda_ledger {
-    std::unordered_map<void *, size_t> bytes;
-};
 
 kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *where)
 {
@@ -80,6 +73,12 @@ static void release_state(kryl_cuda_state *s)
 {
     if (s == nullptr) return;
     kryl_cuda_upload_release(s);
+    /* freed on the stream (the pool's order), then the streams go */
+    if (s->ledger) {
+        kryl_cuda_free(s, s->partials);
+        kryl_cuda_free(s, s->counter);
+        kryl_cuda_free(s, s->generation);
+    }
     if (s->stream) {
         cudaStreamSynchronize(s->stream);
         cudaStreamDestroy(s->stream);
@@ -89,14 +88,9 @@ static void release_state(kryl_cuda_state *s)
         cudaStreamDestroy(s->link);
     }
     if (s->link_start) cudaEventDestroy(s->link_start);
-    if (s->ledger) {
-        kryl_cuda_free(s, s->partials);
-        kryl_cuda_free(s, s->counter);
-        kryl_cuda_free(s, s->generation);
-    }
     cudaFreeHost(s->staging);
+    kryl_cuda_memory_close(s);
     cudaGetLastError(); /* teardown errors are not reported: clear them */
-    delete s->ledger;
     free(s);
 }
 
@@ -116,9 +110,7 @@ static kryl_status create_state(kryl_cuda_state *s, int device)
     KRYL_CUDA_CHECK(cudaEventCreateWithFlags(&s->link_start, cudaEventDisableTiming));
     s->reduce_blocks = (unsigned int)(s->sm_count * KRYL_CUDA_REDUCE_BLOCKS_PER_SM);
     size_t partial_bytes = sizeof(double) * KRYL_CUDA_MAX_REDUCED * s->reduce_blocks;
-    s->ledger = new (std::nothrow) kryl_cuda_ledger;
-    if (s->ledger == nullptr)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate the allocation ledger");
+    KRYL_TRY(kryl_cuda_memory_open(s));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&s->partials, partial_bytes, "the reduction workspace"));
     KRYL_TRY(
         kryl_cuda_malloc(s, (void **)&s->counter, sizeof *s->counter, "the reduction counter"));
@@ -160,69 +152,6 @@ static void cuda_finalize(kryl_context ctx)
     ctx->backend = nullptr;
 }
 
-/* KRYL_ERR_DEVICE_OUT_OF_MEMORY for `bytes` of `what`: past the cap, or the device is full. */
-static kryl_status out_of_memory(kryl_cuda_state *s, size_t bytes, const char *what, bool capped)
-{
-    char asked[32], held[32], cap[32], free_text[32], total_text[32];
-    kryl_format_bytes(asked, sizeof asked, (int64_t)bytes);
-    kryl_format_bytes(held, sizeof held, s->memory_in_use);
-    if (capped)
-        return KRYL_ERROR(
-            KRYL_ERR_DEVICE_OUT_OF_MEMORY,
-            "cuda: cannot allocate %s (%zu bytes) for %s on device %d: the "
-            "context's device memory cap is %s and it holds %s already (--gpu-memory, "
-            "KRYL_GPU_MEMORY or kryl_context_set_gpu_memory)",
-            asked, bytes, what, s->device, kryl_format_bytes(cap, sizeof cap, s->memory_limit),
-            held);
-    size_t free_bytes = 0, total_bytes = 0;
-    cudaMemGetInfo(&free_bytes, &total_bytes);
-    cudaGetLastError();
-    return KRYL_ERROR(KRYL_ERR_DEVICE_OUT_OF_MEMORY,
-                      "cuda: cannot allocate %s (%zu bytes) for %s on device %d: the device has "
-                      "%s free of %s (this context holds %s)",
-                      asked, bytes, what, s->device,
-                      kryl_format_bytes(free_text, sizeof free_text, (int64_t)free_bytes),
-                      kryl_format_bytes(total_text, sizeof total_text, (int64_t)total_bytes), held);
-}
-
-kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes, const char *what)
-{
-    *ptr = nullptr;
-    if (bytes == 0) return KRYL_SUCCESS;
-    if (s->memory_limit > 0 && (int64_t)bytes > s->memory_limit - s->memory_in_use)
-        return out_of_memory(s, bytes, what, true);
-    cudaError_t err = cudaMalloc(ptr, bytes);
-    if (err != cudaSuccess) {
-        *ptr = nullptr;
-        cudaGetLastError();
-        if (err == cudaErrorMemoryAllocation) return out_of_memory(s, bytes, what, false);
-        return kryl_cuda_failed(err, "cudaMalloc", KRYL_WHERE);
-    }
-    try {
-        s->ledger->bytes.emplace(*ptr, bytes);
-    } catch (const std::bad_alloc &) {
-        cudaFree(*ptr);
-        *ptr = nullptr;
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot record a device block of %s", what);
-    }
-    s->memory_in_use += (int64_t)bytes;
-    if (s->memory_in_use > s->memory_peak) s->memory_peak = s->memory_in_use;
-    return KRYL_SUCCESS;
-}
-
-void kryl_cuda_free(kryl_cuda_state *s, void *ptr)
-{
-    if (ptr == nullptr) return;
-    auto block = s->ledger->bytes.find(ptr);
-    if (block != s->ledger->bytes.end()) {
-        s->memory_in_use -= (int64_t)block->second;
-        s->ledger->bytes.erase(block);
-    }
-    /* work queued on the stream may still read ptr: cudaFree waits for the device */
-    cudaFree(ptr);
-    cudaGetLastError();
-}
-
 static kryl_status cuda_set_memory_limit(kryl_context ctx, int64_t bytes)
 {
     kryl_cuda_state *s = nullptr;
@@ -236,7 +165,7 @@ static void cuda_memory_info(kryl_context ctx, kryl_device_memory *info)
     kryl_cuda_state *s = nullptr;
     if (kryl_cuda_enter(ctx, &s) != KRYL_SUCCESS) return;
     size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) cudaGetLastError();
+    kryl_cuda_device_free(s, &free_bytes, &total_bytes);
     info->in_use = s->memory_in_use;
     info->peak = s->memory_peak;
     info->limit = s->memory_limit;
@@ -301,6 +230,8 @@ static kryl_status cuda_synchronize(kryl_context ctx)
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    /* the blocks a setup freed go back to the device at its synchronisation points */
+    kryl_cuda_memory_trim(s);
     return KRYL_SUCCESS;
 }
 

@@ -38,8 +38,10 @@ struct kryl_cuda_state {
     int64_t memory_in_use;      /* bytes of its live blocks */
     int64_t memory_peak;        /* the most memory_in_use has been */
     struct kryl_cuda_ledger *ledger; /* the bytes of each live block */
+    cudaMemPool_t pool;              /* the blocks' (cuda_memory.cu); NULL: cudaMalloc */
     cudaStream_t link;      /* non-blocking: the copies over the host link (cuda_link.cu) */
     cudaEvent_t link_start; /* where on `stream` the next link copy may start */
+    cudaEvent_t link_end;   /* where on `link` a block freed on `stream` may be reused */
     kryl_context ctx;       /* the context this state is (its host threads) */
     /* the pinned slots of large uploads and the end of each one's last copy
      * (made at the first large upload; none where pinned memory ran out) */
@@ -50,6 +52,21 @@ struct kryl_cuda_state {
 
 /* The state of a cuda context, with its device made current. */
 kryl_status kryl_cuda_enter(kryl_context ctx, kryl_cuda_state **state);
+
+/* The ledger, and the pool of the context's blocks where the device has
+ * stream-ordered pools (and KRYL_CUDA_POOL is not 0); after the streams
+ * (cuda_memory.cu). */
+kryl_status kryl_cuda_memory_open(kryl_cuda_state *s);
+
+/* The ledger and the pool released (context teardown, the stream synchronised). */
+void kryl_cuda_memory_close(kryl_cuda_state *s);
+
+/* The pool's freed blocks back to the device (after a synchronisation of
+ * the stream, so every block freed on it is). */
+void kryl_cuda_memory_trim(kryl_cuda_state *s);
+
+/* The device's free and total bytes, the pool's blocks kept for reuse counted free. */
+void kryl_cuda_device_free(kryl_cuda_state *s, size_t *free_bytes, size_t *total_bytes);
 
 /* *ptr = bytes of uninitialised device memory for `what` ("CSR values"), counted
  * against the context's cap.  Every device allocation of the backend goes

@@ -47,7 +47,7 @@ static kryl_status time_copies(kryl_cuda_state *s, void *dst, const void *src, s
 static kryl_status measure_bandwidth(kryl_cuda_state *s)
 {
     size_t free_bytes = 0, total_bytes = 0;
-    KRYL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    kryl_cuda_device_free(s, &free_bytes, &total_bytes);
     /* within the context's cap */
     if (s->memory_limit > 0)
         free_bytes = (size_t)std::max<int64_t>(
