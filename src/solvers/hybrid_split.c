@@ -65,7 +65,11 @@ kryl_status kryl_hybrid_part(kryl_context ctx, const kryl_csr *A, int64_t begin,
             parts[1].row_ptr[i] + (rp[begin + i + 1] - rp[begin + i] - mine[i]);
     }
     free(mine);
-    KRYL_HOST_PARALLEL_FOR(threads)
+    /* each thread a contiguous range of rows, as the host backend's product
+     * reads them, so the first touch puts their pages on its memory node;
+     * after a fill by a dynamic schedule the host's part ran at 72% of the
+     * host alone's speed, after this one at 86% (docs/BENCHMARKS.md) */
+    KRYL_HOST_PARALLEL_STATIC(threads)
     for (int64_t i = 0; i < rows; i++) {
         int64_t at[2] = {parts[0].row_ptr[i], parts[1].row_ptr[i]};
         for (int64_t k = rp[begin + i]; k < rp[begin + i + 1]; k++) {
