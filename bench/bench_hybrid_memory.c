@@ -220,10 +220,10 @@ static plan make_plan(const settings *a, const kryl_device_memory *mem, int64_t 
     p.entries = nnz;
     p.csr = csr_bytes(rows, entries);
     /* the device: the caller's b and x and the driver's eight vectors and
-     * Jacobi's diagonal of every row (88 bytes a row), a tenth kept spare;
+     * Jacobi's diagonal of every row (88 bytes a row), a 32nd kept spare;
      * the split's part 12 bytes an entry and 96 a row */
     const double free_bytes = mem->limit > 0 ? (double)mem->limit : (double)mem->available;
-    const double budget = 0.9 * (free_bytes - 88.0 * n);
+    const double budget = (1.0 - 1.0 / 32.0) /* the library's split */ * (free_bytes - 88.0 * n);
     const double per_row = 12.0 * nnz / fmax(n, 1.0) + 96.0;
     p.device_share = fmin(1.0, fmax(0.0, budget / per_row / fmax(n, 1.0)));
     /* the host alone: A, omp's float values and column offsets while it

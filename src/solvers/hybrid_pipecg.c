@@ -507,8 +507,10 @@ static kryl_status check_hybrid(kryl_solver s, kryl_hybrid method)
 
 /* What the device may still allocate for its part of the split (its free
  * memory, or its cap less what it holds), less the caller's b and x, which
- * it may create after the solver (kryl solve does), a tenth kept for what
- * the estimate leaves out; INT64_MAX where nothing limits it. */
+ * it may create after the solver (kryl solve does), a 32nd kept for what
+ * the estimate leaves out (past an H200's memory the part's estimate was
+ * 0.4-2% above what it held; a tenth left 11% of the card idle:
+ * docs/BENCHMARKS.md); INT64_MAX where nothing limits it. */
 static int64_t device_budget(kryl_solver s)
 {
     kryl_device_memory mem;
@@ -516,7 +518,7 @@ static int64_t device_budget(kryl_solver s)
         (mem.total == 0 && mem.limit == 0))
         return INT64_MAX;
     const int64_t left = mem.available - 16 * s->A->host->csr.nrows;
-    return left > 0 ? left / 10 * 9 : 0;
+    return left > 0 ? left - left / 32 : 0;
 }
 
 /* What runs and the host's rows: as asked, or by the measured model (SPLIT
