@@ -11,6 +11,8 @@
 
 #ifdef KRYL_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "backends/cuda/cuda_hooks.h"
 #endif
 #if defined(KRYL_HAVE_CUDA) && defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Query_cuda_support */
@@ -207,6 +209,10 @@ kryl_status kryl_context_create_mpi(kryl_context *ctx, const kryl_context_option
     }
     d->inner_ops = c->ops;
     d->transport = KRYL_TRANSPORT_HOST;
+#ifdef KRYL_HAVE_CUDA
+    /* the ranks of a host map each other's halos: no pool's blocks */
+    if (c->kind == KRYL_BACKEND_CUDA && d->size > 1) kryl_cuda_share_memory(c);
+#endif
     if (c->kind == KRYL_BACKEND_CUDA && d->size > 1) choose_transport(d, c);
     d->inner = *c;
     d->inner.live_objects = 0;

@@ -39,6 +39,7 @@ struct kryl_cuda_state {
     int64_t memory_peak;        /* the most memory_in_use has been */
     struct kryl_cuda_ledger *ledger; /* the bytes of each live block */
     cudaMemPool_t pool;              /* the blocks' (cuda_memory.cu); NULL: cudaMalloc */
+    bool shared_memory;     /* blocks other processes map: cudaMalloc (kryl_cuda_share_memory) */
     cudaStream_t link;      /* non-blocking: the copies over the host link (cuda_link.cu) */
     cudaEvent_t link_start; /* where on `stream` the next link copy may start */
     cudaEvent_t link_end;   /* where on `link` a block freed on `stream` may be reused */

@@ -4,7 +4,9 @@
  * allocation until the next synchronisation of the context.  A setup makes
  * and frees hundreds of temporaries; cudaMalloc maps each anew and
  * cudaFree waits for the whole device each time (docs/BENCHMARKS.md).
- * KRYL_CUDA_POOL=0 allocates with cudaMalloc instead. */
+ * KRYL_CUDA_POOL=0 allocates with cudaMalloc instead, and so does a
+ * context whose blocks other processes map (the ranks of a host exchange
+ * through each other's memory: cudaIpcGetMemHandle takes no pool's). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +14,18 @@
 #include <new>
 #include <unordered_map>
 
+#include "backends/cuda/cuda_hooks.h"
 #include "backends/cuda/cuda_internal.cuh"
 #include "core/memory.h"
 
-/* The bytes of each live device block, so a free subtracts what was counted. */
+/* Each live device block: its bytes, so a free subtracts what was counted,
+ * and whether the pool gave it. */
+struct kryl_cuda_block {
+    size_t bytes;
+    bool pooled;
+};
 struct kryl_cuda_ledger {
-    std::unordered_map<void *, size_t> bytes;
+    std::unordered_map<void *, kryl_cuda_block> blocks;
 };
 
 /* Whether KRYL_CUDA_POOL leaves allocation to the pool (unset, empty or not "0"). */
@@ -57,6 +65,12 @@ void kryl_cuda_memory_close(kryl_cuda_state *s)
     s->pool = nullptr;
     s->link_end = nullptr;
     s->ledger = nullptr;
+}
+
+extern "C" void kryl_cuda_share_memory(kryl_context ctx)
+{
+    if (ctx == nullptr || ctx->kind != KRYL_BACKEND_CUDA || ctx->backend == nullptr) return;
+    static_cast<kryl_cuda_state *>(ctx->backend)->shared_memory = true;
 }
 
 void kryl_cuda_memory_trim(kryl_cuda_state *s)
@@ -104,10 +118,13 @@ static kryl_status out_of_memory(kryl_cuda_state *s, size_t bytes, const char *w
                       kryl_format_bytes(total_text, sizeof total_text, (int64_t)total_bytes), held);
 }
 
+/* Whether the context's next block comes from the pool. */
+static bool pooled(const kryl_cuda_state *s) { return s->pool != nullptr && !s->shared_memory; }
+
 /* *ptr = bytes of the pool, in the order of the context's stream, or of cudaMalloc. */
 static cudaError_t device_alloc(kryl_cuda_state *s, void **ptr, size_t bytes)
 {
-    if (s->pool == nullptr) return cudaMalloc(ptr, bytes);
+    if (!pooled(s)) return cudaMalloc(ptr, bytes);
     cudaError_t err = cudaMallocFromPoolAsync(ptr, bytes, s->pool, s->stream);
     if (err != cudaErrorMemoryAllocation) return err;
     /* once more when the blocks freed on the stream are free and the pool is trimmed */
@@ -118,24 +135,40 @@ static cudaError_t device_alloc(kryl_cuda_state *s, void **ptr, size_t bytes)
     return cudaMallocFromPoolAsync(ptr, bytes, s->pool, s->stream);
 }
 
+/* ptr back to where it came from. */
+static void release(kryl_cuda_state *s, void *ptr, bool from_pool)
+{
+    if (!from_pool) {
+        /* work queued on the streams may still read ptr: cudaFree waits for the device */
+        cudaFree(ptr);
+    } else {
+        /* freed in the stream's order, after the link's copies queued so far too */
+        if (cudaEventRecord(s->link_end, s->link) == cudaSuccess)
+            cudaStreamWaitEvent(s->stream, s->link_end, 0);
+        cudaFreeAsync(ptr, s->stream);
+    }
+    cudaGetLastError();
+}
+
 kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes, const char *what)
 {
     *ptr = nullptr;
     if (bytes == 0) return KRYL_SUCCESS;
     if (s->memory_limit > 0 && (int64_t)bytes > s->memory_limit - s->memory_in_use)
         return out_of_memory(s, bytes, what, true);
+    const bool from_pool = pooled(s);
     cudaError_t err = device_alloc(s, ptr, bytes);
     if (err != cudaSuccess) {
         *ptr = nullptr;
         cudaGetLastError();
         if (err == cudaErrorMemoryAllocation) return out_of_memory(s, bytes, what, false);
-        return kryl_cuda_failed(err, s->pool ? "cudaMallocFromPoolAsync" : "cudaMalloc",
+        return kryl_cuda_failed(err, from_pool ? "cudaMallocFromPoolAsync" : "cudaMalloc",
                                 KRYL_WHERE);
     }
     try {
-        s->ledger->bytes.emplace(*ptr, bytes);
+        s->ledger->blocks.emplace(*ptr, kryl_cuda_block{bytes, from_pool});
     } catch (const std::bad_alloc &) {
-        kryl_cuda_free(s, *ptr);
+        release(s, *ptr, from_pool);
         *ptr = nullptr;
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot record a device block of %s", what);
     }
@@ -147,19 +180,12 @@ kryl_status kryl_cuda_malloc(kryl_cuda_state *s, void **ptr, size_t bytes, const
 void kryl_cuda_free(kryl_cuda_state *s, void *ptr)
 {
     if (ptr == nullptr) return;
-    auto block = s->ledger->bytes.find(ptr);
-    if (block != s->ledger->bytes.end()) {
-        s->memory_in_use -= (int64_t)block->second;
-        s->ledger->bytes.erase(block);
+    auto block = s->ledger->blocks.find(ptr);
+    bool from_pool = false; /* a block the ledger does not know: cudaMalloc's */
+    if (block != s->ledger->blocks.end()) {
+        from_pool = block->second.pooled;
+        s->memory_in_use -= (int64_t)block->second.bytes;
+        s->ledger->blocks.erase(block);
     }
-    if (s->pool == nullptr) {
-        /* work queued on the streams may still read ptr: cudaFree waits for the device */
-        cudaFree(ptr);
-    } else {
-        /* freed in the stream's order, after the link's copies queued so far too */
-        if (cudaEventRecord(s->link_end, s->link) == cudaSuccess)
-            cudaStreamWaitEvent(s->stream, s->link_end, 0);
-        cudaFreeAsync(ptr, s->stream);
-    }
-    cudaGetLastError();
+    release(s, ptr, from_pool);
 }
