@@ -315,11 +315,13 @@ static kryl_status transpose(kryl_cuda_state *s, cusparseHandle_t handle, const 
     return st;
 }
 
-/* R = P' by the backend's transpose (cuda_spgemm.cu) with the hash SpGEMM, else by cuSPARSE's. */
-static kryl_status transpose_by(kryl_cuda_state *s, cusparseHandle_t handle, bool hash,
-                                const dev_csr *P, dev_csr *R, const char *what)
+/* R = P' by the backend's transpose (cuda_spgemm.cu) without a cuSPARSE
+ * handle (the hash SpGEMM's products), else by cuSPARSE's. */
+static kryl_status transpose_by(kryl_cuda_state *s, cusparseHandle_t handle, const dev_csr *P,
+                                dev_csr *R, const char *what)
 {
-    return hash ? kryl_cuda_transpose(s, P, R, what) : transpose(s, handle, P, R, what);
+    return handle == nullptr ? kryl_cuda_transpose(s, P, R, what)
+                             : transpose(s, handle, P, R, what);
 }
 
 /* S = I - omega D^-1 A (A's pattern, its own values), or
@@ -366,12 +368,12 @@ static kryl_status sort(kryl_cuda_state *s, dev_csr *A)
 }
 
 /* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (decided on the device). */
-static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, bool hash, dev_csr *Ac)
+static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, dev_csr *Ac)
 {
     dev_csr At;
     int *differs = nullptr;
     const char *what = "the symmetric part of the multigrid coarse matrix";
-    kryl_status st = transpose_by(s, handle, hash, Ac, &At, what);
+    kryl_status st = transpose_by(s, handle, Ac, &At, what);
     KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&differs, sizeof *differs, what));
     CUDA_STEP(st, cudaMemsetAsync(differs, 0, sizeof *differs, s->stream));
     if (st == KRYL_SUCCESS) {
@@ -442,13 +444,13 @@ static kryl_status copy(kryl_cuda_state *s, const dev_csr *T, dev_csr *P)
     return st;
 }
 
-/* C = A B by the backend's hash SpGEMM (cuda_spgemm.cu: rows sorted) or
- * by cuSPARSE's, then with its rows sorted where `sorted` asks for it. */
-static kryl_status multiply(kryl_cuda_state *s, cusparseHandle_t handle, bool hash,
-                            const dev_csr *A, const dev_csr *B, dev_csr *C, bool sorted,
-                            const char *what)
+/* C = A B: by the backend's hash SpGEMM (cuda_spgemm.cu: rows sorted)
+ * without a cuSPARSE handle, else by cuSPARSE's, then with its rows
+ * sorted where `sorted` asks for it. */
+static kryl_status multiply(kryl_cuda_state *s, cusparseHandle_t handle, const dev_csr *A,
+                            const dev_csr *B, dev_csr *C, bool sorted, const char *what)
 {
-    if (hash) return kryl_cuda_spgemm_hash(s, A, B, C, what);
+    if (handle == nullptr) return kryl_cuda_spgemm_hash(s, A, B, C, what);
     KRYL_TRY(spgemm(s, handle, A, B, C, what));
     return sorted ? sort(s, C) : KRYL_SUCCESS;
 }
@@ -464,29 +466,29 @@ static kryl_status hash_from_environment(bool *hash)
                       "KRYL_AMG_SPGEMM=\"%s\": expected hash or cusparse", name);
 }
 
-/* P, R and Ac on the device (see amg_products), with 32-bit offsets. */
-static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, bool hash,
-                            const dev_csr *dA, const dev_csr *dT, double omega, bool symmetric,
-                            const int32_t *perm, dev_csr *dP, dev_csr *dR, dev_csr *dAc)
+/* P, R and Ac on the device (see amg_products), with 32-bit offsets: by
+ * cuSPARSE with a handle, else by the backend's own products. */
+static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const dev_csr *dA,
+                            const dev_csr *dT, double omega, bool symmetric, const int32_t *perm,
+                            dev_csr *dP, dev_csr *dR, dev_csr *dAc)
 {
     dev_csr dS, dAP, dQ;
     kryl_status st = KRYL_SUCCESS;
     if (omega != 0.0) {
         /* P = (I - omega D^-1 A) T;  S borrows A's offsets and columns */
         st = smoother(s, dA, omega, &dS);
-        KRYL_STEP(st, multiply(s, handle, hash, &dS, dT, dP, true, "the multigrid prolongator P"));
+        KRYL_STEP(st, multiply(s, handle, &dS, dT, dP, true, "the multigrid prolongator P"));
         kryl_cuda_free(s, dS.values);
     } else {
         /* plain aggregation: P = T */
         st = copy(s, dT, dP);
     }
     /* R = P';  AP = A P;  Ac = R AP */
-    KRYL_STEP(st, transpose_by(s, handle, hash, dP, dR, "the multigrid restriction R"));
-    KRYL_STEP(st, multiply(s, handle, hash, dA, dP, &dAP, false, "the multigrid product A P"));
-    KRYL_STEP(st,
-              multiply(s, handle, hash, dR, &dAP, dAc, true, "the multigrid coarse matrix R A P"));
+    KRYL_STEP(st, transpose_by(s, handle, dP, dR, "the multigrid restriction R"));
+    KRYL_STEP(st, multiply(s, handle, dA, dP, &dAP, false, "the multigrid product A P"));
+    KRYL_STEP(st, multiply(s, handle, dR, &dAP, dAc, true, "the multigrid coarse matrix R A P"));
     kryl_cuda_dev_csr_free(s, &dAP);
-    if (symmetric) KRYL_STEP(st, symmetrize(s, handle, hash, dAc));
+    if (symmetric) KRYL_STEP(st, symmetrize(s, handle, dAc));
     if (perm != nullptr && st == KRYL_SUCCESS) {
         /* level 0 in a sorted format's order: P's rows and R's columns follow it */
         st = permute(s, dP, perm, &dQ);
@@ -494,7 +496,7 @@ static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, bool ha
             kryl_cuda_dev_csr_free(s, dP);
             kryl_cuda_dev_csr_free(s, dR);
             *dP = dQ;
-            st = transpose_by(s, handle, hash, dP, dR, "the multigrid restriction R");
+            st = transpose_by(s, handle, dP, dR, "the multigrid restriction R");
         }
     }
     return st;
@@ -522,7 +524,7 @@ kryl_status kryl_cuda_amg_products(kryl_context ctx, const kryl_backend_csr *A,
     dev_csr dA, dT, dP, dR, dAc;
     KRYL_STEP(st, narrow_view(s, A, &dA, "a multigrid level's row offsets"));
     KRYL_STEP(st, narrow_view(s, T, &dT, "the multigrid tentative prolongator's row offsets"));
-    KRYL_STEP(st, products(s, handle, hash, &dA, &dT, omega, symmetric, perm, &dP, &dR, &dAc));
+    KRYL_STEP(st, products(s, handle, &dA, &dT, omega, symmetric, perm, &dP, &dR, &dAc));
     /* the views own only their offsets */
     kryl_cuda_free(s, dA.offsets);
     kryl_cuda_free(s, dT.offsets);
