@@ -143,8 +143,9 @@ kryl_status amg_backend_csr_upload(kryl_context ctx, kryl_csr *C, kryl_backend_c
 
 /* Build the hierarchy of the iteration matrix Aw (the finest level) with
  * options opts; source (or NULL) is the double matrix Aw was converted
- * from, in Aw's row order: the finest level's double matrix.  Aw counts as
- * symmetric up to symmetry_tol (then so are the coarse levels, exactly). */
+ * from: the finest level's double matrix where both are in the natural
+ * order and it is stored as CSR.  Aw counts as symmetric up to
+ * symmetry_tol (then so are the coarse levels, exactly). */
 kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
                       const kryl_amg_options *opts, double symmetry_tol);
 void amg_release(amg_hierarchy *h);

@@ -407,10 +407,12 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
     amg_level *L0 = &h->levels[0];
     L0->Ab = Aw;
     /* a single-precision Aw's level is built from its double source where
-     * that is stored: aggregated on a device, not from the host copy */
-    L0->A = kryl_matrix_natural_csr(Aw)                         ? Aw
-            : source != NULL && kryl_matrix_natural_csr(source) ? source
-                                                                : NULL;
+     * that is stored in Aw's order: aggregated on a device, not from the
+     * host copy */
+    const bool natural = Aw->layout->perm == NULL;
+    L0->A = kryl_matrix_natural_csr(Aw)                                    ? Aw
+            : natural && source != NULL && kryl_matrix_natural_csr(source) ? source
+                                                                           : NULL;
     KRYL_TRY(finest_symmetric(h));
     KRYL_TRY(amg_agglomerate_rows(h->ctx, &h->agglomerate_rows));
     amg_nullspace N = {.k = 1};

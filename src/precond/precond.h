@@ -40,8 +40,9 @@ struct kryl_precond {
  * opts (NULL: the defaults of kryl_solver_options_init) gives the lspoly
  * degree, the ILU(k)/ILUT parameters, the block Jacobi block count and the
  * multicolor SSOR sweeps and omega.  `source` is the double matrix A was
- * converted from in A's row order, where A is such a copy (multigrid builds
- * its levels from it), else NULL.  *pc is NULL for KRYL_PRECOND_NONE. */
+ * converted from, where A is such a copy (multigrid builds its finest
+ * level from it where the two share a row order), else NULL.  *pc is NULL
+ * for KRYL_PRECOND_NONE. */
 kryl_status kryl_precond_create(kryl_precond **pc, kryl_precond_kind kind,
                                 const kryl_solver_options *opts, kryl_matrix A, kryl_matrix source);
 

@@ -294,11 +294,8 @@ static kryl_status precond_create(kryl_precond **pc, kryl_precond_kind kind,
                                   const kryl_solver_options *opts, kryl_matrix M, kryl_matrix Aw,
                                   kryl_matrix A)
 {
-    /* A itself where M is Aw, A's copy in another precision and A's row order */
-    kryl_matrix source = M == Aw && Aw != A && Aw->host == A->host && Aw->layout->perm == NULL &&
-                                 A->layout->perm == NULL
-                             ? A
-                             : NULL;
+    /* where M is Aw, a copy of A: A is what it was converted from */
+    kryl_matrix source = M == Aw && Aw != A ? A : NULL;
     if (M == Aw || M->layout->n > 0 || kind != KRYL_PRECOND_BJACOBI)
         return kryl_precond_create(pc, kind, opts, M, source);
     *pc = calloc(1, sizeof **pc);
