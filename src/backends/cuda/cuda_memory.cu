@@ -67,15 +67,21 @@ void kryl_cuda_memory_close(kryl_cuda_state *s)
     s->ledger = nullptr;
 }
 
-extern "C" void kryl_cuda_share_memory(kryl_context ctx)
-{
-    if (ctx == nullptr || ctx->kind != KRYL_BACKEND_CUDA || ctx->backend == nullptr) return;
-    static_cast<kryl_cuda_state *>(ctx->backend)->shared_memory = true;
-}
+/* Whether the context's next block comes from the pool. */
+static bool pooled(const kryl_cuda_state *s) { return s->pool != nullptr && !s->shared_memory; }
 
 void kryl_cuda_memory_trim(kryl_cuda_state *s)
 {
-    if (s->pool && cudaMemPoolTrimTo(s->pool, 0) != cudaSuccess) cudaGetLastError();
+    if (pooled(s) && cudaMemPoolTrimTo(s->pool, 0) != cudaSuccess) cudaGetLastError();
+}
+
+extern "C" void kryl_cuda_share_memory(kryl_context ctx)
+{
+    if (ctx == nullptr || ctx->kind != KRYL_BACKEND_CUDA || ctx->backend == nullptr) return;
+    kryl_cuda_state *s = static_cast<kryl_cuda_state *>(ctx->backend);
+    /* the blocks freed so far go back now: a context that shares its memory trims no more */
+    if (s->pool && cudaStreamSynchronize(s->stream) == cudaSuccess) kryl_cuda_memory_trim(s);
+    s->shared_memory = true;
 }
 
 void kryl_cuda_device_free(kryl_cuda_state *s, size_t *free_bytes, size_t *total_bytes)
@@ -117,9 +123,6 @@ static kryl_status out_of_memory(kryl_cuda_state *s, size_t bytes, const char *w
                       kryl_format_bytes(free_text, sizeof free_text, (int64_t)free_bytes),
                       kryl_format_bytes(total_text, sizeof total_text, (int64_t)total_bytes), held);
 }
-
-/* Whether the context's next block comes from the pool. */
-static bool pooled(const kryl_cuda_state *s) { return s->pool != nullptr && !s->shared_memory; }
 
 /* *ptr = bytes of the pool, in the order of the context's stream, or of cudaMalloc. */
 static cudaError_t device_alloc(kryl_cuda_state *s, void **ptr, size_t bytes)

@@ -15,18 +15,13 @@ static bool ring_ready(kryl_cuda_state *s)
     if (s->upload_tried) return s->upload_slot[0] != nullptr;
     s->upload_tried = true;
     for (int k = 0; k < KRYL_CUDA_UPLOAD_SLOTS; k++) {
-        if (cudaMallocHost(&s->upload_slot[k], KRYL_CUDA_UPLOAD_CHUNK) != cudaSuccess ||
-            cudaEventCreateWithFlags(&s->upload_done[k], cudaEventDisableTiming) != cudaSuccess) {
-            cudaGetLastError();
-            kryl_cuda_upload_release(s);
-            s->upload_tried = true;
-            return false;
-        }
         /* a slot is free once its event has passed: recorded now, it has */
-        if (cudaEventRecord(s->upload_done[k], s->stream) != cudaSuccess) {
+        if (cudaMallocHost(&s->upload_slot[k], KRYL_CUDA_UPLOAD_CHUNK) != cudaSuccess ||
+            cudaEventCreateWithFlags(&s->upload_done[k], cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventRecord(s->upload_done[k], s->stream) != cudaSuccess) {
             cudaGetLastError();
             kryl_cuda_upload_release(s);
-            s->upload_tried = true;
+            s->upload_tried = true; /* copied directly from now on */
             return false;
         }
     }

@@ -5,18 +5,22 @@
 #include "backends/cuda/cuda_reduce.cuh"
 #include "gen/hash.h"
 
-/* y_i = value */
-template <typename T> __global__ void fill_kernel(int64_t n, T *y, double value)
+/* y_i = entry(i) */
+template <typename T, typename Entry> __global__ void fill_kernel(int64_t n, T *y, Entry entry)
 {
-    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)value;
+    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)entry(i);
 }
 
-/* y_i = the pseudo-random entry first + i of seed */
-template <typename T>
-__global__ void fill_random_kernel(int64_t n, T *y, uint64_t seed, int64_t first)
-{
-    KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)kryl_random_entry(seed, first + i);
-}
+/* The entries fill writes: one value, or the pseudo-random entries first + i of a seed. */
+struct constant_entry {
+    double value;
+    __device__ double operator()(int64_t) const { return value; }
+};
+struct random_entry {
+    uint64_t seed;
+    int64_t first;
+    __device__ double operator()(int64_t i) const { return kryl_random_entry(seed, first + i); }
+};
 
 /* gather: y_i = x_perm(i);  scatter: y_perm(i) = x_i;  perm NULL: y_i = x_i (types may differ) */
 template <typename TY, typename TX>
@@ -63,7 +67,8 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void dot_kernel(int64_t n, const
     if (kryl_grid_sum<1>(sum, partials, stride, counter)) *out = sum[0];
 }
 
-kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
+/* y_i = entry(i) on the context's stream */
+template <typename Entry> static kryl_status fill_with(kryl_context ctx, kryl_vector y, Entry entry)
 {
     KRYL_REQUIRE_ARG(y);
     kryl_cuda_state *s = nullptr;
@@ -71,26 +76,21 @@ kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
     if (y->n == 0) return KRYL_SUCCESS;
     kryl_cuda_with_type(y->precision, [&](auto t) {
         using T = decltype(t);
-        fill_kernel<T><<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            y->n, static_cast<T *>(y->data), value);
+        fill_kernel<<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            y->n, static_cast<T *>(y->data), entry);
     });
     KRYL_CUDA_CHECK_LAUNCH("fill_kernel");
     return KRYL_SUCCESS;
 }
 
+kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
+{
+    return fill_with(ctx, y, constant_entry{value});
+}
+
 kryl_status kryl_cuda_fill_random(kryl_context ctx, kryl_vector y, uint64_t seed, int64_t first)
 {
-    KRYL_REQUIRE_ARG(y);
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (y->n == 0) return KRYL_SUCCESS;
-    kryl_cuda_with_type(y->precision, [&](auto t) {
-        using T = decltype(t);
-        fill_random_kernel<T><<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            y->n, static_cast<T *>(y->data), seed, first);
-    });
-    KRYL_CUDA_CHECK_LAUNCH("fill_random_kernel");
-    return KRYL_SUCCESS;
+    return fill_with(ctx, y, random_entry{seed, first});
 }
 
 kryl_status kryl_cuda_permute_copy(kryl_context ctx, kryl_vector y, kryl_vector x,
