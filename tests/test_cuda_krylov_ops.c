@@ -525,6 +525,8 @@ static void test_cg1_steps(kryl_generator_kind kind, int64_t size, bool jacobi, 
     kryl_vector d[2] = {jacobi ? &dinv.v[REF] : NULL, jacobi ? &dinv.v[GPU] : NULL};
     double tol_one = -1.0; /* the first step's expanded r'r, from ref */
     bool resident = true;
+    vpair *state[] = {&x, &r, &p};
+    double *whole[3] = {NULL, NULL, NULL}; /* x, r, p after `count` steps in one launch */
     for (int stop_early = 0; stop_early < 2 && resident; stop_early++) {
         cg1_start(&x, &r, &p, &dinv, jacobi);
         /* (a margin over rounding: the sums differ in order, and n = 1
@@ -561,7 +563,23 @@ static void test_cg1_steps(kryl_generator_kind kind, int64_t size, bool jacobi, 
         CHECK(test_close(rr[GPU], rr[REF], 1e3 * done * sum_tolerance(KRYL_DOUBLE, n)),
               "%s: recorded r'r cuda %.17g ref %.17g", what, rr[GPU], rr[REF]);
         mp_check_stop(&mon, stop_early ? KRYL_STOP_CONVERGED : KRYL_STOP_RUNNING, what);
+        for (int v = 0; v < 3 && !stop_early; v++) whole[v] = vp_values(state[v], GPU);
     }
+    /* where a launch begins changes no bit: one step, then the rest */
+    if (whole[0] != NULL && count > 1) {
+        cg1_start(&x, &r, &p, &dinv, jacobi);
+        mp_set(&mon, KRYL_STOP_RUNNING, 0, -1.0);
+        bool queued = false;
+        for (int launch = 0; launch < 2; launch++)
+            CHECK_OK(sides[GPU].ops->cg1_steps(sides[GPU].ctx, A[GPU], &p.v[GPU], &x.v[GPU],
+                                               &r.v[GPU], d[GPU], scratch, mon.mon[GPU],
+                                               launch ? count - 1 : 1, &queued));
+        for (int v = 0; v < 3; v++)
+            CHECK(vp_same(state[v], GPU, whole[v]),
+                  "%s: vector %d of 1 + %d steps differs from %d steps in one launch", what, v,
+                  count - 1, count);
+    }
+    for (int v = 0; v < 3; v++) free(whole[v]);
     /* the guard: a stopped monitor, nothing changes */
     double *x_before = vp_values(&x, GPU);
     bool queued = false;

@@ -40,15 +40,22 @@ __device__ inline void cg1_add_terms(double *t, double p, double q, double r, do
     }
 }
 
+/* A row's residual and direction after a step are rounded as written here,
+ * with no contraction left to the compiler: the resident kernel rebuilds its
+ * neighbours' p inside another expression, and must get the owner's bits. */
+
 /* r - alpha q: a row's residual after a step */
-__device__ inline double cg1_next_r(double r, double q, double alpha) { return r - alpha * q; }
+__device__ inline double cg1_next_r(double r, double q, double alpha)
+{
+    return __fma_rn(-alpha, q, r);
+}
 
 /* dinv r + beta p (JACOBI) or r + beta p: a row's direction after a step,
  * from its new residual r */
 template <bool JACOBI>
 __device__ inline double cg1_next_p(double r, double p, double dinv, double beta)
 {
-    return (JACOBI ? dinv * r : r) + beta * p;
+    return __fma_rn(beta, p, JACOBI ? __dmul_rn(dinv, r) : r);
 }
 
 /* The scalar part of a single-reduction CG step from the summed terms t
