@@ -51,11 +51,12 @@ kryl_status amg_strength(const kryl_csr *A, double theta, bool symmetric, int th
  * "standard aggregation"; serial), from a distance-2 maximal independent
  * set with roots chosen by a fixed hash of the row index (Bell, Dalton &
  * Olson 2012; parallel), or that set with secondary aggregates between
- * its roots (Kelley & Rajamanickam 2022; parallel, amg_aggregate.c); all
+ * its roots (Kelley & Rajamanickam 2022; parallel, amg_aggregate.c: the
+ * secondary ones larger where `finest`, amg_secondary_min); all
  * deterministic, whatever the thread count. */
 kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t *count);
 kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggregate, int64_t *count);
-kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *aggregate,
+kryl_status amg_aggregate_parallel(const amg_graph *G, bool finest, int threads, int32_t *aggregate,
                                    int64_t *count);
 
 /* The tentative prolongator T (n x nc) and the coarse near-nullspace Bc

@@ -38,7 +38,9 @@
  *      aggregate with them, numbered after phase 1's, in row order (Kokkos
  *      asks two: three gives the same iterations with fewer rows, operator
  *      complexity 1.36 against 1.46 on 5-point 500^2, 1.59 against 1.74
- *      on 7-point 80^3);
+ *      on 7-point 80^3); on the finest level at least two thirds of
+ *      phase 1's mean aggregate (amg_secondary_min: 7-point 160^3 1.52
+ *      against 1.60, the same iterations);
  *   3. every row still left joins the neighbouring aggregate it has the
  *      most neighbours in, then the smallest, then the lowest numbered
  *      (counts and sizes as phase 2 left them, so the rows decide apart).
@@ -162,18 +164,18 @@ kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggrega
 }
 
 /* Phases 1 and 2: the set's rows that root an aggregate (phase 2: with at
- * least AMG_SECONDARY_MIN - 1 neighbours without one) take numbers from *next on, in row
+ * least least - 1 neighbours without one) take numbers from *next on, in row
  * order, and their neighbours without an aggregate join them. */
-static void root_aggregates(const amg_graph *G, const uint64_t *key, bool phase2, int threads,
+static void root_aggregates(const amg_graph *G, const uint64_t *key, int64_t least, int threads,
                             int32_t *root, int32_t *aggregate, int64_t *next)
 {
     int64_t n = G->n;
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
         int64_t size = 1;
-        for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1] && phase2; k++)
+        for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1] && size < least; k++)
             size += aggregate[G->col_idx[k]] < 0;
-        root[i] = amg_key_state(key[i]) == AMG_STATE_IN && (!phase2 || size >= AMG_SECONDARY_MIN);
+        root[i] = amg_key_state(key[i]) == AMG_STATE_IN && size >= least;
     }
     for (int64_t i = 0; i < n; i++) root[i] = root[i] ? (int32_t)(*next)++ : -1;
     KRYL_HOST_PARALLEL_FOR(threads)
@@ -187,7 +189,7 @@ static void root_aggregates(const amg_graph *G, const uint64_t *key, bool phase2
     }
 }
 
-kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *aggregate,
+kryl_status amg_aggregate_parallel(const amg_graph *G, bool finest, int threads, int32_t *aggregate,
                                    int64_t *count)
 {
     int64_t n = G->n;
@@ -203,10 +205,16 @@ kryl_status amg_aggregate_parallel(const amg_graph *G, int threads, int32_t *agg
     int32_t *old = work, *size = work + n + 1;
     int64_t next = 0;
     for (int64_t i = 0; i < n; i++) aggregate[i] = -1;
-    for (int phase = 0; phase < 2; phase++) {
-        mis2(G, phase ? aggregate : NULL, threads, key, m1, m2);
-        root_aggregates(G, key, phase == 1, threads, old, aggregate, &next);
-    }
+    /* phase 1: every root of the set (its neighbours are all free) */
+    mis2(G, NULL, threads, key, m1, m2);
+    root_aggregates(G, key, 1, threads, old, aggregate, &next);
+    int64_t covered = 0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, +, covered)
+    for (int64_t i = 0; i < n; i++) covered += aggregate[i] >= 0;
+    /* phase 2: roots of a set among the rows left, with enough of them free */
+    mis2(G, aggregate, threads, key, m1, m2);
+    root_aggregates(G, key, amg_secondary_min(covered, next, finest), threads, old, aggregate,
+                    &next);
     /* phase 3 reads the aggregates and their sizes as phase 2 left them */
     for (int64_t a = 0; a < next; a++) size[a] = 0;
     for (int64_t i = 0; i < n; i++) {

@@ -206,7 +206,7 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
          * time counts as the aggregation's */
         size_t bytes = (size_t)M->host->csr.nrows * sizeof *L->aggregate;
         KRYL_TRY(ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes));
-        KRYL_TRY(ctx->ops->amg_aggregate(ctx, M, h->opts.theta, L->symmetric, L->aggregate,
+        KRYL_TRY(ctx->ops->amg_aggregate(ctx, M, h->opts.theta, L->symmetric, l == 0, L->aggregate,
                                          &L->naggregates));
         h->info.aggregate_s += kryl_wtime() - t0;
         return KRYL_SUCCESS;
@@ -229,7 +229,7 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
              ? amg_aggregate_greedy(&G, aggregate, &L->naggregates)
          : h->opts.coarsening == KRYL_AMG_MIS2
              ? amg_aggregate_mis2(&G, threads, aggregate, &L->naggregates)
-             : amg_aggregate_parallel(&G, threads, aggregate, &L->naggregates);
+             : amg_aggregate_parallel(&G, l == 0, threads, aggregate, &L->naggregates);
     amg_graph_free(&G);
     if (st == KRYL_SUCCESS && ranks) amg_boundary_singletons(A, aggregate, &L->naggregates);
     if (st == KRYL_SUCCESS) st = ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes);

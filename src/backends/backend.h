@@ -614,13 +614,14 @@ typedef struct kryl_gmres_ls {
      * the strength graph of amg_strength (j ~ i when |a_ij| >= theta                              \
      * sqrt(|a_ii a_jj|), a_ij != 0, i != j; made symmetric unless                                 \
      * `symmetric`), aggregated as amg_aggregate_parallel does                                     \
-     * (src/amg/amg_aggregate.c, the specification): aggregate (backend                            \
+     * (src/amg/amg_aggregate.c, the specification; `finest`: A is the                           \
+     * hierarchy's first level): aggregate (backend                                                \
      * memory, A's rows) = each row's aggregate, or -1 for a row without                           \
      * strong couplings; *count (host) = the aggregates.  The same result on                       \
      * every backend, whatever its threads; synchronises. */                                       \
     OP(kryl_status, amg_aggregate,                                                                 \
-       (kryl_context ctx, kryl_matrix A, double theta, bool symmetric, int32_t *aggregate,         \
-        int64_t *count))                                                                           \
+       (kryl_context ctx, kryl_matrix A, double theta, bool symmetric, bool finest,                \
+        int32_t *aggregate, int64_t *count))                                                                           \
                                                                                                    \
     /* ---- multicolor ordering (optional; NULL: the host colors) ----                             \
      * color_rows: the Jones-Plassmann coloring of the graph of the n x n                          \

@@ -6,12 +6,12 @@
 #include "core/host_threads.h"
 
 kryl_status kryl_host_amg_aggregate(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
-                                    int32_t *aggregate, int64_t *count)
+                                    bool finest, int32_t *aggregate, int64_t *count)
 {
     int threads = kryl_host_threads(ctx);
     amg_graph G = {0};
     KRYL_TRY(amg_strength(&A->host->csr, theta, symmetric, threads, &G));
-    kryl_status st = amg_aggregate_parallel(&G, threads, aggregate, count);
+    kryl_status st = amg_aggregate_parallel(&G, finest, threads, aggregate, count);
     amg_graph_free(&G);
     return st;
 }

@@ -10,15 +10,15 @@
 #include "test_krylov_support.h"
 
 /* The oracle: the host's strength graph and parallel aggregation, serial. */
-static int64_t oracle(const kryl_csr *A, double theta, bool symmetric, int32_t *aggregate,
-                      bool *strong)
+static int64_t oracle(const kryl_csr *A, double theta, bool symmetric, bool finest,
+                      int32_t *aggregate, bool *strong)
 {
     amg_graph G = {0};
     int64_t count = -1;
     CHECK_OK(amg_strength(A, theta, symmetric, 1, &G));
     if (G.row_ptr == NULL) return -1;
     for (int64_t i = 0; i < A->nrows; i++) strong[i] = G.row_ptr[i + 1] > G.row_ptr[i];
-    CHECK_OK(amg_aggregate_parallel(&G, 1, aggregate, &count));
+    CHECK_OK(amg_aggregate_parallel(&G, finest, 1, aggregate, &count));
     amg_graph_free(&G);
     return count;
 }
@@ -41,20 +41,21 @@ static void check_valid(const int32_t *aggregate, const bool *strong, int64_t n,
     free(used);
 }
 
-void test_check_aggregate(kryl_context ctx, const kryl_csr *A, double theta, bool symmetric,
-                          const char *label)
+/* test_check_aggregate for the first level of a hierarchy (finest) or a coarser one */
+static void check_level(kryl_context ctx, const kryl_csr *A, double theta, bool symmetric,
+                        bool finest, const char *label)
 {
     const kryl_backend_ops *ops = ctx->ops;
     char where[160];
-    snprintf(where, sizeof where, "%s (theta %g%s, %s)", label, theta,
-             symmetric ? ", symmetric" : "", ops->name);
+    snprintf(where, sizeof where, "%s (theta %g%s%s, %s)", label, theta,
+             symmetric ? ", symmetric" : "", finest ? ", finest" : "", ops->name);
     CHECK(ops->amg_aggregate != NULL, "%s: no amg_aggregate", where);
     if (ops->amg_aggregate == NULL) return;
     const int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
     const size_t bytes = (size_t)n * sizeof(int32_t);
     int32_t *want = malloc(bytes + sizeof(int32_t)), *got = malloc(bytes + sizeof(int32_t));
     bool *strong = malloc((size_t)n + 1);
-    int64_t want_count = oracle(A, theta, symmetric, want, strong);
+    int64_t want_count = oracle(A, theta, symmetric, finest, want, strong);
     kryl_csr copy = {0};
     CHECK_OK(kryl_csr_alloc(&copy, n, n, nnz));
     memcpy(copy.row_ptr, A->row_ptr, ((size_t)n + 1) * sizeof *copy.row_ptr);
@@ -67,7 +68,7 @@ void test_check_aggregate(kryl_context ctx, const kryl_csr *A, double theta, boo
     int32_t *on = NULL;
     int64_t count = -2;
     CHECK_OK(ops->alloc(ctx, (void **)&on, bytes));
-    if (M != NULL) CHECK_OK(ops->amg_aggregate(ctx, M, theta, symmetric, on, &count));
+    if (M != NULL) CHECK_OK(ops->amg_aggregate(ctx, M, theta, symmetric, finest, on, &count));
     if (n > 0) CHECK_OK(ops->download(ctx, got, on, bytes));
     CHECK(count == want_count, "%s: %lld aggregates, the host's code %lld", where, (long long)count,
           (long long)want_count);
@@ -82,6 +83,12 @@ void test_check_aggregate(kryl_context ctx, const kryl_csr *A, double theta, boo
     free(want);
     free(got);
     free(strong);
+}
+
+void test_check_aggregate(kryl_context ctx, const kryl_csr *A, double theta, bool symmetric,
+                          const char *label)
+{
+    for (int finest = 0; finest < 2; finest++) check_level(ctx, A, theta, symmetric, finest, label);
 }
 
 /* Two 2-D grids side by side with no coupling between them, and a few

@@ -8,7 +8,8 @@
 #include "kryl.h"
 
 /* ctx's amg_aggregate of a copy of the square A (host CSR, rows sorted) on
- * ctx, as double CSR in the natural order: the oracle's aggregates and
+ * ctx, as double CSR in the natural order, as a hierarchy's first level and
+ * as a coarser one: the oracle's aggregates and
  * count (amg_strength and amg_aggregate_parallel on one thread), every
  * aggregate numbered 0..count-1 and holding a row, -1 exactly for the rows
  * without strong couplings. */

@@ -103,6 +103,15 @@ __global__ void aggregate_neighbour_max_kernel(int64_t n, const int64_t *__restr
     }
 }
 
+/* *total += the lanes' `mine`, one atomic per warp (blocks are whole warps;
+ * every lane must get here) */
+__device__ inline void aggregate_warp_add(unsigned int mine, unsigned long long *total)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        mine += __shfl_down_sync(0xffffffffu, mine, offset);
+    if ((threadIdx.x & 31u) == 0 && mine) atomicAdd(total, (unsigned long long)mine);
+}
+
 /* undecided rows: in when their key is the distance-2 maximum, out when a
  * member is within distance 2; *left += the rows still undecided */
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void aggregate_decide_kernel(
@@ -114,25 +123,31 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void aggregate_decide_kernel(
         key[i] = amg_key_decided(key[i], m2[i], i);
         mine += amg_key_state(key[i]) == AMG_STATE_UNDECIDED;
     }
-    /* one atomic per warp (blocks are whole warps; every lane gets here) */
-    for (int offset = 16; offset > 0; offset >>= 1)
-        mine += __shfl_down_sync(0xffffffffu, mine, offset);
-    if ((threadIdx.x & 31u) == 0 && mine) atomicAdd(left, (unsigned long long)mine);
+    aggregate_warp_add(mine, left);
 }
 
-/* flag[i] = whether i roots an aggregate: in the set and (phase 2) with at
- * least AMG_SECONDARY_MIN - 1 neighbours without an aggregate */
+/* *covered += the rows with an aggregate */
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void aggregate_count_kernel(
+    int64_t n, const int32_t *__restrict__ aggregate, unsigned long long *covered)
+{
+    unsigned int mine = 0;
+    KRYL_CUDA_FOR_EACH(i, n) mine += aggregate[i] >= 0;
+    aggregate_warp_add(mine, covered);
+}
+
+/* flag[i] = whether i roots an aggregate: in the set and with at least
+ * least - 1 neighbours without an aggregate */
 __global__ void aggregate_root_flags_kernel(int64_t n, const int64_t *__restrict__ ptr,
                                             const int32_t *__restrict__ col,
                                             const uint64_t *__restrict__ key,
-                                            const int32_t *__restrict__ aggregate, bool phase2,
+                                            const int32_t *__restrict__ aggregate, int64_t least,
                                             int32_t *flag)
 {
     KRYL_CUDA_FOR_EACH(i, n)
     {
         int64_t size = 1;
-        for (int64_t k = ptr[i]; k < ptr[i + 1] && phase2; k++) size += aggregate[col[k]] < 0;
-        flag[i] = amg_key_state(key[i]) == AMG_STATE_IN && (!phase2 || size >= AMG_SECONDARY_MIN);
+        for (int64_t k = ptr[i]; k < ptr[i + 1] && size < least; k++) size += aggregate[col[k]] < 0;
+        flag[i] = amg_key_state(key[i]) == AMG_STATE_IN && size >= least;
     }
 }
 
@@ -350,18 +365,19 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
     return KRYL_SUCCESS;
 }
 
-/* Phases 1 and 2 after their set: roots numbered from *next in row order,
- * rows without an aggregate joining the root they are or are next to. */
+/* Phases 1 and 2 after their set: roots (with at least least - 1 free
+ * neighbours) numbered from *next in row order, rows without an aggregate
+ * joining the root they are or are next to. */
 static kryl_status root_aggregates(aggregate_work &w, int64_t n, const int64_t *ptr,
-                                   const int32_t *col, bool phase2, int32_t *aggregate,
+                                   const int32_t *col, int64_t least, int32_t *aggregate,
                                    int64_t *next)
 {
     kryl_cuda_state *s = w.s;
     const unsigned int grid = kryl_cuda_stream_grid(s, n);
     int32_t *flag = w.flag, *before = flag + n, *root = before + n;
-    /* flag_i = i in the set (phase 2: with >= AMG_SECONDARY_MIN - 1 neighbours free) */
+    /* flag_i = i in the set with >= least - 1 neighbours free */
     aggregate_root_flags_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, w.key,
-                                                                           aggregate, phase2, flag);
+                                                                           aggregate, least, flag);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_root_flags_kernel");
     /* before_i = sum_{k < i} flag_k */
     size_t bytes = 0;
@@ -385,7 +401,7 @@ static kryl_status root_aggregates(aggregate_work &w, int64_t n, const int64_t *
 }
 
 kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double theta, bool symmetric,
-                                    int32_t *aggregate, int64_t *count)
+                                    bool finest, int32_t *aggregate, int64_t *count)
 {
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
@@ -414,10 +430,19 @@ kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
     const unsigned int grid = kryl_cuda_stream_grid(s, n);
     KRYL_CUDA_CHECK(cudaMemsetAsync(aggregate, 0xff, (size_t)n * sizeof *aggregate, s->stream));
     int64_t next = 0;
-    for (int phase = 0; phase < 2; phase++) {
-        KRYL_TRY(mis2(w, n, ptr, col, phase ? aggregate : nullptr));
-        KRYL_TRY(root_aggregates(w, n, ptr, col, phase == 1, aggregate, &next));
-    }
+    /* phase 1: every root of the set (its neighbours are all free) */
+    KRYL_TRY(mis2(w, n, ptr, col, nullptr));
+    KRYL_TRY(root_aggregates(w, n, ptr, col, 1, aggregate, &next));
+    /* covered = #{i : aggregate_i >= 0} */
+    unsigned long long covered = 0;
+    KRYL_CUDA_CHECK(cudaMemsetAsync(w.counts, 0, sizeof *w.counts, s->stream));
+    aggregate_count_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, aggregate, w.counts);
+    KRYL_CUDA_CHECK_LAUNCH("aggregate_count_kernel");
+    KRYL_TRY(fetch(s, w.counts, &covered));
+    /* phase 2: roots of a set among the rows left, with enough of them free */
+    KRYL_TRY(mis2(w, n, ptr, col, aggregate));
+    KRYL_TRY(root_aggregates(w, n, ptr, col, amg_secondary_min((int64_t)covered, next, finest),
+                             aggregate, &next));
     /* phase 3 reads the aggregates and their sizes as phase 2 left them */
     int32_t *old = w.flag, *size = old + n;
     KRYL_CUDA_CHECK(cudaMemsetAsync(size, 0, (size_t)n * sizeof *size, s->stream));
