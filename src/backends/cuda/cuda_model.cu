@@ -6,15 +6,17 @@
 
 #include "backends/cuda/cuda_internal.cuh"
 
-/* Bytes copied per timed copy; smaller when the device has less free memory. */
-constexpr size_t MODEL_COPY_BYTES = (size_t)256 << 20;
+/* Bytes copied per timed copy, source and destination together over four
+ * times an H200's 60 MB L2; smaller when the device has less free memory.
+ * The measurement is part of every hybrid auto setup (docs/BENCHMARKS.md). */
+constexpr size_t MODEL_COPY_BYTES = (size_t)128 << 20;
 constexpr size_t MODEL_MIN_COPY_BYTES = (size_t)16 << 20;
 /* Bytes/s the model assumes while no copy could be timed (too little device
  * memory free): the order of an H100's; the choice of format depends on the
  * ratios of the formats' traffic, not on this scale. */
 constexpr double MODEL_UNMEASURED_BANDWIDTH = 2e12;
 /* Copies timed after one warm-up; the median is kept. */
-constexpr int MODEL_COPIES = 7;
+constexpr int MODEL_COPIES = 5;
 
 /* Median seconds of MODEL_COPIES copies of `bytes` from src to dst on s's stream. */
 static kryl_status time_copies(kryl_cuda_state *s, void *dst, const void *src, size_t bytes,
