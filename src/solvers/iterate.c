@@ -136,8 +136,8 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
     const bool adaptive = o->check_interval == 0;
     /* over several ranks every rank must queue the same batches (each step
      * exchanges and reduces), so none grows them from its own timings; nor
-     * does a deterministic context (where a launch of resident steps begins
-     * changes the rounding of its first step on cuda) */
+     * does a deterministic context (its batches, and so what each launch
+     * holds, are then the same in every run, whatever the timings) */
     int ranks = 1;
     KRYL_TRY(kryl_context_rank(s->ctx, NULL, &ranks));
     const bool grows = adaptive && ranks == 1 && !kryl_context_deterministic(s->ctx);
