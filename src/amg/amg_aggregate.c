@@ -163,9 +163,10 @@ kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggrega
     return KRYL_SUCCESS;
 }
 
-/* Phases 1 and 2: the set's rows that root an aggregate (phase 2: with at
- * least least - 1 neighbours without one) take numbers from *next on, in row
- * order, and their neighbours without an aggregate join them. */
+/* Phases 1 and 2: the set's rows that root an aggregate (those with at
+ * least `least` - 1 neighbours without one: every row of phase 1's set)
+ * take numbers from *next on, in row order, and their neighbours without an
+ * aggregate join them. */
 static void root_aggregates(const amg_graph *G, const uint64_t *key, int64_t least, int threads,
                             int32_t *root, int32_t *aggregate, int64_t *next)
 {

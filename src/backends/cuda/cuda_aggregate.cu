@@ -136,7 +136,7 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void aggregate_count_kernel(
 }
 
 /* flag[i] = whether i roots an aggregate: in the set and with at least
- * least - 1 neighbours without an aggregate */
+ * `least` - 1 neighbours without an aggregate */
 __global__ void aggregate_root_flags_kernel(int64_t n, const int64_t *__restrict__ ptr,
                                             const int32_t *__restrict__ col,
                                             const uint64_t *__restrict__ key,
