@@ -186,7 +186,7 @@ __device__ inline double row_entries_sum(const row_entries<T, I, LANES, DEPTH> &
 }
 
 /* sum_k a_k x_col(k) over `row`, by the LANES threads of its group (every
- * lane gets the sum) */
+ * lane gets the sum; 0 for row < 0) */
 template <typename T, typename I, int LANES>
 __device__ inline double row_sum(int64_t row, int lane, const I *__restrict__ row_ptr,
                                  const int32_t *__restrict__ col_idx, const T *__restrict__ values,

@@ -46,10 +46,14 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_kernel(
     pipecg_end(sums, sc, alpha, monitor, record, partials, stride, counter);
 }
 
-/* A step with n = A in computed row by row as the rows are updated (A in
- * CSR, LANES threads per row, the grid striding over the rows): n is never
- * stored, and in (m, or w without a preconditioner) is read by the products
- * while its update goes to v.next. */
+/* A step with n = A in computed as the rows are updated (A in CSR, the
+ * grid striding over tiles of LANES rows): a group of LANES threads forms
+ * each row's product of its tile in turn, lane j keeping row j's, then every
+ * lane updates its own row, so the updates' loads and stores stay as wide
+ * as the group (one lane updating a row of 32 lanes cost 125-point PCG's
+ * step half again, docs/BENCHMARKS.md).  n is never stored, and in (m, or w
+ * without a preconditioner) is read by the products while its update goes
+ * to v.next. */
 template <typename T, typename I, int LANES, bool PC, bool JACOBI>
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_spmv_kernel(
     int64_t nrows, const I *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
@@ -63,13 +67,20 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void pipecg_spmv_kernel(
     double sums[3] = {0.0, 0.0, 0.0};
     const int lane = (int)(threadIdx.x % LANES);
     const int64_t groups = (int64_t)gridDim.x * (KRYL_CUDA_THREADS / LANES);
-    for (int64_t row = ((int64_t)blockIdx.x * KRYL_CUDA_THREADS + threadIdx.x) / LANES; row < nrows;
-         row += groups) {
-        pipecg_state o{};
-        if (lane == 0) o = pipecg_load<T, PC, JACOBI>(row, v);
-        /* n_row = (A in)_row;  the row's updates */
-        const double ni = row_sum<T, I, LANES>(row, lane, row_ptr, col_idx, values, in);
-        if (lane == 0) pipecg_row<T, PC, JACOBI>(row, ni, o, alpha, beta, fresh, v, sums);
+    for (int64_t first = ((int64_t)blockIdx.x * KRYL_CUDA_THREADS + threadIdx.x) / LANES * LANES;
+         first < nrows; first += groups * LANES) {
+        /* n_(first + j) = (A in)_(first + j), kept by lane j */
+        double ni = 0.0;
+        for (int j = 0; j < LANES; j++) {
+            const int64_t row = first + j < nrows ? first + j : -1;
+            const double sum = row_sum<T, I, LANES>(row, lane, row_ptr, col_idx, values, in);
+            if (lane == j) ni = sum;
+        }
+        /* the lane's row's updates */
+        const int64_t row = first + lane;
+        if (row < nrows)
+            pipecg_row<T, PC, JACOBI>(row, ni, pipecg_load<T, PC, JACOBI>(row, v), alpha, beta,
+                                      fresh, v, sums);
     }
     pipecg_end(sums, sc, alpha, monitor, record, partials, stride, counter);
 }
