@@ -218,6 +218,10 @@ typedef struct kryl_amg_options {
      * matrix's original row order; read during kryl_solver_create only. */
     const double *nullspace;
     int nullspace_vectors; /* k, 1..KRYL_AMG_MAX_NULLSPACE */
+    /* The coarse levels' strength threshold: their Galerkin operators take
+     * max(theta, coarse_theta); default 0.02 (0: theta on every level, where
+     * a new-values update gives what a fresh setup gives). */
+    double coarse_theta;
 } kryl_amg_options;
 
 #define KRYL_AMG_MAX_NULLSPACE 12

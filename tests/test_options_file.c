@@ -154,6 +154,10 @@ static void test_refusals(void)
           "kryl_solver_options_set: amg-theta, amg-cycle, amg-coarse-size, dtol, match");
     /* the bounds of the table, and what it knows by name (the kryl command's parser asks) */
     CHECK_STATUS(kryl_solver_options_set(&o, "amg-theta", "1.5"), KRYL_ERR_INVALID_ARGUMENT);
+    CHECK_OK(kryl_solver_options_set(&o, "amg-coarse-theta", "0"));
+    CHECK(o.amg.coarse_theta == 0.0, "kryl_solver_options_set: amg-coarse-theta 0");
+    CHECK_STATUS(kryl_solver_options_set(&o, "amg-coarse-theta", "-0.1"),
+                 KRYL_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(kryl_solver_options_set(&o, "amg-sweeps", "65"), KRYL_ERR_INVALID_ARGUMENT);
     CHECK(strstr(kryl_last_error(), "amg-sweeps") != NULL, "the bound's refusal names the option");
     bool flag = false;

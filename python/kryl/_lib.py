@@ -58,6 +58,7 @@ class AmgOptions(ctypes.Structure):
         ("max_levels", c_int),
         ("nullspace", c_void_p),
         ("nullspace_vectors", c_int),
+        ("coarse_theta", c_double),
     ]
 
 

@@ -87,6 +87,7 @@ class SolveInfo:
     host_copy: str = "given"
     # with precond="amg" (None otherwise), as the CLI writes them
     amg_theta: Optional[float] = None
+    amg_coarse_theta: Optional[float] = None
     amg_smoother: Optional[str] = None
     amg_sweeps: Optional[int] = None
     amg_cycle: Optional[str] = None

@@ -52,6 +52,7 @@ _NAMED = {
 # algebraic multigrid (precond="amg"): keyword -> kryl_amg_options field
 _AMG_FIELDS = {
     "amg_theta": ("theta", float),
+    "amg_coarse_theta": ("coarse_theta", float),
     "amg_sweeps": ("sweeps", int),
     "amg_coarse_size": ("coarse_size", int),
     "amg_max_levels": ("max_levels", int),

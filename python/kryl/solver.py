@@ -41,6 +41,8 @@ Method:
   sweeps        mcssor: symmetric sweeps per apply (default 1)
   omega         mcssor: relaxation factor, 0 < omega < 2 (default 1)
   amg_theta     amg: strong couplings |a_ij| >= theta sqrt(|a_ii a_jj|) (default 0)
+  amg_coarse_theta amg: the coarse levels' threshold, max(it, amg_theta)
+                (default 0.02; 0: amg_theta on every level)
   amg_smoother  amg: "chebyshev" (the default), "jacobi", "l1jacobi", "mcgs"
   amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2, else 1)
   amg_cycle     amg: "v" (the default) or "w"
@@ -395,7 +397,7 @@ _AMG = 11  # KRYL_PRECOND_AMG
 
 def _amg_fields(a: _lib.AmgOptions) -> dict:
     """The amg_* fields of kryl solve --json."""
-    return {"amg_theta": a.theta, "amg_smoother": enum_name("amg_smoother", a.smoother),
+    return {"amg_theta": a.theta, "amg_coarse_theta": a.coarse_theta, "amg_smoother": enum_name("amg_smoother", a.smoother),
             "amg_sweeps": a.sweeps, "amg_cycle": enum_name("amg_cycle", a.cycle),
             "amg_aggregation": enum_name("amg_aggregation", a.aggregation),
             "amg_coarsening": enum_name("amg_coarsening", a.coarsening),

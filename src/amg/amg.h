@@ -24,6 +24,13 @@
  * to rank 0 (KRYL_AMG_AGGLOMERATE overrides; 0: never): a level that
  * small is bound by the latency of its exchanges, not by its work. */
 #define KRYL_AMG_AGGLOMERATE_ROWS 8192
+/* The coarse levels' strength threshold by default (coarse_theta): their
+ * Galerkin operators gain many small entries, which theta = 0 counts as
+ * strong, so that their aggregates grew too large: 5-point 4000^2 took 18
+ * PCG iterations against 11, 7-point 160^3 12 against 9.  The finest level
+ * keeps the caller's theta: at 0.05 a 27-point stencil's couplings are all
+ * weak (docs/BENCHMARKS.md). */
+#define KRYL_AMG_COARSE_THETA 0.02
 /* Lanczos steps of each level's lambda_max(D^-1 A) estimate. */
 #define KRYL_AMG_LANCZOS_STEPS 12
 /* Chebyshev smoothing interval [upper/ratio, upper], upper = margin lambda_max;

@@ -200,13 +200,14 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     kryl_matrix M = amg_level_matrix(L);
     bool ranks = amg_over_ranks(ctx);
     double t0 = kryl_wtime();
+    const double theta = l == 0 ? h->opts.theta : fmax(h->opts.theta, h->opts.coarse_theta);
     if (!ranks && h->opts.coarsening == KRYL_AMG_PARALLEL && ctx->ops->amg_aggregate != NULL &&
         kryl_matrix_natural_csr(M)) {
         /* strength and aggregates in one operation, where the level is stored: its
          * time counts as the aggregation's */
         size_t bytes = (size_t)M->host->csr.nrows * sizeof *L->aggregate;
         KRYL_TRY(ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes));
-        KRYL_TRY(ctx->ops->amg_aggregate(ctx, M, h->opts.theta, L->symmetric, l == 0, L->aggregate,
+        KRYL_TRY(ctx->ops->amg_aggregate(ctx, M, theta, L->symmetric, l == 0, L->aggregate,
                                          &L->naggregates));
         h->info.aggregate_s += kryl_wtime() - t0;
         return KRYL_SUCCESS;
@@ -217,8 +218,7 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     kryl_csr block = {0};
     kryl_status st = ranks ? amg_diagonal_block(A, &block) : KRYL_SUCCESS;
     amg_graph G = {0};
-    if (st == KRYL_SUCCESS)
-        st = amg_strength(ranks ? &block : A, h->opts.theta, L->symmetric, threads, &G);
+    if (st == KRYL_SUCCESS) st = amg_strength(ranks ? &block : A, theta, L->symmetric, threads, &G);
     kryl_csr_free(&block);
     KRYL_TRY(st);
     double t1 = kryl_wtime();

@@ -27,6 +27,9 @@ kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
     if (!(o->theta >= 0.0 && o->theta <= 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: theta %g; expected 0 <= theta <= 1",
                           o->theta);
+    if (!(o->coarse_theta >= 0.0 && o->coarse_theta <= 1.0))
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "amg: coarse_theta %g; expected 0 <= coarse_theta <= 1", o->coarse_theta);
     if (o->smoother < KRYL_AMG_CHEBYSHEV || o->smoother > KRYL_AMG_MCGS)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown smoother %d", (int)o->smoother);
     if (o->cycle < KRYL_AMG_V_CYCLE || o->cycle > KRYL_AMG_W_CYCLE)

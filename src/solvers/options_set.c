@@ -114,6 +114,7 @@ static const option_name solver_names[] = {
     {"amg-aggregation", VALUE_NAME, 0, set_amg_aggregation},
     {"amg-coarsening", VALUE_NAME, 0, set_amg_coarsening},
     {"amg-theta", VALUE_DOUBLE, AT(amg.theta), NULL},
+    {"amg-coarse-theta", VALUE_DOUBLE, AT(amg.coarse_theta), NULL},
     {"amg-sweeps", VALUE_POSITIVE, AT(amg.sweeps), NULL},
     {"amg-coarse-size", VALUE_POSITIVE, AT(amg.coarse_size), NULL},
     {"amg-max-levels", VALUE_POSITIVE, AT(amg.max_levels), NULL},
@@ -149,8 +150,11 @@ static const char *const command_names[] = {
 static const struct {
     const char *name;
     double most;
-} upper_bounds[] = {
-    {"amg-theta", 1.0}, {"amg-sweeps", 64}, {"amg-coarse-size", 4000}, {"amg-max-levels", 32}};
+} upper_bounds[] = {{"amg-theta", 1.0},
+                    {"amg-coarse-theta", 1.0},
+                    {"amg-sweeps", 64},
+                    {"amg-coarse-size", 4000},
+                    {"amg-max-levels", 32}};
 
 static double upper_bound(const char *name)
 {

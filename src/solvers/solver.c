@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amg/amg.h"
 #include "core/setup_clock.h"
 #include "solvers/auto_choice.h"
 #include "solvers/mixed.h"
@@ -41,6 +42,7 @@ void kryl_solver_options_init(kryl_solver_options *options)
     options->amg.coarse_size = 256;
     options->amg.coarsening = KRYL_AMG_AUTO_COARSENING;
     options->amg.max_levels = 20;
+    options->amg.coarse_theta = KRYL_AMG_COARSE_THETA;
     options->dtol = 1e8;
     options->hybrid_host_rows = -1;
 }

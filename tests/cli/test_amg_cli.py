@@ -84,6 +84,7 @@ def test_nullspace(t, kryl, tmp):
     for args, word in [(["--nullspace", beam], "array"), (["--coordinates", ones], "3 columns"),
                        (["--amg-theta", "2"], "theta"), (["--amg-smoother", "sor"], "smoother"),
                        (["--amg-coarse-size", "0"], "coarse-size"),
+                       (["--amg-coarse-theta", "1.5"], "coarse-theta"),
                        (["--amg-cycle", "f"], "cycle"),
                        (["--nullspace", ones, "--coordinates", ones], "not both")]:
         rc, _, err = kryl.run("solve", small, "--backend", "ref", "--precond", "amg", *args)

@@ -70,6 +70,8 @@ static const command_help commands[] = {
      "Algebraic multigrid (--precond amg, docs/PRECONDITIONERS.md):\n"
      "  --amg-theta T         amg: strong couplings |a_ij| >= T sqrt(|a_ii a_jj|) (default 0;\n"
      "                        0.25 for anisotropic problems)\n"
+     "  --amg-coarse-theta T  amg: the coarse levels' threshold, max(T, --amg-theta) (default\n"
+     "                        0.02; 0: --amg-theta on every level)\n"
      "  --amg-smoother S      amg: chebyshev (degree 2, the default), jacobi (damped),\n"
      "                        l1jacobi, mcgs (multicolor symmetric Gauss-Seidel)\n"
      "  --amg-sweeps K        amg: smoothing sweeps before and after the coarse correction\n"

@@ -131,6 +131,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "omega", o->omega);
     if (o->precond == KRYL_PRECOND_AMG) {
         json_double(&w, "amg_theta", o->amg.theta);
+        json_double(&w, "amg_coarse_theta", o->amg.coarse_theta);
         json_string(&w, "amg_smoother", kryl_amg_smoother_name(o->amg.smoother));
         json_int(&w, "amg_sweeps", o->amg.sweeps);
         json_string(&w, "amg_cycle", kryl_amg_cycle_name(o->amg.cycle));
@@ -263,7 +264,8 @@ static void print_method(const kryl_solver_options *o)
                o->block_factor == KRYL_PRECOND_NONE ? "" : kryl_precond_name(o->block_factor));
     if (o->precond == KRYL_PRECOND_MCSSOR) printf("(sweeps %d, omega %g)", o->sweeps, o->omega);
     if (o->precond == KRYL_PRECOND_AMG)
-        printf("(theta %g, %s, %s, coarse size %d, near-nullspace of %d)", o->amg.theta,
+        printf("(theta %g, coarse levels %g, %s, %s, coarse size %d, near-nullspace of %d)",
+               o->amg.theta, fmax(o->amg.theta, o->amg.coarse_theta),
                kryl_amg_aggregation_name(o->amg.aggregation),
                kryl_amg_coarsening_name(o->amg.coarsening), o->amg.coarse_size,
                o->amg.nullspace_vectors ? o->amg.nullspace_vectors : 1);

@@ -149,6 +149,7 @@ static void precond(emitter *e, const solve_job *job)
         param_string(e, "aggregation", kryl_amg_aggregation_name(o->amg.aggregation));
         param_string(e, "coarsening", kryl_amg_coarsening_name(o->amg.coarsening));
         param_double(e, "theta", o->amg.theta);
+        param_double(e, "coarse_theta", o->amg.coarse_theta);
         param_string(e, "smoother", kryl_amg_smoother_name(o->amg.smoother));
         if (o->amg.sweeps > 0) param_int(e, "sweeps", o->amg.sweeps);
         param_string(e, "cycle", kryl_amg_cycle_name(o->amg.cycle));
