@@ -189,28 +189,65 @@ static void check_h_independence(void)
     } grids[] = {{KRYL_GEN_POISSON2D5, {32, 64, 128, 256}},
                  {KRYL_GEN_POISSON3D7, {8, 16, 32, 0}},
                  {KRYL_GEN_POISSON3D27, {8, 16, 32, 0}}};
-    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
-        int64_t previous = -1;
-        for (int s = 0; s < 4 && grids[g].sizes[s] > 0; s++) {
-            kryl_matrix A = kt_generate(ctx, grids[g].kind, grids[g].sizes[s]);
-            double *b = kt_rhs(A, 9);
-            kryl_solver_options o;
-            kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_AMG, 1e-8, 200);
-            char label[96];
-            snprintf(label, sizeof label, "amg-pcg %s %lld", kryl_generator_name(grids[g].kind),
-                     (long long)grids[g].sizes[s]);
-            kt_solve r = kt_run(A, &o, b, NULL, NULL);
-            kt_check_converged(&r, label);
-            printf("%s: %lld iterations\n", label, (long long)r.r.iterations);
-            CHECK(previous < 0 || r.r.iterations * 5 <= previous * 6 + 4,
-                  "%s: %lld iterations after %lld on the coarser grid", label,
-                  (long long)r.r.iterations, (long long)previous);
-            CHECK(r.r.iterations <= 15, "%s: %lld iterations", label, (long long)r.r.iterations);
-            previous = r.r.iterations;
-            free(b);
-            kryl_matrix_destroy(&A);
+    /* the host's default (greedy) and the device's aggregation */
+    const kryl_amg_coarsening coarsenings[] = {KRYL_AMG_AUTO_COARSENING, KRYL_AMG_PARALLEL};
+    for (size_t c = 0; c < sizeof coarsenings / sizeof coarsenings[0]; c++)
+        for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+            int64_t previous = -1;
+            for (int s = 0; s < 4 && grids[g].sizes[s] > 0; s++) {
+                kryl_matrix A = kt_generate(ctx, grids[g].kind, grids[g].sizes[s]);
+                double *b = kt_rhs(A, 9);
+                kryl_solver_options o;
+                kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_AMG, 1e-8, 200);
+                o.amg.coarsening = coarsenings[c];
+                char label[128];
+                snprintf(label, sizeof label, "amg-pcg %s %lld, %s coarsening",
+                         kryl_generator_name(grids[g].kind), (long long)grids[g].sizes[s],
+                         kryl_amg_coarsening_name(coarsenings[c]));
+                kt_solve r = kt_run(A, &o, b, NULL, NULL);
+                kt_check_converged(&r, label);
+                printf("%s: %lld iterations\n", label, (long long)r.r.iterations);
+                CHECK(previous < 0 || r.r.iterations * 5 <= previous * 6 + 4,
+                      "%s: %lld iterations after %lld on the coarser grid", label,
+                      (long long)r.r.iterations, (long long)previous);
+                CHECK(r.r.iterations <= 15, "%s: %lld iterations", label,
+                      (long long)r.r.iterations);
+                previous = r.r.iterations;
+                free(b);
+                kryl_matrix_destroy(&A);
+            }
         }
+    kryl_context_destroy(&ctx);
+}
+
+/* The coarse levels' threshold (coarse_theta, 0.02 by default) drops the
+ * Galerkin operators' weakest couplings, so the levels below the first
+ * coarsen less than with every coupling strong (coarse_theta 0); the first
+ * level's aggregates depend on theta alone. */
+static void check_coarse_theta(void)
+{
+    kryl_context ctx = kt_context(KRYL_BACKEND_OMP);
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 256);
+    kryl_amg_info info[2];
+    for (int k = 0; k < 2; k++) {
+        kryl_solver_options o;
+        kt_options(&o, KRYL_METHOD_PCG, KRYL_PRECOND_AMG, 1e-8, 200);
+        o.amg.coarsening = KRYL_AMG_PARALLEL;
+        CHECK(o.amg.coarse_theta == 0.02, "the default coarse_theta is %g", o.amg.coarse_theta);
+        if (k == 1) o.amg.coarse_theta = 0.0;
+        kryl_solver s = NULL;
+        memset(&info[k], 0, sizeof info[k]);
+        CHECK_OK(kryl_solver_create(&s, A, &o));
+        if (s != NULL) CHECK_OK(kryl_solver_amg_info(s, &info[k]));
+        kryl_solver_destroy(&s);
     }
+    CHECK(info[0].levels >= 3 && info[1].levels >= 3 && info[0].rows[1] == info[1].rows[1] &&
+              info[0].rows[2] > info[1].rows[2],
+          "coarse_theta 0.02 against 0: %d and %d levels, level 1 %lld and %lld rows, level 2 "
+          "%lld and %lld",
+          info[0].levels, info[1].levels, (long long)info[0].rows[1], (long long)info[1].rows[1],
+          (long long)info[0].rows[2], (long long)info[1].rows[2]);
+    kryl_matrix_destroy(&A);
     kryl_context_destroy(&ctx);
 }
 
@@ -469,6 +506,7 @@ int main(void)
     test_each_config(true, check_tentative_against_host);
     check_convergence_factors();
     check_h_independence();
+    check_coarse_theta();
     check_methods();
     check_smoothers();
     check_nullspace();
