@@ -66,25 +66,24 @@ static int64_t grow(kryl_solver s, int64_t batch)
     return next > MAX_BATCH ? batch : next;
 }
 
-/* The fewest whole periods whose steps, at the measured step time, take
- * CHECK_SHARE checks: steps queued past the stopping one are not free (a
- * preconditioner's apply runs whole), so a batch is no longer than that. */
-static int64_t sized_batch(kryl_solver s)
+/* The fewest whole periods of steps that take `seconds` at the measured
+ * step time, at least one and at most `most` steps (a whole number of
+ * periods). */
+static int64_t periods_taking(kryl_solver s, double seconds, int64_t most)
 {
     int64_t period = s->period > 0 ? s->period : 1;
-    int64_t most = MAX_BATCH > period ? MAX_BATCH / period * period : period;
-    double periods = ceil(CHECK_SHARE * s->check_cost / (s->step_seconds * (double)period));
+    double periods = ceil(seconds / (s->step_seconds * (double)period));
     if (!(periods >= 1.0)) periods = 1.0;
     return periods * (double)period >= (double)most ? most : (int64_t)periods * period;
 }
 
-/* The graph's steps: the fewest whole periods taking GRAPH_SECONDS by the
- * measured step time, at most `count` (a whole number of periods). */
-static int64_t graph_length(kryl_solver s, int64_t count)
+/* The batch: CHECK_SHARE checks' time.  Steps queued past the stopping one
+ * are not free (a preconditioner's apply runs whole), so it is no longer. */
+static int64_t sized_batch(kryl_solver s)
 {
-    double periods = ceil(GRAPH_SECONDS / (s->step_seconds * (double)s->period));
-    double steps = periods * (double)s->period;
-    return steps >= (double)count ? count : (int64_t)steps;
+    int64_t period = s->period > 0 ? s->period : 1;
+    int64_t most = MAX_BATCH > period ? MAX_BATCH / period * period : period;
+    return periods_taking(s, CHECK_SHARE * s->check_cost, most);
 }
 
 /* Record `count` steps as the solver's graph (they are not run). */
@@ -116,7 +115,7 @@ static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
     }
     int64_t replays = 0;
     if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0) {
-        if (s->graph == NULL) KRYL_TRY(capture(s, graph_length(s, count)));
+        if (s->graph == NULL) KRYL_TRY(capture(s, periods_taking(s, GRAPH_SECONDS, count)));
         replays = count / s->graph_steps;
     }
     for (int64_t r = 0; r < replays; r++) KRYL_TRY(s->ops->graph_launch(s->ctx, s->graph));
