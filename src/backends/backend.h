@@ -621,7 +621,7 @@ typedef struct kryl_gmres_ls {
      * every backend, whatever its threads; synchronises. */                                       \
     OP(kryl_status, amg_aggregate,                                                                 \
        (kryl_context ctx, kryl_matrix A, double theta, bool symmetric, bool finest,                \
-        int32_t *aggregate, int64_t *count))                                                                           \
+        int32_t *aggregate, int64_t *count))                                                       \
                                                                                                    \
     /* ---- multicolor ordering (optional; NULL: the host colors) ----                             \
      * color_rows: the Jones-Plassmann coloring of the graph of the n x n                          \

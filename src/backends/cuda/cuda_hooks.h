@@ -63,9 +63,10 @@ void kryl_cuda_spmv_describe(kryl_matrix A, char *buf, size_t size);
 /* The context's cudaStream_t (as void *), NULL for a context of another backend. */
 void *kryl_cuda_stream(kryl_context ctx);
 
-/* Give the context's blocks from now on by cudaMalloc, not from its pool:
- * other processes map them (cudaIpcGetMemHandle takes no pool's), as the
- * ranks of a host do each other's halos. */
+/* Give the context's blocks from now on by cudaMalloc, not from its pool
+ * (whose free blocks go back to the device now): other processes map them
+ * (cudaIpcGetMemHandle takes no pool's), as the ranks of a host do each
+ * other's halos. */
 void kryl_cuda_share_memory(kryl_context ctx);
 
 /* Queue the context's operations on `stream` (a cudaStream_t of its device)
