@@ -90,21 +90,25 @@ __global__ void sort_rows(int64_t rows, const int32_t *__restrict__ offsets,
     }
 }
 
-/* *differs = 1 where B's pattern is not A's (both sorted, same sizes). */
-__global__ void pattern_differs(int64_t rows, const int32_t *__restrict__ a_offsets,
-                                const int32_t *__restrict__ a_col,
-                                const int32_t *__restrict__ b_offsets,
-                                const int32_t *__restrict__ b_col, int *__restrict__ differs)
+/* mirror_k = a_ji for A's entry k = a_ij (rows sorted), found by a
+ * binary search of row j; *differs = 1 where a_ji is absent.  A warp per
+ * row, its lanes over the row's entries. */
+__global__ void mirror_values(int64_t rows, const int32_t *__restrict__ offsets,
+                              const int32_t *__restrict__ col_idx, const double *__restrict__ a,
+                              double *__restrict__ mirror, int *__restrict__ differs)
 {
-    KRYL_CUDA_FOR_EACH(i, rows)
-    {
-        if (a_offsets[i + 1] != b_offsets[i + 1]) {
-            *differs = 1;
-            continue;
+    const int lane = (int)(threadIdx.x % 32);
+    const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; i < rows; i += warps)
+        for (int32_t k = offsets[i] + lane; k < offsets[i + 1]; k += 32) {
+            const int32_t j = col_idx[k];
+            const int64_t at =
+                kryl_cuda_find_sorted(col_idx, offsets[j], offsets[j + 1], (int32_t)i);
+            if (at >= 0)
+                mirror[k] = a[at];
+            else
+                *differs = 1;
         }
-        for (int32_t k = a_offsets[i]; k < a_offsets[i + 1]; k++)
-            if (a_col[k] != b_col[k]) *differs = 1;
-    }
 }
 
 /* a = (a + b) / 2 entry by entry, unless *differs (a + b == b + a: symmetric to the bit). */
@@ -367,25 +371,28 @@ static kryl_status sort(kryl_cuda_state *s, dev_csr *A)
     return KRYL_SUCCESS;
 }
 
-/* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (decided on the device). */
-static kryl_status symmetrize(kryl_cuda_state *s, cusparseHandle_t handle, dev_csr *Ac)
+/* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (decided on the device;
+ * Ac's rows sorted). */
+static kryl_status symmetrize(kryl_cuda_state *s, dev_csr *Ac)
 {
-    dev_csr At;
+    double *mirror = nullptr;
     int *differs = nullptr;
     const char *what = "the symmetric part of the multigrid coarse matrix";
-    kryl_status st = transpose_by(s, handle, Ac, &At, what);
+    kryl_status st = kryl_cuda_malloc(s, (void **)&mirror, (size_t)Ac->nnz * sizeof *mirror, what);
     KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&differs, sizeof *differs, what));
     CUDA_STEP(st, cudaMemsetAsync(differs, 0, sizeof *differs, s->stream));
     if (st == KRYL_SUCCESS) {
-        pattern_differs<<<kryl_cuda_stream_grid(s, Ac->rows), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            Ac->rows, Ac->offsets, Ac->col_idx, At.offsets, At.col_idx, differs);
+        /* mirror_k = a_ji for a_ij;  a_ij = (a_ij + a_ji) / 2 unless a pattern's entry has no
+         * mirror */
+        mirror_values<<<kryl_cuda_stream_grid(s, 32 * Ac->rows), KRYL_CUDA_THREADS, 0, s->stream>>>(
+            Ac->rows, Ac->offsets, Ac->col_idx, Ac->values, mirror, differs);
         average_values<<<kryl_cuda_stream_grid(s, Ac->nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            Ac->nnz, Ac->values, At.values, differs);
+            Ac->nnz, Ac->values, mirror, differs);
         CUDA_STEP(st, cudaGetLastError());
     }
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, differs);
-    kryl_cuda_dev_csr_free(s, &At);
+    kryl_cuda_free(s, mirror);
     return st;
 }
 
@@ -488,7 +495,7 @@ static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const d
     KRYL_STEP(st, multiply(s, handle, dA, dP, &dAP, false, "the multigrid product A P"));
     KRYL_STEP(st, multiply(s, handle, dR, &dAP, dAc, true, "the multigrid coarse matrix R A P"));
     kryl_cuda_dev_csr_free(s, &dAP);
-    if (symmetric) KRYL_STEP(st, symmetrize(s, handle, dAc));
+    if (symmetric) KRYL_STEP(st, symmetrize(s, dAc));
     if (perm != nullptr && st == KRYL_SUCCESS) {
         /* level 0 in a sorted format's order: P's rows and R's columns follow it */
         st = permute(s, dP, perm, &dQ);
