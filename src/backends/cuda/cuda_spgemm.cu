@@ -11,7 +11,10 @@
  * (__match_any_sync) are summed by its first lane in lane order, batch
  * after batch: each c_ij is summed in the order of row i of A, with no
  * atomic on a value, so the result is the same on every run.  The row is
- * then compacted and sorted by column (bitonic sort in the table). */
+ * then compacted and sorted by column (bitonic sort in the table).  Rows
+ * of few products and entries (a finest level's P = S T and A P on
+ * 5- and 7-point stencils) take a thread each instead: a list searched
+ * linearly, summed in the same order, sorted by rank. */
 #include <cub/cub.cuh>
 #include <limits.h>
 
@@ -22,31 +25,32 @@ constexpr int32_t HASH_EMPTY = -1;
 
 /* The bins of rows in shared memory: at most `most` entries, a table of
  * `table` slots (at least twice the entries: probes stay short), `group`
- * lanes per row.  Longer rows go to the global bin. */
+ * lanes per row; the first, ROW_BIN, a thread per row and a list of
+ * `most` entries (rows of at most ROW_PRODUCTS products).  Longer rows go
+ * to the global bin. */
 struct hash_bin {
     int32_t most;
     int table, group;
 };
 constexpr int32_t HASH_MOST_0 = 16, HASH_MOST_1 = 32, HASH_MOST_2 = 128, HASH_MOST_3 = 1024,
                   HASH_MOST_4 = 2048;
-constexpr hash_bin HASH_BINS[] = {{HASH_MOST_0, 32, 8},
-                                  {HASH_MOST_1, 64, 16},
-                                  {HASH_MOST_2, 256, 32},
-                                  {HASH_MOST_3, 2048, 32},
-                                  {HASH_MOST_4, 4096, 32}};
+constexpr int32_t ROW_MOST = 16, ROW_PRODUCTS = 64;
+constexpr hash_bin HASH_BINS[] = {{ROW_MOST, 0, 1},        {HASH_MOST_0, 32, 8},
+                                  {HASH_MOST_1, 64, 16},   {HASH_MOST_2, 256, 32},
+                                  {HASH_MOST_3, 2048, 32}, {HASH_MOST_4, 4096, 32}};
 constexpr int SHARED_BINS = sizeof HASH_BINS / sizeof HASH_BINS[0];
 /* The count pass tries rows of a bound past bin 2's in bin 3's place with
  * a table of HASH_TRY_TABLE slots, given up past HASH_TRY_MOST entries
  * (the bound of R (A P) is many times its entries); those given up are
  * counted again, binned by their bound. */
-constexpr int TRY_BIN = 3, HASH_TRY_TABLE = 512, HASH_TRY_MOST = 256;
+constexpr int ROW_BIN = 0, TRY_BIN = 4, HASH_TRY_TABLE = 512, HASH_TRY_MOST = 256;
 constexpr int GLOBAL_BIN = SHARED_BINS;
 constexpr int ALL_BINS = SHARED_BINS + 1;
 /* Shared memory a block of a shared bin takes (the default limit): more
  * warps while they fit, else one warp with the limit raised for it. */
 constexpr int HASH_SHARED_BYTES = 48 * 1024;
-/* Warps of a block at most. */
-constexpr int HASH_WARPS = 8;
+/* Warps of a block at most; threads of a block of ROW_BIN. */
+constexpr int HASH_WARPS = 8, ROW_THREADS = 128;
 /* Global tables' bytes the global bin aims at (it takes one table at least). */
 constexpr int64_t HASH_GLOBAL_BYTES = (int64_t)64 << 20;
 
@@ -63,7 +67,7 @@ struct hash_meta {
  * entries. */
 enum hash_sizing { SIZE_BOUND, SIZE_RETRY, SIZE_EXACT };
 
-__device__ __forceinline__ int hash_bin_of(int32_t size, hash_sizing sizing)
+__device__ __forceinline__ int hash_bin_of(int32_t size, hash_sizing sizing, int64_t products)
 {
     if (sizing == SIZE_RETRY) {
         if (size >= 0) return -1; /* counted already */
@@ -71,18 +75,29 @@ __device__ __forceinline__ int hash_bin_of(int32_t size, hash_sizing sizing)
     }
     /* an empty row: nothing to do */
     if (size == 0) return -1;
-    if (size <= HASH_MOST_2) return size <= HASH_MOST_0 ? 0 : size <= HASH_MOST_1 ? 1 : 2;
+    if (size <= ROW_MOST && products <= ROW_PRODUCTS) return ROW_BIN;
+    if (size <= HASH_MOST_2) return size <= HASH_MOST_0 ? 1 : size <= HASH_MOST_1 ? 2 : 3;
     if (sizing == SIZE_BOUND) return TRY_BIN;
-    return size <= HASH_MOST_3 ? 3 : size <= HASH_MOST_4 ? 4 : GLOBAL_BIN;
+    return size <= HASH_MOST_3 ? 4 : size <= HASH_MOST_4 ? 5 : GLOBAL_BIN;
+}
+
+/* The products a_ik b_kj of row i of A B. */
+__device__ __forceinline__ int64_t row_products(int64_t i, const int32_t *__restrict__ a_off,
+                                                const int32_t *__restrict__ a_col,
+                                                const int32_t *__restrict__ b_off)
+{
+    int64_t n = 0;
+    for (int32_t k = a_off[i]; k < a_off[i + 1]; k++) n += b_off[a_col[k] + 1] - b_off[a_col[k]];
+    return n;
 }
 
 /* size_i = min(sum_k |row a_ik of B|, B's columns) (SIZE_BOUND), or the
- * given size_i; per block, the bins' counts, the global bin's largest row
- * and the total added into *meta. */
+ * given size_i; bin_i = its bin (-1: none); per block, the bins' counts,
+ * the global bin's largest row and the total added into *meta. */
 __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
                                const int32_t *__restrict__ a_col, const int32_t *__restrict__ b_off,
                                int64_t b_cols, hash_sizing sizing, int32_t *__restrict__ size,
-                               hash_meta *__restrict__ meta)
+                               int8_t *__restrict__ bin, hash_meta *__restrict__ meta)
 {
     __shared__ unsigned int count[ALL_BINS];
     __shared__ unsigned long long total;
@@ -91,16 +106,19 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
     __syncthreads();
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < rows) {
-        int64_t n = 0;
+        int64_t n = 0, products = INT64_MAX;
         if (sizing == SIZE_BOUND) {
-            for (int32_t k = a_off[i]; k < a_off[i + 1]; k++)
-                n += b_off[a_col[k] + 1] - b_off[a_col[k]];
+            n = products = row_products(i, a_off, a_col, b_off);
             n = n < b_cols ? n : b_cols;
             size[i] = (int32_t)n;
         } else {
             n = size[i];
+            /* the products, where few entries may take a thread */
+            if (sizing == SIZE_EXACT && n <= ROW_MOST)
+                products = row_products(i, a_off, a_col, b_off);
         }
-        const int b = hash_bin_of((int32_t)n, sizing);
+        const int b = hash_bin_of((int32_t)n, sizing, products);
+        bin[i] = (int8_t)b;
         n = n < 0 ? -n : n;
         if (b >= 0) atomicAdd(&count[b], 1u);
         if (b == GLOBAL_BIN) atomicMax(&meta->largest, (int32_t)n);
@@ -114,14 +132,14 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
 
 /* list = the rows of bin 0, then of bin 1, ...; each block reserves its
  * places in every bin at once. */
-__global__ void hash_bin_scatter(int64_t rows, const int32_t *__restrict__ size, hash_sizing sizing,
+__global__ void hash_bin_scatter(int64_t rows, const int8_t *__restrict__ bin,
                                  hash_meta *__restrict__ meta, int32_t *__restrict__ list)
 {
     __shared__ unsigned int count[ALL_BINS], base[ALL_BINS];
     if (threadIdx.x < ALL_BINS) count[threadIdx.x] = 0;
     __syncthreads();
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int b = i < rows ? hash_bin_of(size[i], sizing) : -1;
+    const int b = i < rows ? bin[i] : -1;
     const unsigned int at = b >= 0 ? atomicAdd(&count[b], 1u) : 0;
     __syncthreads();
     if (threadIdx.x < ALL_BINS) {
@@ -316,6 +334,51 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
     }
 }
 
+/* ROW_BIN's pass, a thread per row: its columns in a list of ROW_MOST in
+ * shared memory (entry e of thread t at e * blockDim + t), each product
+ * summed into its column's entry in the order of row i of A, rounded as
+ * hash_rows rounds it (no fused multiply-add); NUMERIC false counts the
+ * entries into c_len, true writes each entry at its rank by column. */
+template <bool NUMERIC> __global__ void list_rows(hash_pass p)
+{
+    extern __shared__ double shared[];
+    const int t = (int)threadIdx.x, B = (int)blockDim.x;
+    double *vals = shared;
+    int32_t *cols = reinterpret_cast<int32_t *>(shared + (NUMERIC ? ROW_MOST * B : 0));
+    for (int64_t r = (int64_t)blockIdx.x * B + t; r < p.count; r += (int64_t)gridDim.x * B) {
+        const int32_t row = p.rows[r];
+        int c = 0;
+        for (int32_t k = p.a_off[row]; k < p.a_off[row + 1]; k++) {
+            const int32_t j = p.a_col[k];
+            const double a = NUMERIC ? p.a_val[k] : 0.0;
+            for (int32_t m = p.b_off[j]; m < p.b_off[j + 1]; m++) {
+                const int32_t col = p.b_col[m];
+                int e = 0;
+                while (e < c && cols[e * B + t] != col) e++;
+                if (e == c) {
+                    cols[e * B + t] = col;
+                    if (NUMERIC) vals[e * B + t] = 0.0;
+                    c++;
+                }
+                /* c_ij += a_ik b_kj */
+                if (NUMERIC) vals[e * B + t] = __dadd_rn(vals[e * B + t], __dmul_rn(a, p.b_val[m]));
+            }
+        }
+        if (!NUMERIC) {
+            p.c_len[row] = c;
+            continue;
+        }
+        const int32_t out = p.c_off[row];
+        for (int e = 0; e < c; e++) {
+            const int32_t col = cols[e * B + t];
+            int rank = 0;
+            for (int f = 0; f < c; f++) rank += cols[f * B + t] < col;
+            p.c_col[out + rank] = col;
+            p.c_val[out + rank] = vals[e * B + t];
+        }
+    }
+}
+
 /* row[k] = the row of entry k. */
 __global__ void entry_rows(int64_t rows, const int32_t *__restrict__ offsets,
                            int32_t *__restrict__ row)
@@ -379,6 +442,20 @@ static size_t group_bytes(int table, int G, bool numeric)
 {
     return numeric ? (size_t)table * (sizeof(double) + sizeof(int32_t)) + (size_t)G * sizeof(double)
                    : (size_t)table * sizeof(int32_t);
+}
+
+/* ROW_BIN's pass: ROW_THREADS threads a block. */
+template <bool NUMERIC> static kryl_status launch_list_rows(kryl_cuda_state *s, hash_pass p)
+{
+    if (p.count == 0) return KRYL_SUCCESS;
+    const size_t bytes = (size_t)ROW_THREADS * ROW_MOST *
+                         (NUMERIC ? sizeof(double) + sizeof(int32_t) : sizeof(int32_t));
+    const int64_t blocks = (p.count + ROW_THREADS - 1) / ROW_THREADS;
+    const int64_t most_blocks = (int64_t)1 << 30;
+    list_rows<NUMERIC><<<(unsigned int)(blocks < most_blocks ? blocks : most_blocks), ROW_THREADS,
+                         bytes, s->stream>>>(p);
+    KRYL_CUDA_CHECK_LAUNCH("list_rows");
+    return KRYL_SUCCESS;
 }
 
 /* A bin's pass: its tables in shared memory, or in global memory (`global`). */
@@ -470,6 +547,7 @@ static kryl_status pass_over_bins(kryl_cuda_state *s, hash_pass p, const hash_me
         }
         p.table = HASH_BINS[b].table;
         switch (HASH_BINS[b].group) {
+        case 1: st = launch_list_rows<NUMERIC>(s, p); break;
         case 8: st = launch_rows<8, NUMERIC>(s, p, false, what); break;
         case 16: st = launch_rows<16, NUMERIC>(s, p, false, what); break;
         default: st = launch_rows<32, NUMERIC>(s, p, false, what); break;
@@ -478,11 +556,12 @@ static kryl_status pass_over_bins(kryl_cuda_state *s, hash_pass p, const hash_me
     return st;
 }
 
-/* Sizes of rows (bound: from A and B; else size's own), binned into
- * list; *meta (host) = the bins' counts, largest row and total. */
+/* Sizes of rows (bound: from A and B; else size's own), binned (bin,
+ * each row's) into list; *meta (host) = the bins' counts, largest row and
+ * total. */
 static kryl_status bin_rows(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B,
-                            hash_sizing sizing, int32_t *size, int32_t *list, hash_meta *meta_dev,
-                            hash_meta *meta)
+                            hash_sizing sizing, int32_t *size, int8_t *bin, int32_t *list,
+                            hash_meta *meta_dev, hash_meta *meta)
 {
     const int64_t rows = A->rows;
     const unsigned int blocks = (unsigned int)((rows + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS);
@@ -491,10 +570,9 @@ static kryl_status bin_rows(kryl_cuda_state *s, const dev_csr *A, const dev_csr 
     if (st == KRYL_SUCCESS) {
         /* size_i = min(sum_k |B_k|, B's columns) or the row's entries; the bins' counts */
         hash_bin_sizes<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            rows, A->offsets, A->col_idx, B->offsets, B->cols, sizing, size, meta_dev);
+            rows, A->offsets, A->col_idx, B->offsets, B->cols, sizing, size, bin, meta_dev);
         /* list = the rows bin by bin */
-        hash_bin_scatter<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(rows, size, sizing, meta_dev,
-                                                                      list);
+        hash_bin_scatter<<<blocks, KRYL_CUDA_THREADS, 0, s->stream>>>(rows, bin, meta_dev, list);
         CUDA_STEP(st, cudaGetLastError());
     }
     CUDA_STEP(st, cudaMemcpyAsync(meta, meta_dev, sizeof *meta, cudaMemcpyDeviceToHost, s->stream));
@@ -517,7 +595,7 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
         return st;
     }
     /* one workspace: the rows' sizes (then their entries), the bins' rows, the bins' counts,
-     * the running sums' scratch */
+     * the running sums' scratch, each row's bin */
     size_t scan_bytes = 0;
     CUDA_STEP(st,
               cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, static_cast<int32_t *>(nullptr),
@@ -525,12 +603,15 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     const size_t row_bytes = ((size_t)rows * sizeof(int32_t) + 255) / 256 * 256;
     const size_t meta_bytes = (sizeof(hash_meta) + 255) / 256 * 256;
     char *work = nullptr;
-    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&work, 2 * row_bytes + meta_bytes + scan_bytes,
+    const size_t scan_room = (scan_bytes + 255) / 256 * 256;
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&work,
+                                   2 * row_bytes + meta_bytes + scan_room + (size_t)rows,
                                    "the sparse product's workspace"));
     int32_t *size = reinterpret_cast<int32_t *>(work);
     int32_t *list = reinterpret_cast<int32_t *>(work + row_bytes);
     hash_meta *meta_dev = reinterpret_cast<hash_meta *>(work + 2 * row_bytes);
     void *scan = work + 2 * row_bytes + meta_bytes;
+    int8_t *bin = reinterpret_cast<int8_t *>(work + 2 * row_bytes + meta_bytes + scan_room);
     hash_meta meta;
     hash_pass p = {};
     p.a_off = A->offsets;
@@ -541,15 +622,15 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     p.b_val = B->values;
     p.c_len = size;
     /* symbolic: each row's entries, from its bins by the bound */
-    KRYL_STEP(st, bin_rows(s, A, B, SIZE_BOUND, size, list, meta_dev, &meta));
+    KRYL_STEP(st, bin_rows(s, A, B, SIZE_BOUND, size, bin, list, meta_dev, &meta));
     KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_BOUND, what));
     if (st == KRYL_SUCCESS && meta.count[TRY_BIN] > 0) {
         /* the rows the try table gave up, by their bound */
-        KRYL_STEP(st, bin_rows(s, A, B, SIZE_RETRY, size, list, meta_dev, &meta));
+        KRYL_STEP(st, bin_rows(s, A, B, SIZE_RETRY, size, bin, list, meta_dev, &meta));
         KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_RETRY, what));
     }
     /* numeric: binned by the entries; C's offsets their running sums */
-    KRYL_STEP(st, bin_rows(s, A, B, SIZE_EXACT, size, list, meta_dev, &meta));
+    KRYL_STEP(st, bin_rows(s, A, B, SIZE_EXACT, size, bin, list, meta_dev, &meta));
     if (st == KRYL_SUCCESS && meta.total > (unsigned long long)INT_MAX)
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                         "cuda: %s would have %llu entries; the sparse product takes fewer than "
