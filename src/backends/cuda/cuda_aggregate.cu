@@ -7,8 +7,9 @@
  *             and (j, i) of S are sorted as 64-bit keys and made unique
  *             (the host's S + S', rows sorted);
  *   each distance-2 independent set: keys (state, hash, row), then rounds
- *             of two neighbour maxima and a decision, the undecided rows
- *             counted each round (one 8-byte fetch);
+ *             of two neighbour maxima, the second over the undecided rows
+ *             alone and deciding them, the undecided rows counted each
+ *             round (one 8-byte fetch);
  *   roots numbered in row order by a scan, their neighbours joining them;
  *   the rows left joining their best neighbouring aggregate
  *             (amg_aggregate_rules.h), sizes counted by atomic adds.
@@ -112,15 +113,21 @@ __device__ inline void aggregate_warp_add(unsigned int mine, unsigned long long 
     if ((threadIdx.x & 31u) == 0 && mine) atomicAdd(total, (unsigned long long)mine);
 }
 
-/* undecided rows: in when their key is the distance-2 maximum, out when a
- * member is within distance 2; *left += the rows still undecided */
+/* undecided rows, from m2 = the largest m1 over the row and its
+ * neighbours (the distance-2 maximum of the keys): in when it is their
+ * key, out when it is a member's; *left += the rows still undecided.  A
+ * decided row's m2 is not needed: it reads no neighbour. */
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void aggregate_decide_kernel(
-    int64_t n, uint64_t *key, const uint64_t *__restrict__ m2, unsigned long long *left)
+    int64_t n, const int64_t *__restrict__ ptr, const int32_t *__restrict__ col,
+    const uint64_t *__restrict__ m1, uint64_t *key, unsigned long long *left)
 {
     unsigned int mine = 0;
     KRYL_CUDA_FOR_EACH(i, n)
     {
-        key[i] = amg_key_decided(key[i], m2[i], i);
+        if (amg_key_state(key[i]) != AMG_STATE_UNDECIDED) continue;
+        uint64_t m2 = m1[i];
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) m2 = m1[col[k]] > m2 ? m1[col[k]] : m2;
+        key[i] = amg_key_decided(key[i], m2, i);
         mine += amg_key_state(key[i]) == AMG_STATE_UNDECIDED;
     }
     aggregate_warp_add(mine, left);
@@ -204,7 +211,7 @@ struct aggregate_work {
     uint64_t *pairs = nullptr, *unique = nullptr; /* S + S' as sorted keys */
     int64_t *gptr = nullptr;                      /* G = S + S' when A is not symmetric */
     int32_t *gcol = nullptr;
-    uint64_t *key = nullptr; /* 3n: keys and the two maxima */
+    uint64_t *key = nullptr; /* 2n: keys and the neighbours' maxima */
     int32_t *flag = nullptr; /* 3n: root flags, their scan, root numbers; then old, sizes */
     unsigned long long *counts = nullptr;
     void *temp = nullptr;
@@ -338,7 +345,7 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
 {
     kryl_cuda_state *s = w.s;
     const unsigned int grid = kryl_cuda_stream_grid(s, n);
-    uint64_t *key = w.key, *m1 = key + n, *m2 = m1 + n;
+    uint64_t *key = w.key, *m1 = key + n;
     /* key_i = (out or undecided, hash(i), i) */
     aggregate_keys_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, aggregate, key);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_keys_kernel");
@@ -350,15 +357,14 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
                               "cuda aggregation: %llu of %lld rows undecided after %lld rounds",
                               left, (long long)n, (long long)round);
         KRYL_CUDA_CHECK(cudaMemsetAsync(w.counts, 0, sizeof *w.counts, s->stream));
-        /* m1_i = max_{j in {i} + N(i)} key_j;  m2_i = max_{j in {i} + N(i)} m1_j */
+        /* m1_i = max_{j in {i} + N(i)} key_j */
         aggregate_neighbour_max_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, key,
                                                                                   m1);
         KRYL_CUDA_CHECK_LAUNCH("aggregate_neighbour_max_kernel");
-        aggregate_neighbour_max_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, m1,
-                                                                                  m2);
-        KRYL_CUDA_CHECK_LAUNCH("aggregate_neighbour_max_kernel");
-        /* undecided i: in if m2_i = key_i, out if m2_i is in; left = the rest */
-        aggregate_decide_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, key, m2, w.counts);
+        /* undecided i: m2_i = max_{j in {i} + N(i)} m1_j; in if m2_i = key_i, out if m2_i
+         * is in; left = the rest */
+        aggregate_decide_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, m1, key,
+                                                                           w.counts);
         KRYL_CUDA_CHECK_LAUNCH("aggregate_decide_kernel");
         KRYL_TRY(fetch(s, w.counts, &left));
     }
@@ -422,7 +428,7 @@ kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
     const int32_t *col = nullptr;
     KRYL_TRY(strength(w, n, row_ptr, col_idx, values, theta, symmetric, &ptr, &col));
     KRYL_TRY(
-        kryl_cuda_malloc(s, (void **)&w.key, 3 * (size_t)n * sizeof *w.key, "aggregation: keys"));
+        kryl_cuda_malloc(s, (void **)&w.key, 2 * (size_t)n * sizeof *w.key, "aggregation: keys"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.flag, 3 * (size_t)n * sizeof *w.flag,
                               "aggregation: roots"));
     if (w.counts == nullptr)
