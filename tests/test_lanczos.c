@@ -1,6 +1,9 @@
 /* Lanczos extreme-eigenvalue estimates: of A and of the Jacobi-
- * preconditioned operator, on every backend, against known spectra; and
- * the same estimate from a pipelined CG solve's coefficients. */
+ * preconditioned operator, on every backend, against known spectra; the
+ * same estimate from a pipelined CG solve's coefficients, and from CG
+ * steps run for it (kryl_cg_extremes) against Lanczos's, with its refusal
+ * of an indefinite matrix. */
+#include "solvers/lanczos.h"
 #include "test_krylov_support.h"
 
 #define PI 3.14159265358979323846
@@ -186,11 +189,51 @@ static void test_refusals(void)
     kryl_context_destroy(&ctx);
 }
 
+/* k CG steps give Lanczos's k-step estimate (the same Krylov space); CG
+ * breaks down on a negative definite matrix and says so. */
+static void test_cg_form(void)
+{
+    kryl_backend_kind kinds[3];
+    int nk = test_backends(kinds, 3);
+    for (int k = 0; k < nk; k++) {
+        kryl_context ctx = kt_context(kinds[k]);
+        const char *be = kryl_backend_name(kinds[k]);
+        const struct {
+            kryl_generator_kind kind;
+            int64_t n;
+        } cases[] = {
+            {KRYL_GEN_POISSON2D5, 30}, {KRYL_GEN_POISSON3D7, 12}, {KRYL_GEN_RANDOM_SPD, 500}};
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            kryl_matrix A = kt_generate(ctx, cases[c].kind, cases[c].n);
+            for (int pc = KRYL_PRECOND_NONE; pc <= KRYL_PRECOND_JACOBI; pc++) {
+                double lo = 0, hi = 0, llo = 0, lhi = 0;
+                bool done = false;
+                CHECK_OK(kryl_cg_extremes(A, (kryl_precond_kind)pc, 12, &done, &lo, &hi));
+                CHECK_OK(kryl_lanczos_extremes(A, (kryl_precond_kind)pc, 12, &llo, &lhi));
+                CHECK(done && fabs(hi - lhi) <= 1e-9 * lhi && fabs(lo - llo) <= 1e-6 * llo,
+                      "%s case %zu pc=%d: CG [%.12g, %.12g], Lanczos [%.12g, %.12g]", be, c, pc, lo,
+                      hi, llo, lhi);
+            }
+            kryl_matrix_destroy(&A);
+        }
+        double dense[8 * 8] = {0};
+        for (int i = 0; i < 8; i++) dense[i * 9] = -1.0 - i;
+        kryl_matrix N = kt_dense(ctx, 8, dense);
+        double lo = 0, hi = 0;
+        bool done = true;
+        CHECK_OK(kryl_cg_extremes(N, KRYL_PRECOND_NONE, 4, &done, &lo, &hi));
+        CHECK(!done, "%s: CG's estimate of a negative definite matrix taken", be);
+        kryl_matrix_destroy(&N);
+        kryl_context_destroy(&ctx);
+    }
+}
+
 int main(void)
 {
     test_known_spectra();
     test_jacobi_scaling();
     test_from_solver();
     test_refusals();
+    test_cg_form();
     return test_summary("test_lanczos");
 }

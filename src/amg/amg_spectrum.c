@@ -1,8 +1,9 @@
 /* lambda_max(D^-1 A) for the prolongator's damping and the smoothers: a
  * few Lanczos steps on the backend in the D^-1 inner product (Lanczos 1950;
  * solvers/lanczos.c), on the device for cuda, whose largest Ritz value
- * converges first; or Gershgorin's bound where Lanczos does not apply,
- * from the rows' sums on the backend too. */
+ * converges first: taken from as many Jacobi-CG steps (no fetch between
+ * them), or by Lanczos itself where CG breaks down; or Gershgorin's bound
+ * where Lanczos does not apply, from the rows' sums on the backend too. */
 #include <math.h>
 
 #include "amg/amg.h"
@@ -49,7 +50,10 @@ kryl_status amg_lambda_max(const amg_level *L, double *lambda)
         double lambda_min = 0.0;
         /* on the double level, where it is stored: a single-precision copy's
          * Jacobi diagonal would be read from a host copy of a device-built level */
-        st = kryl_lanczos_extremes(M, KRYL_PRECOND_JACOBI, steps, &lambda_min, lambda);
+        bool done = false;
+        st = kryl_cg_extremes(M, KRYL_PRECOND_JACOBI, steps, &done, &lambda_min, lambda);
+        if (st == KRYL_SUCCESS && !done)
+            st = kryl_lanczos_extremes(M, KRYL_PRECOND_JACOBI, steps, &lambda_min, lambda);
     } else {
         st = kryl_context_agree(ctx, gershgorin(M, lambda));
         amg_ranks_max(ctx, lambda, 1);
