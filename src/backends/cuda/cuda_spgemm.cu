@@ -11,10 +11,11 @@
  * (__match_any_sync) are summed by its first lane in lane order, batch
  * after batch: each c_ij is summed in the order of row i of A, with no
  * atomic on a value, so the result is the same on every run.  The row is
- * then compacted and sorted by column (bitonic sort in the table).  Rows
- * of few products and entries (a finest level's P = S T and A P on
- * 5- and 7-point stencils) take a thread each instead: a list searched
- * linearly, summed in the same order, sorted by rank. */
+ * then compacted and ordered by column: each entry written at its rank,
+ * or, for long rows, a bitonic sort in the table.  Rows of few products
+ * and entries (a finest level's P = S T and A P on 5- and 7-point
+ * stencils) take a thread each instead: a list searched linearly, summed
+ * in the same order, written by rank. */
 #include <cub/cub.cuh>
 #include <limits.h>
 
@@ -35,6 +36,8 @@ struct hash_bin {
 constexpr int32_t HASH_MOST_0 = 16, HASH_MOST_1 = 32, HASH_MOST_2 = 128, HASH_MOST_3 = 1024,
                   HASH_MOST_4 = 2048;
 constexpr int32_t ROW_MOST = 16, ROW_PRODUCTS = 64;
+/* The count pass's lists (columns alone) hold twice as many. */
+constexpr int32_t ROW_COUNT_MOST = 2 * ROW_MOST;
 constexpr hash_bin HASH_BINS[] = {{ROW_MOST, 0, 1},        {HASH_MOST_0, 32, 8},
                                   {HASH_MOST_1, 64, 16},   {HASH_MOST_2, 256, 32},
                                   {HASH_MOST_3, 2048, 32}, {HASH_MOST_4, 4096, 32}};
@@ -49,6 +52,9 @@ constexpr int ALL_BINS = SHARED_BINS + 1;
 /* Shared memory a block of a shared bin takes (the default limit): more
  * warps while they fit, else one warp with the limit raised for it. */
 constexpr int HASH_SHARED_BYTES = 48 * 1024;
+/* Rows of at most RANK_MOST entries are written by rank, longer ones
+ * sorted first (bitonic: fewer steps past that). */
+constexpr int RANK_MOST = 64;
 /* Warps of a block at most; threads of a block of ROW_BIN. */
 constexpr int HASH_WARPS = 8, ROW_THREADS = 128;
 /* Global tables' bytes the global bin aims at (it takes one table at least). */
@@ -75,7 +81,8 @@ __device__ __forceinline__ int hash_bin_of(int32_t size, hash_sizing sizing, int
     }
     /* an empty row: nothing to do */
     if (size == 0) return -1;
-    if (size <= ROW_MOST && products <= ROW_PRODUCTS) return ROW_BIN;
+    if (size <= (sizing == SIZE_BOUND ? ROW_COUNT_MOST : ROW_MOST) && products <= ROW_PRODUCTS)
+        return ROW_BIN;
     if (size <= HASH_MOST_2) return size <= HASH_MOST_0 ? 1 : size <= HASH_MOST_1 ? 2 : 3;
     if (sizing == SIZE_BOUND) return TRY_BIN;
     return size <= HASH_MOST_3 ? 4 : size <= HASH_MOST_4 ? 5 : GLOBAL_BIN;
@@ -304,6 +311,19 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
             c += __popc(occupied);
             __syncwarp(gmask);
         }
+        const int32_t out = p.c_off[row];
+        if (c <= RANK_MOST) {
+            /* each entry straight to its rank by column */
+            for (int i = l; i < c; i += G) {
+                const int32_t key = keys[i];
+                int rank = 0;
+                for (int f = 0; f < c; f++) rank += keys[f] < key;
+                p.c_col[out + rank] = key;
+                p.c_val[out + rank] = vals[i];
+            }
+            __syncwarp(gmask);
+            continue;
+        }
         /* bitonic sort of the first n >= c slots by column, the rest padded past every column */
         int n = 1;
         while (n < c) n <<= 1;
@@ -325,7 +345,6 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
                 }
                 __syncwarp(gmask);
             }
-        const int32_t out = p.c_off[row];
         for (int i = l; i < c; i += G) {
             p.c_col[out + i] = keys[i];
             p.c_val[out + i] = vals[i];
@@ -334,11 +353,12 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
     }
 }
 
-/* ROW_BIN's pass, a thread per row: its columns in a list of ROW_MOST in
- * shared memory (entry e of thread t at e * blockDim + t), each product
- * summed into its column's entry in the order of row i of A, rounded as
- * hash_rows rounds it (no fused multiply-add); NUMERIC false counts the
- * entries into c_len, true writes each entry at its rank by column. */
+/* ROW_BIN's pass, a thread per row: its columns in a list of ROW_MOST
+ * (ROW_COUNT_MOST when counting) in shared memory (entry e of thread t at
+ * e * blockDim + t), each product summed into its column's entry in the
+ * order of row i of A, rounded as hash_rows rounds it (no fused
+ * multiply-add); NUMERIC false counts the entries into c_len, true writes
+ * each entry at its rank by column. */
 template <bool NUMERIC> __global__ void list_rows(hash_pass p)
 {
     extern __shared__ double shared[];
@@ -448,8 +468,9 @@ static size_t group_bytes(int table, int G, bool numeric)
 template <bool NUMERIC> static kryl_status launch_list_rows(kryl_cuda_state *s, hash_pass p)
 {
     if (p.count == 0) return KRYL_SUCCESS;
-    const size_t bytes = (size_t)ROW_THREADS * ROW_MOST *
-                         (NUMERIC ? sizeof(double) + sizeof(int32_t) : sizeof(int32_t));
+    const size_t bytes =
+        (size_t)ROW_THREADS * (NUMERIC ? ROW_MOST * (sizeof(double) + sizeof(int32_t))
+                                       : ROW_COUNT_MOST * sizeof(int32_t));
     const int64_t blocks = (p.count + ROW_THREADS - 1) / ROW_THREADS;
     const int64_t most_blocks = (int64_t)1 << 30;
     list_rows<NUMERIC><<<(unsigned int)(blocks < most_blocks ? blocks : most_blocks), ROW_THREADS,
