@@ -9,7 +9,7 @@
  *   each distance-2 independent set: keys (state, hash, row), then rounds
  *             of two neighbour maxima, the second over the undecided rows
  *             alone and deciding them, the undecided rows counted each
- *             round (one 8-byte fetch);
+ *             round and fetched while the next round runs;
  *   roots numbered in row order by a scan, their neighbours joining them;
  *   the rows left joining their best neighbouring aggregate
  *             (amg_aggregate_rules.h), sizes counted by atomic adds.
@@ -213,7 +213,7 @@ struct aggregate_work {
     int32_t *gcol = nullptr;
     uint64_t *key = nullptr; /* 2n: keys and the neighbours' maxima */
     int32_t *flag = nullptr; /* 3n: root flags, their scan, root numbers; then old, sizes */
-    unsigned long long *counts = nullptr;
+    unsigned long long *counts = nullptr; /* 2: two rounds' undecided rows */
     void *temp = nullptr;
     size_t temp_bytes = 0;
     explicit aggregate_work(kryl_cuda_state *state) : s(state) {}
@@ -233,6 +233,16 @@ struct aggregate_work {
         KRYL_TRY(kryl_cuda_malloc(s, &temp, bytes, "aggregation: scan workspace"));
         temp_bytes = bytes;
         return KRYL_SUCCESS;
+    }
+};
+
+/* The events of two rounds of a set, destroyed with it. */
+struct round_events {
+    cudaEvent_t done[2] = {nullptr, nullptr};
+    ~round_events()
+    {
+        for (cudaEvent_t e : done)
+            if (e != nullptr) cudaEventDestroy(e);
     }
 };
 
@@ -308,7 +318,7 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
                               "aggregation: symmetric graph offsets"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.gcol, (size_t)(pairs > 0 ? pairs : 1) * sizeof *w.gcol,
                               "aggregation: symmetric graph"));
-    KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.counts, sizeof *w.counts, "aggregation: counts"));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.counts, 2 * sizeof *w.counts, "aggregation: counts"));
     /* keys (i << 32 | j) and (j << 32 | i) for each strong a_ij */
     aggregate_pair_keys_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, w.sptr, w.scol,
                                                                           w.pairs);
@@ -349,14 +359,17 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
     /* key_i = (out or undecided, hash(i), i) */
     aggregate_keys_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, aggregate, key);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_keys_kernel");
+    /* each round's undecided rows are fetched while the next round runs (one past the
+     * last changes nothing): the device does not wait for the host between rounds */
+    round_events events;
+    for (cudaEvent_t &e : events.done)
+        KRYL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    unsigned long long *seen = static_cast<unsigned long long *>(s->staging);
     /* the global maximum of the undecided keys joins each round: n rounds at most */
-    unsigned long long left = 1;
-    for (int64_t round = 0; left > 0; round++) {
-        if (round > n)
-            return KRYL_ERROR(KRYL_ERR_DEVICE,
-                              "cuda aggregation: %llu of %lld rows undecided after %lld rounds",
-                              left, (long long)n, (long long)round);
-        KRYL_CUDA_CHECK(cudaMemsetAsync(w.counts, 0, sizeof *w.counts, s->stream));
+    for (int64_t round = 0;; round++) {
+        const int b = (int)(round & 1);
+        unsigned long long *left = w.counts + b;
+        KRYL_CUDA_CHECK(cudaMemsetAsync(left, 0, sizeof *left, s->stream));
         /* m1_i = max_{j in {i} + N(i)} key_j */
         aggregate_neighbour_max_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, key,
                                                                                   m1);
@@ -364,11 +377,22 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
         /* undecided i: m2_i = max_{j in {i} + N(i)} m1_j; in if m2_i = key_i, out if m2_i
          * is in; left = the rest */
         aggregate_decide_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, m1, key,
-                                                                           w.counts);
+                                                                           left);
         KRYL_CUDA_CHECK_LAUNCH("aggregate_decide_kernel");
-        KRYL_TRY(fetch(s, w.counts, &left));
+        KRYL_CUDA_CHECK(
+            cudaMemcpyAsync(seen + b, left, sizeof *seen, cudaMemcpyDeviceToHost, s->stream));
+        KRYL_CUDA_CHECK(cudaEventRecord(events.done[b], s->stream));
+        if (round == 0) continue;
+        /* the round before: none left ends the set */
+        KRYL_CUDA_CHECK(cudaEventSynchronize(events.done[1 - b]));
+        unsigned long long before = 0;
+        memcpy(&before, seen + 1 - b, sizeof before);
+        if (before == 0) return KRYL_SUCCESS;
+        if (round > n)
+            return KRYL_ERROR(KRYL_ERR_DEVICE,
+                              "cuda aggregation: %llu of %lld rows undecided after %lld rounds",
+                              before, (long long)n, (long long)round);
     }
-    return KRYL_SUCCESS;
 }
 
 /* Phases 1 and 2 after their set: roots (with at least least - 1 free
@@ -432,7 +456,8 @@ kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.flag, 3 * (size_t)n * sizeof *w.flag,
                               "aggregation: roots"));
     if (w.counts == nullptr)
-        KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.counts, sizeof *w.counts, "aggregation: counts"));
+        KRYL_TRY(
+            kryl_cuda_malloc(s, (void **)&w.counts, 2 * sizeof *w.counts, "aggregation: counts"));
     const unsigned int grid = kryl_cuda_stream_grid(s, n);
     KRYL_CUDA_CHECK(cudaMemsetAsync(aggregate, 0xff, (size_t)n * sizeof *aggregate, s->stream));
     int64_t next = 0;
