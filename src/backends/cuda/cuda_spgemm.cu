@@ -54,7 +54,7 @@ constexpr int ALL_BINS = SHARED_BINS + 1;
 constexpr int HASH_SHARED_BYTES = 48 * 1024;
 /* Rows of at most RANK_MOST entries are written by rank, longer ones
  * sorted first (bitonic: fewer steps past that). */
-constexpr int RANK_MOST = 64;
+constexpr int RANK_MOST = 128;
 /* Warps of a block at most; threads of a block of ROW_BIN. */
 constexpr int HASH_WARPS = 8, ROW_THREADS = 128;
 /* Global tables' bytes the global bin aims at (it takes one table at least). */
