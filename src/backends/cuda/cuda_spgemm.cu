@@ -15,7 +15,10 @@
  * or, for long rows, a bitonic sort in the table.  Rows of few products
  * and entries (a finest level's P = S T and A P on 5- and 7-point
  * stencils) take a thread each instead: a list searched linearly, summed
- * in the same order, written by rank. */
+ * in the same order, written by rank.  Where B has few columns and A's
+ * rows take many products (R (A P) of a coarse level), a block takes a
+ * row instead: each warp sums a share of it into its own dense array of
+ * B's columns, the arrays summed in warp order. */
 #include <cub/cub.cuh>
 #include <limits.h>
 
@@ -57,6 +60,10 @@ constexpr int HASH_SHARED_BYTES = 48 * 1024;
 constexpr int RANK_MOST = 128;
 /* Warps of a block at most; threads of a block of ROW_BIN. */
 constexpr int HASH_WARPS = 8, ROW_THREADS = 128;
+/* The dense rows: B of at most DENSE_COLS columns, at least DENSE_PRODUCTS
+ * products a row of A on average; DENSE_THREADS a block (a row). */
+constexpr int64_t DENSE_COLS = 2048, DENSE_PRODUCTS = 1024;
+constexpr int DENSE_THREADS = 256;
 /* Global tables' bytes the global bin aims at (it takes one table at least). */
 constexpr int64_t HASH_GLOBAL_BYTES = (int64_t)64 << 20;
 
@@ -399,6 +406,72 @@ template <bool NUMERIC> __global__ void list_rows(hash_pass p)
     }
 }
 
+/* The dense rows' pass, a block per row of A (all rows): warp w sums its
+ * share of the row's a_ik (consecutive k) times row k of B over the lanes
+ * into vals[w][j] (a row of B repeats no column: no two lanes meet; k by
+ * k), every product's column flagged; then each thread takes a run of
+ * consecutive columns, their places from a scan of the flags, the warps'
+ * sums in warp order.  NUMERIC false counts the entries into c_len and
+ * their total into meta->total. */
+template <bool NUMERIC> __global__ void dense_rows(hash_pass p, int32_t cols, hash_meta *meta)
+{
+    extern __shared__ double shared[];
+    using block_scan = cub::BlockScan<int, DENSE_THREADS>;
+    __shared__ typename block_scan::TempStorage scan_temp;
+    const int warps = DENSE_THREADS / 32, warp = (int)threadIdx.x / 32,
+              lane = (int)threadIdx.x % 32;
+    double *vals = shared;
+    int32_t *flag = reinterpret_cast<int32_t *>(shared + (NUMERIC ? (size_t)warps * cols : 0));
+    const int32_t per = (cols + DENSE_THREADS - 1) / DENSE_THREADS;
+    const int32_t c0 = (int32_t)threadIdx.x * per;
+    const int32_t c1 = c0 + per < cols ? c0 + per : cols;
+    for (int64_t row = blockIdx.x; row < p.count; row += gridDim.x) {
+        for (int32_t c = (int32_t)threadIdx.x; c < cols; c += DENSE_THREADS) {
+            flag[c] = 0;
+            if (NUMERIC)
+                for (int w = 0; w < warps; w++) vals[(size_t)w * cols + c] = 0.0;
+        }
+        __syncthreads();
+        const int32_t begin = p.a_off[row], end = p.a_off[row + 1];
+        const int32_t share = (end - begin + warps - 1) / warps;
+        const int32_t first = begin + warp * share;
+        const int32_t last = first + share < end ? first + share : end;
+        double *mine = vals + (size_t)warp * cols;
+        for (int32_t k = first; k < last; k++) {
+            const int32_t j = p.a_col[k];
+            const double a = NUMERIC ? p.a_val[k] : 0.0;
+            for (int32_t m = p.b_off[j] + lane; m < p.b_off[j + 1]; m += 32) {
+                const int32_t col = p.b_col[m];
+                flag[col] = 1;
+                /* c_ij += a_ik b_kj (no fused multiply-add) */
+                if (NUMERIC) mine[col] = __dadd_rn(mine[col], __dmul_rn(a, p.b_val[m]));
+            }
+            __syncwarp();
+        }
+        __syncthreads();
+        int count = 0;
+        for (int32_t c = c0; c < c1; c++) count += flag[c];
+        int before = 0, total = 0;
+        block_scan(scan_temp).ExclusiveSum(count, before, total);
+        if (!NUMERIC && threadIdx.x == 0) {
+            p.c_len[row] = total;
+            atomicAdd(&meta->total, (unsigned long long)total);
+        }
+        if (NUMERIC) {
+            int32_t at = p.c_off[row] + before;
+            for (int32_t c = c0; c < c1; c++) {
+                if (!flag[c]) continue;
+                double v = vals[c];
+                for (int w = 1; w < warps; w++) v += vals[(size_t)w * cols + c];
+                p.c_col[at] = c;
+                p.c_val[at] = v;
+                at++;
+            }
+        }
+        __syncthreads();
+    }
+}
+
 /* row[k] = the row of entry k. */
 __global__ void entry_rows(int64_t rows, const int32_t *__restrict__ offsets,
                            int32_t *__restrict__ row)
@@ -476,6 +549,31 @@ template <bool NUMERIC> static kryl_status launch_list_rows(kryl_cuda_state *s, 
     list_rows<NUMERIC><<<(unsigned int)(blocks < most_blocks ? blocks : most_blocks), ROW_THREADS,
                          bytes, s->stream>>>(p);
     KRYL_CUDA_CHECK_LAUNCH("list_rows");
+    return KRYL_SUCCESS;
+}
+
+/* Whether C = A B takes the dense rows: B's columns few, A's rows many products. */
+static bool dense_product(const dev_csr *A, const dev_csr *B)
+{
+    if (B->cols > DENSE_COLS || A->rows == 0 || B->rows == 0) return false;
+    /* the products a row of A: its entries times a row of B's, on average */
+    const double products = (double)A->nnz / (double)A->rows * ((double)B->nnz / (double)B->rows);
+    return products >= (double)DENSE_PRODUCTS;
+}
+
+/* The dense rows' pass over all of A's rows (counting: totals into *meta). */
+template <bool NUMERIC>
+static kryl_status launch_dense_rows(kryl_cuda_state *s, hash_pass p, int32_t cols, hash_meta *meta)
+{
+    const size_t bytes = (NUMERIC ? (size_t)(DENSE_THREADS / 32) * cols * sizeof(double) : 0) +
+                         (size_t)cols * sizeof(int32_t);
+    if (bytes > (size_t)HASH_SHARED_BYTES)
+        KRYL_CUDA_CHECK(cudaFuncSetAttribute(
+            dense_rows<NUMERIC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    const int64_t most_blocks = (int64_t)1 << 30;
+    dense_rows<NUMERIC><<<(unsigned int)(p.count < most_blocks ? p.count : most_blocks),
+                          DENSE_THREADS, bytes, s->stream>>>(p, cols, meta);
+    KRYL_CUDA_CHECK_LAUNCH("dense_rows");
     return KRYL_SUCCESS;
 }
 
@@ -642,16 +740,28 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     p.b_col = B->col_idx;
     p.b_val = B->values;
     p.c_len = size;
-    /* symbolic: each row's entries, from its bins by the bound */
-    KRYL_STEP(st, bin_rows(s, A, B, SIZE_BOUND, size, bin, list, meta_dev, &meta));
-    KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_BOUND, what));
-    if (st == KRYL_SUCCESS && meta.count[TRY_BIN] > 0) {
-        /* the rows the try table gave up, by their bound */
-        KRYL_STEP(st, bin_rows(s, A, B, SIZE_RETRY, size, bin, list, meta_dev, &meta));
-        KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_RETRY, what));
+    const bool dense = dense_product(A, B);
+    if (dense) {
+        /* every row's entries, and their total, by the dense rows */
+        p.count = rows;
+        CUDA_STEP(st, cudaMemsetAsync(meta_dev, 0, sizeof *meta_dev, s->stream));
+        KRYL_STEP(st, launch_dense_rows<false>(s, p, (int32_t)B->cols, meta_dev));
+        CUDA_STEP(st,
+                  cudaMemcpyAsync(&meta, meta_dev, sizeof meta, cudaMemcpyDeviceToHost, s->stream));
+        CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    } else {
+        /* symbolic: each row's entries, from its bins by the bound */
+        KRYL_STEP(st, bin_rows(s, A, B, SIZE_BOUND, size, bin, list, meta_dev, &meta));
+        KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_BOUND, what));
+        if (st == KRYL_SUCCESS && meta.count[TRY_BIN] > 0) {
+            /* the rows the try table gave up, by their bound */
+            KRYL_STEP(st, bin_rows(s, A, B, SIZE_RETRY, size, bin, list, meta_dev, &meta));
+            KRYL_STEP(st, pass_over_bins<false>(s, p, &meta, list, SIZE_RETRY, what));
+        }
+        /* numeric: binned by the entries */
+        KRYL_STEP(st, bin_rows(s, A, B, SIZE_EXACT, size, bin, list, meta_dev, &meta));
     }
-    /* numeric: binned by the entries; C's offsets their running sums */
-    KRYL_STEP(st, bin_rows(s, A, B, SIZE_EXACT, size, bin, list, meta_dev, &meta));
+    /* C's offsets: the running sums of the entries */
     if (st == KRYL_SUCCESS && meta.total > (unsigned long long)INT_MAX)
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                         "cuda: %s would have %llu entries; the sparse product takes fewer than "
@@ -666,7 +776,8 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
     p.c_off = C->offsets;
     p.c_col = C->col_idx;
     p.c_val = C->values;
-    KRYL_STEP(st, pass_over_bins<true>(s, p, &meta, list, SIZE_EXACT, what));
+    KRYL_STEP(st, dense ? launch_dense_rows<true>(s, p, (int32_t)B->cols, meta_dev)
+                        : pass_over_bins<true>(s, p, &meta, list, SIZE_EXACT, what));
     /* the workspace is free once the last pass is over */
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, work);

@@ -35,9 +35,11 @@ void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M);
 
 /* C = A B (allocated here; A's columns index B's rows, all rows without
  * repeated columns): each row by a hash table of its columns, c_ij =
- * sum_k a_ik b_kj summed in the order of row i of A, every row sorted by
- * column; the same result on every run.  Synchronises twice (sizes for the
- * allocations).  KRYL_ERR_OUT_OF_MEMORY where C has 2^31 entries or more. */
+ * sum_k a_ik b_kj summed in the order of row i of A (where B has few
+ * columns and A's rows many products: by shares of the row, then share
+ * after share), every row sorted by column; the same result on every run.
+ * Synchronises twice (sizes for the allocations).  KRYL_ERR_OUT_OF_MEMORY
+ * where C has 2^31 entries or more. */
 kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const dev_csr *B,
                                   dev_csr *C, const char *what);
 
