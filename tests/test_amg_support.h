@@ -422,8 +422,9 @@ static void arrowhead_of(int64_t n, kryl_csr *A)
 
 /* A backend's amg_products against the host's on awkward shapes: one
  * aggregate; rows of A and T without entries; six columns per aggregate
- * (the rigid-body modes' width); rows of more entries than the backend's
- * tables in fast memory hold (a full row, a full coarse matrix). */
+ * (the rigid-body modes' width); few coarse columns under rows of many
+ * products; rows of more entries than the backend's tables in fast memory
+ * hold (a full row, a full coarse matrix). */
 static void check_product_shapes(kryl_context ref, kryl_context ctx, kryl_backend_kind kind,
                                  const char *name)
 {
@@ -457,6 +458,13 @@ static void check_product_shapes(kryl_context ref, kryl_context ctx, kryl_backen
     block_tentative_of(n, 9, 6, true, &T);
     snprintf(label, sizeof label, "%s, six columns per aggregate", name);
     compare_products(ctx, A, &T, 0.6, false, NULL, NULL, label);
+    kryl_csr_free(&T);
+    kryl_matrix_destroy(&M);
+    /* 216 coarse columns, R (A P)'s rows thousands of products (a coarse level's, by dense rows) */
+    M = kt_generate(ctx, KRYL_GEN_POISSON3D27, 12);
+    block_tentative_of(M->host->csr.nrows, 8, 1, false, &T);
+    snprintf(label, sizeof label, "%s, 27-point 12^3, aggregates of eight rows", name);
+    compare_products(ctx, &M->host->csr, &T, 0.6, true, NULL, NULL, label);
     kryl_csr_free(&T);
     kryl_matrix_destroy(&M);
     /* full rows: aggregates of three rows (rows of 834 entries), two (1250), one (2500) */
