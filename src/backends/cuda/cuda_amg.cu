@@ -26,13 +26,7 @@ static kryl_status cusparse_failed(cusparseStatus_t st, const char *call, const 
 
 /* Check a cuSPARSE call: on failure set st (once) and skip the rest. */
 #define CUSPARSE_STEP(st, call)                                                                    \
-    do {                                                                                           \
-        if ((st) == KRYL_SUCCESS) {                                                                \
-            cusparseStatus_t kryl_cusparse_err_ = (call);                                          \
-            if (kryl_cusparse_err_ != CUSPARSE_STATUS_SUCCESS)                                     \
-                (st) = cusparse_failed(kryl_cusparse_err_, #call, KRYL_WHERE);                     \
-        }                                                                                          \
-    } while (0)
+    KRYL_LIBRARY_STEP(st, cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, cusparse_failed, call)
 
 __global__ void offsets_narrow(const int64_t *__restrict__ wide, int32_t *__restrict__ narrow,
                                int64_t count)

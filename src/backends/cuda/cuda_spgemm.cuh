@@ -20,15 +20,18 @@ struct dev_csr {
         if ((st) == KRYL_SUCCESS) (st) = (expr);                                                   \
     } while (0)
 
-/* Check a CUDA runtime call only while st is still success. */
-#define CUDA_STEP(st, call)                                                                        \
+/* Run a library call returning a `type` only while st is still success;
+ * a result other than `ok` sets st to failed(result, the call's text, where). */
+#define KRYL_LIBRARY_STEP(st, type, ok, failed, call)                                              \
     do {                                                                                           \
         if ((st) == KRYL_SUCCESS) {                                                                \
-            cudaError_t kryl_cuda_err_ = (call);                                                   \
-            if (kryl_cuda_err_ != cudaSuccess)                                                     \
-                (st) = kryl_cuda_failed(kryl_cuda_err_, #call, KRYL_WHERE);                        \
+            type kryl_library_err_ = (call);                                                       \
+            if (kryl_library_err_ != (ok)) (st) = failed(kryl_library_err_, #call, KRYL_WHERE);    \
         }                                                                                          \
     } while (0)
+
+/* Check a CUDA runtime call only while st is still success. */
+#define CUDA_STEP(st, call) KRYL_LIBRARY_STEP(st, cudaError_t, cudaSuccess, kryl_cuda_failed, call)
 
 /* Free M's arrays (kryl_cuda_malloc's) and empty it. */
 void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M);
