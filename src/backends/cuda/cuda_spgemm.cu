@@ -105,6 +105,15 @@ __device__ __forceinline__ int64_t row_products(int64_t i, const int32_t *__rest
     return n;
 }
 
+/* The entries of keys[0], keys[stride], ... (count of them, distinct)
+ * below key: its place in the row written in column order. */
+__device__ __forceinline__ int rank_among(const int32_t *keys, int stride, int count, int32_t key)
+{
+    int rank = 0;
+    for (int f = 0; f < count; f++) rank += keys[f * stride] < key;
+    return rank;
+}
+
 /* size_i = min(sum_k |row a_ik of B|, B's columns) (SIZE_BOUND), or the
  * given size_i; bin_i = its bin (-1: none); per block, the bins' counts,
  * the global bin's largest row and the total added into *meta. */
@@ -322,10 +331,8 @@ template <int G, bool NUMERIC> __global__ void hash_rows(hash_pass p)
         if (c <= RANK_MOST) {
             /* each entry straight to its rank by column */
             for (int i = l; i < c; i += G) {
-                const int32_t key = keys[i];
-                int rank = 0;
-                for (int f = 0; f < c; f++) rank += keys[f] < key;
-                p.c_col[out + rank] = key;
+                const int rank = rank_among(keys, 1, c, keys[i]);
+                p.c_col[out + rank] = keys[i];
                 p.c_val[out + rank] = vals[i];
             }
             __syncwarp(gmask);
@@ -397,10 +404,8 @@ template <bool NUMERIC> __global__ void list_rows(hash_pass p)
         }
         const int32_t out = p.c_off[row];
         for (int e = 0; e < c; e++) {
-            const int32_t col = cols[e * B + t];
-            int rank = 0;
-            for (int f = 0; f < c; f++) rank += cols[f * B + t] < col;
-            p.c_col[out + rank] = col;
+            const int rank = rank_among(cols + t, B, c, cols[e * B + t]);
+            p.c_col[out + rank] = cols[e * B + t];
             p.c_val[out + rank] = vals[e * B + t];
         }
     }
