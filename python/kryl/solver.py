@@ -397,7 +397,8 @@ _AMG = 11  # KRYL_PRECOND_AMG
 
 def _amg_fields(a: _lib.AmgOptions) -> dict:
     """The amg_* fields of kryl solve --json."""
-    return {"amg_theta": a.theta, "amg_coarse_theta": a.coarse_theta, "amg_smoother": enum_name("amg_smoother", a.smoother),
+    return {"amg_theta": a.theta, "amg_coarse_theta": a.coarse_theta,
+            "amg_smoother": enum_name("amg_smoother", a.smoother),
             "amg_sweeps": a.sweeps, "amg_cycle": enum_name("amg_cycle", a.cycle),
             "amg_aggregation": enum_name("amg_aggregation", a.aggregation),
             "amg_coarsening": enum_name("amg_coarsening", a.coarsening),
