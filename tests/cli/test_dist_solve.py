@@ -4,7 +4,8 @@ count and residual; the JSON reports every rank's rows and halo; the
 solution file written by rank 0 matches the serial one; nodes emulated by
 KRYL_NODE_SIZE give the same solve, and a malformed value is refused by name;
 AMG-PCG over the ranks reports the global hierarchy and takes one rank's
-iterations within 20%, and a malformed KRYL_AMG_AGGLOMERATE is refused by name."""
+iterations within 20%, and a malformed KRYL_AMG_AGGLOMERATE is refused by name;
+under `mpirun -np 1` the run is a plain one (the same hierarchy and iterations)."""
 
 import json
 import os
@@ -117,6 +118,12 @@ def main():
         t.check(obj["iterations"] <= 1.2 * one["iterations"] + 1,
                 "AMG over 2 ranks: %d iterations against %d on one" % (obj["iterations"],
                                                                         one["iterations"]))
+    # one rank is one process: the plain run's hierarchy and iterations, no ranks reported
+    rc, obj, out = run_mpi(mpirun[:-1] + ["1"], kryl, ["solve"] + amg)
+    if t.check(rc == 0 and obj is not None and one is not None, "mpirun -np 1 kryl solve", out):
+        t.check(obj["amg"] == dict(one["amg"], setup=obj["amg"]["setup"]) and
+                obj["iterations"] == one["iterations"] and "ranks" not in obj,
+                "mpirun -np 1: the plain run's hierarchy and iterations", out)
     rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + amg, {"KRYL_AMG_AGGLOMERATE": "x"})
     t.check(rc != 0 and "KRYL_AMG_AGGLOMERATE='x'" in out, "KRYL_AMG_AGGLOMERATE=x refused by name",
             out)

@@ -9,6 +9,7 @@
 #include "kryl_mpi.h"
 
 static bool mpi_started;
+static int world_size = 1;
 
 /* Whether a process launcher started us. */
 static bool launched_by_mpirun(void)
@@ -23,6 +24,7 @@ bool cli_mpi_start(int *argc, char ***argv)
     if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return false;
     mpi_started = true;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     if (rank != 0) {
         /* rank 0 speaks for all: the others' reports and errors repeat it */
         if (freopen("/dev/null", "w", stdout) == NULL) return true;
@@ -37,7 +39,11 @@ void cli_mpi_finish(void)
     mpi_started = false;
 }
 
-bool cli_mpi_active(void) { return mpi_started; }
+/* One rank is one process: its context, matrices and setup are a plain
+ * run's, which keep the device paths a distributed matrix does not take
+ * (AMG's setup of 7-point 256^3 under `mpirun -np 1`: 5.9 s on the host
+ * against 0.15 s; docs/BENCHMARKS.md). */
+bool cli_mpi_active(void) { return mpi_started && world_size > 1; }
 
 kryl_status cli_mpi_context(kryl_context *ctx, const kryl_context_options *options)
 {

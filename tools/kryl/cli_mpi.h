@@ -16,7 +16,7 @@ bool cli_mpi_start(int *argc, char ***argv);
 /* Finish MPI if it was started. */
 void cli_mpi_finish(void);
 
-/* Whether this run spans MPI ranks. */
+/* Whether this run spans more than one MPI rank. */
 bool cli_mpi_active(void);
 
 /* A context over all ranks (MPI_COMM_WORLD). */
