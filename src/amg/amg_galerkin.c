@@ -62,16 +62,18 @@ static kryl_status csr_copy(const kryl_csr *T, kryl_csr *P)
 }
 
 /* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern (else Ac is left as it is). */
-static kryl_status symmetrize_values(kryl_csr *Ac)
+static kryl_status symmetrize_values(kryl_csr *Ac, int threads)
 {
     kryl_csr T;
-    KRYL_TRY(kryl_csr_transpose(Ac, &T));
+    KRYL_TRY(kryl_csr_transpose_on(Ac, &T, threads));
     int64_t nnz = kryl_csr_nnz(Ac);
     bool same = memcmp(T.row_ptr, Ac->row_ptr, ((size_t)Ac->nrows + 1) * sizeof *T.row_ptr) == 0 &&
                 memcmp(T.col_idx, Ac->col_idx, (size_t)nnz * sizeof *T.col_idx) == 0;
     /* a + b == b + a exactly: the result is symmetric to the last bit */
-    if (same)
+    if (same) {
+        KRYL_HOST_PARALLEL_STATIC(threads)
         for (int64_t k = 0; k < nnz; k++) Ac->values[k] = 0.5 * (Ac->values[k] + T.values[k]);
+    }
     kryl_csr_free(&T);
     return KRYL_SUCCESS;
 }
@@ -83,7 +85,7 @@ static kryl_status host_products(amg_hierarchy *h, const kryl_csr *A, const kryl
     int threads = kryl_host_threads(h->ctx);
     double t0 = kryl_wtime();
     kryl_status st = omega != 0.0 ? smooth_prolongator(A, T, omega, threads, P) : csr_copy(T, P);
-    if (st == KRYL_SUCCESS) st = kryl_csr_transpose(P, R);
+    if (st == KRYL_SUCCESS) st = kryl_csr_transpose_on(P, R, threads);
     double t1 = kryl_wtime();
     h->info.prolong_s += t1 - t0;
     kryl_csr AP = {0};
@@ -178,7 +180,7 @@ static kryl_status products_on_host(amg_hierarchy *h, const kryl_backend_csr *A,
     if (own_a) kryl_csr_free(&hA);
     if (own_t) kryl_csr_free(&hT);
     double t0 = kryl_wtime();
-    if (st == KRYL_SUCCESS && symmetric) st = symmetrize_values(&hAc);
+    if (st == KRYL_SUCCESS && symmetric) st = symmetrize_values(&hAc, kryl_host_threads(ctx));
     if (st == KRYL_SUCCESS && perm != NULL) {
         /* level 0 in a sorted format's order: P's rows and R's columns follow it */
         kryl_csr Q = {0};
@@ -186,7 +188,7 @@ static kryl_status products_on_host(amg_hierarchy *h, const kryl_backend_csr *A,
         kryl_csr_free(&hP);
         kryl_csr_free(&hR);
         hP = Q;
-        if (st == KRYL_SUCCESS) st = kryl_csr_transpose(&hP, &hR);
+        if (st == KRYL_SUCCESS) st = kryl_csr_transpose_on(&hP, &hR, kryl_host_threads(ctx));
     }
     h->info.galerkin_s += kryl_wtime() - t0;
     if (st == KRYL_SUCCESS) st = amg_backend_csr_upload(ctx, &hP, P);

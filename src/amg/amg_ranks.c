@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "amg/amg.h"
+#include "core/host_threads.h"
 #ifdef KRYL_HAVE_MPI
 #include "dist/dist.h"
 #endif
@@ -142,8 +143,8 @@ kryl_status amg_ranks_transpose(kryl_context ctx, const kryl_csr *P, int64_t coa
 #ifdef KRYL_HAVE_MPI
     if (kryl_dist_active(ctx)) return kryl_dist_csr_transpose(ctx, P, coarse_begin, coarse_end, R);
 #endif
-    (void)ctx, (void)coarse_begin, (void)coarse_end;
-    return kryl_csr_transpose(P, R);
+    (void)coarse_begin, (void)coarse_end;
+    return kryl_csr_transpose_on(P, R, kryl_host_threads(ctx));
 }
 
 kryl_status amg_ranks_coarse_inverse(kryl_context ctx, const kryl_csr *A, kryl_csr *Ainv)

@@ -50,7 +50,7 @@ static kryl_status symmetrize(amg_graph *S, int threads, amg_graph *G)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld entries",
                           (long long)nnz);
     kryl_csr T;
-    kryl_status st = kryl_csr_transpose(&pattern, &T);
+    kryl_status st = kryl_csr_transpose_on(&pattern, &T, threads);
     free(pattern.values);
     KRYL_TRY(st);
     st = graph_alloc(G, S->n, nnz + kryl_csr_nnz(&T));

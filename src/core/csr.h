@@ -104,7 +104,11 @@ kryl_status kryl_coo_reserve(kryl_coo *coo, int64_t capacity);
 kryl_status kryl_coo_push(kryl_coo *coo, int64_t row, int64_t col, double value);
 void kryl_coo_free(kryl_coo *coo);
 
-/* T = A' of a whole matrix (row_begin 0), columns sorted (csr_product.c). */
+/* T = A' of a whole matrix (row_begin 0), columns sorted (csr_product.c),
+ * on `threads` host threads: the same T whatever the count. */
+kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads);
+
+/* kryl_csr_transpose_on on one thread. */
 kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T);
 
 /* C = A B of whole matrices (A->ncols == B->nrows), rows sorted, entries

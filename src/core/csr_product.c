@@ -7,29 +7,48 @@
 #include "core/error.h"
 #include "core/host_threads.h"
 
-kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T)
+kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
 {
     int64_t nnz = kryl_csr_nnz(A);
     KRYL_TRY(kryl_csr_alloc(T, A->ncols, A->nrows, nnz));
-    /* counting sort by column: rows of T come out in increasing column order */
-    for (int64_t k = 0; k < nnz; k++) T->row_ptr[A->col_idx[k] + 1]++;
-    for (int64_t j = 0; j < T->nrows; j++) T->row_ptr[j + 1] += T->row_ptr[j];
     int64_t *next = malloc(((size_t)T->nrows + 1) * sizeof *next);
     if (next == NULL) {
         kryl_csr_free(T);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "transpose: cannot allocate %lld offsets",
                           (long long)T->nrows);
     }
+    /* counting sort by column: T's row lengths, then the slots */
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t k = 0; k < nnz; k++) {
+        KRYL_HOST_ATOMIC
+        T->row_ptr[A->col_idx[k] + 1]++;
+    }
+    kryl_prefix_sum(T->row_ptr + 1, T->nrows, threads);
     memcpy(next, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *next);
+    KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < A->nrows; i++)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             /* t_ji = a_ij */
-            int64_t at = next[A->col_idx[k]]++;
+            int64_t at;
+            KRYL_HOST_ATOMIC_CAPTURE
+            at = next[A->col_idx[k]]++;
             T->col_idx[at] = (int32_t)i;
             T->values[at] = A->values[k];
         }
     free(next);
+    /* threads fill a row of T in any order: sorted, it is the serial fill's */
+    if (threads > 1) {
+        KRYL_HOST_PARALLEL_FOR(threads)
+        for (int64_t j = 0; j < T->nrows; j++)
+            kryl_csr_sort_row(T->col_idx + T->row_ptr[j], T->values + T->row_ptr[j],
+                              T->row_ptr[j + 1] - T->row_ptr[j]);
+    }
     return KRYL_SUCCESS;
+}
+
+kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T)
+{
+    return kryl_csr_transpose_on(A, T, 1);
 }
 
 /* Distinct columns of row i of A B; mark[] holds the last row that saw each column. */

@@ -135,7 +135,8 @@ static kryl_status route_rows(kryl_context ctx, kryl_coo *coo, int64_t begin, in
     kryl_coo routed;
     memset(M, 0, sizeof *M);
     kryl_status st = kryl_dist_route_entries(ctx, coo, begin, end, &routed);
-    if (st == KRYL_SUCCESS) st = kryl_csr_from_coo(M, &routed, coo->nrows, begin, end);
+    if (st == KRYL_SUCCESS)
+        st = kryl_csr_from_coo_on(M, &routed, coo->nrows, begin, end, kryl_host_threads(ctx));
     kryl_coo_free(&routed);
     return kryl_dist_agree(ctx, st);
 }
@@ -270,7 +271,7 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     if (st == KRYL_SUCCESS) {
         kryl_csr own = p.Pc;
         own.nrows = n; /* the rank's rows of [P; P_ghosts] */
-        st = kryl_csr_transpose(&own, &p.Pt);
+        st = kryl_csr_transpose_on(&own, &p.Pt, threads);
     }
     if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.Pt, &p.AP, &p.C, threads);
     /* every entry of the rank's share of Ac to the rank owning its row */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/host_threads.h"
 #include "dist/dist_internal.h"
 
 void kryl_dist_block_rows(kryl_context ctx, int64_t n, int64_t *begin, int64_t *end)
@@ -15,17 +16,44 @@ void kryl_dist_block_rows(kryl_context ctx, int64_t n, int64_t *begin, int64_t *
     *end = rank + 1 == size ? n : (int64_t)((double)n * (rank + 1) / size);
 }
 
-/* Entries grouped by destination rank: order[k] = entry placed k-th. */
-static void group(const kryl_coo *coo, const int64_t *begin, int size, int *send, int *sdispl,
-                  int64_t *order)
+/* Entries grouped by destination rank, each rank's in their order:
+ * order[k] = the entry placed k-th, send[p] and sdispl[p] rank p's count
+ * and first; each of `threads` host threads counts and places a contiguous
+ * range of the entries (at[t * size + p]: range t's next slot for rank p). */
+static kryl_status group(const kryl_coo *coo, const int64_t *begin, int size, int threads,
+                         int *send, int *sdispl, int64_t *order)
 {
-    memset(send, 0, (size_t)size * sizeof *send);
-    for (int64_t k = 0; k < coo->count; k++) send[kryl_dist_owner(begin, size, coo->rows[k])]++;
-    int *next = sdispl;
-    for (int p = 0; p < size; p++) next[p] = p == 0 ? 0 : next[p - 1] + send[p - 1];
-    for (int64_t k = 0; k < coo->count; k++)
-        order[next[kryl_dist_owner(begin, size, coo->rows[k])]++] = k;
-    for (int p = 0; p < size; p++) next[p] -= send[p];
+    if (threads > KRYL_HOST_MAX_TEAM) threads = KRYL_HOST_MAX_TEAM;
+    int64_t *at = calloc((size_t)threads * size, sizeof *at);
+    if (at == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot group %lld entries",
+                          (long long)coo->count);
+    KRYL_HOST_PARALLEL(threads)
+    {
+        const int t = kryl_host_thread(), nt = kryl_host_team();
+        const int64_t lo = coo->count * t / nt, hi = coo->count * (t + 1) / nt;
+        int64_t *next = at + (size_t)t * size;
+        for (int64_t k = lo; k < hi; k++) next[kryl_dist_owner(begin, size, coo->rows[k])]++;
+        KRYL_HOST_BARRIER
+        KRYL_HOST_SINGLE
+        {
+            /* slots in the order (rank, range) */
+            int64_t slot = 0;
+            for (int p = 0; p < size; p++) {
+                sdispl[p] = (int)slot;
+                for (int r = 0; r < nt; r++) {
+                    int64_t count = at[(size_t)r * size + p];
+                    at[(size_t)r * size + p] = slot;
+                    slot += count;
+                }
+                send[p] = (int)(slot - sdispl[p]);
+            }
+        }
+        for (int64_t k = lo; k < hi; k++)
+            order[next[kryl_dist_owner(begin, size, coo->rows[k])]++] = k;
+    }
+    free(at);
+    return KRYL_SUCCESS;
 }
 
 static kryl_status too_many(int64_t count, const char *what)
@@ -60,9 +88,11 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
     int *send = counts, *sdispl = counts + size, *recv = counts + 2 * size,
         *rdispl = counts + 3 * size;
     int64_t received = 0;
+    int threads = kryl_host_threads(ctx);
+    if (st == KRYL_SUCCESS) st = group(coo, rows->begin, size, threads, send, sdispl, order);
     if (st == KRYL_SUCCESS) {
-        group(coo, rows->begin, size, send, sdispl, order);
         /* (row, col, value) in destination order */
+        KRYL_HOST_PARALLEL_FOR(threads)
         for (int64_t k = 0; k < c; k++) {
             ij[2 * k] = coo->rows[order[k]];
             ij[2 * k + 1] = coo->cols[order[k]];
@@ -95,6 +125,7 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
         if (all) {
             MPI_Alltoallv(ij, send, sdispl, MPI_INT64_T, pairs, recv, rdispl, MPI_INT64_T,
                           dc->comm);
+            KRYL_HOST_PARALLEL_FOR(threads)
             for (int64_t k = 0; k < received; k++) {
                 routed->rows[k] = pairs[2 * k];
                 routed->cols[k] = pairs[2 * k + 1];
