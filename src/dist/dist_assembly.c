@@ -77,9 +77,7 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
     int *counts = calloc(4 * (size_t)size, sizeof *counts);
     int64_t c = coo->count;
     int64_t *order = malloc((size_t)(c > 0 ? c : 1) * sizeof *order);
-    int64_t *ij = malloc(2 * (size_t)(c > 0 ? c : 1) * sizeof *ij);
-    double *v = malloc((size_t)(c > 0 ? c : 1) * sizeof *v);
-    kryl_status st = counts && order && ij && v
+    kryl_status st = counts && order
                          ? KRYL_SUCCESS
                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot route %lld entries",
                                       (long long)c);
@@ -87,19 +85,36 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
     if (st == KRYL_SUCCESS && c > INT_MAX / 2) st = too_many(c, "to send");
     int *send = counts, *sdispl = counts + size, *recv = counts + 2 * size,
         *rdispl = counts + 3 * size;
-    int64_t received = 0;
     int threads = kryl_host_threads(ctx);
     if (st == KRYL_SUCCESS) st = group(coo, rows->begin, size, threads, send, sdispl, order);
+    /* this rank's own entries stay here: the others go through MPI, packed
+     * without them (most of the entries an AMG level routes are its own) */
+    int64_t own = 0, own_at = 0, sent = 0;
+    if (st == KRYL_SUCCESS) {
+        own = send[dc->rank];
+        own_at = sdispl[dc->rank];
+        send[dc->rank] = 0;
+        for (int p = dc->rank + 1; p < size; p++) sdispl[p] -= (int)own;
+        sent = c - own;
+    }
+    int64_t *ij = malloc(2 * (size_t)(sent > 0 ? sent : 1) * sizeof *ij);
+    double *v = malloc((size_t)(sent > 0 ? sent : 1) * sizeof *v);
+    if (st == KRYL_SUCCESS && (ij == NULL || v == NULL))
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot route %lld entries",
+                        (long long)sent);
     if (st == KRYL_SUCCESS) {
         /* (row, col, value) in destination order */
         KRYL_HOST_PARALLEL_FOR(threads)
         for (int64_t k = 0; k < c; k++) {
-            ij[2 * k] = coo->rows[order[k]];
-            ij[2 * k + 1] = coo->cols[order[k]];
-            v[k] = coo->values[order[k]];
+            if (k >= own_at && k < own_at + own) continue;
+            const int64_t slot = k < own_at ? k : k - own;
+            ij[2 * slot] = coo->rows[order[k]];
+            ij[2 * slot + 1] = coo->cols[order[k]];
+            v[slot] = coo->values[order[k]];
         }
     }
     st = kryl_dist_agree_comm(dc->comm, st);
+    int64_t received = 0;
     if (st == KRYL_SUCCESS) {
         MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, dc->comm);
         for (int p = 0; p < size; p++) {
@@ -107,11 +122,19 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
             received += recv[p];
         }
         st = received > INT_MAX / 2 ? too_many(received, "to receive")
-                                    : kryl_coo_reserve(routed, received > 0 ? received : 1);
+             : own + received > 0   ? kryl_coo_reserve(routed, own + received)
+                                    : kryl_coo_reserve(routed, 1);
         st = kryl_dist_agree_comm(dc->comm, st);
     }
     if (st == KRYL_SUCCESS) {
-        MPI_Alltoallv(v, send, sdispl, MPI_DOUBLE, routed->values, recv, rdispl, MPI_DOUBLE,
+        KRYL_HOST_PARALLEL_FOR(threads)
+        for (int64_t k = 0; k < own; k++) {
+            const int64_t e = order[own_at + k];
+            routed->rows[k] = coo->rows[e];
+            routed->cols[k] = coo->cols[e];
+            routed->values[k] = coo->values[e];
+        }
+        MPI_Alltoallv(v, send, sdispl, MPI_DOUBLE, routed->values + own, recv, rdispl, MPI_DOUBLE,
                       dc->comm);
         int64_t *pairs = malloc(2 * (size_t)(received > 0 ? received : 1) * sizeof *pairs);
         for (int p = 0; p < size; p++) {
@@ -127,10 +150,10 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
                           dc->comm);
             KRYL_HOST_PARALLEL_FOR(threads)
             for (int64_t k = 0; k < received; k++) {
-                routed->rows[k] = pairs[2 * k];
-                routed->cols[k] = pairs[2 * k + 1];
+                routed->rows[own + k] = pairs[2 * k];
+                routed->cols[own + k] = pairs[2 * k + 1];
             }
-            routed->count = received;
+            routed->count = own + received;
         } else {
             st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot receive %lld entries",
                             (long long)received);
