@@ -189,9 +189,10 @@ kryl_status amg_diagonal_block(const kryl_csr *A, kryl_csr *B);
  * become aggregates of their own (numbered from *count on). */
 void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *count);
 /* amg_products over ranks (src/dist/dist_amg.c): P, R and Ac with global
- * columns and this rank's rows. */
+ * columns and this rank's rows; *Ac_symmetric: whether Ac is exactly. */
 kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, const kryl_csr *A,
-                               double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac);
+                               double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac,
+                               bool *Ac_symmetric);
 /* R = P' with this rank's coarse rows [coarse_begin, coarse_end) (on one
  * rank kryl_csr_transpose). */
 kryl_status amg_ranks_transpose(kryl_context ctx, const kryl_csr *P, int64_t coarse_begin,

@@ -123,16 +123,18 @@ void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *cou
 }
 
 kryl_status amg_ranks_products(amg_hierarchy *h, const amg_level *L, const kryl_csr *A,
-                               double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
+                               double omega, kryl_csr *P, kryl_csr *R, kryl_csr *Ac,
+                               bool *Ac_symmetric)
 {
 #ifdef KRYL_HAVE_MPI
     double t0 = kryl_wtime();
-    kryl_status st = kryl_dist_amg_products(h->ctx, A, &L->T_host, L->coarse_begin, L->coarse_rows,
-                                            L->coarse_owned, omega, L->symmetric, P, R, Ac);
+    kryl_status st =
+        kryl_dist_amg_products(h->ctx, A, &L->T_host, L->coarse_begin, L->coarse_rows,
+                               L->coarse_owned, omega, L->symmetric, P, R, Ac, Ac_symmetric);
     h->info.galerkin_s += kryl_wtime() - t0;
     return st;
 #else
-    (void)h, (void)L, (void)A, (void)omega, (void)P, (void)R, (void)Ac;
+    (void)h, (void)L, (void)A, (void)omega, (void)P, (void)R, (void)Ac, (void)Ac_symmetric;
     return KRYL_ERROR(KRYL_ERR_INTERNAL, "amg: a hierarchy over ranks in a build without MPI");
 #endif
 }

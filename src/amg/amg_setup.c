@@ -104,17 +104,17 @@ static kryl_status follow_order(amg_hierarchy *h, const amg_level *L, kryl_csr *
 }
 
 /* Level l's P, R (over ranks, from the host; taken over) and level l + 1's
- * matrices: P's columns are split like the coarse rows, R's like the fine. */
+ * matrices (Ac exactly symmetric where `symmetric`): P's columns are split
+ * like the coarse rows, R's like the fine. */
 static kryl_status ranks_level_matrices(amg_hierarchy *h, int l, kryl_csr *P, kryl_csr *R,
-                                        kryl_csr *Ac)
+                                        kryl_csr *Ac, bool symmetric)
 {
     amg_level *L = &h->levels[l], *C = &h->levels[l + 1];
     kryl_precision precision = L->Ab->precision;
     const kryl_csr *A = &amg_level_matrix(L)->host->csr;
     int64_t fine[2] = {A->row_begin, A->row_begin + A->nrows};
     kryl_status st = host_level_matrix(h->ctx, Ac, precision, NULL, &C->A, &C->Ab);
-    if (st == KRYL_SUCCESS)
-        C->symmetric = L->symmetric && kryl_host_matrix_is_symmetric(C->A->host, 0.0);
+    C->symmetric = symmetric;
     if (st == KRYL_SUCCESS) st = follow_order(h, L, P, R);
     if (st == KRYL_SUCCESS) st = host_transfer_matrix(h->ctx, P, precision, L->coarse_owned, &L->P);
     if (st == KRYL_SUCCESS) st = host_transfer_matrix(h->ctx, R, precision, fine, &L->R);
@@ -146,14 +146,15 @@ static kryl_status level_numeric(amg_hierarchy *h, int l)
     double t0 = kryl_wtime();
     kryl_backend_csr P = {0}, R = {0}, Ac = {0};
     kryl_csr hP = {0}, hR = {0}, hAc = {0};
+    bool Ac_symmetric = false;
     kryl_status st = amg_lambda_max(L, &L->lambda_max);
     h->info.prolong_s += kryl_wtime() - t0;
     /* the damping of Vanek, Mandel & Brezina: omega = 4 / (3 lambda_max(D^-1 A)) */
     double omega = h->opts.aggregation == KRYL_AMG_SMOOTHED ? 4.0 / (3.0 * L->lambda_max) : 0.0;
     if (st == KRYL_SUCCESS)
-        st = ranks
-                 ? amg_ranks_products(h, L, &amg_level_matrix(L)->host->csr, omega, &hP, &hR, &hAc)
-                 : amg_products(h, L, omega, &P, &R, &Ac);
+        st = ranks ? amg_ranks_products(h, L, &amg_level_matrix(L)->host->csr, omega, &hP, &hR,
+                                        &hAc, &Ac_symmetric)
+                   : amg_products(h, L, omega, &P, &R, &Ac);
     double t2 = kryl_wtime();
     if (C->Ab != C->A) kryl_matrix_destroy(&C->Ab);
     kryl_matrix_destroy(&C->A);
@@ -162,7 +163,7 @@ static kryl_status level_numeric(amg_hierarchy *h, int l)
     kryl_matrix_destroy(&L->R);
     kryl_precision precision = L->Ab->precision;
     if (ranks) {
-        if (st == KRYL_SUCCESS) st = ranks_level_matrices(h, l, &hP, &hR, &hAc);
+        if (st == KRYL_SUCCESS) st = ranks_level_matrices(h, l, &hP, &hR, &hAc, Ac_symmetric);
         kryl_csr *left[] = {&hP, &hR, &hAc};
         for (size_t m = 0; m < sizeof left / sizeof left[0]; m++) kryl_csr_free(left[m]);
         h->info.backend_s += kryl_wtime() - t2;

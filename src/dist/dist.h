@@ -52,11 +52,12 @@ int64_t kryl_dist_host_exscan(kryl_context ctx, int64_t value);
  * tile them in rank order).  P = (I - omega D^-1 A) T (omega = 0: T) with
  * this rank's rows and global coarse columns, R = P' and Ac = R A P with
  * the owned coarse rows (global columns), made exactly symmetric where
- * `symmetric` and its pattern is.  Collective. */
+ * `symmetric` and its pattern is (*Ac_symmetric: whether it was).
+ * Collective. */
 kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
                                    int64_t coarse_begin, int64_t coarse_rows,
                                    const int64_t owned[2], double omega, bool symmetric,
-                                   kryl_csr *P, kryl_csr *R, kryl_csr *Ac);
+                                   kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *Ac_symmetric);
 /* T = M' of a matrix whose ranks hold its rows (global columns): this
  * rank's rows of T are M's columns [col_begin, col_end) (the ranks' ranges
  * tile M's columns in rank order).  Collective. */

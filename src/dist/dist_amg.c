@@ -177,8 +177,8 @@ kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t
 }
 
 /* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern on every rank (a + b ==
- * b + a: symmetric to the last bit), else Ac as it is. */
-static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac)
+ * b + a: symmetric to the last bit; *done), else Ac as it is. */
+static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac, bool *done)
 {
     kryl_csr T = {0};
     KRYL_TRY(kryl_dist_csr_transpose(ctx, Ac, Ac->row_begin, Ac->row_begin + Ac->nrows, &T));
@@ -189,6 +189,7 @@ static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac)
     MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, ctx->dist->comm);
     if (same)
         for (int64_t k = 0; k < nnz; k++) Ac->values[k] = 0.5 * (Ac->values[k] + T.values[k]);
+    *done = same;
     kryl_csr_free(&T);
     return KRYL_SUCCESS;
 }
@@ -243,7 +244,7 @@ static kryl_status prolongator(kryl_context ctx, products *p, const kryl_csr *A,
 kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kryl_csr *T,
                                    int64_t coarse_begin, int64_t coarse_rows,
                                    const int64_t owned[2], double omega, bool symmetric,
-                                   kryl_csr *P, kryl_csr *R, kryl_csr *Ac)
+                                   kryl_csr *P, kryl_csr *R, kryl_csr *Ac, bool *Ac_symmetric)
 {
     struct kryl_dist_context *dc = ctx->dist;
     int threads = kryl_host_threads(ctx);
@@ -281,7 +282,8 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &p.coo, cb, ce, Ac);
     kryl_coo_free(&p.coo);
     if (st == KRYL_SUCCESS) st = kryl_dist_csr_transpose(ctx, P, cb, ce, R);
-    if (st == KRYL_SUCCESS && symmetric) st = symmetrize(ctx, Ac);
+    *Ac_symmetric = false;
+    if (st == KRYL_SUCCESS && symmetric) st = symmetrize(ctx, Ac, Ac_symmetric);
     products_free(&p);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(P);
