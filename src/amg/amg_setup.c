@@ -189,6 +189,13 @@ static int64_t level_rows(const amg_level *L)
 
 static int64_t local_rows(const amg_level *L) { return amg_level_matrix(L)->host->csr.nrows; }
 
+/* The strength threshold of level l: theta on the finest, at least
+ * coarse_theta on the Galerkin levels. */
+static double level_theta(const kryl_amg_options *o, int l)
+{
+    return l == 0 ? o->theta : fmax(o->theta, o->coarse_theta);
+}
+
 /* Level l's aggregates in backend memory: the parallel coarsening by the
  * backend from the level's storage where it aggregates, else strength
  * graph and aggregation on the level's host copy, the result uploaded;
@@ -201,7 +208,7 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     kryl_matrix M = amg_level_matrix(L);
     bool ranks = amg_over_ranks(ctx);
     double t0 = kryl_wtime();
-    const double theta = l == 0 ? h->opts.theta : fmax(h->opts.theta, h->opts.coarse_theta);
+    const double theta = level_theta(&h->opts, l);
     if (!ranks && h->opts.coarsening == KRYL_AMG_PARALLEL && ctx->ops->amg_aggregate != NULL &&
         kryl_matrix_natural_csr(M)) {
         /* strength and aggregates in one operation, where the level is stored: its
@@ -312,6 +319,12 @@ static kryl_status coarsen(amg_hierarchy *h, int l, amg_nullspace *N, bool *done
     KRYL_TRY(amg_ranks_coarse_owner(h, L, nc, N->k, &N->B));
     if ((double)rows[0] > KRYL_AMG_MIN_REDUCTION * (double)rows[1] || rows[0] == 0) {
         /* coarsening has stalled: this level is the coarsest */
+        if (rows[1] > KRYL_AMG_DENSE_MAX)
+            kryl_log(ctx, KRYL_LOG_WARNING,
+                     "amg: the coarsening stalled at level %d (%lld rows, %lld aggregates; "
+                     "strength threshold %g): too few strong couplings; that level is smoothed, "
+                     "not solved, so the iterations will grow with the problem",
+                     l, (long long)rows[1], (long long)rows[0], level_theta(&h->opts, l));
         kryl_backend_csr_release(ctx, &L->T);
         kryl_csr_free(&L->T_host);
         return KRYL_SUCCESS;

@@ -3,7 +3,8 @@ GMRES reach the true residual recomputed here from the written x, in fewer
 iterations than Jacobi; the JSON and the summary show the hierarchy (levels,
 rows and nonzeros per level, complexities, setup phases); the options,
 --nullspace and --coordinates (the elasticity cantilever's rigid-body
-modes) are taken and bad values refused with a message."""
+modes) are taken and bad values refused with a message; a coarsening that
+stalls above a direct solve's size is warned of."""
 
 import os
 
@@ -55,6 +56,11 @@ def test_hierarchy(t, kryl, tmp, usable):
     rc, out, err = kryl.run("solve", gen, "--backend", "ref", "--precond", "amg", "--view")
     t.check(rc == 0 and "coarsening auto" in out and "smoother chebyshev" in out,
             "--view shows the amg options", out + err)
+    # a threshold no coupling meets: one level of 6400 rows, smoothed, and a warning
+    rc, out, err = kryl.run("solve", "--gen", "convdiff2d", "--n", 80, "--method", "gmres",
+                            "--backend", "ref", "--precond", "amg", "--amg-theta", 0.5)
+    t.check(rc == 0 and "coarsening stalled at level 0 (6400 rows" in err,
+            "a stalled coarsening is warned of", out + err)
 
 
 def test_nullspace(t, kryl, tmp):
