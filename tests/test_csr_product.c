@@ -1,6 +1,6 @@
 /* The host matrix-producing operations (src/core/csr_product.c): the
- * transpose and the sparse product against dense references on awkward
- * shapes, and their independence of the thread count. */
+ * transpose, the sum and the sparse product against dense references on
+ * awkward shapes, and their independence of the thread count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +92,29 @@ static void check_product(test_shape shape, int64_t m, int64_t k, int64_t n)
     kryl_csr_free(&C3);
 }
 
+static void check_sum(test_shape shape, int64_t m, int64_t n)
+{
+    kryl_csr A, B, C1, C3;
+    test_random_csr(&A, shape, m, n, 17 + (uint64_t)m);
+    m = A.nrows; /* the single shape is 1 x 1 */
+    n = A.ncols;
+    test_random_csr(&B, TEST_SHAPE_RANDOM, m, n, 19 + (uint64_t)n);
+    CHECK_OK(kryl_csr_add_on(&A, &B, &C1, 1));
+    CHECK_OK(kryl_csr_add_on(&A, &B, &C3, 3));
+    double *a = to_dense(&A), *b = to_dense(&B), *c = to_dense(&C1);
+    bool same = rows_sorted(&C1);
+    for (int64_t k = 0; k < m * n; k++) same = same && c[k] == a[k] + b[k];
+    CHECK(same, "%s %lld x %lld: A + B wrong or rows unsorted", test_shape_name(shape),
+          (long long)m, (long long)n);
+    CHECK(csr_equal(&C1, &C3), "%s %lld x %lld: the sum on 3 threads differs from 1",
+          test_shape_name(shape), (long long)m, (long long)n);
+    free(a);
+    free(b);
+    free(c);
+    kryl_csr *all[] = {&A, &B, &C1, &C3};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
+}
+
 int main(void)
 {
     for (int s = 0; s < TEST_SHAPE_COUNT; s++) {
@@ -103,11 +126,16 @@ int main(void)
         if (shape != TEST_SHAPE_SINGLE) check_transpose(shape, 2500, 300);
         check_product(shape, m, 45, 39);
         check_product(shape, m, m, m);
+        check_sum(shape, m, 45);
+        if (shape != TEST_SHAPE_SINGLE) check_sum(shape, 2500, 300);
     }
     kryl_csr A, B, C;
     test_random_csr(&A, TEST_SHAPE_RANDOM, 5, 4, 1);
     test_random_csr(&B, TEST_SHAPE_RANDOM, 5, 4, 2);
     CHECK_STATUS(kryl_csr_multiply(&A, &B, &C, 1), KRYL_ERR_DIMENSION_MISMATCH);
+    kryl_csr_free(&B);
+    test_random_csr(&B, TEST_SHAPE_RANDOM, 4, 4, 3);
+    CHECK_STATUS(kryl_csr_add_on(&A, &B, &C, 1), KRYL_ERR_DIMENSION_MISMATCH);
     kryl_csr_free(&A);
     kryl_csr_free(&B);
     return test_summary("test_csr_product");

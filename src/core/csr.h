@@ -111,6 +111,11 @@ kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads);
 /* kryl_csr_transpose_on on one thread. */
 kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T);
 
+/* C = A + B of the same shape, rows sorted (a column in both summed
+ * a_ij + b_ij), on `threads` host threads; C takes A's row_begin and
+ * nrows_global. */
+kryl_status kryl_csr_add_on(const kryl_csr *A, const kryl_csr *B, kryl_csr *C, int threads);
+
 /* C = A B of whole matrices (A->ncols == B->nrows), rows sorted, entries
  * that cancel kept; two passes (count, then fill) over the rows on
  * `threads` host threads, each row summed in the same order whatever the

@@ -51,6 +51,47 @@ kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T)
     return kryl_csr_transpose_on(A, T, 1);
 }
 
+/* Row i of A + B (rows sorted) into C's slots from `out`, or only counted
+ * where C is NULL: the entries it has. */
+static int64_t sum_row(const kryl_csr *A, const kryl_csr *B, int64_t i, kryl_csr *C, int64_t out)
+{
+    int64_t a = A->row_ptr[i], b = B->row_ptr[i], count = 0;
+    const int64_t a_end = A->row_ptr[i + 1], b_end = B->row_ptr[i + 1];
+    while (a < a_end || b < b_end) {
+        const bool take_a = b == b_end || (a < a_end && A->col_idx[a] <= B->col_idx[b]);
+        const bool take_b = a == a_end || (b < b_end && B->col_idx[b] <= A->col_idx[a]);
+        if (C != NULL) {
+            /* c_ij = a_ij + b_ij, either absent */
+            C->col_idx[out + count] = take_a ? A->col_idx[a] : B->col_idx[b];
+            C->values[out + count] = take_a && take_b ? A->values[a] + B->values[b]
+                                     : take_a         ? A->values[a]
+                                                      : B->values[b];
+        }
+        a += take_a;
+        b += take_b;
+        count++;
+    }
+    return count;
+}
+
+kryl_status kryl_csr_add_on(const kryl_csr *A, const kryl_csr *B, kryl_csr *C, int threads)
+{
+    if (A->nrows != B->nrows || A->ncols != B->ncols)
+        return KRYL_ERROR(KRYL_ERR_DIMENSION_MISMATCH, "sum: %lld x %lld + %lld x %lld",
+                          (long long)A->nrows, (long long)A->ncols, (long long)B->nrows,
+                          (long long)B->ncols);
+    const int64_t n = A->nrows;
+    KRYL_TRY(kryl_csr_alloc(C, n, A->ncols, kryl_csr_nnz(A) + kryl_csr_nnz(B)));
+    C->row_begin = A->row_begin;
+    C->nrows_global = A->nrows_global;
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) C->row_ptr[i + 1] = sum_row(A, B, i, NULL, 0);
+    kryl_prefix_sum(C->row_ptr + 1, n, threads);
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) sum_row(A, B, i, C, C->row_ptr[i]);
+    return KRYL_SUCCESS;
+}
+
 /* Distinct columns of row i of A B; mark[] holds the last row that saw each column. */
 static int64_t product_row_count(const kryl_csr *A, const kryl_csr *B, int64_t i, int64_t *mark)
 {

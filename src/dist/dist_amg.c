@@ -141,38 +141,133 @@ static kryl_status route_rows(kryl_context ctx, kryl_coo *coo, int64_t begin, in
     return kryl_dist_agree(ctx, st);
 }
 
-/* The entries of M (rows from M->row_begin; column maps cmap, row map rmap
- * or NULL: global already) as coordinates, transposed where asked. */
+/* The entries of M's rows (global from M->row_begin, or through the row
+ * map rmap; M->row_ptr need not start at 0) as coordinates, columns through
+ * cmap where given. */
 static kryl_status entries(const kryl_csr *M, const int32_t *rmap, const int32_t *cmap,
-                           bool transpose, int64_t nrows, int64_t ncols, int threads, kryl_coo *coo)
+                           int64_t nrows, int64_t ncols, int threads, kryl_coo *coo)
 {
     memset(coo, 0, sizeof *coo);
     coo->nrows = nrows;
     coo->ncols = ncols;
-    int64_t nnz = kryl_csr_nnz(M);
+    const int64_t base = M->row_ptr[0], nnz = M->row_ptr[M->nrows] - base;
     KRYL_TRY(kryl_coo_reserve(coo, nnz > 0 ? nnz : 1));
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < M->nrows; i++)
         for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
-            int64_t r = rmap ? rmap[i] : M->row_begin + i;
-            int64_t c = cmap ? cmap[M->col_idx[k]] : M->col_idx[k];
-            coo->rows[k] = transpose ? c : r;
-            coo->cols[k] = transpose ? r : c;
-            coo->values[k] = M->values[k];
+            coo->rows[k - base] = rmap ? rmap[i] : M->row_begin + i;
+            coo->cols[k - base] = cmap ? cmap[M->col_idx[k]] : M->col_idx[k];
+            coo->values[k - base] = M->values[k];
         }
     coo->count = nnz;
+    return KRYL_SUCCESS;
+}
+
+/* M's entries in the columns [lo, hi) as L (M's rows, the columns less
+ * lo), the others transposed as coordinates (*far: the column as the row,
+ * M's global row as the column). */
+static kryl_status split_columns(const kryl_csr *M, int64_t lo, int64_t hi, int threads,
+                                 kryl_csr *L, kryl_coo *far)
+{
+    const int64_t n = M->nrows;
+    memset(far, 0, sizeof *far);
+    far->nrows = M->ncols;
+    far->ncols = M->nrows_global;
+    KRYL_TRY(kryl_csr_alloc(L, n, hi - lo, 0));
+    /* row i's entries inside, then (a prefix sum) L's offsets */
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
+            L->row_ptr[i + 1] += M->col_idx[k] >= lo && M->col_idx[k] < hi;
+    kryl_prefix_sum(L->row_ptr + 1, n, threads);
+    const int64_t inside = L->row_ptr[n], outside = kryl_csr_nnz(M) - inside;
+    int32_t *col = realloc(L->col_idx, (size_t)(inside > 0 ? inside : 1) * sizeof *col);
+    double *val = col ? realloc(L->values, (size_t)(inside > 0 ? inside : 1) * sizeof *val) : NULL;
+    if (col) L->col_idx = col;
+    if (val) L->values = val;
+    kryl_status st = col && val ? kryl_coo_reserve(far, outside > 0 ? outside : 1)
+                                : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld entries",
+                                             (long long)inside);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(L);
+        kryl_coo_free(far);
+        return st;
+    }
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) {
+        /* the entries before row i: L->row_ptr[i] inside, the rest outside */
+        int64_t in = L->row_ptr[i], out = M->row_ptr[i] - L->row_ptr[i];
+        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
+            const int32_t j = M->col_idx[k];
+            if (j >= lo && j < hi) {
+                L->col_idx[in] = (int32_t)(j - lo);
+                L->values[in++] = M->values[k];
+            } else {
+                far->rows[out] = j;
+                far->cols[out] = M->row_begin + i;
+                far->values[out++] = M->values[k];
+            }
+        }
+    }
+    far->count = outside;
     return KRYL_SUCCESS;
 }
 
 kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t col_begin,
                                     int64_t col_end, kryl_csr *T)
 {
-    kryl_coo coo;
-    kryl_status st =
-        entries(M, NULL, NULL, true, M->ncols, M->nrows_global, kryl_host_threads(ctx), &coo);
+    int threads = kryl_host_threads(ctx);
+    kryl_csr L = {0}, Lt = {0}, routed = {0};
+    kryl_coo far;
+    memset(T, 0, sizeof *T);
+    /* the columns this rank owns transposed here, the others routed to their owners */
+    kryl_status st = split_columns(M, col_begin, col_end, threads, &L, &far);
+    if (st == KRYL_SUCCESS) st = kryl_csr_transpose_on(&L, &Lt, threads);
+    if (st == KRYL_SUCCESS) {
+        KRYL_HOST_PARALLEL_STATIC(threads)
+        for (int64_t k = 0; k < kryl_csr_nnz(&Lt); k++) Lt.col_idx[k] += (int32_t)M->row_begin;
+        Lt.ncols = M->nrows_global;
+        Lt.row_begin = col_begin;
+        Lt.nrows_global = M->ncols;
+    }
     st = kryl_dist_agree(ctx, st);
-    if (st == KRYL_SUCCESS) st = route_rows(ctx, &coo, col_begin, col_end, T);
-    kryl_coo_free(&coo);
+    if (st == KRYL_SUCCESS) st = route_rows(ctx, &far, col_begin, col_end, &routed);
+    if (st == KRYL_SUCCESS) st = kryl_dist_agree(ctx, kryl_csr_add_on(&Lt, &routed, T, threads));
+    kryl_csr *all[] = {&L, &Lt, &routed};
+    for (size_t m = 0; m < sizeof all / sizeof all[0]; m++) kryl_csr_free(all[m]);
+    kryl_coo_free(&far);
+    return st;
+}
+
+/* Ac's rows [cb, ce) (of coarse_rows) from the rank's shares C, in compact
+ * rows and columns (map), whose first ce - cb rows are its own: those as
+ * they are, the others' routed to their owners, the two added. */
+static kryl_status sum_shares(kryl_context ctx, const kryl_csr *C, const int32_t *map, int64_t cb,
+                              int64_t ce, int64_t coarse_rows, kryl_csr *Ac)
+{
+    int threads = kryl_host_threads(ctx);
+    const int64_t own = ce - cb, nnz = C->row_ptr[own];
+    kryl_csr mine = {0}, routed = {0}, theirs = *C;
+    kryl_coo far = {0};
+    kryl_status st = kryl_csr_alloc(&mine, own, C->ncols, nnz);
+    if (st == KRYL_SUCCESS) {
+        memcpy(mine.row_ptr, C->row_ptr, ((size_t)own + 1) * sizeof *C->row_ptr);
+        memcpy(mine.col_idx, C->col_idx, (size_t)nnz * sizeof *C->col_idx);
+        memcpy(mine.values, C->values, (size_t)nnz * sizeof *C->values);
+        expand_columns(&mine, map, coarse_rows, threads);
+        mine.row_begin = cb;
+        mine.nrows_global = coarse_rows;
+        /* the rows after them: other ranks' */
+        theirs.row_ptr += own;
+        theirs.nrows -= own;
+        st = entries(&theirs, map + own, map, coarse_rows, coarse_rows, threads, &far);
+    }
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) st = route_rows(ctx, &far, cb, ce, &routed);
+    if (st == KRYL_SUCCESS) st = kryl_dist_agree(ctx, kryl_csr_add_on(&mine, &routed, Ac, threads));
+    kryl_csr_free(&mine);
+    kryl_csr_free(&routed);
+    kryl_coo_free(&far);
     return st;
 }
 
@@ -200,7 +295,6 @@ typedef struct products {
     kryl_halo *halo;
     kryl_csr loc, nl, X, T, ghost, Tc, S, Pc, AP, Pt, C;
     int32_t *map;
-    kryl_coo coo;
 } products;
 
 static void products_free(products *p)
@@ -211,7 +305,6 @@ static void products_free(products *p)
                        &p->S,   &p->Pc, &p->AP, &p->Pt, &p->C};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
     free(p->map);
-    kryl_coo_free(&p->coo);
 }
 
 /* P of the rank's rows (global coarse columns). */
@@ -275,12 +368,9 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
         st = kryl_csr_transpose_on(&own, &p.Pt, threads);
     }
     if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.Pt, &p.AP, &p.C, threads);
-    /* every entry of the rank's share of Ac to the rank owning its row */
-    if (st == KRYL_SUCCESS)
-        st = entries(&p.C, p.map, p.map, false, coarse_rows, coarse_rows, threads, &p.coo);
+    /* the rank's share of Ac: each entry to the rank owning its row */
     st = kryl_dist_agree(ctx, st);
-    if (st == KRYL_SUCCESS) st = route_rows(ctx, &p.coo, cb, ce, Ac);
-    kryl_coo_free(&p.coo);
+    if (st == KRYL_SUCCESS) st = sum_shares(ctx, &p.C, p.map, cb, ce, coarse_rows, Ac);
     if (st == KRYL_SUCCESS) st = kryl_dist_csr_transpose(ctx, P, cb, ce, R);
     *Ac_symmetric = false;
     if (st == KRYL_SUCCESS && symmetric) st = symmetrize(ctx, Ac, Ac_symmetric);
