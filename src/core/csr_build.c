@@ -56,6 +56,11 @@ void kryl_csr_sort_row(int32_t *col, double *val, int64_t n)
         }
         return;
     }
+    /* rows often come sorted: one pass says so before a heap sort */
+    bool sorted = true;
+    for (int64_t i = 1; i < n && sorted; i++)
+        sorted = !after(col[i - 1], val[i - 1], col[i], val[i]);
+    if (sorted) return;
     for (int64_t i = n / 2 - 1; i >= 0; i--) sift_down(col, val, i, n);
     for (int64_t end = n - 1; end > 0; end--) {
         int32_t c = col[0];
