@@ -10,8 +10,9 @@
  *     A P are host products of local pieces (kryl_csr_multiply) over
  *     compact column numberings;
  *   - P' (A P) summed over the rank's own fine rows is its share of
- *     A_c = P' A P: each entry goes to the rank owning its coarse row
- *     (kryl_dist_route_entries), which sums the shares; R = P' likewise;
+ *     A_c = P' A P, and the transpose of its rows of P its share of R = P':
+ *     the rows of a share the rank owns stay, the others go to the ranks
+ *     owning them (kryl_dist_route_entries), which add them to theirs;
  *   - the coarsest matrix is gathered on every rank and inverted there.
  */
 #include <stdlib.h>
@@ -239,35 +240,56 @@ kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t
     return st;
 }
 
-/* Ac's rows [cb, ce) (of coarse_rows) from the rank's shares C, in compact
- * rows and columns (map), whose first ce - cb rows are its own: those as
- * they are, the others' routed to their owners, the two added. */
-static kryl_status sum_shares(kryl_context ctx, const kryl_csr *C, const int32_t *map, int64_t cb,
-                              int64_t ce, int64_t coarse_rows, kryl_csr *Ac)
+/* The rows [cb, ce) of a matrix of nrows_global x ncols summed from every
+ * rank's share: this rank's is S, rows and columns through rmap and cmap
+ * (to global ones), whose first ce - cb rows are the rank's own rows:
+ * those as they are, the others' routed to their owners, the two added. */
+static kryl_status sum_shares(kryl_context ctx, const kryl_csr *S, const int32_t *rmap,
+                              const int32_t *cmap, int64_t cb, int64_t ce, int64_t nrows_global,
+                              int64_t ncols, kryl_csr *M)
 {
     int threads = kryl_host_threads(ctx);
-    const int64_t own = ce - cb, nnz = C->row_ptr[own];
-    kryl_csr mine = {0}, routed = {0}, theirs = *C;
+    const int64_t own = ce - cb, nnz = S->row_ptr[own];
+    kryl_csr mine = {0}, routed = {0}, theirs = *S;
     kryl_coo far = {0};
-    kryl_status st = kryl_csr_alloc(&mine, own, C->ncols, nnz);
+    kryl_status st = kryl_csr_alloc(&mine, own, S->ncols, nnz);
     if (st == KRYL_SUCCESS) {
-        memcpy(mine.row_ptr, C->row_ptr, ((size_t)own + 1) * sizeof *C->row_ptr);
-        memcpy(mine.col_idx, C->col_idx, (size_t)nnz * sizeof *C->col_idx);
-        memcpy(mine.values, C->values, (size_t)nnz * sizeof *C->values);
-        expand_columns(&mine, map, coarse_rows, threads);
+        memcpy(mine.row_ptr, S->row_ptr, ((size_t)own + 1) * sizeof *S->row_ptr);
+        memcpy(mine.col_idx, S->col_idx, (size_t)nnz * sizeof *S->col_idx);
+        memcpy(mine.values, S->values, (size_t)nnz * sizeof *S->values);
+        expand_columns(&mine, cmap, ncols, threads);
         mine.row_begin = cb;
-        mine.nrows_global = coarse_rows;
+        mine.nrows_global = nrows_global;
         /* the rows after them: other ranks' */
         theirs.row_ptr += own;
         theirs.nrows -= own;
-        st = entries(&theirs, map + own, map, coarse_rows, coarse_rows, threads, &far);
+        st = entries(&theirs, rmap + own, cmap, nrows_global, ncols, threads, &far);
     }
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &far, cb, ce, &routed);
-    if (st == KRYL_SUCCESS) st = kryl_dist_agree(ctx, kryl_csr_add_on(&mine, &routed, Ac, threads));
+    if (st == KRYL_SUCCESS) st = kryl_dist_agree(ctx, kryl_csr_add_on(&mine, &routed, M, threads));
     kryl_csr_free(&mine);
     kryl_csr_free(&routed);
     kryl_coo_free(&far);
+    return st;
+}
+
+/* R = P' of the rank's coarse rows [cb, ce): the sum of the ranks'
+ * transposes Pt of their own rows of P (compact coarse rows through map,
+ * local fine columns, first the rank's own coarse rows). */
+static kryl_status restriction(kryl_context ctx, const kryl_csr *Pt, const int32_t *map, int64_t cb,
+                               int64_t ce, int64_t coarse_rows, const kryl_csr *A, kryl_csr *R)
+{
+    int32_t *fine = malloc(((size_t)A->nrows + 1) * sizeof *fine);
+    kryl_status st = fine ? KRYL_SUCCESS
+                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld rows",
+                                       (long long)A->nrows);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) {
+        for (int64_t j = 0; j < A->nrows; j++) fine[j] = (int32_t)(A->row_begin + j);
+        st = sum_shares(ctx, Pt, map, fine, cb, ce, coarse_rows, A->nrows_global, R);
+    }
+    free(fine);
     return st;
 }
 
@@ -370,8 +392,9 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     if (st == KRYL_SUCCESS) st = kryl_csr_multiply(&p.Pt, &p.AP, &p.C, threads);
     /* the rank's share of Ac: each entry to the rank owning its row */
     st = kryl_dist_agree(ctx, st);
-    if (st == KRYL_SUCCESS) st = sum_shares(ctx, &p.C, p.map, cb, ce, coarse_rows, Ac);
-    if (st == KRYL_SUCCESS) st = kryl_dist_csr_transpose(ctx, P, cb, ce, R);
+    if (st == KRYL_SUCCESS)
+        st = sum_shares(ctx, &p.C, p.map, p.map, cb, ce, coarse_rows, coarse_rows, Ac);
+    if (st == KRYL_SUCCESS) st = restriction(ctx, &p.Pt, p.map, cb, ce, coarse_rows, A, R);
     *Ac_symmetric = false;
     if (st == KRYL_SUCCESS && symmetric) st = symmetrize(ctx, Ac, Ac_symmetric);
     products_free(&p);
