@@ -9,6 +9,9 @@
 
 kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
 {
+    /* below four threads the serial count and fill beat atomic ones and a
+     * sort (R = P' of 7-point 100^3 on two: docs/BENCHMARKS.md) */
+    const int team = threads >= 4 ? threads : 1;
     int64_t nnz = kryl_csr_nnz(A);
     KRYL_TRY(kryl_csr_alloc(T, A->ncols, A->nrows, nnz));
     int64_t *next = malloc(((size_t)T->nrows + 1) * sizeof *next);
@@ -18,27 +21,33 @@ kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
                           (long long)T->nrows);
     }
     /* counting sort by column: T's row lengths, then the slots */
-    KRYL_HOST_PARALLEL_FOR(threads)
+    KRYL_HOST_PARALLEL_FOR(team)
     for (int64_t k = 0; k < nnz; k++) {
-        KRYL_HOST_ATOMIC
-        T->row_ptr[A->col_idx[k] + 1]++;
+        int64_t *count = &T->row_ptr[A->col_idx[k] + 1];
+        if (team > 1) {
+            KRYL_HOST_ATOMIC(*count)++;
+        } else
+            (*count)++;
     }
-    kryl_prefix_sum(T->row_ptr + 1, T->nrows, threads);
+    kryl_prefix_sum(T->row_ptr + 1, T->nrows, team);
     memcpy(next, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *next);
-    KRYL_HOST_PARALLEL_FOR(threads)
+    KRYL_HOST_PARALLEL_FOR(team)
     for (int64_t i = 0; i < A->nrows; i++)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             /* t_ji = a_ij */
             int64_t at;
-            KRYL_HOST_ATOMIC_CAPTURE
-            at = next[A->col_idx[k]]++;
+            if (team > 1) {
+                KRYL_HOST_ATOMIC_CAPTURE
+                at = next[A->col_idx[k]]++;
+            } else
+                at = next[A->col_idx[k]]++;
             T->col_idx[at] = (int32_t)i;
             T->values[at] = A->values[k];
         }
     free(next);
     /* threads fill a row of T in any order: sorted, it is the serial fill's */
-    if (threads > 1) {
-        KRYL_HOST_PARALLEL_FOR(threads)
+    if (team > 1) {
+        KRYL_HOST_PARALLEL_FOR(team)
         for (int64_t j = 0; j < T->nrows; j++)
             kryl_csr_sort_row(T->col_idx + T->row_ptr[j], T->values + T->row_ptr[j],
                               T->row_ptr[j + 1] - T->row_ptr[j]);
