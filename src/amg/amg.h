@@ -183,9 +183,6 @@ kryl_status amg_agglomerate_rows(kryl_context ctx, int64_t *rows);
  * is gathered there too.  Collective. */
 kryl_status amg_ranks_coarse_owner(const amg_hierarchy *h, amg_level *L, int64_t nc, int k,
                                    double **Bc);
-/* B = A's couplings among the rank's own rows (local columns 0..n-1), on
- * `threads` host threads. */
-kryl_status amg_diagonal_block(const kryl_csr *A, int threads, kryl_csr *B);
 /* Rows of A outside every aggregate that couple to another rank's rows
  * become aggregates of their own (numbered from *count on). */
 void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *count);

@@ -93,40 +93,6 @@ kryl_status amg_ranks_coarse_owner(const amg_hierarchy *h, amg_level *L, int64_t
 #endif
 }
 
-kryl_status amg_diagonal_block(const kryl_csr *A, int threads, kryl_csr *B)
-{
-    int64_t lo = A->row_begin, hi = lo + A->nrows;
-    KRYL_TRY(kryl_csr_alloc(B, A->nrows, A->nrows, 0));
-    /* row i's entries in the block, then (a prefix sum) B's offsets */
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            B->row_ptr[i + 1] += A->col_idx[k] >= lo && A->col_idx[k] < hi;
-    kryl_prefix_sum(B->row_ptr + 1, A->nrows, threads);
-    int64_t nnz = B->row_ptr[A->nrows];
-    int32_t *col = realloc(B->col_idx, (size_t)(nnz > 0 ? nnz : 1) * sizeof *col);
-    double *val = col ? realloc(B->values, (size_t)(nnz > 0 ? nnz : 1) * sizeof *val) : NULL;
-    if (col) B->col_idx = col;
-    if (val) B->values = val;
-    if (col == NULL || val == NULL) {
-        kryl_csr_free(B);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
-                          "amg: cannot allocate a diagonal block of %lld "
-                          "entries",
-                          (long long)nnz);
-    }
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < A->nrows; i++) {
-        int64_t out = B->row_ptr[i];
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            if (A->col_idx[k] >= lo && A->col_idx[k] < hi) {
-                B->col_idx[out] = (int32_t)(A->col_idx[k] - lo);
-                B->values[out++] = A->values[k];
-            }
-    }
-    return KRYL_SUCCESS;
-}
-
 void amg_boundary_singletons(const kryl_csr *A, int32_t *aggregate, int64_t *count)
 {
     int64_t lo = A->row_begin, hi = lo + A->nrows;

@@ -224,7 +224,10 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     const kryl_csr *A = &M->host->csr;
     int threads = kryl_host_threads(ctx);
     kryl_csr block = {0};
-    kryl_status st = ranks ? amg_diagonal_block(A, threads, &block) : KRYL_SUCCESS;
+    /* over ranks: the couplings among the rank's own rows */
+    kryl_status st =
+        ranks ? kryl_csr_column_block(A, A->row_begin, A->row_begin + A->nrows, threads, &block)
+              : KRYL_SUCCESS;
     amg_graph G = {0};
     if (st == KRYL_SUCCESS) st = amg_strength(ranks ? &block : A, theta, L->symmetric, threads, &G);
     kryl_csr_free(&block);

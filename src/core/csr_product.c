@@ -60,6 +60,39 @@ kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T)
     return kryl_csr_transpose_on(A, T, 1);
 }
 
+kryl_status kryl_csr_column_block(const kryl_csr *A, int64_t lo, int64_t hi, int threads,
+                                  kryl_csr *B)
+{
+    const int64_t n = A->nrows;
+    KRYL_TRY(kryl_csr_alloc(B, n, hi - lo, 0));
+    /* row i's entries in the block, then (a prefix sum) B's offsets */
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            B->row_ptr[i + 1] += A->col_idx[k] >= lo && A->col_idx[k] < hi;
+    kryl_prefix_sum(B->row_ptr + 1, n, threads);
+    const int64_t nnz = B->row_ptr[n];
+    int32_t *col = realloc(B->col_idx, (size_t)(nnz > 0 ? nnz : 1) * sizeof *col);
+    double *val = col ? realloc(B->values, (size_t)(nnz > 0 ? nnz : 1) * sizeof *val) : NULL;
+    if (col) B->col_idx = col;
+    if (val) B->values = val;
+    if (col == NULL || val == NULL) {
+        kryl_csr_free(B);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a block of %lld entries",
+                          (long long)nnz);
+    }
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t out = B->row_ptr[i];
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if (A->col_idx[k] >= lo && A->col_idx[k] < hi) {
+                B->col_idx[out] = (int32_t)(A->col_idx[k] - lo);
+                B->values[out++] = A->values[k];
+            }
+    }
+    return KRYL_SUCCESS;
+}
+
 /* Row i of A + B (rows sorted) into C's slots from `out`, or only counted
  * where C is NULL: the entries it has. */
 static int64_t sum_row(const kryl_csr *A, const kryl_csr *B, int64_t i, kryl_csr *C, int64_t out)

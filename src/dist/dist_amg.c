@@ -174,40 +174,23 @@ static kryl_status split_columns(const kryl_csr *M, int64_t lo, int64_t hi, int 
     memset(far, 0, sizeof *far);
     far->nrows = M->ncols;
     far->ncols = M->nrows_global;
-    KRYL_TRY(kryl_csr_alloc(L, n, hi - lo, 0));
-    /* row i's entries inside, then (a prefix sum) L's offsets */
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
-            L->row_ptr[i + 1] += M->col_idx[k] >= lo && M->col_idx[k] < hi;
-    kryl_prefix_sum(L->row_ptr + 1, n, threads);
-    const int64_t inside = L->row_ptr[n], outside = kryl_csr_nnz(M) - inside;
-    int32_t *col = realloc(L->col_idx, (size_t)(inside > 0 ? inside : 1) * sizeof *col);
-    double *val = col ? realloc(L->values, (size_t)(inside > 0 ? inside : 1) * sizeof *val) : NULL;
-    if (col) L->col_idx = col;
-    if (val) L->values = val;
-    kryl_status st = col && val ? kryl_coo_reserve(far, outside > 0 ? outside : 1)
-                                : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld entries",
-                                             (long long)inside);
+    KRYL_TRY(kryl_csr_column_block(M, lo, hi, threads, L));
+    const int64_t outside = kryl_csr_nnz(M) - kryl_csr_nnz(L);
+    kryl_status st = kryl_coo_reserve(far, outside > 0 ? outside : 1);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(L);
-        kryl_coo_free(far);
         return st;
     }
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
-        /* the entries before row i: L->row_ptr[i] inside, the rest outside */
-        int64_t in = L->row_ptr[i], out = M->row_ptr[i] - L->row_ptr[i];
+        /* the entries outside before row i */
+        int64_t out = M->row_ptr[i] - L->row_ptr[i];
         for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
             const int32_t j = M->col_idx[k];
-            if (j >= lo && j < hi) {
-                L->col_idx[in] = (int32_t)(j - lo);
-                L->values[in++] = M->values[k];
-            } else {
-                far->rows[out] = j;
-                far->cols[out] = M->row_begin + i;
-                far->values[out++] = M->values[k];
-            }
+            if (j >= lo && j < hi) continue;
+            far->rows[out] = j;
+            far->cols[out] = M->row_begin + i;
+            far->values[out++] = M->values[k];
         }
     }
     far->count = outside;
@@ -241,55 +224,32 @@ kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t
 }
 
 /* The rows [cb, ce) of a matrix of nrows_global x ncols summed from every
- * rank's share: this rank's is S, rows and columns through rmap and cmap
- * (to global ones), whose first ce - cb rows are the rank's own rows:
- * those as they are, the others' routed to their owners, the two added. */
-static kryl_status sum_shares(kryl_context ctx, const kryl_csr *S, const int32_t *rmap,
+ * rank's share: this rank's is S, its rows through rmap to global ones
+ * and its columns through cmap (NULL: global already), the rank's own
+ * rows first (ce - cb of them).  Those stay, their columns mapped in
+ * place; the others' are routed to their owners; the two are added. */
+static kryl_status sum_shares(kryl_context ctx, kryl_csr *S, const int32_t *rmap,
                               const int32_t *cmap, int64_t cb, int64_t ce, int64_t nrows_global,
                               int64_t ncols, kryl_csr *M)
 {
     int threads = kryl_host_threads(ctx);
-    const int64_t own = ce - cb, nnz = S->row_ptr[own];
-    kryl_csr mine = {0}, routed = {0}, theirs = *S;
+    const int64_t own = ce - cb;
+    kryl_csr mine = *S, theirs = *S, routed = {0};
     kryl_coo far = {0};
-    kryl_status st = kryl_csr_alloc(&mine, own, S->ncols, nnz);
-    if (st == KRYL_SUCCESS) {
-        memcpy(mine.row_ptr, S->row_ptr, ((size_t)own + 1) * sizeof *S->row_ptr);
-        memcpy(mine.col_idx, S->col_idx, (size_t)nnz * sizeof *S->col_idx);
-        memcpy(mine.values, S->values, (size_t)nnz * sizeof *S->values);
-        expand_columns(&mine, cmap, ncols, threads);
-        mine.row_begin = cb;
-        mine.nrows_global = nrows_global;
-        /* the rows after them: other ranks' */
-        theirs.row_ptr += own;
-        theirs.nrows -= own;
-        st = entries(&theirs, rmap + own, cmap, nrows_global, ncols, threads, &far);
-    }
+    /* the rows after the own ones: other ranks' (read before the own rows' columns change) */
+    theirs.row_ptr += own;
+    theirs.nrows -= own;
+    kryl_status st = entries(&theirs, rmap + own, cmap, nrows_global, ncols, threads, &far);
+    mine.nrows = own;
+    mine.row_begin = cb;
+    mine.nrows_global = nrows_global;
+    mine.ncols = ncols;
+    if (cmap != NULL) expand_columns(&mine, cmap, ncols, threads);
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &far, cb, ce, &routed);
     if (st == KRYL_SUCCESS) st = kryl_dist_agree(ctx, kryl_csr_add_on(&mine, &routed, M, threads));
-    kryl_csr_free(&mine);
     kryl_csr_free(&routed);
     kryl_coo_free(&far);
-    return st;
-}
-
-/* R = P' of the rank's coarse rows [cb, ce): the sum of the ranks'
- * transposes Pt of their own rows of P (compact coarse rows through map,
- * local fine columns, first the rank's own coarse rows). */
-static kryl_status restriction(kryl_context ctx, const kryl_csr *Pt, const int32_t *map, int64_t cb,
-                               int64_t ce, int64_t coarse_rows, const kryl_csr *A, kryl_csr *R)
-{
-    int32_t *fine = malloc(((size_t)A->nrows + 1) * sizeof *fine);
-    kryl_status st = fine ? KRYL_SUCCESS
-                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld rows",
-                                       (long long)A->nrows);
-    st = kryl_dist_agree(ctx, st);
-    if (st == KRYL_SUCCESS) {
-        for (int64_t j = 0; j < A->nrows; j++) fine[j] = (int32_t)(A->row_begin + j);
-        st = sum_shares(ctx, Pt, map, fine, cb, ce, coarse_rows, A->nrows_global, R);
-    }
-    free(fine);
     return st;
 }
 
@@ -394,7 +354,13 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     st = kryl_dist_agree(ctx, st);
     if (st == KRYL_SUCCESS)
         st = sum_shares(ctx, &p.C, p.map, p.map, cb, ce, coarse_rows, coarse_rows, Ac);
-    if (st == KRYL_SUCCESS) st = restriction(ctx, &p.Pt, p.map, cb, ce, coarse_rows, A, R);
+    if (st == KRYL_SUCCESS) {
+        /* R = P': the ranks' transposes of their rows of P summed, fine columns made global */
+        KRYL_HOST_PARALLEL_STATIC(threads)
+        for (int64_t k = 0; k < kryl_csr_nnz(&p.Pt); k++) p.Pt.col_idx[k] += (int32_t)A->row_begin;
+        p.Pt.ncols = A->nrows_global;
+        st = sum_shares(ctx, &p.Pt, p.map, NULL, cb, ce, coarse_rows, A->nrows_global, R);
+    }
     *Ac_symmetric = false;
     if (st == KRYL_SUCCESS && symmetric) st = symmetrize(ctx, Ac, Ac_symmetric);
     products_free(&p);

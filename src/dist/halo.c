@@ -17,40 +17,19 @@ static int compare_int32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* outside[i] = the entries of row i with a column outside [lo, hi), then
- * (a prefix sum) the first of them in a list of all: row_ptr of the
- * non-local part; its last entry is their count. */
-static kryl_status count_outside(const kryl_csr *csr, int64_t lo, int64_t hi, int threads,
-                                 int64_t **outside)
-{
-    int64_t n = csr->nrows;
-    int64_t *count = calloc((size_t)n + 1, sizeof *count);
-    if (count == NULL)
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "halo: cannot allocate %lld row counts",
-                          (long long)n);
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
-            count[i + 1] += csr->col_idx[k] < lo || csr->col_idx[k] >= hi;
-    kryl_prefix_sum(count + 1, n, threads);
-    *outside = count;
-    return KRYL_SUCCESS;
-}
-
 /* The sorted distinct columns of csr outside [lo, hi) into *ghosts
- * (malloc'ed), from their offsets by row. */
-static kryl_status collect_ghosts(const kryl_csr *csr, int64_t lo, int64_t hi,
-                                  const int64_t *outside, int threads, int32_t **ghosts,
-                                  int64_t *count)
+ * (malloc'ed); loc = csr's block of [lo, hi) places them by row. */
+static kryl_status collect_ghosts(const kryl_csr *csr, int64_t lo, int64_t hi, const kryl_csr *loc,
+                                  int threads, int32_t **ghosts, int64_t *count)
 {
-    int64_t g = outside[csr->nrows];
+    int64_t g = kryl_csr_nnz(csr) - kryl_csr_nnz(loc);
     int32_t *list = malloc((size_t)(g > 0 ? g : 1) * sizeof *list);
     if (list == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "halo: cannot allocate %lld column indices",
                           (long long)g);
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < csr->nrows; i++) {
-        int64_t at = outside[i];
+        int64_t at = csr->row_ptr[i] - loc->row_ptr[i];
         for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
             if (csr->col_idx[k] < lo || csr->col_idx[k] >= hi) list[at++] = csr->col_idx[k];
     }
@@ -77,34 +56,23 @@ static int64_t ghost_index(const int32_t *ghosts, int64_t g, int32_t j)
     return lo;
 }
 
-/* loc and nl of the rows (the owned columns renumbered 0..hi-lo-1, the
- * ghosts 0..g-1), nl's row offsets from count_outside. */
-static kryl_status split_rows(const kryl_csr *csr, int64_t lo, int64_t hi, const int32_t *ghosts,
-                              int64_t g, const int64_t *outside, int threads, kryl_csr *loc,
-                              kryl_csr *nl)
+/* nl = csr's entries outside [lo, hi) (those loc does not hold), their
+ * columns renumbered 0..g-1 by the ghost list. */
+static kryl_status nonlocal_rows(const kryl_csr *csr, int64_t lo, int64_t hi, const kryl_csr *loc,
+                                 const int32_t *ghosts, int64_t g, int threads, kryl_csr *nl)
 {
-    int64_t n = csr->nrows, nnz = kryl_csr_nnz(csr), nnz_nl = outside[n];
-    KRYL_TRY(kryl_csr_alloc(loc, n, hi - lo, nnz - nnz_nl));
-    kryl_status st = kryl_csr_alloc(nl, n, g, nnz_nl);
-    if (st != KRYL_SUCCESS) {
-        kryl_csr_free(loc);
-        return st;
-    }
-    memcpy(nl->row_ptr, outside, ((size_t)n + 1) * sizeof *outside);
+    const int64_t n = csr->nrows;
+    KRYL_TRY(kryl_csr_alloc(nl, n, g, kryl_csr_nnz(csr) - kryl_csr_nnz(loc)));
     KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i <= n; i++) loc->row_ptr[i] = csr->row_ptr[i] - nl->row_ptr[i];
+    for (int64_t i = 0; i <= n; i++) nl->row_ptr[i] = csr->row_ptr[i] - loc->row_ptr[i];
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
-        int64_t a = loc->row_ptr[i], b = nl->row_ptr[i];
+        int64_t b = nl->row_ptr[i];
         for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++) {
-            int32_t j = csr->col_idx[k];
-            if (j >= lo && j < hi) {
-                loc->col_idx[a] = (int32_t)(j - lo);
-                loc->values[a++] = csr->values[k];
-            } else {
-                nl->col_idx[b] = (int32_t)ghost_index(ghosts, g, j);
-                nl->values[b++] = csr->values[k];
-            }
+            const int32_t j = csr->col_idx[k];
+            if (j >= lo && j < hi) continue;
+            nl->col_idx[b] = (int32_t)ghost_index(ghosts, g, j);
+            nl->values[b++] = csr->values[k];
         }
     }
     return KRYL_SUCCESS;
@@ -191,13 +159,16 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
     /* the columns this rank owns: its rows' for a square matrix */
     int64_t lo = begin[dc->rank], hi = begin[dc->rank + 1];
     int32_t *ghosts = NULL;
-    int64_t g = 0, *outside = NULL;
+    int64_t g = 0;
     int threads = kryl_host_threads(&dc->inner);
     kryl_halo *h = calloc(1, sizeof *h);
     int *counts = calloc(4 * (size_t)size, sizeof *counts);
-    kryl_status st = h && counts ? count_outside(csr, lo, hi, threads, &outside)
+    memset(loc, 0, sizeof *loc);
+    memset(nl, 0, sizeof *nl);
+    /* the local part (owned columns renumbered 0..hi-lo-1), then the ghosts */
+    kryl_status st = h && counts ? kryl_csr_column_block(csr, lo, hi, threads, loc)
                                  : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "halo: cannot allocate it");
-    if (st == KRYL_SUCCESS) st = collect_ghosts(csr, lo, hi, outside, threads, &ghosts, &g);
+    if (st == KRYL_SUCCESS) st = collect_ghosts(csr, lo, hi, loc, threads, &ghosts, &g);
     st = kryl_dist_agree_comm(dc->comm, st);
     int *recv = counts, *send = counts + size, *rdispl = counts + 2 * size,
         *sdispl = counts + 3 * size;
@@ -209,11 +180,11 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
         st = exchange_requests(dc, h, ghosts, lo, hi - lo, recv, send, rdispl, sdispl);
     }
     if (st == KRYL_SUCCESS) st = make_neighbours(h, size, recv, send);
-    if (st == KRYL_SUCCESS) st = split_rows(csr, lo, hi, ghosts, g, outside, threads, loc, nl);
+    if (st == KRYL_SUCCESS) st = nonlocal_rows(csr, lo, hi, loc, ghosts, g, threads, nl);
     free(ghosts);
-    free(outside);
     free(counts);
     if (st != KRYL_SUCCESS) {
+        kryl_csr_free(loc);
         if (h) h->refs = 1;
         kryl_halo_release(h);
         return st;
