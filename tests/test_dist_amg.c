@@ -7,8 +7,10 @@
  * iterations than on one process; every level's rows and entries summed
  * over the ranks are the level's global ones, every coarse matrix is
  * P'AP of the gathered level above (and exactly symmetric for a
- * symmetric matrix); a solve from a good x0 never returns a worse x; a
- * near-nullspace of the caller's is refused over several ranks. */
+ * symmetric matrix); a solve from a good x0 never returns a worse x; every
+ * rank queues the same batches of steps, and no more cycles than a batch
+ * past the stop; a near-nullspace of the caller's is refused over several
+ * ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,30 @@ static void check_galerkin(const amg_hierarchy *h, int l, const char *label)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
 }
 
+/* The cycles a solve runs: the preconditioner's applies, counted. */
+static int64_t applies;
+static kryl_status (*uncounted_apply)(kryl_precond *pc, kryl_vector r, kryl_vector z);
+
+static kryl_status counted_apply(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    applies++;
+    return uncounted_apply(pc, r, z);
+}
+
+/* Every rank of a distributed solve took the same batches; no solve ran
+ * more cycles than the start's, one an iteration and those of a batch's
+ * steps past the stop. */
+static void check_batches(kryl_solver s, const kryl_result *r, bool distributed, const char *label)
+{
+    int64_t interval[2] = {s->batch_interval, -s->batch_interval};
+    if (distributed) MPI_Allreduce(MPI_IN_PLACE, interval, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(interval[0] == -interval[1], "%s: batches of %lld to %lld steps on the ranks", label,
+          (long long)-interval[1], (long long)interval[0]);
+    CHECK(applies <= r->iterations + s->batch_interval,
+          "%s: %lld cycles for %lld iterations in batches of %lld", label, (long long)applies,
+          (long long)r->iterations, (long long)s->batch_interval);
+}
+
 /* Solve A x = b from x (global on every rank: set, then the solution), its result. */
 static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const double *b, double *x,
                          const char *label, bool check_levels, bool spread)
@@ -138,7 +164,11 @@ static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const doub
     CHECK_OK(kryl_vector_create(&vx, A, KRYL_DOUBLE));
     CHECK_OK(kryl_vector_set_global(vb, A, b));
     CHECK_OK(kryl_vector_set_global(vx, A, x));
+    uncounted_apply = s->pc->apply;
+    s->pc->apply = counted_apply;
+    applies = 0;
     CHECK_OK(kryl_solver_solve(s, vb, vx, &r));
+    check_batches(s, &r, A->ctx->dist != NULL, label);
     CHECK_OK(kryl_vector_get_global(vx, A, x));
     if (A->ctx->dist) MPI_Bcast(x, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (check_levels) {

@@ -7,7 +7,8 @@
  *
  * A batch is as short as keeps one check (a synchronisation and a small
  * copy) under 1% of its time: the first, of one period, is launched step
- * by step and timed, which sizes the next; a batch faster than that grows.
+ * by step and timed, which sizes the next (over ranks from the slowest
+ * rank's timings); on one rank a batch faster than that grows.
  * Where the backend can record graphs, the fewest whole periods of steps
  * that take GRAPH_SECONDS are then captured once, and every full batch
  * replays that graph, removing the per-kernel launch cost.
@@ -133,18 +134,21 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
 {
     const kryl_solver_options *o = &s->options;
     const bool adaptive = o->check_interval == 0;
-    /* over several ranks every rank must queue the same batches (each step
-     * exchanges and reduces), so none grows them from its own timings; nor
-     * does a deterministic context (its batches, and so what each launch
-     * holds, are then the same in every run, whatever the timings) */
+    /* batches are sized by timing their steps, except in a deterministic
+     * context (its batches, and so what each launch holds, are then the same
+     * in every run, whatever the timings); over several ranks every rank must
+     * queue the same batches (each step exchanges and reduces), so they are
+     * sized once from the ranks' agreed timings and never grown from one
+     * rank's own */
     int ranks = 1;
     KRYL_TRY(kryl_context_rank(s->ctx, NULL, &ranks));
-    const bool grows = adaptive && ranks == 1 && !kryl_context_deterministic(s->ctx);
+    const bool timed = adaptive && !kryl_context_deterministic(s->ctx);
+    const bool grows = timed && ranks == 1;
     /* the batch size a previous call grew to (an inner solver runs many times);
-     * a batch that grows starts at one period, timed to size the next */
+     * a timed batch starts at one period, timed to size the next */
     int64_t interval = s->batch_interval;
     if (interval == 0) {
-        interval = !adaptive ? o->check_interval : grows ? 1 : s->ops->check_interval;
+        interval = !adaptive ? o->check_interval : timed ? 1 : s->ops->check_interval;
         if (adaptive && s->period > 1)
             interval = (interval + s->period - 1) / s->period * s->period;
     }
@@ -162,13 +166,18 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         if (batch == interval && launched_alone && s->step_seconds == 0.0) {
             /* a step's time launched one by one, the check's taken out (at most
              * half): it sizes the graph and the batches; over ranks the slowest
-             * rank's, so all capture the same steps */
+             * rank's step and check, so all capture the same steps and size the
+             * same batches (a fixed batch of the backend's check_interval ran up
+             * to 15 AMG cycles past the stop: docs/BENCHMARKS.md) */
             int64_t steps = m->iteration > before ? m->iteration - before : 1;
             s->step_seconds = fmax(elapsed - s->check_cost, 0.5 * elapsed) / (double)steps;
 #ifdef KRYL_HAVE_MPI
-            if (ranks > 1) kryl_dist_host_max(s->ctx, &s->step_seconds, 1);
+            double slowest[2] = {s->step_seconds, s->check_cost};
+            if (ranks > 1) kryl_dist_host_max(s->ctx, slowest, 2);
+            s->step_seconds = slowest[0];
+            s->check_cost = slowest[1];
 #endif
-            if (grows) interval = sized_batch(s);
+            if (timed) interval = sized_batch(s);
         } else if (grows && batch == interval && elapsed < CHECK_SHARE * s->check_cost) {
             interval = grow(s, interval);
         }
