@@ -8,7 +8,7 @@
  *   KIND is poisson2d, poisson3d or poisson3d27 and N the points per
  *   direction; default poisson2d:500 poisson2d:1000 poisson2d:2000
  *   poisson3d:40 poisson3d:80 poisson3d:160 poisson3d27:50 poisson3d27:100.
- *   BENCH_AMG_SMOOTHER (chebyshev, jacobi, l1jacobi, mcgs) picks the smoother,
+ *   BENCH_AMG_SMOOTHER (auto, chebyshev, jacobi, l1jacobi, mcgs, ilu0) picks the smoother,
  *   BENCH_AMG_COARSENING (greedy, mis2, parallel) the aggregation.
  *   BENCH_AMG_SPGEMM=compare adds, for each grid, the setup's products
  *   (P, R, A_c on every level) by cuSPARSE's SpGEMM against the backend's

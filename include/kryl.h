@@ -167,10 +167,15 @@ typedef enum kryl_precond_kind {
 /* Algebraic multigrid (docs/PRECONDITIONERS.md): the smoother of every
  * level but the coarsest, which is solved directly. */
 typedef enum kryl_amg_smoother {
-    KRYL_AMG_CHEBYSHEV = 0, /* Chebyshev polynomial in D^-1 A of degree `sweeps` (default 2) */
-    KRYL_AMG_JACOBI = 1,    /* damped Jacobi, omega = 4/(3 lambda_max(D^-1 A)) */
-    KRYL_AMG_L1JACOBI = 2,  /* l1-Jacobi: D_ii = sum_j |a_ij| (no damping to choose) */
-    KRYL_AMG_MCGS = 3       /* multicolor symmetric Gauss-Seidel (mcssor with omega 1) */
+    KRYL_AMG_AUTO_SMOOTHER = 0, /* ILU(0) for a nonsymmetric A (up to symmetry_tol) on a host
+                                   backend, else Chebyshev (ILU(0)'s setup runs on the host) */
+    KRYL_AMG_CHEBYSHEV = 1,     /* Chebyshev polynomial in D^-1 A of degree `sweeps` (default 2) */
+    KRYL_AMG_JACOBI = 2,        /* damped Jacobi, omega = 4/(3 lambda_max(D^-1 A)) */
+    KRYL_AMG_L1JACOBI = 3,      /* l1-Jacobi: D_ii = sum_j |a_ij| (no damping to choose) */
+    KRYL_AMG_MCGS = 4,          /* multicolor symmetric Gauss-Seidel (mcssor with omega 1) */
+    KRYL_AMG_ILU0 = 5 /* multicolor ILU(0) (mcilu0; IC(0) on a symmetric level under a CG method),
+                         over ranks of each rank's rows; holds the convection-dominated couplings
+                         a pointwise smoother misses (default sweeps 2) */
 } kryl_amg_smoother;
 
 typedef enum kryl_amg_cycle {
@@ -203,9 +208,9 @@ typedef enum kryl_amg_coarsening {
 /* Options of KRYL_PRECOND_AMG (kryl_solver_options.amg). */
 typedef struct kryl_amg_options {
     double theta;                     /* strength: |a_ij| >= theta sqrt(|a_ii a_jj|); default 0 */
-    kryl_amg_smoother smoother;       /* default KRYL_AMG_CHEBYSHEV */
+    kryl_amg_smoother smoother;       /* default KRYL_AMG_AUTO_SMOOTHER */
     int sweeps;                       /* pre- and post-smoothing sweeps (Chebyshev: the degree);
-                                       * 0 = 2 for Chebyshev, 1 for the others */
+                                       * 0 = 2 for Chebyshev and ILU(0), 1 for the others */
     kryl_amg_cycle cycle;             /* default KRYL_AMG_V_CYCLE */
     kryl_amg_aggregation aggregation; /* default KRYL_AMG_AUTO_AGGREGATION */
     kryl_amg_coarsening coarsening;   /* default KRYL_AMG_AUTO_COARSENING */

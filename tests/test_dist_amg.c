@@ -1,5 +1,6 @@
 /* Algebraic multigrid over ranks (run under mpirun with 1 to 4 ranks):
- * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson,
+ * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson, and
+ * GMRES with the defaults on convection-diffusion,
  * the rows split evenly and unevenly (one rank with three rows or none), the
  * small coarse levels agglomerated on rank 0 (the default) or kept over
  * the ranks, the first level in a sorted format's order, converges by the
@@ -187,7 +188,7 @@ static kryl_result solve(kryl_matrix A, const kryl_solver_options *o, const doub
             if (l > 0 && !spread && rank > 0)
                 CHECK(level_rows(h, l)->nrows == 0, "%s: rank %d holds %lld rows of level %d",
                       label, rank, (long long)level_rows(h, l)->nrows, l);
-            if (l > 0 && o->amg.aggregation != KRYL_AMG_PLAIN)
+            if (l > 0 && h->levels[0].symmetric)
                 CHECK(kryl_host_matrix_is_symmetric(h->levels[l].Ab->host, 0.0),
                       "%s: coarse level %d is not exactly symmetric", label, l);
         }
@@ -208,6 +209,7 @@ typedef struct amg_case {
     kryl_format format; /* SELL sorts the rows: level 0's transfers follow */
     int64_t first;      /* rank 0's rows (the others share the rest), or -1: an even split */
     bool spread;        /* coarse levels kept over the ranks (else the small ones go to rank 0) */
+    kryl_method method;
 } amg_case;
 
 static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, const char *backend)
@@ -231,7 +233,7 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
              c->spread ? ", spread" : "", size);
     kryl_solver_options o;
     kryl_solver_options_init(&o);
-    o.method = KRYL_METHOD_PCG;
+    o.method = c->method;
     o.precond = KRYL_PRECOND_AMG;
     o.amg.aggregation = c->aggregation;
     o.amg.coarsening = KRYL_AMG_GREEDY; /* the one-process hierarchy's, on every backend */
@@ -299,14 +301,25 @@ static void check_nullspace_refused(kryl_context dctx, kryl_context sctx)
 static void body(kryl_context dctx, kryl_context sctx, const char *backend)
 {
     const amg_case cases[] = {
-        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1,
-         false},
-        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, true},
-        {KRYL_GEN_POISSON2D5, 40, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 0, false},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, false},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1, true},
-        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, -1, true},
-        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, 3, false},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1, false,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, true,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_POISSON2D5, 40, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 0, false,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, false,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1, true,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, -1, true,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, 3, false,
+         KRYL_METHOD_PCG},
+        /* ILU(0) of each rank's rows: IC(0) under CG, ILU(0) under GMRES (the default there) */
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_ILU0, KRYL_FORMAT_CSR, -1, false,
+         KRYL_METHOD_PCG},
+        {KRYL_GEN_CONVDIFF2D, 48, KRYL_AMG_AUTO_AGGREGATION, KRYL_AMG_AUTO_SMOOTHER,
+         KRYL_FORMAT_CSR, -1, false, KRYL_METHOD_GMRES},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         check_case(dctx, sctx, &cases[c], backend);

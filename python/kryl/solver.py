@@ -43,8 +43,11 @@ Method:
   amg_theta     amg: strong couplings |a_ij| >= theta sqrt(|a_ii a_jj|) (default 0)
   amg_coarse_theta amg: the coarse levels' threshold, max(it, amg_theta)
                 (default 0.02; 0: amg_theta on every level)
-  amg_smoother  amg: "chebyshev" (the default), "jacobi", "l1jacobi", "mcgs"
-  amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2, else 1)
+  amg_smoother  amg: "auto" (the default: "ilu0" for a nonsymmetric matrix on
+                omp and ref, else "chebyshev"), "chebyshev", "jacobi", "l1jacobi",
+                "mcgs", "ilu0"
+  amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2 for
+                Chebyshev and ILU(0), else 1)
   amg_cycle     amg: "v" (the default) or "w"
   amg_aggregation amg: "auto" (the default: "sa" for a symmetric matrix, else
                   "plain"), "sa" (smoothed) or "plain"

@@ -102,16 +102,16 @@ typedef struct amg_level {
      * ranks from the ranks' host rows) */
     kryl_matrix A;
     /* backend (level 0: the iteration matrix's order and precision) */
-    kryl_matrix Ab;    /* this level's matrix in the iteration's precision (A or a copy;
-                          level 0: not owned) */
-    kryl_matrix P, R;  /* to and from the next level (NULL on the coarsest) */
-    kryl_matrix Ainv;  /* the coarsest level's dense inverse, else NULL */
-    kryl_vector b, x;  /* right-hand side and iterate (level 0: the apply's r and z) */
-    kryl_vector r;     /* residual */
-    kryl_vector t, d;  /* smoother work */
-    kryl_vector bw, e; /* W-cycle: the second visit's right-hand side and correction */
-    kryl_vector dinv;  /* the smoother's diagonal scaling */
-    kryl_precond mcgs; /* multicolor Gauss-Seidel sweep (KRYL_AMG_MCGS) */
+    kryl_matrix Ab;     /* this level's matrix in the iteration's precision (A or a copy;
+                           level 0: not owned) */
+    kryl_matrix P, R;   /* to and from the next level (NULL on the coarsest) */
+    kryl_matrix Ainv;   /* the coarsest level's dense inverse, else NULL */
+    kryl_vector b, x;   /* right-hand side and iterate (level 0: the apply's r and z) */
+    kryl_vector r;      /* residual */
+    kryl_vector t, d;   /* smoother work */
+    kryl_vector bw, e;  /* W-cycle: the second visit's right-hand side and correction */
+    kryl_vector dinv;   /* the smoother's diagonal scaling */
+    kryl_precond sweep; /* the smoother's M where it is a preconditioner (mcgs, ilu0) */
 } amg_level;
 
 /* The level's double matrix: L->A, or level 0's iteration matrix. */
@@ -127,6 +127,7 @@ typedef struct amg_hierarchy {
     kryl_amg_options opts;    /* resolved: sweeps and sizes filled in */
     int64_t agglomerate_rows; /* over ranks: KRYL_AMG_AGGLOMERATE_ROWS or the variable's */
     double symmetry_tol;      /* the finest level is symmetric up to it */
+    bool cg_method;           /* the cycle preconditions a CG method */
     int nlevels;
     amg_level levels[KRYL_AMG_MAX_LEVELS];
     kryl_amg_info info;
@@ -153,9 +154,11 @@ kryl_status amg_backend_csr_upload(kryl_context ctx, kryl_csr *C, kryl_backend_c
  * options opts; source (or NULL) is the double matrix Aw was converted
  * from: the finest level's double matrix where both are in the natural
  * order and it is stored as CSR.  Aw counts as symmetric up to
- * symmetry_tol (then so are the coarse levels, exactly). */
+ * symmetry_tol (then so are the coarse levels, exactly).  Under a CG
+ * method (cg_method) the smoothers keep the cycle symmetric positive
+ * definite. */
 kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
-                      const kryl_amg_options *opts, double symmetry_tol);
+                      const kryl_amg_options *opts, double symmetry_tol, bool cg_method);
 void amg_release(amg_hierarchy *h);
 
 /* New values of the finest level's matrix, on its pattern (the host copy

@@ -358,8 +358,8 @@ static kryl_status smoothers_and_coarse_solver(amg_hierarchy *h)
     for (int s = 0; st == KRYL_SUCCESS && s < h->nlevels; s++) {
         amg_level *L = &h->levels[s];
         kryl_vector_destroy(&L->dinv);
-        if (L->mcgs.destroy) L->mcgs.destroy(&L->mcgs);
-        memset(&L->mcgs, 0, sizeof L->mcgs);
+        if (L->sweep.destroy) L->sweep.destroy(&L->sweep);
+        memset(&L->sweep, 0, sizeof L->sweep);
         /* the coarsest level smooths only when it is too large to invert */
         if (s == h->nlevels - 1 && level_rows(L) <= KRYL_AMG_DENSE_MAX) break;
         if (s == h->nlevels - 1) st = amg_lambda_max(L, &L->lambda_max);
@@ -410,11 +410,12 @@ static kryl_status finest_symmetric(amg_hierarchy *h)
 }
 
 kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
-                      const kryl_amg_options *opts, double symmetry_tol)
+                      const kryl_amg_options *opts, double symmetry_tol, bool cg_method)
 {
     memset(h, 0, sizeof *h);
     h->ctx = Aw->ctx;
     h->opts = *opts;
+    h->cg_method = cg_method;
     /* auto: the parallel coarsening where levels are stored on a device, one rank */
     if (h->opts.coarsening == KRYL_AMG_AUTO_COARSENING)
         h->opts.coarsening = h->ctx->ops->device_memory && !amg_over_ranks(h->ctx)
@@ -466,7 +467,7 @@ void amg_release(amg_hierarchy *h)
         kryl_vector *vectors[] = {&L->r, &L->t, &L->d, &L->b, &L->x, &L->bw, &L->e, &L->dinv};
         for (size_t v = 0; v < sizeof vectors / sizeof vectors[0]; v++)
             kryl_vector_destroy(vectors[v]);
-        if (L->mcgs.destroy) L->mcgs.destroy(&L->mcgs);
+        if (L->sweep.destroy) L->sweep.destroy(&L->sweep);
         kryl_matrix_destroy(&L->P);
         kryl_matrix_destroy(&L->R);
         kryl_matrix_destroy(&L->Ainv);

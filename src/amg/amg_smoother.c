@@ -10,7 +10,11 @@
  *              Brezina, Hu & Tuminaro, J. Comput. Phys. 188, 2003)
  *   mcgs       x += M^-1 (b - A x), M one multicolor symmetric Gauss-Seidel
  *              sweep (mcssor.c with omega 1)
- * Each is symmetric in A's inner product, so the cycle is too.
+ *   ilu0       x += M^-1 (b - A x), M = L U the multicolor ILU(0) of the
+ *              level (mcilu0.c; IC(0) on a symmetric level under a CG
+ *              method), over ranks of each rank's diagonal block: it holds
+ *              convection-dominated couplings the pointwise ones miss
+ * Each is symmetric in A's inner product where A is, so the cycle is too.
  */
 #include <math.h>
 
@@ -34,19 +38,27 @@ static kryl_status level_dinv(amg_hierarchy *h, amg_level *L, kryl_vector d, dou
     return st;
 }
 
+/* The diagonal check of M, where it is stored: a zero a_ii refused naming
+ * its row, as the smoother divides by it; d (or NULL) gets 1 / a_ii. */
+static kryl_status nonzero_diagonal(const amg_hierarchy *h, kryl_matrix M, kryl_vector d)
+{
+    kryl_diagonal_check found;
+    KRYL_TRY(kryl_matrix_check_diagonal(M, "the multigrid smoother", d, true, &found));
+    if (found.first_zero < M->host->csr.nrows)
+        return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                          "amg: row %lld of a level has a zero diagonal; the %s smoother "
+                          "divides by it",
+                          (long long)found.first_zero, kryl_amg_smoother_name(h->opts.smoother));
+    return KRYL_SUCCESS;
+}
+
 /* dinv_i = scale / a_ii by the diagonal check, where the level is stored. */
 static kryl_status jacobi_diagonal(amg_hierarchy *h, amg_level *L, double scale)
 {
     kryl_matrix M = amg_level_matrix(L);
     kryl_vector d = NULL;
-    kryl_diagonal_check found;
     KRYL_TRY(kryl_vector_create_like(&d, h->ctx, M->layout, M->precision));
-    kryl_status st = kryl_matrix_check_diagonal(M, "the multigrid smoother", d, true, &found);
-    if (st == KRYL_SUCCESS && found.first_zero < M->host->csr.nrows)
-        st = KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                        "amg: row %lld of a level has a zero diagonal; the %s smoother "
-                        "divides by it",
-                        (long long)found.first_zero, kryl_amg_smoother_name(h->opts.smoother));
+    kryl_status st = nonzero_diagonal(h, M, d);
     if (st != KRYL_SUCCESS) {
         kryl_vector_destroy(&d);
         return st;
@@ -75,6 +87,37 @@ static kryl_status l1_diagonal(amg_hierarchy *h, amg_level *L)
     return level_dinv(h, L, d, 1.0);
 }
 
+/* z = M^-1 r of a rank without rows on a level: nothing. */
+static kryl_status relax_nothing(kryl_precond *pc, kryl_vector r, kryl_vector z)
+{
+    (void)pc, (void)r, (void)z;
+    return KRYL_SUCCESS;
+}
+
+/* M = the multicolor ILU(0) of the level's rows here (its diagonal block
+ * over ranks); under a CG method on a symmetric level IC(0) with mcilu0's
+ * shift, so that M stays symmetric positive definite. */
+static kryl_status ilu0_relaxation(amg_hierarchy *h, amg_level *L)
+{
+    kryl_matrix M = kryl_matrix_local_part(L->Ab);
+    L->sweep.kind = KRYL_PRECOND_MCILU0;
+    L->sweep.ctx = M->ctx;
+    if (M->layout->n == 0) {
+        L->sweep.apply = relax_nothing;
+        return KRYL_SUCCESS;
+    }
+    kryl_solver_options o;
+    kryl_solver_options_init(&o);
+    o.method = h->cg_method && L->symmetric ? KRYL_METHOD_PCG : KRYL_METHOD_GMRES;
+    KRYL_TRY(kryl_matrix_need_host(M, "the multigrid ILU(0) smoother"));
+    KRYL_TRY(nonzero_diagonal(h, M, NULL));
+    kryl_status st = kryl_precond_mcilu0_create(&L->sweep, M, &o);
+    if (st != KRYL_SUCCESS)
+        st = KRYL_ERROR(st, "amg: the ILU(0) smoother of a level of %lld rows: %s",
+                        (long long)M->layout->n, kryl_last_error());
+    return st;
+}
+
 kryl_status amg_smoother_setup(amg_hierarchy *h, int level)
 {
     amg_level *L = &h->levels[level];
@@ -87,15 +130,17 @@ kryl_status amg_smoother_setup(amg_hierarchy *h, int level)
         kryl_solver_options_init(&o);
         o.sweeps = 1;
         o.omega = 1.0;
-        L->mcgs.kind = KRYL_PRECOND_MCSSOR;
-        L->mcgs.ctx = h->ctx;
-        return kryl_precond_mcssor_create(&L->mcgs, L->Ab, &o);
+        L->sweep.kind = KRYL_PRECOND_MCSSOR;
+        L->sweep.ctx = h->ctx;
+        return kryl_precond_mcssor_create(&L->sweep, L->Ab, &o);
     }
+    case KRYL_AMG_ILU0: return ilu0_relaxation(h, L);
+    case KRYL_AMG_AUTO_SMOOTHER: break; /* resolved before the setup */
     }
     return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown smoother %d", (int)h->opts.smoother);
 }
 
-/* x += M^-1 (b - A x) (x = M^-1 b from zero) for M = diag or one mcgs sweep. */
+/* x += M^-1 (b - A x) (x = M^-1 b from zero) for M = diag, one mcgs sweep or ILU(0). */
 static kryl_status relax(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl_vector x,
                          bool zero_start)
 {
@@ -112,7 +157,7 @@ static kryl_status relax(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl_vec
     if (L->dinv)
         KRYL_TRY(ops->pointwise_mult(ctx, out, L->dinv, in));
     else
-        KRYL_TRY(L->mcgs.apply(&L->mcgs, in, out));
+        KRYL_TRY(L->sweep.apply(&L->sweep, in, out));
     /* x += out */
     if (!zero_start) KRYL_TRY(ops->axpby(ctx, 1.0, L->t, 1.0, x));
     return KRYL_SUCCESS;

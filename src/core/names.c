@@ -32,10 +32,10 @@ static const name_entry precond_names[] = {
     {"bjacobi", KRYL_PRECOND_BJACOBI}, {"mcssor", KRYL_PRECOND_MCSSOR},
     {"mcilu0", KRYL_PRECOND_MCILU0},   {"amg", KRYL_PRECOND_AMG},
     {"ilutp", KRYL_PRECOND_ILUTP}};
-static const name_entry amg_smoother_names[] = {{"chebyshev", KRYL_AMG_CHEBYSHEV},
-                                                {"jacobi", KRYL_AMG_JACOBI},
-                                                {"l1jacobi", KRYL_AMG_L1JACOBI},
-                                                {"mcgs", KRYL_AMG_MCGS}};
+static const name_entry amg_smoother_names[] = {
+    {"auto", KRYL_AMG_AUTO_SMOOTHER}, {"chebyshev", KRYL_AMG_CHEBYSHEV},
+    {"jacobi", KRYL_AMG_JACOBI},      {"l1jacobi", KRYL_AMG_L1JACOBI},
+    {"mcgs", KRYL_AMG_MCGS},          {"ilu0", KRYL_AMG_ILU0}};
 static const name_entry amg_cycle_names[] = {{"v", KRYL_AMG_V_CYCLE}, {"w", KRYL_AMG_W_CYCLE}};
 static const name_entry amg_aggregation_names[] = {
     {"auto", KRYL_AMG_AUTO_AGGREGATION}, {"sa", KRYL_AMG_SMOOTHED}, {"plain", KRYL_AMG_PLAIN}};

@@ -30,7 +30,7 @@ kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
     if (!(o->coarse_theta >= 0.0 && o->coarse_theta <= 1.0))
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
                           "amg: coarse_theta %g; expected 0 <= coarse_theta <= 1", o->coarse_theta);
-    if (o->smoother < KRYL_AMG_CHEBYSHEV || o->smoother > KRYL_AMG_MCGS)
+    if (o->smoother < KRYL_AMG_AUTO_SMOOTHER || o->smoother > KRYL_AMG_ILU0)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown smoother %d", (int)o->smoother);
     if (o->cycle < KRYL_AMG_V_CYCLE || o->cycle > KRYL_AMG_W_CYCLE)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "amg: unknown cycle %d", (int)o->cycle);
@@ -83,21 +83,31 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix
                           "amg: a near-nullspace of the caller's (--nullspace, --coordinates) "
                           "is not taken over several ranks yet; the constant one is");
 
-    if (o.sweeps == 0) o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV ? 2 : 1;
-    /* smoothing P with a nonsymmetric A stalls GMRES (convection-diffusion 300^2: no
-     * convergence in 10000 iterations, plain 56) */
-    if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION) {
+    if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION || o.smoother == KRYL_AMG_AUTO_SMOOTHER) {
         double asymmetry = INFINITY;
         KRYL_TRY(kryl_matrix_measure_asymmetry(A, "the multigrid aggregation", &asymmetry));
-        o.aggregation = asymmetry <= opts->symmetry_tol ? KRYL_AMG_SMOOTHED : KRYL_AMG_PLAIN;
+        const bool symmetric = asymmetry <= opts->symmetry_tol;
+        /* smoothing P with a nonsymmetric A stalls GMRES (convection-diffusion 300^2: no
+         * convergence in 10000 iterations, plain 56) */
+        if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION)
+            o.aggregation = symmetric ? KRYL_AMG_SMOOTHED : KRYL_AMG_PLAIN;
+        /* ILU(0) holds convection: GMRES on convection-diffusion 1000^2 in 40 iterations
+         * against Chebyshev's 126, sherman5 in 22 against 2376; but its factorization
+         * runs on the host, so a device's levels keep Chebyshev (1000^2 on an H200: 0.69 s
+         * of setup against 0.02, 0.75 s to the answer against 0.15; docs/BENCHMARKS.md) */
+        if (o.smoother == KRYL_AMG_AUTO_SMOOTHER)
+            o.smoother =
+                symmetric || A->ctx->ops->device_memory ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
     }
+    if (o.sweeps == 0)
+        o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV || o.smoother == KRYL_AMG_ILU0 ? 2 : 1;
     amg_hierarchy *h = calloc(1, sizeof *h);
     if (h == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
     pc->data = h;
     pc->apply = amg_apply;
     pc->destroy = amg_destroy;
     pc->update = amg_precond_update;
-    KRYL_TRY(amg_setup(h, A, source, &o, opts->symmetry_tol));
+    KRYL_TRY(amg_setup(h, A, source, &o, opts->symmetry_tol, kryl_precond_for_cg(opts)));
     const kryl_amg_info *info = &h->info;
     snprintf(pc->info, sizeof pc->info,
              "amg: %d levels (coarsest %lld rows), operator complexity %.2f, grid complexity "
