@@ -167,8 +167,9 @@ typedef enum kryl_precond_kind {
 /* Algebraic multigrid (docs/PRECONDITIONERS.md): the smoother of every
  * level but the coarsest, which is solved directly. */
 typedef enum kryl_amg_smoother {
-    KRYL_AMG_AUTO_SMOOTHER = 0, /* ILU(0) for a nonsymmetric A (up to symmetry_tol) on a host
-                                   backend, else Chebyshev (ILU(0)'s setup runs on the host) */
+    KRYL_AMG_AUTO_SMOOTHER = 0, /* ILU(0) for a nonsymmetric A (beyond symmetry_tol) on a host
+                                   backend, or on a device up to 65536 rows (its factorization is
+                                   built on the host); else Chebyshev */
     KRYL_AMG_CHEBYSHEV = 1,     /* Chebyshev polynomial in D^-1 A of degree `sweeps` (default 2) */
     KRYL_AMG_JACOBI = 2,        /* damped Jacobi, omega = 4/(3 lambda_max(D^-1 A)) */
     KRYL_AMG_L1JACOBI = 3,      /* l1-Jacobi: D_ii = sum_j |a_ij| (no damping to choose) */

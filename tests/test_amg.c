@@ -320,7 +320,8 @@ static void check_methods(void)
 
 /* On a nonsymmetric matrix GMRES takes fewer iterations with ILU(0) (two
  * sweeps) than with Chebyshev, on every backend; the default is ILU(0) on
- * the host's backends, Chebyshev on a device's. */
+ * the host's backends, and on a device's up to KRYL_AMG_DEVICE_ILU0_ROWS
+ * rows, Chebyshev above. */
 static void check_convection_smoother(void)
 {
     kryl_backend_kind kinds[3];
@@ -346,19 +347,25 @@ static void check_convection_smoother(void)
         }
         CHECK(its[0] < its[1], "%s: ILU(0) smoothing took %lld iterations, Chebyshev %lld",
               kryl_backend_name(kinds[k]), (long long)its[0], (long long)its[1]);
-        kryl_solver_options o;
-        amg_options(&o, KRYL_METHOD_GMRES);
-        kryl_solver s = NULL;
-        CHECK_OK(kryl_solver_create(&s, A, &o));
-        const kryl_amg_smoother expected =
-            kinds[k] == KRYL_BACKEND_CUDA ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
-        if (s != NULL)
-            CHECK(hierarchy_of(s)->opts.smoother == expected, "%s: the default smoother is %s",
-                  kryl_backend_name(kinds[k]),
-                  kryl_amg_smoother_name(hierarchy_of(s)->opts.smoother));
-        kryl_solver_destroy(&s);
         free(b);
         kryl_matrix_destroy(&A);
+        /* 80^2 and, just past the device's bound, 257^2 rows */
+        const int64_t sides[2] = {80, 257};
+        for (int i = 0; i < 2; i++) {
+            A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, sides[i]);
+            kryl_solver_options o;
+            amg_options(&o, KRYL_METHOD_GMRES);
+            kryl_solver s = NULL;
+            CHECK_OK(kryl_solver_create(&s, A, &o));
+            const kryl_amg_smoother expected =
+                kinds[k] == KRYL_BACKEND_CUDA && i == 1 ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
+            if (s != NULL)
+                CHECK(hierarchy_of(s)->opts.smoother == expected,
+                      "%s: the default smoother of %lld^2 rows is %s", kryl_backend_name(kinds[k]),
+                      (long long)sides[i], kryl_amg_smoother_name(hierarchy_of(s)->opts.smoother));
+            kryl_solver_destroy(&s);
+            kryl_matrix_destroy(&A);
+        }
         kryl_context_destroy(&ctx);
     }
 }

@@ -44,8 +44,8 @@ Method:
   amg_coarse_theta amg: the coarse levels' threshold, max(it, amg_theta)
                 (default 0.02; 0: amg_theta on every level)
   amg_smoother  amg: "auto" (the default: "ilu0" for a nonsymmetric matrix on
-                omp and ref, else "chebyshev"), "chebyshev", "jacobi", "l1jacobi",
-                "mcgs", "ilu0"
+                omp and ref, and on cuda up to 65536 rows; else "chebyshev"),
+                "chebyshev", "jacobi", "l1jacobi", "mcgs", "ilu0"
   amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2 for
                 Chebyshev and ILU(0), else 1)
   amg_cycle     amg: "v" (the default) or "w"

@@ -31,6 +31,14 @@
  * keeps the caller's theta: at 0.05 a 27-point stencil's couplings are all
  * weak (docs/BENCHMARKS.md). */
 #define KRYL_AMG_COARSE_THETA 0.02
+/* On a device the default smoother of a nonsymmetric matrix is ILU(0) up to
+ * this many rows, Chebyshev above: ILU(0)'s factorization is built on the
+ * host (0.65-2 us a row beside an H200), at most about 0.1 s here, little
+ * beside the iterations it saves where Chebyshev struggles (sherman5: no
+ * convergence in 10000 against 23), much beside an easy large matrix's
+ * whole solve (convection-diffusion 1000^2: 0.75 s against 0.15;
+ * docs/BENCHMARKS.md). */
+#define KRYL_AMG_DEVICE_ILU0_ROWS 65536
 /* Lanczos steps of each level's lambda_max(D^-1 A) estimate. */
 #define KRYL_AMG_LANCZOS_STEPS 12
 /* Chebyshev smoothing interval [upper/ratio, upper], upper = margin lambda_max;

@@ -92,12 +92,13 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix
         if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION)
             o.aggregation = symmetric ? KRYL_AMG_SMOOTHED : KRYL_AMG_PLAIN;
         /* ILU(0) holds convection: GMRES on convection-diffusion 1000^2 in 40 iterations
-         * against Chebyshev's 126, sherman5 in 22 against 2376; but its factorization
-         * runs on the host, so a device's levels keep Chebyshev (1000^2 on an H200: 0.69 s
-         * of setup against 0.02, 0.75 s to the answer against 0.15; docs/BENCHMARKS.md) */
+         * against Chebyshev's 126, sherman5 in 22 against 2376; its factorization runs on
+         * the host, which a large matrix's levels on a device pay for in more time than
+         * Chebyshev's iterations take (KRYL_AMG_DEVICE_ILU0_ROWS) */
+        const bool factor_cheap =
+            !A->ctx->ops->device_memory || csr->nrows_global <= KRYL_AMG_DEVICE_ILU0_ROWS;
         if (o.smoother == KRYL_AMG_AUTO_SMOOTHER)
-            o.smoother =
-                symmetric || A->ctx->ops->device_memory ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
+            o.smoother = symmetric || !factor_cheap ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
     }
     if (o.sweeps == 0)
         o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV || o.smoother == KRYL_AMG_ILU0 ? 2 : 1;

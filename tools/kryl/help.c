@@ -73,7 +73,7 @@ static const command_help commands[] = {
      "  --amg-coarse-theta T  amg: the coarse levels' threshold, max(T, --amg-theta) (default\n"
      "                        0.02; 0: --amg-theta on every level)\n"
      "  --amg-smoother S      amg: auto (the default: ilu0 for a nonsymmetric A on omp and\n"
-     "                        ref, else chebyshev),\n"
+     "                        ref, and on cuda up to 65536 rows; else chebyshev),\n"
      "                        chebyshev (degree 2), jacobi (damped), l1jacobi, mcgs\n"
      "                        (multicolor symmetric Gauss-Seidel), ilu0 (multicolor ILU(0):\n"
      "                        for convection-dominated A)\n"
