@@ -2,6 +2,7 @@
  * transpose, the sum, a block of columns and the sparse product against
  * dense references on awkward shapes, and their independence of the
  * thread count. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,59 +62,70 @@ static void check_transpose(test_shape shape, int64_t m, int64_t n)
     kryl_csr_free(&T5);
 }
 
-static void check_product(test_shape shape, int64_t m, int64_t k, int64_t n)
+/* C = op(A, B) on `threads` host threads (kryl_csr_multiply, kryl_csr_add_on). */
+typedef kryl_status (*csr_binary)(const kryl_csr *A, const kryl_csr *B, kryl_csr *C, int threads);
+
+/* c (m x n) = the dense result of a (m x k) and b (k x n, or m x n for a sum). */
+typedef void (*dense_binary)(const double *a, const double *b, int64_t m, int64_t k, int64_t n,
+                             double *c);
+
+static void dense_product(const double *a, const double *b, int64_t m, int64_t k, int64_t n,
+                          double *c)
 {
-    kryl_csr A, B, C1, C3;
-    test_random_csr(&A, shape, m, k, 11 + (uint64_t)m);
-    m = A.nrows; /* the single shape is 1 x 1 */
-    k = A.ncols;
-    test_random_csr(&B, TEST_SHAPE_RANDOM, k, n, 13 + (uint64_t)n);
-    CHECK_OK(kryl_csr_multiply(&A, &B, &C1, 1));
-    CHECK_OK(kryl_csr_multiply(&A, &B, &C3, 3));
-    double *a = to_dense(&A), *b = to_dense(&B), *c = to_dense(&C1);
-    double worst = 0.0;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             double s = 0.0;
             for (int64_t l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
-            double d = s - c[i * n + j];
-            if (d < 0) d = -d;
-            if (d > worst) worst = d;
+            c[i * n + j] = s;
         }
-    CHECK(worst <= 1e-12 && rows_sorted(&C1), "%s %lld x %lld x %lld: |C - AB| = %g",
-          test_shape_name(shape), (long long)m, (long long)k, (long long)n, worst);
-    CHECK(csr_equal(&C1, &C3), "%s %lld x %lld x %lld: 3 threads differ from 1",
+}
+
+static void dense_sum(const double *a, const double *b, int64_t m, int64_t k, int64_t n, double *c)
+{
+    (void)k;
+    for (int64_t e = 0; e < m * n; e++) c[e] = a[e] + b[e];
+}
+
+/* C = op(A, B), A m x k of `shape`, B random with n columns and A's columns
+ * as rows (a product) or A's rows (a sum): on 1 thread within tol of the
+ * dense reference, rows sorted; on 3 the same to the bit. */
+static void check_binary(const char *what, csr_binary op, dense_binary reference, double tol,
+                         test_shape shape, int64_t m, int64_t k, int64_t n, uint64_t seed)
+{
+    const bool sum = reference == dense_sum;
+    kryl_csr A, B, C1, C3;
+    test_random_csr(&A, shape, m, k, seed + (uint64_t)m);
+    m = A.nrows; /* the single shape is 1 x 1 */
+    k = A.ncols;
+    if (sum) n = k;
+    test_random_csr(&B, TEST_SHAPE_RANDOM, sum ? m : k, n, seed + 2 + (uint64_t)n);
+    CHECK_OK(op(&A, &B, &C1, 1));
+    CHECK_OK(op(&A, &B, &C3, 3));
+    double *a = to_dense(&A), *b = to_dense(&B), *c = to_dense(&C1);
+    double *want = calloc((size_t)(m * n + 1), sizeof *want);
+    reference(a, b, m, k, n, want);
+    double worst = 0.0;
+    for (int64_t e = 0; e < m * n; e++) worst = fmax(worst, fabs(want[e] - c[e]));
+    CHECK(worst <= tol && rows_sorted(&C1), "%s %s %lld x %lld x %lld: off by %g or rows unsorted",
+          what, test_shape_name(shape), (long long)m, (long long)k, (long long)n, worst);
+    CHECK(csr_equal(&C1, &C3), "%s %s %lld x %lld x %lld: 3 threads differ from 1", what,
           test_shape_name(shape), (long long)m, (long long)k, (long long)n);
     free(a);
     free(b);
     free(c);
-    kryl_csr_free(&A);
-    kryl_csr_free(&B);
-    kryl_csr_free(&C1);
-    kryl_csr_free(&C3);
+    free(want);
+    kryl_csr *all[] = {&A, &B, &C1, &C3};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
+}
+
+static void check_product(test_shape shape, int64_t m, int64_t k, int64_t n)
+{
+    check_binary("A B", kryl_csr_multiply, dense_product, 1e-12, shape, m, k, n, 11);
 }
 
 static void check_sum(test_shape shape, int64_t m, int64_t n)
 {
-    kryl_csr A, B, C1, C3;
-    test_random_csr(&A, shape, m, n, 17 + (uint64_t)m);
-    m = A.nrows; /* the single shape is 1 x 1 */
-    n = A.ncols;
-    test_random_csr(&B, TEST_SHAPE_RANDOM, m, n, 19 + (uint64_t)n);
-    CHECK_OK(kryl_csr_add_on(&A, &B, &C1, 1));
-    CHECK_OK(kryl_csr_add_on(&A, &B, &C3, 3));
-    double *a = to_dense(&A), *b = to_dense(&B), *c = to_dense(&C1);
-    bool same = rows_sorted(&C1);
-    for (int64_t k = 0; k < m * n; k++) same = same && c[k] == a[k] + b[k];
-    CHECK(same, "%s %lld x %lld: A + B wrong or rows unsorted", test_shape_name(shape),
-          (long long)m, (long long)n);
-    CHECK(csr_equal(&C1, &C3), "%s %lld x %lld: the sum on 3 threads differs from 1",
-          test_shape_name(shape), (long long)m, (long long)n);
-    free(a);
-    free(b);
-    free(c);
-    kryl_csr *all[] = {&A, &B, &C1, &C3};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
+    check_binary("A + B", kryl_csr_add_on, dense_sum, 0.0, shape, m, n, n, 17);
 }
 
 static void check_column_block(test_shape shape, int64_t m, int64_t n)
