@@ -1,5 +1,5 @@
 /* The host matrix-producing operations (src/core/csr_product.c): the
- * transpose, the sum, a block of columns and the sparse product against
+ * transpose, the sum, the split by columns and the sparse product against
  * dense references on awkward shapes, and their independence of the
  * thread count. */
 #include <math.h>
@@ -128,26 +128,33 @@ static void check_sum(test_shape shape, int64_t m, int64_t n)
     check_binary("A + B", kryl_csr_add_on, dense_sum, 0.0, shape, m, n, n, 17);
 }
 
-static void check_column_block(test_shape shape, int64_t m, int64_t n)
+static void check_split_columns(test_shape shape, int64_t m, int64_t n)
 {
-    kryl_csr A, B1, B3;
+    kryl_csr A, B1, B3, O1, O3, B;
     test_random_csr(&A, shape, m, n, 23 + (uint64_t)m);
     m = A.nrows; /* the single shape is 1 x 1 */
     n = A.ncols;
     const int64_t lo = n / 3, hi = n - n / 4;
-    CHECK_OK(kryl_csr_column_block(&A, lo, hi, 1, &B1));
-    CHECK_OK(kryl_csr_column_block(&A, lo, hi, 3, &B3));
-    double *a = to_dense(&A), *b = to_dense(&B1);
-    bool same = B1.nrows == m && B1.ncols == hi - lo && rows_sorted(&B1);
+    CHECK_OK(kryl_csr_split_columns(&A, lo, hi, 1, &B1, &O1));
+    CHECK_OK(kryl_csr_split_columns(&A, lo, hi, 3, &B3, &O3));
+    CHECK_OK(kryl_csr_split_columns(&A, lo, hi, 3, &B, NULL));
+    double *a = to_dense(&A), *b = to_dense(&B1), *o = to_dense(&O1);
+    bool same = B1.nrows == m && B1.ncols == hi - lo && rows_sorted(&B1) && O1.nrows == m &&
+                O1.ncols == n && rows_sorted(&O1);
     for (int64_t i = 0; i < m && same; i++)
-        for (int64_t j = lo; j < hi; j++) same = same && b[i * (hi - lo) + j - lo] == a[i * n + j];
-    CHECK(same, "%s %lld x %lld: the block of columns [%lld, %lld) wrong", test_shape_name(shape),
+        for (int64_t j = 0; j < n; j++)
+            same = same && (j >= lo && j < hi
+                                ? b[i * (hi - lo) + j - lo] == a[i * n + j] && o[i * n + j] == 0.0
+                                : o[i * n + j] == a[i * n + j]);
+    CHECK(same, "%s %lld x %lld: the split at columns [%lld, %lld) wrong", test_shape_name(shape),
           (long long)m, (long long)n, (long long)lo, (long long)hi);
-    CHECK(csr_equal(&B1, &B3), "%s %lld x %lld: the block on 3 threads differs from 1",
-          test_shape_name(shape), (long long)m, (long long)n);
+    CHECK(csr_equal(&B1, &B3) && csr_equal(&O1, &O3) && csr_equal(&B1, &B),
+          "%s %lld x %lld: the split on 3 threads differs from 1", test_shape_name(shape),
+          (long long)m, (long long)n);
     free(a);
     free(b);
-    kryl_csr *all[] = {&A, &B1, &B3};
+    free(o);
+    kryl_csr *all[] = {&A, &B1, &B3, &O1, &O3, &B};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
 }
 
@@ -163,8 +170,8 @@ int main(void)
         check_product(shape, m, 45, 39);
         check_product(shape, m, m, m);
         check_sum(shape, m, 45);
-        check_column_block(shape, m, 45);
-        if (shape != TEST_SHAPE_SINGLE) check_column_block(shape, 2500, 300);
+        check_split_columns(shape, m, 45);
+        if (shape != TEST_SHAPE_SINGLE) check_split_columns(shape, 2500, 300);
         if (shape != TEST_SHAPE_SINGLE) check_sum(shape, 2500, 300);
     }
     kryl_csr A, B, C;

@@ -225,9 +225,9 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     int threads = kryl_host_threads(ctx);
     kryl_csr block = {0};
     /* over ranks: the couplings among the rank's own rows */
-    kryl_status st =
-        ranks ? kryl_csr_column_block(A, A->row_begin, A->row_begin + A->nrows, threads, &block)
-              : KRYL_SUCCESS;
+    kryl_status st = ranks ? kryl_csr_split_columns(A, A->row_begin, A->row_begin + A->nrows,
+                                                    threads, &block, NULL)
+                           : KRYL_SUCCESS;
     amg_graph G = {0};
     if (st == KRYL_SUCCESS) st = amg_strength(ranks ? &block : A, theta, L->symmetric, threads, &G);
     kryl_csr_free(&block);

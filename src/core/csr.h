@@ -111,11 +111,11 @@ kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads);
 /* kryl_csr_transpose_on on one thread. */
 kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T);
 
-/* B = A's entries in the columns [lo, hi), those columns less lo (A's
- * rows, hi - lo columns), on `threads` host threads.  Row i of A has
- * A->row_ptr[i] - B->row_ptr[i] entries outside the block before it. */
-kryl_status kryl_csr_column_block(const kryl_csr *A, int64_t lo, int64_t hi, int threads,
-                                  kryl_csr *B);
+/* A's entries split by column, on `threads` host threads: *in those in
+ * [lo, hi), their columns less lo (A's rows, hi - lo columns); *out (where
+ * not NULL) the others, their columns as in A (A's rows and columns). */
+kryl_status kryl_csr_split_columns(const kryl_csr *A, int64_t lo, int64_t hi, int threads,
+                                   kryl_csr *in, kryl_csr *out);
 
 /* C = A + B of the same shape, rows sorted (a column in both summed
  * a_ij + b_ij), on `threads` host threads; C takes A's row_begin and

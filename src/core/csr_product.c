@@ -60,34 +60,44 @@ kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T)
     return kryl_csr_transpose_on(A, T, 1);
 }
 
-kryl_status kryl_csr_column_block(const kryl_csr *A, int64_t lo, int64_t hi, int threads,
-                                  kryl_csr *B)
+kryl_status kryl_csr_split_columns(const kryl_csr *A, int64_t lo, int64_t hi, int threads,
+                                   kryl_csr *in, kryl_csr *out)
 {
     const int64_t n = A->nrows;
-    KRYL_TRY(kryl_csr_alloc(B, n, hi - lo, 0));
-    /* row i's entries in the block, then (a prefix sum) B's offsets */
+    KRYL_TRY(kryl_csr_alloc(in, n, hi - lo, 0));
+    /* row i's entries in the block, then (a prefix sum) in's offsets */
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-            B->row_ptr[i + 1] += A->col_idx[k] >= lo && A->col_idx[k] < hi;
-    kryl_prefix_sum(B->row_ptr + 1, n, threads);
-    const int64_t nnz = B->row_ptr[n];
-    int32_t *col = realloc(B->col_idx, (size_t)(nnz > 0 ? nnz : 1) * sizeof *col);
-    double *val = col ? realloc(B->values, (size_t)(nnz > 0 ? nnz : 1) * sizeof *val) : NULL;
-    if (col) B->col_idx = col;
-    if (val) B->values = val;
-    if (col == NULL || val == NULL) {
-        kryl_csr_free(B);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a block of %lld entries",
-                          (long long)nnz);
+            in->row_ptr[i + 1] += A->col_idx[k] >= lo && A->col_idx[k] < hi;
+    kryl_prefix_sum(in->row_ptr + 1, n, threads);
+    const int64_t nnz = in->row_ptr[n];
+    int32_t *col = realloc(in->col_idx, (size_t)(nnz > 0 ? nnz : 1) * sizeof *col);
+    double *val = col ? realloc(in->values, (size_t)(nnz > 0 ? nnz : 1) * sizeof *val) : NULL;
+    if (col) in->col_idx = col;
+    if (val) in->values = val;
+    kryl_status st = col && val
+                         ? KRYL_SUCCESS
+                         : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
+                                      "cannot allocate a block of %lld entries", (long long)nnz);
+    if (st == KRYL_SUCCESS && out != NULL)
+        st = kryl_csr_alloc(out, n, A->ncols, kryl_csr_nnz(A) - nnz);
+    if (st != KRYL_SUCCESS) {
+        kryl_csr_free(in);
+        return st;
     }
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
-        int64_t out = B->row_ptr[i];
+        /* the entries outside the block before row i */
+        int64_t a = in->row_ptr[i], b = A->row_ptr[i] - a;
+        if (out != NULL) out->row_ptr[i + 1] = A->row_ptr[i + 1] - in->row_ptr[i + 1];
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
             if (A->col_idx[k] >= lo && A->col_idx[k] < hi) {
-                B->col_idx[out] = (int32_t)(A->col_idx[k] - lo);
-                B->values[out++] = A->values[k];
+                in->col_idx[a] = (int32_t)(A->col_idx[k] - lo);
+                in->values[a++] = A->values[k];
+            } else if (out != NULL) {
+                out->col_idx[b] = A->col_idx[k];
+                out->values[b++] = A->values[k];
             }
     }
     return KRYL_SUCCESS;

@@ -164,36 +164,37 @@ static kryl_status entries(const kryl_csr *M, const int32_t *rmap, const int32_t
     return KRYL_SUCCESS;
 }
 
+/* The transpose T of a rank's rows of a matrix with ncols columns, those
+ * rows starting at global row `first`: its columns made global. */
+static void global_columns(kryl_csr *T, int64_t first, int64_t ncols, int threads)
+{
+    KRYL_HOST_PARALLEL_STATIC(threads)
+    for (int64_t k = 0; k < kryl_csr_nnz(T); k++) T->col_idx[k] += (int32_t)first;
+    T->ncols = ncols;
+}
+
 /* M's entries in the columns [lo, hi) as L (M's rows, the columns less
  * lo), the others transposed as coordinates (*far: the column as the row,
  * M's global row as the column). */
 static kryl_status split_columns(const kryl_csr *M, int64_t lo, int64_t hi, int threads,
                                  kryl_csr *L, kryl_coo *far)
 {
-    const int64_t n = M->nrows;
+    kryl_csr O = {0};
     memset(far, 0, sizeof *far);
-    far->nrows = M->ncols;
-    far->ncols = M->nrows_global;
-    KRYL_TRY(kryl_csr_column_block(M, lo, hi, threads, L));
-    const int64_t outside = kryl_csr_nnz(M) - kryl_csr_nnz(L);
-    kryl_status st = kryl_coo_reserve(far, outside > 0 ? outside : 1);
+    KRYL_TRY(kryl_csr_split_columns(M, lo, hi, threads, L, &O));
+    O.row_begin = M->row_begin;
+    kryl_status st = entries(&O, NULL, NULL, M->nrows_global, M->ncols, threads, far);
+    kryl_csr_free(&O);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(L);
         return st;
     }
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < n; i++) {
-        /* the entries outside before row i */
-        int64_t out = M->row_ptr[i] - L->row_ptr[i];
-        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++) {
-            const int32_t j = M->col_idx[k];
-            if (j >= lo && j < hi) continue;
-            far->rows[out] = j;
-            far->cols[out] = M->row_begin + i;
-            far->values[out++] = M->values[k];
-        }
-    }
-    far->count = outside;
+    /* transposed: the rows' and columns' indices trade places */
+    int64_t *rows = far->rows;
+    far->rows = far->cols;
+    far->cols = rows;
+    far->nrows = M->ncols;
+    far->ncols = M->nrows_global;
     return KRYL_SUCCESS;
 }
 
@@ -208,9 +209,7 @@ kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t
     kryl_status st = split_columns(M, col_begin, col_end, threads, &L, &far);
     if (st == KRYL_SUCCESS) st = kryl_csr_transpose_on(&L, &Lt, threads);
     if (st == KRYL_SUCCESS) {
-        KRYL_HOST_PARALLEL_STATIC(threads)
-        for (int64_t k = 0; k < kryl_csr_nnz(&Lt); k++) Lt.col_idx[k] += (int32_t)M->row_begin;
-        Lt.ncols = M->nrows_global;
+        global_columns(&Lt, M->row_begin, M->nrows_global, threads);
         Lt.row_begin = col_begin;
         Lt.nrows_global = M->ncols;
     }
@@ -355,10 +354,8 @@ kryl_status kryl_dist_amg_products(kryl_context ctx, const kryl_csr *A, const kr
     if (st == KRYL_SUCCESS)
         st = sum_shares(ctx, &p.C, p.map, p.map, cb, ce, coarse_rows, coarse_rows, Ac);
     if (st == KRYL_SUCCESS) {
-        /* R = P': the ranks' transposes of their rows of P summed, fine columns made global */
-        KRYL_HOST_PARALLEL_STATIC(threads)
-        for (int64_t k = 0; k < kryl_csr_nnz(&p.Pt); k++) p.Pt.col_idx[k] += (int32_t)A->row_begin;
-        p.Pt.ncols = A->nrows_global;
+        /* R = P': the ranks' transposes of their rows of P summed */
+        global_columns(&p.Pt, A->row_begin, A->nrows_global, threads);
         st = sum_shares(ctx, &p.Pt, p.map, NULL, cb, ce, coarse_rows, A->nrows_global, R);
     }
     *Ac_symmetric = false;

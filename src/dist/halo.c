@@ -17,22 +17,15 @@ static int compare_int32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The sorted distinct columns of csr outside [lo, hi) into *ghosts
- * (malloc'ed); loc = csr's block of [lo, hi) places them by row. */
-static kryl_status collect_ghosts(const kryl_csr *csr, int64_t lo, int64_t hi, const kryl_csr *loc,
-                                  int threads, int32_t **ghosts, int64_t *count)
+/* The sorted distinct columns of the non-local part `far` into *ghosts (malloc'ed). */
+static kryl_status collect_ghosts(const kryl_csr *far, int32_t **ghosts, int64_t *count)
 {
-    int64_t g = kryl_csr_nnz(csr) - kryl_csr_nnz(loc);
+    int64_t g = kryl_csr_nnz(far);
     int32_t *list = malloc((size_t)(g > 0 ? g : 1) * sizeof *list);
     if (list == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "halo: cannot allocate %lld column indices",
                           (long long)g);
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < csr->nrows; i++) {
-        int64_t at = csr->row_ptr[i] - loc->row_ptr[i];
-        for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++)
-            if (csr->col_idx[k] < lo || csr->col_idx[k] >= hi) list[at++] = csr->col_idx[k];
-    }
+    if (g > 0) memcpy(list, far->col_idx, (size_t)g * sizeof *list);
     qsort(list, (size_t)g, sizeof *list, compare_int32);
     int64_t unique = 0;
     for (int64_t k = 0; k < g; k++)
@@ -56,26 +49,13 @@ static int64_t ghost_index(const int32_t *ghosts, int64_t g, int32_t j)
     return lo;
 }
 
-/* nl = csr's entries outside [lo, hi) (those loc does not hold), their
- * columns renumbered 0..g-1 by the ghost list. */
-static kryl_status nonlocal_rows(const kryl_csr *csr, int64_t lo, int64_t hi, const kryl_csr *loc,
-                                 const int32_t *ghosts, int64_t g, int threads, kryl_csr *nl)
+/* The non-local part in place: its columns renumbered 0..g-1 by the ghost list. */
+static void number_ghosts(kryl_csr *nl, const int32_t *ghosts, int64_t g, int threads)
 {
-    const int64_t n = csr->nrows;
-    KRYL_TRY(kryl_csr_alloc(nl, n, g, kryl_csr_nnz(csr) - kryl_csr_nnz(loc)));
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i <= n; i++) nl->row_ptr[i] = csr->row_ptr[i] - loc->row_ptr[i];
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < n; i++) {
-        int64_t b = nl->row_ptr[i];
-        for (int64_t k = csr->row_ptr[i]; k < csr->row_ptr[i + 1]; k++) {
-            const int32_t j = csr->col_idx[k];
-            if (j >= lo && j < hi) continue;
-            nl->col_idx[b] = (int32_t)ghost_index(ghosts, g, j);
-            nl->values[b++] = csr->values[k];
-        }
-    }
-    return KRYL_SUCCESS;
+    KRYL_HOST_PARALLEL_STATIC(threads)
+    for (int64_t k = 0; k < kryl_csr_nnz(nl); k++)
+        nl->col_idx[k] = (int32_t)ghost_index(ghosts, g, nl->col_idx[k]);
+    nl->ncols = g;
 }
 
 void kryl_halo_release(kryl_halo *h)
@@ -165,10 +145,11 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
     int *counts = calloc(4 * (size_t)size, sizeof *counts);
     memset(loc, 0, sizeof *loc);
     memset(nl, 0, sizeof *nl);
-    /* the local part (owned columns renumbered 0..hi-lo-1), then the ghosts */
-    kryl_status st = h && counts ? kryl_csr_column_block(csr, lo, hi, threads, loc)
+    /* the local part (owned columns renumbered 0..hi-lo-1) and the non-local
+     * (columns global until the ghost list numbers them), then the ghosts */
+    kryl_status st = h && counts ? kryl_csr_split_columns(csr, lo, hi, threads, loc, nl)
                                  : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "halo: cannot allocate it");
-    if (st == KRYL_SUCCESS) st = collect_ghosts(csr, lo, hi, loc, threads, &ghosts, &g);
+    if (st == KRYL_SUCCESS) st = collect_ghosts(nl, &ghosts, &g);
     st = kryl_dist_agree_comm(dc->comm, st);
     int *recv = counts, *send = counts + size, *rdispl = counts + 2 * size,
         *sdispl = counts + 3 * size;
@@ -180,11 +161,12 @@ kryl_status kryl_halo_build(struct kryl_dist_context *dc, const kryl_csr *csr, c
         st = exchange_requests(dc, h, ghosts, lo, hi - lo, recv, send, rdispl, sdispl);
     }
     if (st == KRYL_SUCCESS) st = make_neighbours(h, size, recv, send);
-    if (st == KRYL_SUCCESS) st = nonlocal_rows(csr, lo, hi, loc, ghosts, g, threads, nl);
+    if (st == KRYL_SUCCESS) number_ghosts(nl, ghosts, g, threads);
     free(ghosts);
     free(counts);
     if (st != KRYL_SUCCESS) {
         kryl_csr_free(loc);
+        kryl_csr_free(nl);
         if (h) h->refs = 1;
         kryl_halo_release(h);
         return st;
