@@ -158,6 +158,28 @@ static void check_split_columns(test_shape shape, int64_t m, int64_t n)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
 }
 
+/* A square matrix's symmetric part (A + A')/2 by kryl_csr_average is
+ * symmetric to the bit where the patterns agree; a pattern is its own. */
+static void check_average(test_shape shape, int64_t n)
+{
+    kryl_csr A, T, S, St, Sback;
+    test_random_csr(&A, shape, n, n, 29 + (uint64_t)n);
+    CHECK_OK(kryl_csr_transpose(&A, &T));
+    /* S = A + A': a symmetric pattern, values not yet */
+    CHECK_OK(kryl_csr_add_on(&A, &T, &S, 1));
+    CHECK_OK(kryl_csr_transpose(&S, &St));
+    CHECK(kryl_csr_same_pattern(&S, &St), "%s %lld: A + A' and its transpose differ in pattern",
+          test_shape_name(shape), (long long)n);
+    kryl_csr_average(&S, &St, 3);
+    CHECK_OK(kryl_csr_transpose(&S, &Sback));
+    CHECK(csr_equal(&S, &Sback), "%s %lld: the average with the transpose is not symmetric",
+          test_shape_name(shape), (long long)n);
+    CHECK(kryl_csr_same_pattern(&A, &A), "%s %lld: a pattern differs from itself",
+          test_shape_name(shape), (long long)n);
+    kryl_csr *all[] = {&A, &T, &S, &St, &Sback};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) kryl_csr_free(all[k]);
+}
+
 int main(void)
 {
     for (int s = 0; s < TEST_SHAPE_COUNT; s++) {
@@ -171,6 +193,7 @@ int main(void)
         check_product(shape, m, m, m);
         check_sum(shape, m, 45);
         check_split_columns(shape, m, 45);
+        check_average(shape, m);
         if (shape != TEST_SHAPE_SINGLE) check_split_columns(shape, 2500, 300);
         if (shape != TEST_SHAPE_SINGLE) check_sum(shape, 2500, 300);
     }
@@ -178,6 +201,18 @@ int main(void)
     test_random_csr(&A, TEST_SHAPE_RANDOM, 5, 4, 1);
     test_random_csr(&B, TEST_SHAPE_RANDOM, 5, 4, 2);
     CHECK_STATUS(kryl_csr_multiply(&A, &B, &C, 1), KRYL_ERR_DIMENSION_MISMATCH);
+    /* an upper triangle's pattern is not its transpose's */
+    kryl_csr U, Ut;
+    CHECK_OK(kryl_csr_alloc(&U, 2, 2, 3));
+    const int64_t uptr[3] = {0, 2, 3};
+    const int32_t ucol[3] = {0, 1, 1};
+    memcpy(U.row_ptr, uptr, sizeof uptr);
+    memcpy(U.col_idx, ucol, sizeof ucol);
+    for (int k = 0; k < 3; k++) U.values[k] = 1.0 + k;
+    CHECK_OK(kryl_csr_transpose(&U, &Ut));
+    CHECK(!kryl_csr_same_pattern(&U, &Ut), "an upper triangle has its transpose's pattern");
+    kryl_csr_free(&U);
+    kryl_csr_free(&Ut);
     kryl_csr_free(&B);
     test_random_csr(&B, TEST_SHAPE_RANDOM, 4, 4, 3);
     CHECK_STATUS(kryl_csr_add_on(&A, &B, &C, 1), KRYL_ERR_DIMENSION_MISMATCH);

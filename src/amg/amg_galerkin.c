@@ -66,14 +66,7 @@ static kryl_status symmetrize_values(kryl_csr *Ac, int threads)
 {
     kryl_csr T;
     KRYL_TRY(kryl_csr_transpose_on(Ac, &T, threads));
-    int64_t nnz = kryl_csr_nnz(Ac);
-    bool same = memcmp(T.row_ptr, Ac->row_ptr, ((size_t)Ac->nrows + 1) * sizeof *T.row_ptr) == 0 &&
-                memcmp(T.col_idx, Ac->col_idx, (size_t)nnz * sizeof *T.col_idx) == 0;
-    /* a + b == b + a exactly: the result is symmetric to the last bit */
-    if (same) {
-        KRYL_HOST_PARALLEL_STATIC(threads)
-        for (int64_t k = 0; k < nnz; k++) Ac->values[k] = 0.5 * (Ac->values[k] + T.values[k]);
-    }
+    if (kryl_csr_same_pattern(Ac, &T)) kryl_csr_average(Ac, &T, threads);
     kryl_csr_free(&T);
     return KRYL_SUCCESS;
 }

@@ -117,6 +117,14 @@ kryl_status kryl_csr_transpose(const kryl_csr *A, kryl_csr *T);
 kryl_status kryl_csr_split_columns(const kryl_csr *A, int64_t lo, int64_t hi, int threads,
                                    kryl_csr *in, kryl_csr *out);
 
+/* Whether A and B have the same rows and pattern (not values). */
+bool kryl_csr_same_pattern(const kryl_csr *A, const kryl_csr *B);
+
+/* A = (A + B) / 2 entry by entry, B of A's pattern (kryl_csr_same_pattern),
+ * on `threads` host threads: with B = A' the result is symmetric to the last
+ * bit (a + b == b + a). */
+void kryl_csr_average(kryl_csr *A, const kryl_csr *B, int threads);
+
 /* C = A + B of the same shape, rows sorted (a column in both summed
  * a_ij + b_ij), on `threads` host threads; C takes A's row_begin and
  * nrows_global. */

@@ -103,6 +103,21 @@ kryl_status kryl_csr_split_columns(const kryl_csr *A, int64_t lo, int64_t hi, in
     return KRYL_SUCCESS;
 }
 
+bool kryl_csr_same_pattern(const kryl_csr *A, const kryl_csr *B)
+{
+    const int64_t nnz = kryl_csr_nnz(A);
+    return A->nrows == B->nrows && kryl_csr_nnz(B) == nnz &&
+           memcmp(A->row_ptr, B->row_ptr, ((size_t)A->nrows + 1) * sizeof *A->row_ptr) == 0 &&
+           (nnz == 0 || memcmp(A->col_idx, B->col_idx, (size_t)nnz * sizeof *A->col_idx) == 0);
+}
+
+void kryl_csr_average(kryl_csr *A, const kryl_csr *B, int threads)
+{
+    KRYL_HOST_PARALLEL_STATIC(threads)
+    for (int64_t k = 0; k < kryl_csr_nnz(A); k++)
+        A->values[k] = 0.5 * (A->values[k] + B->values[k]);
+}
+
 /* Row i of A + B (rows sorted) into C's slots from `out`, or only counted
  * where C is NULL: the entries it has. */
 static int64_t sum_row(const kryl_csr *A, const kryl_csr *B, int64_t i, kryl_csr *C, int64_t out)

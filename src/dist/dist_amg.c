@@ -258,13 +258,9 @@ static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac, bool *done)
 {
     kryl_csr T = {0};
     KRYL_TRY(kryl_dist_csr_transpose(ctx, Ac, Ac->row_begin, Ac->row_begin + Ac->nrows, &T));
-    int64_t nnz = kryl_csr_nnz(Ac);
-    int same = kryl_csr_nnz(&T) == nnz &&
-               memcmp(T.row_ptr, Ac->row_ptr, ((size_t)Ac->nrows + 1) * sizeof *T.row_ptr) == 0 &&
-               memcmp(T.col_idx, Ac->col_idx, (size_t)nnz * sizeof *T.col_idx) == 0;
+    int same = kryl_csr_same_pattern(Ac, &T);
     MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, ctx->dist->comm);
-    if (same)
-        for (int64_t k = 0; k < nnz; k++) Ac->values[k] = 0.5 * (Ac->values[k] + T.values[k]);
+    if (same) kryl_csr_average(Ac, &T, kryl_host_threads(ctx));
     *done = same;
     kryl_csr_free(&T);
     return KRYL_SUCCESS;
