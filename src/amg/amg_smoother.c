@@ -17,6 +17,7 @@
  * Each is symmetric in A's inner product where A is, so the cycle is too.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "amg/amg.h"
 
@@ -112,10 +113,11 @@ static kryl_status ilu0_relaxation(amg_hierarchy *h, amg_level *L)
     KRYL_TRY(kryl_matrix_need_host(M, "the multigrid ILU(0) smoother"));
     KRYL_TRY(nonzero_diagonal(h, M, NULL));
     kryl_status st = kryl_precond_mcilu0_create(&L->sweep, M, &o);
-    if (st != KRYL_SUCCESS)
-        st = KRYL_ERROR(st, "amg: the ILU(0) smoother of a level of %lld rows: %s",
-                        (long long)M->layout->n, kryl_last_error());
-    return st;
+    if (st == KRYL_SUCCESS) return st;
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "amg: the ILU(0) smoother of a level of %lld rows",
+             (long long)M->layout->n);
+    return kryl_error_prefix(st, prefix);
 }
 
 kryl_status amg_smoother_setup(amg_hierarchy *h, int level)

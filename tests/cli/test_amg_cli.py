@@ -4,7 +4,8 @@ iterations than Jacobi; the JSON and the summary show the hierarchy (levels,
 rows and nonzeros per level, complexities, setup phases); the options,
 --nullspace and --coordinates (the elasticity cantilever's rigid-body
 modes) are taken and bad values refused with a message; a coarsening that
-stalls above a direct solve's size is warned of."""
+stalls above a direct solve's size is warned of; a zero pivot of the ILU(0)
+smoother is refused naming the level."""
 
 import os
 
@@ -61,6 +62,25 @@ def test_hierarchy(t, kryl, tmp, usable):
                             "--backend", "ref", "--precond", "amg", "--amg-theta", 0.5)
     t.check(rc == 0 and "coarsening stalled at level 0 (6400 rows" in err,
             "a stalled coarsening is warned of", out + err)
+    # a zero pivot in the ILU(0) smoother's factorization: refused, the level named
+    breaks = os.path.join(tmp, "zero_pivot.mtx")
+    n = 60
+    entries = [(1, 1, 1.0), (1, 2, 1.0), (2, 1, 1.0), (2, 2, 1.0)]
+    for i in range(3, n + 1):
+        entries.append((i, i, 4.0))
+        if i > 3:
+            entries.append((i, i - 1, -1.0))
+        if i < n:
+            entries.append((i, i + 1, -2.0))
+    with open(breaks, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" %
+                (n, n, len(entries)))
+        f.writelines("%d %d %g\n" % e for e in entries)
+    rc, out, err = kryl.run("solve", breaks, "--method", "gmres", "--backend", "ref",
+                            "--precond", "amg", "--amg-smoother", "ilu0",
+                            "--amg-coarse-size", 2)
+    t.check(rc != 0 and "the ILU(0) smoother of a level of 60 rows" in err and
+            "is 0" in err, "a zero pivot of the ILU(0) smoother is refused", out + err)
 
 
 def test_nullspace(t, kryl, tmp):
