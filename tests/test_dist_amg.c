@@ -1,6 +1,7 @@
 /* Algebraic multigrid over ranks (run under mpirun with 1 to 4 ranks):
- * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson, and
- * GMRES with the defaults on convection-diffusion,
+ * PCG with smoothed and with plain aggregation on 2-D and 3-D Poisson, with
+ * the greedy and the parallel coarsening, and GMRES with the defaults on
+ * convection-diffusion,
  * the rows split evenly and unevenly (one rank with three rows or none), the
  * small coarse levels agglomerated on rank 0 (the default) or kept over
  * the ranks, the first level in a sorted format's order, converges by the
@@ -210,6 +211,7 @@ typedef struct amg_case {
     int64_t first;      /* rank 0's rows (the others share the rest), or -1: an even split */
     bool spread;        /* coarse levels kept over the ranks (else the small ones go to rank 0) */
     kryl_method method;
+    kryl_amg_coarsening coarsening;
 } amg_case;
 
 static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, const char *backend)
@@ -227,16 +229,16 @@ static void check_case(kryl_context dctx, kryl_context sctx, const amg_case *c, 
     char split_name[48] = "even";
     if (c->first >= 0)
         snprintf(split_name, sizeof split_name, "rank 0 %lld rows", (long long)c->first);
-    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s, %s%s, %d ranks", backend,
+    snprintf(label, sizeof label, "%s %s n=%lld %s %s %s %s, %s%s, %d ranks", backend,
              kryl_generator_name(kind), (long long)n, kryl_amg_aggregation_name(c->aggregation),
-             kryl_amg_smoother_name(c->smoother), kryl_format_name(c->format), split_name,
-             c->spread ? ", spread" : "", size);
+             kryl_amg_coarsening_name(c->coarsening), kryl_amg_smoother_name(c->smoother),
+             kryl_format_name(c->format), split_name, c->spread ? ", spread" : "", size);
     kryl_solver_options o;
     kryl_solver_options_init(&o);
     o.method = c->method;
     o.precond = KRYL_PRECOND_AMG;
     o.amg.aggregation = c->aggregation;
-    o.amg.coarsening = KRYL_AMG_GREEDY; /* the one-process hierarchy's, on every backend */
+    o.amg.coarsening = c->coarsening; /* the one-process hierarchy's, on every backend */
     o.amg.smoother = c->smoother;
     o.format = c->format;
     o.amg.coarse_size = 64;
@@ -302,24 +304,30 @@ static void body(kryl_context dctx, kryl_context sctx, const char *backend)
 {
     const amg_case cases[] = {
         {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1, false,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, true,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_POISSON2D5, 40, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 0, false,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, false,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, -1, true,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_PLAIN, KRYL_AMG_JACOBI, KRYL_FORMAT_CSR, -1, true,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_POISSON3D7, 12, KRYL_AMG_SMOOTHED, KRYL_AMG_MCGS, KRYL_FORMAT_SELL, 3, false,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         /* ILU(0) of each rank's rows: IC(0) under CG, ILU(0) under GMRES (the default there) */
         {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_ILU0, KRYL_FORMAT_CSR, -1, false,
-         KRYL_METHOD_PCG},
+         KRYL_METHOD_PCG, KRYL_AMG_GREEDY},
         {KRYL_GEN_CONVDIFF2D, 48, KRYL_AMG_AUTO_AGGREGATION, KRYL_AMG_AUTO_SMOOTHER,
-         KRYL_FORMAT_CSR, -1, false, KRYL_METHOD_GMRES},
+         KRYL_FORMAT_CSR, -1, false, KRYL_METHOD_GMRES, KRYL_AMG_GREEDY},
+        /* the parallel coarsening: the backend's operation on each rank's diagonal block,
+         * and the host's code where level 0 is stored sorted (SELL) */
+        {KRYL_GEN_POISSON3D7, 14, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_CSR, 3, false,
+         KRYL_METHOD_PCG, KRYL_AMG_PARALLEL},
+        {KRYL_GEN_POISSON2D5, 48, KRYL_AMG_SMOOTHED, KRYL_AMG_CHEBYSHEV, KRYL_FORMAT_SELL, -1, true,
+         KRYL_METHOD_PCG, KRYL_AMG_PARALLEL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         check_case(dctx, sctx, &cases[c], backend);

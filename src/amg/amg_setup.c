@@ -196,8 +196,30 @@ static double level_theta(const kryl_amg_options *o, int l)
     return l == 0 ? o->theta : fmax(o->theta, o->coarse_theta);
 }
 
+/* amg_boundary_singletons on aggregates in backend memory: downloaded,
+ * completed from the level's host copy, uploaded where rows were added. */
+static kryl_status boundary_singletons_stored(amg_hierarchy *h, amg_level *L)
+{
+    KRYL_TRY(kryl_matrix_need_host(amg_level_matrix(L), "the multigrid aggregation"));
+    const kryl_csr *A = &amg_level_matrix(L)->host->csr;
+    const kryl_backend_ops *ops = h->ctx->ops;
+    size_t bytes = (size_t)A->nrows * sizeof *L->aggregate;
+    int32_t *aggregate = malloc(bytes > 0 ? bytes : 1);
+    if (aggregate == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld aggregates",
+                          (long long)A->nrows);
+    int64_t before = L->naggregates;
+    kryl_status st = ops->download(h->ctx, aggregate, L->aggregate, bytes);
+    if (st == KRYL_SUCCESS) amg_boundary_singletons(A, aggregate, &L->naggregates);
+    if (st == KRYL_SUCCESS && L->naggregates != before)
+        st = ops->upload(h->ctx, L->aggregate, aggregate, bytes);
+    free(aggregate);
+    return st;
+}
+
 /* Level l's aggregates in backend memory: the parallel coarsening by the
- * backend from the level's storage where it aggregates, else strength
+ * backend from the level's storage where it aggregates (over ranks from
+ * the rank's diagonal block, the local part of its matrix), else strength
  * graph and aggregation on the level's host copy, the result uploaded;
  * over ranks, those of each rank's diagonal block, and a row coupled only
  * to other ranks' rows an aggregate of its own. */
@@ -209,14 +231,16 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     bool ranks = amg_over_ranks(ctx);
     double t0 = kryl_wtime();
     const double theta = level_theta(&h->opts, l);
-    if (!ranks && h->opts.coarsening == KRYL_AMG_PARALLEL && ctx->ops->amg_aggregate != NULL &&
-        kryl_matrix_natural_csr(M)) {
+    kryl_matrix stored = kryl_matrix_local_part(M);
+    if (h->opts.coarsening == KRYL_AMG_PARALLEL && stored->ctx->ops->amg_aggregate != NULL &&
+        kryl_matrix_natural_csr(stored)) {
         /* strength and aggregates in one operation, where the level is stored: its
          * time counts as the aggregation's */
         size_t bytes = (size_t)M->host->csr.nrows * sizeof *L->aggregate;
         KRYL_TRY(ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes));
-        KRYL_TRY(ctx->ops->amg_aggregate(ctx, M, theta, L->symmetric, l == 0, L->aggregate,
-                                         &L->naggregates));
+        KRYL_TRY(stored->ctx->ops->amg_aggregate(stored->ctx, stored, theta, L->symmetric, l == 0,
+                                                 L->aggregate, &L->naggregates));
+        if (ranks) KRYL_TRY(boundary_singletons_stored(h, L));
         h->info.aggregate_s += kryl_wtime() - t0;
         return KRYL_SUCCESS;
     }
@@ -416,7 +440,9 @@ kryl_status amg_setup(amg_hierarchy *h, kryl_matrix Aw, kryl_matrix source,
     h->ctx = Aw->ctx;
     h->opts = *opts;
     h->cg_method = cg_method;
-    /* auto: the parallel coarsening where levels are stored on a device, one rank */
+    /* auto: the parallel coarsening where levels are stored on a device, one
+     * rank; over ranks greedy's hierarchy solves sooner, its extra iteration
+     * notwithstanding (7-point 256^3 on 4 GPUs; docs/BENCHMARKS.md) */
     if (h->opts.coarsening == KRYL_AMG_AUTO_COARSENING)
         h->opts.coarsening = h->ctx->ops->device_memory && !amg_over_ranks(h->ctx)
                                  ? KRYL_AMG_PARALLEL
