@@ -66,10 +66,13 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
     d->factor.kind = pc->kind;
     d->factor.ctx = pc->ctx;
     KRYL_TRY(kryl_mcolor_create(pc, A, NULL, &d->mc));
+    /* a coloring of the whole graph leaves no coupling inside a color to drop:
+     * without a filter the backend factors (on the device for cuda) */
     kryl_precond_filter filter = {kryl_mcolor_filter, &d->mc};
     kryl_precond_ordering ordering = {.order = d->mc.c.perm};
     kryl_status st = kryl_precond_factor_create_ordered(
-        &d->factor, A, opts, ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0, &filter, &ordering);
+        &d->factor, A, opts, ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0,
+        d->mc.dropped > 0 ? &filter : NULL, &ordering);
     if (st == KRYL_ERR_ZERO_DIAGONAL || st == KRYL_ERR_NOT_POSITIVE_DEFINITE) {
         /* every a_ii is nonzero (mcolor.c): the pivot vanished in the elimination */
         char why[512];
