@@ -32,12 +32,11 @@
  * weak (docs/BENCHMARKS.md). */
 #define KRYL_AMG_COARSE_THETA 0.02
 /* On a device the default smoother of a nonsymmetric matrix is ILU(0) up to
- * this many rows, Chebyshev above: ILU(0)'s factorization is built on the
- * host (0.65-2 us a row beside an H200), at most about 0.1 s here, little
- * beside the iterations it saves where Chebyshev struggles (sherman5: no
- * convergence in 10000 against 23), much beside an easy large matrix's
- * whole solve (convection-diffusion 1000^2: 0.75 s against 0.15;
- * docs/BENCHMARKS.md). */
+ * this many rows, Chebyshev above: ILU(0)'s setup (coloring, pattern,
+ * factors; 0.13-0.45 us a row on an H200) is little beside the iterations
+ * it saves where Chebyshev struggles (sherman5: no convergence in 10000
+ * against 23), more than it saves on an easy large matrix (convection-
+ * diffusion 1000^2: 0.197 s in all against 0.137; docs/BENCHMARKS.md). */
 #define KRYL_AMG_DEVICE_ILU0_ROWS 65536
 /* Lanczos steps of each level's lambda_max(D^-1 A) estimate. */
 #define KRYL_AMG_LANCZOS_STEPS 12
