@@ -245,26 +245,21 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
         return KRYL_SUCCESS;
     }
     KRYL_TRY(kryl_matrix_need_host(M, "the multigrid aggregation"));
+    /* over ranks the couplings among the rank's own rows: its local part's host copy */
+    KRYL_TRY(kryl_matrix_need_host(stored, "the multigrid aggregation"));
     const kryl_csr *A = &M->host->csr;
     int threads = kryl_host_threads(ctx);
-    kryl_csr block = {0};
-    /* over ranks: the couplings among the rank's own rows */
-    kryl_status st = ranks ? kryl_csr_split_columns(A, A->row_begin, A->row_begin + A->nrows,
-                                                    threads, &block, NULL)
-                           : KRYL_SUCCESS;
     amg_graph G = {0};
-    if (st == KRYL_SUCCESS) st = amg_strength(ranks ? &block : A, theta, L->symmetric, threads, &G);
-    kryl_csr_free(&block);
-    KRYL_TRY(st);
+    KRYL_TRY(amg_strength(&stored->host->csr, theta, L->symmetric, threads, &G));
     double t1 = kryl_wtime();
     size_t bytes = ((size_t)A->nrows + 1) * sizeof *L->aggregate;
     int32_t *aggregate = malloc(bytes);
-    st = aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
-         : h->opts.coarsening == KRYL_AMG_GREEDY
-             ? amg_aggregate_greedy(&G, aggregate, &L->naggregates)
-         : h->opts.coarsening == KRYL_AMG_MIS2
-             ? amg_aggregate_mis2(&G, threads, aggregate, &L->naggregates)
-             : amg_aggregate_parallel(&G, l == 0, threads, aggregate, &L->naggregates);
+    kryl_status st = aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
+                     : h->opts.coarsening == KRYL_AMG_GREEDY
+                         ? amg_aggregate_greedy(&G, aggregate, &L->naggregates)
+                     : h->opts.coarsening == KRYL_AMG_MIS2
+                         ? amg_aggregate_mis2(&G, threads, aggregate, &L->naggregates)
+                         : amg_aggregate_parallel(&G, l == 0, threads, aggregate, &L->naggregates);
     amg_graph_free(&G);
     if (st == KRYL_SUCCESS && ranks) amg_boundary_singletons(A, aggregate, &L->naggregates);
     if (st == KRYL_SUCCESS) st = ctx->ops->alloc(ctx, (void **)&L->aggregate, bytes);

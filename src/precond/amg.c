@@ -92,9 +92,9 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix
         if (o.aggregation == KRYL_AMG_AUTO_AGGREGATION)
             o.aggregation = symmetric ? KRYL_AMG_SMOOTHED : KRYL_AMG_PLAIN;
         /* ILU(0) holds convection: GMRES on convection-diffusion 1000^2 in 40 iterations
-         * against Chebyshev's 126, sherman5 in 22 against 2376; its factorization runs on
-         * the host, which a large matrix's levels on a device pay for in more time than
-         * Chebyshev's iterations take (KRYL_AMG_DEVICE_ILU0_ROWS) */
+         * against Chebyshev's 126, sherman5 in 22 against 2376; on a device its setup
+         * costs a large easy matrix more time than Chebyshev's extra iterations take
+         * (KRYL_AMG_DEVICE_ILU0_ROWS) */
         const bool factor_cheap =
             !A->ctx->ops->device_memory || csr->nrows_global <= KRYL_AMG_DEVICE_ILU0_ROWS;
         if (o.smoother == KRYL_AMG_AUTO_SMOOTHER)
