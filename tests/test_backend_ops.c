@@ -160,6 +160,17 @@ static double pair_diff(const problem *pb, pair v)
     return d;
 }
 
+/* Whether every entry of the pair's tested side is finite. */
+static bool pair_finite(const problem *pb, pair v)
+{
+    double *a = malloc((size_t)pb->n * sizeof *a);
+    read_vector(v.dut, a);
+    bool finite = true;
+    for (int64_t i = 0; i < pb->n; i++) finite = finite && isfinite(a[i]);
+    free(a);
+    return finite;
+}
+
 #define CHECK_PAIR(pb, v, what)                                                                    \
     do {                                                                                           \
         double pd_ = pair_diff((pb), (v));                                                         \
@@ -235,6 +246,29 @@ static void compare_vector_ops(const problem *pb, const double *x0, const double
         CHECK_OK(sides[s]->ctx->ops->pointwise_mult(sides[s]->ctx, s ? y.dut : y.ref,
                                                     s ? d.dut : d.ref, s ? y.dut : y.ref));
     CHECK_PAIR(pb, y, "pointwise_mult in place");
+
+    /* the Chebyshev step d = alpha dinv .* r + beta d;  x += d (r = x0, dinv = d0, d = y),
+     * then from zero: NaN in the old d and x must not reach them */
+    pair w = pair_new(pb, d0);
+    pair_set(y, y0);
+    for (int s = 0; s < 2; s++)
+        CHECK_OK(sides[s]->ctx->ops->chebyshev_step(sides[s]->ctx, 0.75, s ? x.dut : x.ref,
+                                                    s ? d.dut : d.ref, -0.5, s ? y.dut : y.ref,
+                                                    s ? w.dut : w.ref, false));
+    CHECK_PAIR(pb, y, "chebyshev_step d");
+    CHECK_PAIR(pb, w, "chebyshev_step x");
+    for (int s = 0; s < 2; s++) {
+        kryl_context ctx = sides[s]->ctx;
+        CHECK_OK(ctx->ops->fill(ctx, s ? y.dut : y.ref, NAN));
+        CHECK_OK(ctx->ops->fill(ctx, s ? w.dut : w.ref, NAN));
+        CHECK_OK(ctx->ops->chebyshev_step(ctx, 1.5, s ? x.dut : x.ref, s ? d.dut : d.ref, 0.0,
+                                          s ? y.dut : y.ref, s ? w.dut : w.ref, true));
+    }
+    CHECK_PAIR(pb, y, "chebyshev_step d from zero");
+    CHECK_PAIR(pb, w, "chebyshev_step x from zero");
+    CHECK(pair_finite(pb, y) && pair_finite(pb, w), "%s: chebyshev_step from zero read NaN",
+          pb->label);
+    pair_free(&w);
 
     /* dots x'y and x'x, and the same dot twice gives the same bits */
     pair_set(y, y0);

@@ -36,7 +36,7 @@
  * factors; 0.13-0.45 us a row on an H200) is little beside the iterations
  * it saves where Chebyshev struggles (sherman5: no convergence in 10000
  * against 23), more than it saves on an easy large matrix (convection-
- * diffusion 1000^2: 0.197 s in all against 0.137; docs/BENCHMARKS.md). */
+ * diffusion 1000^2: 0.197 s in all against 0.116; docs/BENCHMARKS.md). */
 #define KRYL_AMG_DEVICE_ILU0_ROWS 65536
 /* Lanczos steps of each level's lambda_max(D^-1 A) estimate. */
 #define KRYL_AMG_LANCZOS_STEPS 12

@@ -175,29 +175,25 @@ static kryl_status chebyshev(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl
     double lower = upper / KRYL_AMG_CHEBYSHEV_RATIO;
     double theta = 0.5 * (upper + lower), delta = 0.5 * (upper - lower);
     double sigma = theta / delta, rho = 1.0 / sigma;
-    /* r = b - A x (b from zero) */
-    if (zero_start)
-        KRYL_TRY(ops->permute_copy(ctx, L->r, b, NULL, KRYL_GATHER, NULL));
-    else
+    /* r = b - A x (from zero: b itself) */
+    kryl_vector r = b;
+    if (!zero_start) {
         KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, x, 1.0, b, L->r, NULL));
-    /* d = D^-1 r / theta */
-    KRYL_TRY(ops->pointwise_mult(ctx, L->d, L->dinv, L->r));
-    KRYL_TRY(ops->axpby(ctx, 0.0, L->r, 1.0 / theta, L->d));
-    for (int k = 1;; k++) {
-        /* x += d (x = d from zero) */
-        if (zero_start && k == 1)
-            KRYL_TRY(ops->permute_copy(ctx, x, L->d, NULL, KRYL_GATHER, NULL));
-        else
-            KRYL_TRY(ops->axpby(ctx, 1.0, L->d, 1.0, x));
-        if (k == degree) return KRYL_SUCCESS;
-        /* r -= A d;  t = D^-1 r */
-        KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, L->d, 1.0, L->r, L->r, NULL));
-        KRYL_TRY(ops->pointwise_mult(ctx, L->t, L->dinv, L->r));
-        /* d = rho' rho d + (2 rho' / delta) t,  rho' = 1 / (2 sigma - rho) */
+        r = L->r;
+    }
+    /* d = D^-1 r / theta;  x += d (x = d from zero) */
+    KRYL_TRY(ops->chebyshev_step(ctx, 1.0 / theta, r, L->dinv, 0.0, L->d, x, zero_start));
+    for (int k = 2; k <= degree; k++) {
+        /* r -= A d (from zero: r = b - A d) */
+        KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, L->d, 1.0, r, L->r, NULL));
+        r = L->r;
+        /* d = rho' rho d + (2 rho' / delta) D^-1 r;  x += d;  rho' = 1 / (2 sigma - rho) */
         double rho_next = 1.0 / (2.0 * sigma - rho);
-        KRYL_TRY(ops->axpby(ctx, 2.0 * rho_next / delta, L->t, rho_next * rho, L->d));
+        KRYL_TRY(ops->chebyshev_step(ctx, 2.0 * rho_next / delta, r, L->dinv, rho_next * rho, L->d,
+                                     x, false));
         rho = rho_next;
     }
+    return KRYL_SUCCESS;
 }
 
 kryl_status amg_smooth(amg_hierarchy *h, int level, kryl_vector b, kryl_vector x, bool zero_start)

@@ -345,6 +345,12 @@ typedef struct kryl_gmres_ls {
     /* y = d .* x (elementwise) */                                                                 \
     OP(kryl_status, pointwise_mult,                                                                \
        (kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x))                            \
+    /* One step of the Chebyshev smoother: d = alpha dinv .* r + beta d                            \
+     * (beta = 0: d's old values are not read);  then x = d where x_zero                           \
+     * (x's old values not read), else x += d.  r, dinv, d, x distinct. */                         \
+    OP(kryl_status, chebyshev_step,                                                                \
+       (kryl_context ctx, double alpha, kryl_vector r, kryl_vector dinv, double beta,              \
+        kryl_vector d, kryl_vector x, bool x_zero))                                                \
     /* out = x'y (rank-local), accumulated in double */                                            \
     OP(kryl_status, dot, (kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out))        \
     /* y = A x and out = x'y (rank-local; A square), guarded, in one pass                          \

@@ -295,6 +295,7 @@ static kryl_backend_ops make_ops()
     ops.permute_copy = kryl_cuda_permute_copy;
     ops.axpby = kryl_cuda_axpby;
     ops.pointwise_mult = kryl_cuda_pointwise_mult;
+    ops.chebyshev_step = kryl_cuda_chebyshev_step;
     ops.dot = kryl_cuda_dot;
     ops.cg_update_xr = kryl_cuda_cg_update_xr;
     ops.spmv_dot = kryl_cuda_spmv_dot;

@@ -1,7 +1,7 @@
 /* Vector operations of the cuda backend: fill, permuted/converting copy,
- * axpby, pointwise product and the deterministic dot product.  Arithmetic is
- * done in double and rounded once to the vector's type, as the ref backend
- * does. */
+ * axpby, pointwise product, the Chebyshev smoother's step and the
+ * deterministic dot product.  Arithmetic is done in double and each stored
+ * result rounded once to the vector's type, as the ref backend does. */
 #include "backends/cuda/cuda_reduce.cuh"
 #include "gen/hash.h"
 
@@ -52,6 +52,22 @@ __global__ void axpby_kernel(int64_t n, double alpha, const T *x, double beta, T
 template <typename T> __global__ void pointwise_mult_kernel(int64_t n, T *y, const T *d, const T *x)
 {
     KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)((double)d[i] * (double)x[i]);
+}
+
+/* d = alpha dinv .* r + beta d (beta = 0: d unread);  x = d (x_zero) or x += d */
+template <typename T>
+__global__ void chebyshev_step_kernel(int64_t n, double alpha, const T *__restrict__ r,
+                                      const T *__restrict__ dinv, double beta, T *__restrict__ d,
+                                      T *__restrict__ x, bool x_zero)
+{
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        double di = alpha * (double)dinv[i] * (double)r[i];
+        if (beta != 0.0) di += beta * (double)d[i];
+        const T dt = (T)di;
+        d[i] = dt;
+        x[i] = x_zero ? dt : (T)((double)x[i] + (double)dt);
+    }
 }
 
 /* out = x'y, summed in double in a fixed order */
@@ -164,6 +180,27 @@ kryl_status kryl_cuda_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vecto
                 static_cast<const T *>(x->data));
     });
     KRYL_CUDA_CHECK_LAUNCH("pointwise_mult_kernel");
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_chebyshev_step(kryl_context ctx, double alpha, kryl_vector r,
+                                     kryl_vector dinv, double beta, kryl_vector d, kryl_vector x,
+                                     bool x_zero)
+{
+    KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, r));
+    KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, dinv));
+    KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, d));
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (x->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(x->precision, [&](auto t) {
+        using T = decltype(t);
+        chebyshev_step_kernel<T>
+            <<<kryl_cuda_stream_grid(s, x->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+                x->n, alpha, static_cast<const T *>(r->data), static_cast<const T *>(dinv->data),
+                beta, static_cast<T *>(d->data), static_cast<T *>(x->data), x_zero);
+    });
+    KRYL_CUDA_CHECK_LAUNCH("chebyshev_step_kernel");
     return KRYL_SUCCESS;
 }
 

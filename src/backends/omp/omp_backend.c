@@ -122,6 +122,7 @@ static const kryl_backend_ops omp_backend_ops = {
     .permute_copy = kryl_omp_permute_copy,
     .axpby = kryl_omp_axpby,
     .pointwise_mult = kryl_omp_pointwise_mult,
+    .chebyshev_step = kryl_omp_chebyshev_step,
     .dot = kryl_omp_dot,
     .cg_update_xr = kryl_omp_cg_update_xr,
     .cg_update_p = kryl_omp_cg_update_p,

@@ -1,5 +1,5 @@
-/* The omp backend's vector operations: fill, axpby, pointwise product and
- * dot, in both precisions from one template. */
+/* The omp backend's vector operations: fill, axpby, pointwise product, the
+ * Chebyshev smoother's step and dot, in both precisions from one template. */
 #include <omp.h>
 
 #include "backends/omp/omp_backend.h"
@@ -74,6 +74,21 @@ kryl_status kryl_omp_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector
         pointwise_mult_single(nt, y->n, y->data, d->data, x->data);
     else
         pointwise_mult_double(nt, y->n, y->data, d->data, x->data);
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_omp_chebyshev_step(kryl_context ctx, double alpha, kryl_vector r, kryl_vector dinv,
+                                    double beta, kryl_vector d, kryl_vector x, bool x_zero)
+{
+    KRYL_TRY(kryl_omp_check_pair("chebyshev_step", r, x));
+    KRYL_TRY(kryl_omp_check_pair("chebyshev_step", dinv, x));
+    KRYL_TRY(kryl_omp_check_pair("chebyshev_step", d, x));
+    int nt = kryl_omp_state_of(ctx)->threads;
+    if (x->precision == KRYL_SINGLE)
+        chebyshev_step_single(nt, x->n, (float)alpha, r->data, dinv->data, (float)beta, d->data,
+                              x->data, x_zero);
+    else
+        chebyshev_step_double(nt, x->n, alpha, r->data, dinv->data, beta, d->data, x->data, x_zero);
     return KRYL_SUCCESS;
 }
 

@@ -37,6 +37,20 @@ static void OMP_FN(pointwise_mult)(int nt, int64_t n, REAL *y, const REAL *d, co
     for (int64_t i = 0; i < n; i++) y[i] = d[i] * x[i];
 }
 
+/* d = alpha dinv .* r + beta d (beta = 0: d unread);  x = d (x_zero) or x += d */
+static void OMP_FN(chebyshev_step)(int nt, int64_t n, REAL alpha, const REAL *restrict r,
+                                   const REAL *restrict dinv, REAL beta, REAL *restrict d,
+                                   REAL *restrict x, bool x_zero)
+{
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) {
+        REAL di = alpha * dinv[i] * r[i];
+        if (beta != 0) di += beta * d[i];
+        d[i] = di;
+        x[i] = x_zero ? di : x[i] + di;
+    }
+}
+
 /* x'y accumulated in double: one partial per part (kryl_omp_parts), summed
  * in part order afterwards (the same bits for any team size). */
 static double OMP_FN(dot)(kryl_omp_state *s, int64_t n, const REAL *x, const REAL *y)

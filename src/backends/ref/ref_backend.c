@@ -175,6 +175,19 @@ static kryl_status ref_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vect
     return KRYL_SUCCESS;
 }
 
+static kryl_status ref_chebyshev_step(kryl_context ctx, double alpha, kryl_vector r,
+                                      kryl_vector dinv, double beta, kryl_vector d, kryl_vector x,
+                                      bool x_zero)
+{
+    (void)ctx;
+    /* d = alpha dinv .* r + beta d;  x += d (x = d) */
+    if (is_double(x))
+        ref_chebyshev_step_d(x->n, alpha, r->data, dinv->data, beta, d->data, x->data, x_zero);
+    else
+        ref_chebyshev_step_s(x->n, alpha, r->data, dinv->data, beta, d->data, x->data, x_zero);
+    return KRYL_SUCCESS;
+}
+
 static kryl_status ref_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out)
 {
     (void)ctx;
@@ -267,6 +280,7 @@ static const kryl_backend_ops ref_ops = {
     .permute_copy = ref_permute_copy,
     .axpby = ref_axpby,
     .pointwise_mult = ref_pointwise_mult,
+    .chebyshev_step = ref_chebyshev_step,
     .dot = ref_dot,
     .cg_update_xr = ref_cg_update_xr,
     .cg_update_p = ref_cg_update_p,

@@ -8,6 +8,8 @@
     void ref_fill_##S(int64_t n, REAL *y, double value);                                           \
     void ref_axpby_##S(int64_t n, double alpha, const REAL *x, double beta, REAL *y);              \
     void ref_pointwise_mult_##S(int64_t n, REAL *y, const REAL *d, const REAL *x);                 \
+    void ref_chebyshev_step_##S(int64_t n, double alpha, const REAL *r, const REAL *dinv,          \
+                                double beta, REAL *d, REAL *x, bool x_zero);                       \
     double ref_dot_##S(int64_t n, const REAL *x, const REAL *y);                                   \
     void ref_cg_update_xr_##S(int64_t n, double alpha, const REAL *p, const REAL *q, REAL *x,      \
                               REAL *r, const REAL *dinv, REAL *z, double *rz, double *rr);         \

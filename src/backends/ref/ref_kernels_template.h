@@ -19,6 +19,17 @@ void REF_NAME(ref_pointwise_mult, S)(int64_t n, REAL *y, const REAL *d, const RE
     for (int64_t i = 0; i < n; i++) y[i] = (REAL)((double)d[i] * (double)x[i]);
 }
 
+void REF_NAME(ref_chebyshev_step, S)(int64_t n, double alpha, const REAL *r, const REAL *dinv,
+                                     double beta, REAL *d, REAL *x, bool x_zero)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double di = alpha * (double)dinv[i] * (double)r[i];
+        if (beta != 0.0) di += beta * (double)d[i];
+        d[i] = (REAL)di;
+        x[i] = x_zero ? d[i] : (REAL)((double)x[i] + (double)d[i]);
+    }
+}
+
 double REF_NAME(ref_dot, S)(int64_t n, const REAL *x, const REAL *y)
 {
     double sum = 0.0;
