@@ -128,6 +128,7 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
     if (threadIdx.x == 0) total = 0;
     __syncthreads();
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long row_total = 0;
     if (i < rows) {
         int64_t n = 0, products = INT64_MAX;
         if (sizing == SIZE_BOUND) {
@@ -145,8 +146,13 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
         n = n < 0 ? -n : n;
         if (b >= 0) atomicAdd(&count[b], 1u);
         if (b == GLOBAL_BIN) atomicMax(&meta->largest, (int32_t)n);
-        atomicAdd(&total, (unsigned long long)n);
+        row_total = (unsigned long long)n;
     }
+    /* the warp's sum first: a 64-bit atomic add in shared memory is a loop of
+     * compare-and-swaps, which a block's threads all contending for serialised */
+    for (int offset = 16; offset > 0; offset /= 2)
+        row_total += __shfl_down_sync(0xffffffffu, row_total, offset);
+    if ((threadIdx.x & 31) == 0 && row_total > 0) atomicAdd(&total, row_total);
     __syncthreads();
     if (threadIdx.x < ALL_BINS && count[threadIdx.x] > 0)
         atomicAdd(&meta->count[threadIdx.x], count[threadIdx.x]);
