@@ -50,8 +50,8 @@ static kryl_status level_matrix(kryl_context ctx, kryl_backend_csr *M, kryl_prec
         KRYL_TRY(st);
         return host_level_matrix(ctx, &C, precision, NULL, D, M_p);
     }
-    kryl_status st = kryl_matrix_create_csr_device(D, ctx, M->nrows, M->ncols, M->nnz, M->row_ptr,
-                                                   M->col_idx, M->values);
+    kryl_status st = kryl_matrix_from_built_csr_device(D, ctx, M->nrows, M->ncols, M->nnz,
+                                                       M->row_ptr, M->col_idx, M->values);
     kryl_backend_csr_release(ctx, M);
     if (st != KRYL_SUCCESS || precision == KRYL_DOUBLE) {
         *M_p = *D;

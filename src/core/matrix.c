@@ -33,11 +33,13 @@ static void host_release(kryl_host_matrix *h)
     free(h);
 }
 
-/* CSR arrays in backend memory (kryl_matrix_create_csr_device). */
+/* CSR arrays in backend memory (kryl_matrix_create_csr_device), `built`
+ * by the library (kryl_matrix_from_built_csr_device). */
 typedef struct device_csr {
     const int64_t *row_ptr;
     const int32_t *col_idx;
     const double *values;
+    bool built;
 } device_csr;
 
 /* Where a new matrix's backend storage comes from, other than its
@@ -72,12 +74,12 @@ static kryl_status matrix_new(kryl_matrix *A, kryl_context ctx, kryl_host_matrix
     m->storage_deferred = defer;
     if (src && src->params) m->params = *src->params;
     const device_csr *device = src ? src->device : NULL;
-    kryl_status st = defer    ? KRYL_SUCCESS
-                     : device ? ctx->ops->matrix_setup_device(ctx, m, device->row_ptr,
-                                                              device->col_idx, device->values)
-                     : src && src->from
-                         ? ctx->ops->matrix_convert(ctx, m, src->from, &src->perm_backend)
-                         : ctx->ops->matrix_setup(ctx, m);
+    kryl_status st =
+        defer              ? KRYL_SUCCESS
+        : device           ? ctx->ops->matrix_setup_device(ctx, m, device->row_ptr, device->col_idx,
+                                                           device->values, device->built)
+        : src && src->from ? ctx->ops->matrix_convert(ctx, m, src->from, &src->perm_backend)
+                           : ctx->ops->matrix_setup(ctx, m);
     if (st == KRYL_ERR_UNSUPPORTED && src && src->from) {
         /* not converted on the backend: the caller converts on the host */
         kryl_fmt_free(&m->fmt);
@@ -236,9 +238,10 @@ static kryl_status matrix_from_device(kryl_matrix *A, kryl_context ctx, int64_t 
     return st;
 }
 
-kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
-                                          int64_t ncols, int64_t nnz, const int64_t *row_ptr,
-                                          const int32_t *col_idx, const double *values)
+/* kryl_matrix_create_csr_device, the arrays checked unless `built`. */
+static kryl_status create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows, int64_t ncols,
+                                     int64_t nnz, const int64_t *row_ptr, const int32_t *col_idx,
+                                     const double *values, bool built)
 {
     KRYL_REQUIRE_ARG(A);
     *A = NULL;
@@ -249,13 +252,27 @@ kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int6
                           "kryl_matrix_create_csr_device: one process only; a distributed "
                           "context takes each rank's rows with kryl_matrix_create_csr");
     if (ctx->ops->matrix_setup_device != NULL) {
-        const device_csr device = {row_ptr, col_idx, values};
+        const device_csr device = {row_ptr, col_idx, values, built};
         return matrix_from_device(A, ctx, nrows, ncols, nnz, &device);
     }
     /* host memory: checked and copied as it is */
     kryl_csr csr;
     KRYL_TRY(kryl_csr_from_sorted_arrays(&csr, nrows, ncols, nnz, row_ptr, col_idx, values));
     return kryl_matrix_from_csr(A, ctx, &csr);
+}
+
+kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                          int64_t ncols, int64_t nnz, const int64_t *row_ptr,
+                                          const int32_t *col_idx, const double *values)
+{
+    return create_csr_device(A, ctx, nrows, ncols, nnz, row_ptr, col_idx, values, false);
+}
+
+kryl_status kryl_matrix_from_built_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                              int64_t ncols, int64_t nnz, const int64_t *row_ptr,
+                                              const int32_t *col_idx, const double *values)
+{
+    return create_csr_device(A, ctx, nrows, ncols, nnz, row_ptr, col_idx, values, true);
 }
 
 kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
@@ -489,7 +506,7 @@ static kryl_status color_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precisio
                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate an ordering");
     kryl_layout *layout = NULL;
     if (st == KRYL_SUCCESS) st = new_layout(csr, &layout);
-    const device_csr device = {C.row_ptr, C.col_idx, C.values};
+    const device_csr device = {C.row_ptr, C.col_idx, C.values, true}; /* A's rows, permuted */
     storage_source src = {&device, NULL, used, NULL};
     if (st == KRYL_SUCCESS)
         st = matrix_new(B, ctx, A->host, layout, KRYL_DOUBLE, &fmt, &src, false);

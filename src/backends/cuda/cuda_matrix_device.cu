@@ -35,14 +35,11 @@ __global__ void check_offsets_kernel(int64_t n, int64_t nnz, const int64_t *__re
     }
 }
 
-/* Per row: columns in [0, ncols), ascending without repeats, finite values;
- * sum, sum of squares and maximum of the row lengths. */
+/* Per row: columns in [0, ncols), ascending without repeats, finite values. */
 __global__ void check_entries_kernel(int64_t n, int64_t ncols, const int64_t *__restrict__ row_ptr,
                                      const int32_t *__restrict__ col,
                                      const double *__restrict__ val, csr_check *check)
 {
-    double sum = 0.0, sum2 = 0.0;
-    unsigned long long longest = 0;
     KRYL_CUDA_FOR_EACH(i, n)
     {
         const int64_t begin = row_ptr[i], end = row_ptr[i + 1];
@@ -52,6 +49,17 @@ __global__ void check_entries_kernel(int64_t n, int64_t ncols, const int64_t *__
             if (k > begin && col[k] <= col[k - 1]) atomicMin(&check->first[FAULT_ORDER], row);
             if (!isfinite(val[k])) atomicMin(&check->first[FAULT_VALUE], row);
         }
+    }
+}
+
+/* Sum, sum of squares and maximum of the row lengths. */
+__global__ void row_lengths_kernel(int64_t n, const int64_t *__restrict__ row_ptr, csr_check *check)
+{
+    double sum = 0.0, sum2 = 0.0;
+    unsigned long long longest = 0;
+    KRYL_CUDA_FOR_EACH(i, n)
+    {
+        const int64_t begin = row_ptr[i], end = row_ptr[i + 1];
         const double len = (double)(end - begin);
         sum += len;
         sum2 += len * len;
@@ -127,9 +135,10 @@ static kryl_status refuse(const csr_check *c, int64_t n, int64_t ncols, int64_t 
     return KRYL_SUCCESS;
 }
 
-/* Check the arrays on the device; m gets the row length statistics. */
+/* Check the arrays on the device unless `built` (the library's own); m gets
+ * the row length statistics. */
 static kryl_status check_arrays(kryl_cuda_state *s, cuda_csr *m, const int64_t *row_ptr,
-                                const int32_t *col_idx, const double *values)
+                                const int32_t *col_idx, const double *values, bool built)
 {
     csr_check *device = nullptr, found;
     memset(&found, 0xff, sizeof found.first);
@@ -142,19 +151,25 @@ static kryl_status check_arrays(kryl_cuda_state *s, cuda_csr *m, const int64_t *
         cudaMemcpyAsync(device, &found, sizeof found, cudaMemcpyHostToDevice, s->stream);
     if (err != cudaSuccess) st = kryl_cuda_failed(err, "cudaMemcpyAsync", KRYL_WHERE);
     const unsigned int grid = kryl_cuda_stream_grid(s, m->nrows);
-    if (st == KRYL_SUCCESS) {
+    if (st == KRYL_SUCCESS && !built) {
         check_offsets_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(m->nrows, m->nnz, row_ptr,
                                                                         device);
         err = cudaGetLastError();
         if (err != cudaSuccess) st = kryl_cuda_failed(err, "launch of check_offsets", KRYL_WHERE);
+        if (st == KRYL_SUCCESS) st = fetch_check(s, device, &found);
+        if (st == KRYL_SUCCESS) st = refuse(&found, m->nrows, m->ncols, m->nnz);
+        if (st == KRYL_SUCCESS) {
+            check_entries_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+                m->nrows, m->ncols, row_ptr, col_idx, values, device);
+            err = cudaGetLastError();
+            if (err != cudaSuccess)
+                st = kryl_cuda_failed(err, "launch of check_entries", KRYL_WHERE);
+        }
     }
-    if (st == KRYL_SUCCESS) st = fetch_check(s, device, &found);
-    if (st == KRYL_SUCCESS) st = refuse(&found, m->nrows, m->ncols, m->nnz);
     if (st == KRYL_SUCCESS) {
-        check_entries_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(m->nrows, m->ncols, row_ptr,
-                                                                        col_idx, values, device);
+        row_lengths_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(m->nrows, row_ptr, device);
         err = cudaGetLastError();
-        if (err != cudaSuccess) st = kryl_cuda_failed(err, "launch of check_entries", KRYL_WHERE);
+        if (err != cudaSuccess) st = kryl_cuda_failed(err, "launch of row_lengths", KRYL_WHERE);
     }
     if (st == KRYL_SUCCESS) st = fetch_check(s, device, &found);
     if (st == KRYL_SUCCESS) st = refuse(&found, m->nrows, m->ncols, m->nnz);
@@ -253,14 +268,14 @@ kryl_status kryl_cuda_csr_blocks(kryl_cuda_state *s, cuda_csr *m)
 }
 
 kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
-                                          const int32_t *col_idx, const double *values)
+                                          const int32_t *col_idx, const double *values, bool built)
 {
     const kryl_fmt *f = &A->fmt;
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cuda_csr *m = kryl_cuda_csr_new(f->nrows, f->ncols, f->nnz);
     if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
-    kryl_status st = check_arrays(s, m, row_ptr, col_idx, values);
+    kryl_status st = check_arrays(s, m, row_ptr, col_idx, values, built);
     if (st == KRYL_SUCCESS) st = copy_arrays(s, m, row_ptr, col_idx, values);
     if (st == KRYL_SUCCESS) kryl_cuda_csr_choose_kernel(m);
     /* the stream kernel's blocks need the offsets on the host: made only for it */
