@@ -7,9 +7,11 @@
  *             and (j, i) of S are sorted as 64-bit keys and made unique
  *             (the host's S + S', rows sorted);
  *   each distance-2 independent set: keys (state, hash, row), then rounds
- *             of two neighbour maxima, the second over the undecided rows
- *             alone and deciding them, the undecided rows counted each
- *             round and fetched while the next round runs;
+ *             of two neighbour maxima, the first over the rows with an
+ *             undecided row among them and their neighbours, the second
+ *             over the undecided rows alone and deciding them, the
+ *             undecided rows counted each round and fetched while the next
+ *             round runs;
  *   roots numbered in row order by a scan, their neighbours joining them;
  *   the rows left joining their best neighbouring aggregate
  *             (amg_aggregate_rules.h), sizes counted by atomic adds.
@@ -91,16 +93,26 @@ __global__ void aggregate_keys_kernel(int64_t n, const int64_t *__restrict__ ptr
     }
 }
 
-/* out[i] = max of in over row i and its neighbours */
+/* out[i] = max of in over row i and its neighbours, for the rows not
+ * settled; settled[i] = 1 once row i and its neighbours are all decided:
+ * a decided row's key no longer changes, so neither does out[i] */
 __global__ void aggregate_neighbour_max_kernel(int64_t n, const int64_t *__restrict__ ptr,
                                                const int32_t *__restrict__ col,
-                                               const uint64_t *__restrict__ in, uint64_t *out)
+                                               const uint64_t *__restrict__ in, uint64_t *out,
+                                               uint8_t *settled)
 {
     KRYL_CUDA_FOR_EACH(i, n)
     {
+        if (settled[i]) continue;
         uint64_t m = in[i];
-        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) m = in[col[k]] > m ? in[col[k]] : m;
+        bool decided = amg_key_state(m) != AMG_STATE_UNDECIDED;
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            const uint64_t v = in[col[k]];
+            m = v > m ? v : m;
+            decided = decided && amg_key_state(v) != AMG_STATE_UNDECIDED;
+        }
         out[i] = m;
+        if (decided) settled[i] = 1;
     }
 }
 
@@ -211,16 +223,17 @@ struct aggregate_work {
     uint64_t *pairs = nullptr, *unique = nullptr; /* S + S' as sorted keys */
     int64_t *gptr = nullptr;                      /* G = S + S' when A is not symmetric */
     int32_t *gcol = nullptr;
-    uint64_t *key = nullptr; /* 2n: keys and the neighbours' maxima */
-    int32_t *flag = nullptr; /* 3n: root flags, their scan, root numbers; then old, sizes */
+    uint64_t *key = nullptr;    /* 2n: keys and the neighbours' maxima */
+    uint8_t *settled = nullptr; /* n: rows whose maxima are no longer read */
+    int32_t *flag = nullptr;    /* 3n: root flags, their scan, root numbers; then old, sizes */
     unsigned long long *counts = nullptr; /* 2: two rounds' undecided rows */
     void *temp = nullptr;
     size_t temp_bytes = 0;
     explicit aggregate_work(kryl_cuda_state *state) : s(state) {}
     ~aggregate_work()
     {
-        void *blocks[] = {row_ptr, diag, sptr, scol, pairs,  unique,
-                          gptr,    gcol, key,  flag, counts, temp};
+        void *blocks[] = {row_ptr, diag, sptr,    scol, pairs,  unique, gptr,
+                          gcol,    key,  settled, flag, counts, temp};
         for (void *b : blocks) kryl_cuda_free(s, b);
     }
     /* temp of at least bytes for a cub call */
@@ -359,6 +372,7 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
     /* key_i = (out or undecided, hash(i), i) */
     aggregate_keys_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, aggregate, key);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_keys_kernel");
+    KRYL_CUDA_CHECK(cudaMemsetAsync(w.settled, 0, (size_t)n, s->stream));
     /* each round's undecided rows are fetched while the next round runs (one past the
      * last changes nothing): the device does not wait for the host between rounds */
     round_events events;
@@ -370,9 +384,9 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
         const int b = (int)(round & 1);
         unsigned long long *left = w.counts + b;
         KRYL_CUDA_CHECK(cudaMemsetAsync(left, 0, sizeof *left, s->stream));
-        /* m1_i = max_{j in {i} + N(i)} key_j */
+        /* m1_i = max_{j in {i} + N(i)} key_j, where it may still change */
         aggregate_neighbour_max_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, key,
-                                                                                  m1);
+                                                                                  m1, w.settled);
         KRYL_CUDA_CHECK_LAUNCH("aggregate_neighbour_max_kernel");
         /* undecided i: m2_i = max_{j in {i} + N(i)} m1_j; in if m2_i = key_i, out if m2_i
          * is in; left = the rest */
@@ -453,6 +467,7 @@ kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
     KRYL_TRY(strength(w, n, row_ptr, col_idx, values, theta, symmetric, &ptr, &col));
     KRYL_TRY(
         kryl_cuda_malloc(s, (void **)&w.key, 2 * (size_t)n * sizeof *w.key, "aggregation: keys"));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.settled, (size_t)n, "aggregation: settled rows"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.flag, 3 * (size_t)n * sizeof *w.flag,
                               "aggregation: roots"));
     if (w.counts == nullptr)
