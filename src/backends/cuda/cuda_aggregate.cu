@@ -38,7 +38,13 @@ __global__ void aggregate_diagonal_kernel(int64_t n, const int64_t *__restrict__
     }
 }
 
-/* count[i] = the strong couplings of row i (fill: their columns at out[ptr[i]..]) */
+/* Lanes a row in the strength pass: a row's entries read together (a
+ * thread a row took a 33-entry coarse level several times its bytes). */
+constexpr unsigned int STRENGTH_LANES = 8;
+
+/* count[i] = the strong couplings of row i (fill: their columns at out[ptr[i]..],
+ * in A's order); STRENGTH_LANES lanes a row, each chunk's strong entries
+ * placed by a ballot of the row's lanes */
 __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__ row_ptr,
                                           const int32_t *__restrict__ col_idx,
                                           const double *__restrict__ values,
@@ -46,16 +52,23 @@ __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__
                                           int64_t *count, const int64_t *__restrict__ ptr,
                                           int32_t *out)
 {
-    KRYL_CUDA_FOR_EACH(i, n)
-    {
+    const unsigned int lane = threadIdx.x % STRENGTH_LANES;
+    const unsigned int group = (threadIdx.x % 32) / STRENGTH_LANES * STRENGTH_LANES;
+    const unsigned int row_mask = ((1u << STRENGTH_LANES) - 1) << group;
+    const int64_t groups = (int64_t)gridDim.x * blockDim.x / STRENGTH_LANES;
+    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / STRENGTH_LANES; i < n;
+         i += groups) {
         int64_t at = out ? ptr[i] : 0;
-        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
-            const int32_t j = col_idx[k];
-            if (j == i || !amg_strong(values[k], d[i], d[j], theta)) continue;
-            if (out) out[at] = j;
-            at++;
+        for (int64_t k0 = row_ptr[i]; k0 < row_ptr[i + 1]; k0 += STRENGTH_LANES) {
+            const int64_t k = k0 + lane;
+            const int32_t j = k < row_ptr[i + 1] ? col_idx[k] : (int32_t)i;
+            const bool strong = j != i && amg_strong(values[k], d[i], d[j], theta);
+            /* the row's lanes agree on the chunk: its strong entries in order */
+            const unsigned int mask = __ballot_sync(row_mask, strong) & row_mask;
+            if (out && strong) out[at + __popc(mask & ((1u << (group + lane)) - 1))] = j;
+            at += __popc(mask);
         }
-        if (!out) count[i] = at;
+        if (!out && lane == 0) count[i] = at;
     }
 }
 
@@ -301,7 +314,8 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
     int64_t *counts = nullptr;
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&counts, (size_t)n * sizeof *counts,
                               "aggregation: strong couplings per row"));
-    aggregate_strength_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+    const unsigned int row_grid = kryl_cuda_stream_grid(s, n * STRENGTH_LANES);
+    aggregate_strength_kernel<<<row_grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
         n, row_ptr, col_idx, values, w.diag, theta, counts, nullptr, nullptr);
     cudaError_t launched = cudaGetLastError();
     kryl_status st =
@@ -315,7 +329,7 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.scol, (size_t)(nnz > 0 ? nnz : 1) * sizeof *w.scol,
                               "aggregation: strength graph"));
     /* S's columns */
-    aggregate_strength_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+    aggregate_strength_kernel<<<row_grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
         n, row_ptr, col_idx, values, w.diag, theta, nullptr, w.sptr, w.scol);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_strength_kernel");
     *ptr = w.sptr;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backends/cuda/cuda_csr.cuh"
+#include "backends/cuda/cuda_reduce.cuh"
 
 /* What the checks found, in device memory: the first row (smallest index)
  * of each kind of fault, ULLONG_MAX where none, and the row lengths' sums. */
@@ -52,31 +53,35 @@ __global__ void check_entries_kernel(int64_t n, int64_t ncols, const int64_t *__
     }
 }
 
-/* Sum, sum of squares and maximum of the row lengths. */
-__global__ void row_lengths_kernel(int64_t n, const int64_t *__restrict__ row_ptr, csr_check *check)
+/* Sum, sum of squares and maximum of the row lengths: the block's first,
+ * then one atomic each per block (one per warp contended for the address). */
+__global__ __launch_bounds__(KRYL_CUDA_THREADS) void row_lengths_kernel(
+    int64_t n, const int64_t *__restrict__ row_ptr, csr_check *check)
 {
-    double sum = 0.0, sum2 = 0.0;
+    double v[2] = {0.0, 0.0};
     unsigned long long longest = 0;
     KRYL_CUDA_FOR_EACH(i, n)
     {
-        const int64_t begin = row_ptr[i], end = row_ptr[i + 1];
-        const double len = (double)(end - begin);
-        sum += len;
-        sum2 += len * len;
-        if ((unsigned long long)(end - begin) > longest)
-            longest = (unsigned long long)(end - begin);
+        const unsigned long long len = (unsigned long long)(row_ptr[i + 1] - row_ptr[i]);
+        v[0] += (double)len;
+        v[1] += (double)len * (double)len;
+        longest = len > longest ? len : longest;
     }
-    /* the warp's sums first: one atomic per warp */
+    __shared__ unsigned long long warp_longest[KRYL_CUDA_THREADS / 32];
     for (int offset = 16; offset > 0; offset /= 2) {
-        sum += __shfl_down_sync(0xffffffffu, sum, offset);
-        sum2 += __shfl_down_sync(0xffffffffu, sum2, offset);
         const unsigned long long other = __shfl_down_sync(0xffffffffu, longest, offset);
-        if (other > longest) longest = other;
+        longest = other > longest ? other : longest;
     }
-    if ((threadIdx.x & 31) == 0 && longest > 0) {
-        atomicAdd(&check->sum, sum);
-        atomicAdd(&check->sum2, sum2);
-        atomicMax(&check->max_len, longest);
+    if ((threadIdx.x & 31) == 0) warp_longest[threadIdx.x / 32] = longest;
+    kryl_block_sum<2>(v); /* synchronises the block */
+    if (threadIdx.x == 0) {
+        for (int w = 0; w < KRYL_CUDA_THREADS / 32; w++)
+            longest = warp_longest[w] > longest ? warp_longest[w] : longest;
+        if (longest > 0) {
+            atomicAdd(&check->sum, v[0]);
+            atomicAdd(&check->sum2, v[1]);
+            atomicMax(&check->max_len, longest);
+        }
     }
 }
 
