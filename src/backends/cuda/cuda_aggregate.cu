@@ -10,8 +10,8 @@
  *             of two neighbour maxima, the first over the rows with an
  *             undecided row among them and their neighbours, the second
  *             over the undecided rows alone and deciding them, the
- *             undecided rows counted each round and fetched while the next
- *             round runs;
+ *             undecided rows counted each round and fetched after a batch
+ *             of rounds (those past the last return at once);
  *   roots numbered in row order by a scan, their neighbours joining them;
  *   the rows left joining their best neighbouring aggregate
  *             (amg_aggregate_rules.h), sizes counted by atomic adds.
@@ -112,8 +112,9 @@ __global__ void aggregate_keys_kernel(int64_t n, const int64_t *__restrict__ ptr
 __global__ void aggregate_neighbour_max_kernel(int64_t n, const int64_t *__restrict__ ptr,
                                                const int32_t *__restrict__ col,
                                                const uint64_t *__restrict__ in, uint64_t *out,
-                                               uint8_t *settled)
+                                               uint8_t *settled, const unsigned long long *before)
 {
+    if (*before == 0) return; /* the set is complete: nothing changes */
     KRYL_CUDA_FOR_EACH(i, n)
     {
         if (settled[i]) continue;
@@ -141,11 +142,14 @@ __device__ inline void aggregate_warp_add(unsigned int mine, unsigned long long 
 /* undecided rows, from m2 = the largest m1 over the row and its
  * neighbours (the distance-2 maximum of the keys): in when it is their
  * key, out when it is a member's; *left += the rows still undecided.  A
- * decided row's m2 is not needed: it reads no neighbour. */
+ * decided row's m2 is not needed: it reads no neighbour.  Both passes of a
+ * round return at once where the round before left no row undecided. */
 __global__ __launch_bounds__(KRYL_CUDA_THREADS) void aggregate_decide_kernel(
     int64_t n, const int64_t *__restrict__ ptr, const int32_t *__restrict__ col,
-    const uint64_t *__restrict__ m1, uint64_t *key, unsigned long long *left)
+    const uint64_t *__restrict__ m1, uint64_t *key, const unsigned long long *before,
+    unsigned long long *left)
 {
+    if (*before == 0) return; /* the set is complete: nothing changes */
     unsigned int mine = 0;
     KRYL_CUDA_FOR_EACH(i, n)
     {
@@ -237,16 +241,17 @@ struct aggregate_work {
     int64_t *gptr = nullptr;                      /* G = S + S' when A is not symmetric */
     int32_t *gcol = nullptr;
     uint64_t *key = nullptr;    /* 2n: keys and the neighbours' maxima */
-    uint8_t *settled = nullptr; /* n: rows whose maxima are no longer read */
+    uint8_t *settled = nullptr; /* n: rows whose maxima no longer change */
     int32_t *flag = nullptr;    /* 3n: root flags, their scan, root numbers; then old, sizes */
-    unsigned long long *counts = nullptr; /* 2: two rounds' undecided rows */
+    unsigned long long *counts = nullptr; /* 2: counts fetched by the host */
+    unsigned long long *left = nullptr;   /* MIS2_BATCH + 1: a batch's undecided rows */
     void *temp = nullptr;
     size_t temp_bytes = 0;
     explicit aggregate_work(kryl_cuda_state *state) : s(state) {}
     ~aggregate_work()
     {
         void *blocks[] = {row_ptr, diag, sptr,    scol, pairs,  unique, gptr,
-                          gcol,    key,  settled, flag, counts, temp};
+                          gcol,    key,  settled, flag, counts, left,   temp};
         for (void *b : blocks) kryl_cuda_free(s, b);
     }
     /* temp of at least bytes for a cub call */
@@ -259,16 +264,6 @@ struct aggregate_work {
         KRYL_TRY(kryl_cuda_malloc(s, &temp, bytes, "aggregation: scan workspace"));
         temp_bytes = bytes;
         return KRYL_SUCCESS;
-    }
-};
-
-/* The events of two rounds of a set, destroyed with it. */
-struct round_events {
-    cudaEvent_t done[2] = {nullptr, nullptr};
-    ~round_events()
-    {
-        for (cudaEvent_t e : done)
-            if (e != nullptr) cudaEventDestroy(e);
     }
 };
 
@@ -375,6 +370,12 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
     return KRYL_SUCCESS;
 }
 
+/* Rounds of a set queued between two looks at its undecided rows: a
+ * round after the set is complete returns at once (a launch), while each
+ * look leaves the device idle for the host's turn (the last rounds of a
+ * set, 10-20 us of work each, waited on the host a round at a time). */
+constexpr int MIS2_BATCH = 8;
+
 /* The distance-2 maximal independent set of the rows with neighbours and
  * without an aggregate (aggregate NULL: all), as key states in key. */
 static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const int32_t *col,
@@ -387,39 +388,32 @@ static kryl_status mis2(aggregate_work &w, int64_t n, const int64_t *ptr, const 
     aggregate_keys_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, aggregate, key);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_keys_kernel");
     KRYL_CUDA_CHECK(cudaMemsetAsync(w.settled, 0, (size_t)n, s->stream));
-    /* each round's undecided rows are fetched while the next round runs (one past the
-     * last changes nothing): the device does not wait for the host between rounds */
-    round_events events;
-    for (cudaEvent_t &e : events.done)
-        KRYL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    unsigned long long *seen = static_cast<unsigned long long *>(s->staging);
+    /* left[r] = the rows undecided before round r of a batch (left[0] nonzero) */
+    unsigned long long *left = w.left;
+    KRYL_CUDA_CHECK(cudaMemsetAsync(left, 0xff, sizeof *left, s->stream));
     /* the global maximum of the undecided keys joins each round: n rounds at most */
-    for (int64_t round = 0;; round++) {
-        const int b = (int)(round & 1);
-        unsigned long long *left = w.counts + b;
-        KRYL_CUDA_CHECK(cudaMemsetAsync(left, 0, sizeof *left, s->stream));
-        /* m1_i = max_{j in {i} + N(i)} key_j, where it may still change */
-        aggregate_neighbour_max_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, key,
-                                                                                  m1, w.settled);
-        KRYL_CUDA_CHECK_LAUNCH("aggregate_neighbour_max_kernel");
-        /* undecided i: m2_i = max_{j in {i} + N(i)} m1_j; in if m2_i = key_i, out if m2_i
-         * is in; left = the rest */
-        aggregate_decide_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, ptr, col, m1, key,
-                                                                           left);
-        KRYL_CUDA_CHECK_LAUNCH("aggregate_decide_kernel");
-        KRYL_CUDA_CHECK(
-            cudaMemcpyAsync(seen + b, left, sizeof *seen, cudaMemcpyDeviceToHost, s->stream));
-        KRYL_CUDA_CHECK(cudaEventRecord(events.done[b], s->stream));
-        if (round == 0) continue;
-        /* the round before: none left ends the set */
-        KRYL_CUDA_CHECK(cudaEventSynchronize(events.done[1 - b]));
-        unsigned long long before = 0;
-        memcpy(&before, seen + 1 - b, sizeof before);
-        if (before == 0) return KRYL_SUCCESS;
+    for (int64_t round = 0;; round += MIS2_BATCH) {
+        KRYL_CUDA_CHECK(cudaMemsetAsync(left + 1, 0, MIS2_BATCH * sizeof *left, s->stream));
+        for (int r = 0; r < MIS2_BATCH; r++) {
+            /* m1_i = max_{j in {i} + N(i)} key_j, where it may still change */
+            aggregate_neighbour_max_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+                n, ptr, col, key, m1, w.settled, left + r);
+            KRYL_CUDA_CHECK_LAUNCH("aggregate_neighbour_max_kernel");
+            /* undecided i: m2_i = max_{j in {i} + N(i)} m1_j; in if m2_i = key_i, out if
+             * m2_i is in; left[r + 1] = the rest */
+            aggregate_decide_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+                n, ptr, col, m1, key, left + r, left + r + 1);
+            KRYL_CUDA_CHECK_LAUNCH("aggregate_decide_kernel");
+        }
+        unsigned long long remaining = 0;
+        KRYL_TRY(fetch(s, left + MIS2_BATCH, &remaining));
+        if (remaining == 0) return KRYL_SUCCESS;
         if (round > n)
             return KRYL_ERROR(KRYL_ERR_DEVICE,
                               "cuda aggregation: %llu of %lld rows undecided after %lld rounds",
-                              before, (long long)n, (long long)round);
+                              remaining, (long long)n, (long long)round + MIS2_BATCH);
+        KRYL_CUDA_CHECK(cudaMemcpyAsync(left, left + MIS2_BATCH, sizeof *left,
+                                        cudaMemcpyDeviceToDevice, s->stream));
     }
 }
 
@@ -482,6 +476,8 @@ kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
     KRYL_TRY(
         kryl_cuda_malloc(s, (void **)&w.key, 2 * (size_t)n * sizeof *w.key, "aggregation: keys"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.settled, (size_t)n, "aggregation: settled rows"));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.left, (MIS2_BATCH + 1) * sizeof *w.left,
+                              "aggregation: undecided rows"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.flag, 3 * (size_t)n * sizeof *w.flag,
                               "aggregation: roots"));
     if (w.counts == nullptr)
