@@ -8,7 +8,8 @@
  * l1-Jacobi, on a nonsymmetric matrix and in single and mixed precision,
  * no coarse level but the coarsest has a host copy, and the l1 diagonal,
  * Gershgorin's bound and the float levels made on the device are the
- * host's computation to the bit.  The
+ * host's computation to the bit.  Every smoother on 3-D levels built on
+ * the device, the multicolor ones' colorings sparsified on the host.  The
  * products both by cuSPARSE's SpGEMM and by the backend's hash SpGEMM
  * (KRYL_AMG_SPGEMM), also on awkward shapes and with the six rigid-body
  * modes of elasticity as the near-nullspace.  Skipped without a GPU. */
@@ -207,6 +208,55 @@ static void check_level_zero(kryl_context gpu)
     kryl_matrix_destroy(&A);
 }
 
+/* Every smoother on levels the device built (the parallel coarsening: no
+ * host copies), on 3-D problems whose coarse levels need more than
+ * KRYL_MCOLOR_FEW_COLORS colors, so that the multicolor smoothers'
+ * colorings are sparsified on the host: AMG converges by the true
+ * residual, symmetric under PCG and not under GMRES. */
+static void check_smoothers(kryl_context gpu)
+{
+    const kryl_amg_smoother smoothers[] = {KRYL_AMG_CHEBYSHEV, KRYL_AMG_JACOBI, KRYL_AMG_L1JACOBI,
+                                           KRYL_AMG_MCGS, KRYL_AMG_ILU0};
+    const struct {
+        kryl_generator_kind kind;
+        int64_t n;
+        kryl_method method;
+    } cases[] = {
+        {KRYL_GEN_POISSON3D27, 16, KRYL_METHOD_PCG},
+        {KRYL_GEN_CONVDIFF3D, 20, KRYL_METHOD_GMRES},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        kryl_matrix A = kt_generate(gpu, cases[c].kind, cases[c].n);
+        double *b = kt_rhs(A, 1);
+        for (size_t m = 0; m < sizeof smoothers / sizeof smoothers[0]; m++) {
+            kryl_solver_options o;
+            amg_options(&o, cases[c].method);
+            o.amg.coarsening = KRYL_AMG_PARALLEL;
+            o.amg.smoother = smoothers[m];
+            char label[128];
+            snprintf(label, sizeof label, "%s smoother on %s %lld (cuda, levels built there)",
+                     kryl_amg_smoother_name(smoothers[m]), kryl_generator_name(cases[c].kind),
+                     (long long)cases[c].n);
+            kt_solve r = kt_run(A, &o, b, NULL, NULL);
+            CHECK(r.create == KRYL_SUCCESS, "%s: setup failed: %s", label, kryl_last_error());
+            if (r.create == KRYL_SUCCESS) kt_check_converged(&r, label);
+        }
+        /* the multicolor smoother on single-precision levels (colored from the host's copy) */
+        kryl_solver_options o;
+        amg_options(&o, cases[c].method);
+        o.amg.coarsening = KRYL_AMG_PARALLEL;
+        o.amg.smoother = KRYL_AMG_MCGS;
+        o.precision = KRYL_SINGLE;
+        o.rtol = 1e-5;
+        kt_solve r = kt_run(A, &o, b, NULL, NULL);
+        CHECK(r.create == KRYL_SUCCESS, "mcgs in single precision on %s: setup failed: %s",
+              kryl_generator_name(cases[c].kind), kryl_last_error());
+        if (r.create == KRYL_SUCCESS) kt_check_converged(&r, "mcgs in single precision");
+        free(b);
+        kryl_matrix_destroy(&A);
+    }
+}
+
 int main(void)
 {
     if (!test_cuda_device("test_cuda_amg")) return TEST_SKIP_CODE;
@@ -227,6 +277,7 @@ int main(void)
     check_tentative_against_host(ref, gpu, KRYL_BACKEND_CUDA, "cuda");
     check_setup_sums(ref, gpu);
     check_level_zero(gpu);
+    check_smoothers(gpu);
     kryl_context_destroy(&gpu);
     kryl_context_destroy(&ref);
     check_resetup_on(KRYL_BACKEND_CUDA);

@@ -215,12 +215,15 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
 
 /* The graph's coloring on the backend, then, with many colors, the
  * sparsification rounds on the host. */
-static kryl_status color(kryl_context ctx, const kryl_csr *A, const kryl_mcolor_arrays *on,
+static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arrays *on,
                          kryl_mcolor *mc)
 {
-    KRYL_TRY(kryl_mcolor_backend(ctx, A, on, &mc->c));
+    KRYL_TRY(kryl_mcolor_backend(ctx, &M->host->csr, on, &mc->c));
     mc->ncolors_full = mc->c.ncolors;
     if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) return KRYL_SUCCESS;
+    /* the rounds read the host's copy, which a level built on the device lacks until now */
+    KRYL_TRY(kryl_matrix_need_host(M, "the multicolor sparsification"));
+    const kryl_csr *A = &M->host->csr;
     const int64_t n = A->nrows;
     double *diag = malloc(((size_t)n + 1) * sizeof *diag);
     double *heavy = malloc(((size_t)n + 1) * sizeof *heavy);
@@ -269,8 +272,10 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, kryl_matrix M, const kryl_mcolo
     kryl_diagonal_check found;
     KRYL_TRY(kryl_matrix_check_diagonal(M, kryl_precond_name(pc->kind), NULL, false, &found));
     if (found.first_zero < n) return kryl_mcolor_zero_diagonal(pc, A->row_begin + found.first_zero);
+    /* without A's arrays in backend memory the coloring reads the host's copy */
+    if (on == NULL) KRYL_TRY(kryl_matrix_need_host(M, kryl_precond_name(pc->kind)));
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_COLORING);
-    kryl_status st = color(pc->ctx, A, on, mc);
+    kryl_status st = color(pc->ctx, M, on, mc);
     kryl_setup_leave(pc->ctx, phase);
     if (st != KRYL_SUCCESS) {
         kryl_mcolor_free(mc);
