@@ -567,6 +567,9 @@ int main(void)
     check_nullspace();
     check_elasticity();
     check_resetup_on(KRYL_BACKEND_OMP);
+    kryl_context omp = kt_context(KRYL_BACKEND_OMP);
+    check_smoother_resetup(omp, KRYL_AMG_PARALLEL);
+    kryl_context_destroy(&omp);
     check_refusals();
     return test_summary("test_amg");
 }

@@ -9,7 +9,8 @@
  * no coarse level but the coarsest has a host copy, and the l1 diagonal,
  * Gershgorin's bound and the float levels made on the device are the
  * host's computation to the bit.  Every smoother on 3-D levels built on
- * the device, the multicolor ones' colorings sparsified on the host.  The
+ * the device, the multicolor ones' colorings sparsified on the host, and
+ * those set up again for new values.  The
  * products both by cuSPARSE's SpGEMM and by the backend's hash SpGEMM
  * (KRYL_AMG_SPGEMM), also on awkward shapes and with the six rigid-body
  * modes of elasticity as the near-nullspace.  Skipped without a GPU. */
@@ -278,6 +279,7 @@ int main(void)
     check_setup_sums(ref, gpu);
     check_level_zero(gpu);
     check_smoothers(gpu);
+    check_smoother_resetup(gpu, KRYL_AMG_PARALLEL);
     kryl_context_destroy(&gpu);
     kryl_context_destroy(&ref);
     check_resetup_on(KRYL_BACKEND_CUDA);
