@@ -1,7 +1,7 @@
 /* The AMG aggregation on the device (backend.h, amg_aggregate): the
  * strength graph and the parallel aggregation of src/amg/amg_aggregate.c
  * (Kelley & Rajamanickam, IPDPS 2022), pass for pass as the host's code
- * does them, with a thread per row:
+ * does them, with a thread per row (the strength pass: 8 lanes a row):
  *   strength: a_ii, the strong couplings counted, offsets by a scan, then
  *             written; for a matrix not known symmetric the pairs (i, j)
  *             and (j, i) of S are sorted as 64-bit keys and made unique
