@@ -154,13 +154,10 @@ static kryl_status relax(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl_vec
         KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, x, 1.0, b, L->r, NULL));
         in = L->r;
     }
-    kryl_vector out = zero_start ? x : L->t;
-    /* out = M^-1 in */
-    if (L->dinv)
-        KRYL_TRY(ops->pointwise_mult(ctx, out, L->dinv, in));
-    else
-        KRYL_TRY(L->sweep.apply(&L->sweep, in, out));
-    /* x += out */
+    /* t = D^-1 in;  x += t (x = t from zero): the Chebyshev step of degree one */
+    if (L->dinv) return ops->chebyshev_step(ctx, 1.0, in, L->dinv, 0.0, L->t, x, zero_start);
+    /* x = M^-1 in from zero, else t = M^-1 in;  x += t */
+    KRYL_TRY(L->sweep.apply(&L->sweep, in, zero_start ? x : L->t));
     if (!zero_start) KRYL_TRY(ops->axpby(ctx, 1.0, L->t, 1.0, x));
     return KRYL_SUCCESS;
 }
