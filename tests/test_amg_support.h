@@ -560,33 +560,19 @@ static double *reweighted(kryl_context ctx, kryl_matrix A, kryl_matrix *B)
     return w;
 }
 
-/* kryl_solver_update after new values gives the hierarchy a fresh setup gives. */
-/* New values on the same pattern and the hierarchy set up again
- * (kryl_solver_update) with the multicolor smoothers on 3-D coarse levels,
- * whose colorings are sparsified (on cuda from host copies of levels built
- * on the device): the solve after it converges for the new matrix by the
- * true residual. */
+/* New values on the same pattern (reweighted's) and the hierarchy set up
+ * again (kryl_solver_update) with the multicolor smoothers on 3-D coarse
+ * levels, whose colorings are sparsified (on cuda from host copies of
+ * levels built on the device): the solve after it converges for the new
+ * matrix by the true residual. */
 static void check_smoother_resetup(kryl_context ctx, kryl_amg_coarsening coarsening)
 {
-    kryl_matrix A = kt_generate(ctx, KRYL_GEN_CONVDIFF3D, 20);
-    const int64_t *rp;
-    const int32_t *ci;
-    const double *v;
-    int64_t n = 0, nnz = 0;
-    CHECK_OK(kryl_matrix_size(A, &n, NULL, &nnz));
-    CHECK_OK(kryl_matrix_csr_view(A, &rp, &ci, &v));
-    double *first = malloc((size_t)nnz * sizeof *first),
-           *second = malloc((size_t)nnz * sizeof *second);
-    /* every other row scaled by 1.5: still diagonally dominant, another matrix */
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
-            first[k] = v[k];
-            second[k] = v[k] * (i % 2 ? 1.5 : 1.0);
-        }
-    double *bh = kt_rhs(A, 1), *xh = malloc((size_t)n * sizeof *xh);
     const kryl_amg_smoother smoothers[] = {KRYL_AMG_MCGS, KRYL_AMG_ILU0};
     for (size_t m = 0; m < sizeof smoothers / sizeof smoothers[0]; m++) {
-        CHECK_OK(kryl_matrix_update_values(A, first));
+        kryl_matrix A = kt_generate(ctx, KRYL_GEN_CONVDIFF3D, 20), B = NULL;
+        const int64_t n = kt_rows(A);
+        double *values = reweighted(ctx, A, &B), *bh = kt_rhs(A, 1);
+        double *xh = malloc((size_t)n * sizeof *xh);
         kryl_solver_options o;
         amg_options(&o, KRYL_METHOD_GMRES);
         o.amg.coarsening = coarsening;
@@ -598,7 +584,7 @@ static void check_smoother_resetup(kryl_context ctx, kryl_amg_coarsening coarsen
         CHECK_OK(kryl_vector_create(&x, A, KRYL_DOUBLE));
         if (s != NULL && b != NULL && x != NULL) {
             CHECK_OK(kryl_vector_set(b, bh, n));
-            CHECK_OK(kryl_matrix_update_values(A, second));
+            CHECK_OK(kryl_matrix_update_values(A, values));
             CHECK_OK(kryl_solver_update(s));
             kryl_result r;
             CHECK_OK(kryl_solver_solve(s, b, x, &r));
@@ -612,14 +598,15 @@ static void check_smoother_resetup(kryl_context ctx, kryl_amg_coarsening coarsen
         kryl_vector_destroy(&b);
         kryl_vector_destroy(&x);
         kryl_solver_destroy(&s);
+        free(values);
+        free(bh);
+        free(xh);
+        kryl_matrix_destroy(&B);
+        kryl_matrix_destroy(&A);
     }
-    free(first);
-    free(second);
-    free(bh);
-    free(xh);
-    kryl_matrix_destroy(&A);
 }
 
+/* kryl_solver_update after new values gives the hierarchy a fresh setup gives. */
 static void check_resetup_on(kryl_backend_kind backend)
 {
     kryl_context ctx = kt_context(backend);
