@@ -38,13 +38,9 @@ __global__ void aggregate_diagonal_kernel(int64_t n, const int64_t *__restrict__
     }
 }
 
-/* Lanes a row in the strength pass: a row's entries read together (a
- * thread a row took a 33-entry coarse level several times its bytes). */
-constexpr unsigned int STRENGTH_LANES = 8;
-
 /* count[i] = the strong couplings of row i (fill: their columns at out[ptr[i]..],
- * in A's order); STRENGTH_LANES lanes a row, each chunk's strong entries
- * placed by a ballot of the row's lanes */
+ * in A's order); KRYL_CUDA_ROW_LANES lanes a row, each chunk's strong
+ * entries placed by a ballot of the row's lanes */
 __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__ row_ptr,
                                           const int32_t *__restrict__ col_idx,
                                           const double *__restrict__ values,
@@ -52,14 +48,13 @@ __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__
                                           int64_t *count, const int64_t *__restrict__ ptr,
                                           int32_t *out)
 {
-    const unsigned int lane = threadIdx.x % STRENGTH_LANES;
-    const unsigned int group = (threadIdx.x % 32) / STRENGTH_LANES * STRENGTH_LANES;
-    const unsigned int row_mask = ((1u << STRENGTH_LANES) - 1) << group;
-    const int64_t groups = (int64_t)gridDim.x * blockDim.x / STRENGTH_LANES;
-    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / STRENGTH_LANES; i < n;
-         i += groups) {
+    const unsigned int lane = (unsigned int)kryl_cuda_row_lane();
+    const unsigned int group = (threadIdx.x % 32) / KRYL_CUDA_ROW_LANES * KRYL_CUDA_ROW_LANES;
+    const unsigned int row_mask = ((1u << KRYL_CUDA_ROW_LANES) - 1) << group;
+    KRYL_CUDA_FOR_EACH_ROW(i, n)
+    {
         int64_t at = out ? ptr[i] : 0;
-        for (int64_t k0 = row_ptr[i]; k0 < row_ptr[i + 1]; k0 += STRENGTH_LANES) {
+        for (int64_t k0 = row_ptr[i]; k0 < row_ptr[i + 1]; k0 += KRYL_CUDA_ROW_LANES) {
             const int64_t k = k0 + lane;
             const int32_t j = k < row_ptr[i + 1] ? col_idx[k] : (int32_t)i;
             const bool strong = j != i && amg_strong(values[k], d[i], d[j], theta);
@@ -309,7 +304,7 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
     int64_t *counts = nullptr;
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&counts, (size_t)n * sizeof *counts,
                               "aggregation: strong couplings per row"));
-    const unsigned int row_grid = kryl_cuda_stream_grid(s, n * STRENGTH_LANES);
+    const unsigned int row_grid = kryl_cuda_stream_grid(s, n * KRYL_CUDA_ROW_LANES);
     aggregate_strength_kernel<<<row_grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
         n, row_ptr, col_idx, values, w.diag, theta, counts, nullptr, nullptr);
     cudaError_t launched = cudaGetLastError();

@@ -44,37 +44,26 @@ __global__ void offsets_widen(const int32_t *__restrict__ narrow, int64_t *__res
         wide[i] = narrow[i];
 }
 
-/* Lanes a row where a kernel walks each row's entries: a row's entries
- * read together (a thread a row took a 33-entry coarse level 4x as long
- * as its bytes), few idle on a stencil's 7 (a warp a row: 25 of 32). */
-constexpr int ROW_LANES = 8;
-
 /* Row by row: s_ij = delta_ij - omega a_ij / a_ii;  a row without a
  * nonzero a_ii lowers *zero_row to its index (and its s_ij are 0).
- * ROW_LANES lanes a row, over its entries. */
+ * KRYL_CUDA_ROW_LANES lanes a row, over its entries. */
 __global__ void smoother_matrix(int64_t rows, const int32_t *__restrict__ offsets,
                                 const int32_t *__restrict__ col_idx, const double *__restrict__ a,
                                 double omega, double *__restrict__ s_values,
                                 unsigned long long *__restrict__ zero_row)
 {
-    const int lane = (int)(threadIdx.x % ROW_LANES);
-    const int64_t groups = (int64_t)gridDim.x * blockDim.x / ROW_LANES;
-    const int64_t first = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / ROW_LANES;
-    /* every lane of a warp runs the same trips: the shuffles need them all */
-    const int64_t trips = (rows + groups - 1) / groups;
-    for (int64_t t = 0; t < trips; t++) {
-        const int64_t i = first + t * groups;
-        const bool row = i < rows;
-        const int32_t begin = row ? offsets[i] : 0, end = row ? offsets[i + 1] : 0;
+    const int lane = kryl_cuda_row_lane();
+    KRYL_CUDA_FOR_EACH_ROW(i, rows)
+    {
+        const int32_t begin = offsets[i], end = offsets[i + 1];
         /* a_ii: the one lane that holds it, summed over the group (the others add 0) */
         double diag = 0.0;
-        for (int32_t k = begin + lane; k < end; k += ROW_LANES)
+        for (int32_t k = begin + lane; k < end; k += KRYL_CUDA_ROW_LANES)
             if (col_idx[k] == i) diag = a[k];
-        for (int offset = ROW_LANES / 2; offset > 0; offset /= 2)
-            diag += __shfl_xor_sync(0xffffffffu, diag, offset, ROW_LANES);
-        if (row && lane == 0 && diag == 0.0) atomicMin(zero_row, (unsigned long long)i);
+        diag = group_sum(diag, KRYL_CUDA_ROW_LANES);
+        if (lane == 0 && diag == 0.0) atomicMin(zero_row, (unsigned long long)i);
         const double scale = diag != 0.0 ? omega / diag : 0.0;
-        for (int32_t k = begin + lane; k < end; k += ROW_LANES)
+        for (int32_t k = begin + lane; k < end; k += KRYL_CUDA_ROW_LANES)
             s_values[k] = diag != 0.0 ? (col_idx[k] == i ? 1.0 : 0.0) - scale * a[k] : 0.0;
     }
 }
@@ -101,25 +90,22 @@ __global__ void sort_rows(int64_t rows, const int32_t *__restrict__ offsets,
 }
 
 /* mirror_k = a_ji for A's entry k = a_ij (rows sorted), found by a
- * binary search of row j; *differs = 1 where a_ji is absent.  ROW_LANES
- * lanes a row, over its entries. */
+ * binary search of row j; *differs = 1 where a_ji is absent.
+ * KRYL_CUDA_ROW_LANES lanes a row, over its entries. */
 __global__ void mirror_values(int64_t rows, const int32_t *__restrict__ offsets,
                               const int32_t *__restrict__ col_idx, const double *__restrict__ a,
                               double *__restrict__ mirror, int *__restrict__ differs)
 {
-    const int lane = (int)(threadIdx.x % ROW_LANES);
-    const int64_t groups = (int64_t)gridDim.x * blockDim.x / ROW_LANES;
-    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / ROW_LANES; i < rows;
-         i += groups)
-        for (int32_t k = offsets[i] + lane; k < offsets[i + 1]; k += ROW_LANES) {
-            const int32_t j = col_idx[k];
-            const int64_t at =
-                kryl_cuda_find_sorted(col_idx, offsets[j], offsets[j + 1], (int32_t)i);
-            if (at >= 0)
-                mirror[k] = a[at];
-            else
-                *differs = 1;
-        }
+    const int lane = kryl_cuda_row_lane();
+    KRYL_CUDA_FOR_EACH_ROW(i, rows)
+    for (int32_t k = offsets[i] + lane; k < offsets[i + 1]; k += KRYL_CUDA_ROW_LANES) {
+        const int32_t j = col_idx[k];
+        const int64_t at = kryl_cuda_find_sorted(col_idx, offsets[j], offsets[j + 1], (int32_t)i);
+        if (at >= 0)
+            mirror[k] = a[at];
+        else
+            *differs = 1;
+    }
 }
 
 /* a = (a + b) / 2 entry by entry, unless *differs (a + b == b + a: symmetric to the bit). */
@@ -353,9 +339,9 @@ static kryl_status smoother(kryl_cuda_state *s, const dev_csr *A, double omega, 
     KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&zero_row, sizeof *zero_row, what));
     CUDA_STEP(st, cudaMemcpyAsync(zero_row, &none, sizeof none, cudaMemcpyHostToDevice, s->stream));
     if (st == KRYL_SUCCESS) {
-        smoother_matrix<<<kryl_cuda_stream_grid(s, A->rows * ROW_LANES), KRYL_CUDA_THREADS, 0,
-                          s->stream>>>(A->rows, A->offsets, A->col_idx, A->values, omega, S->values,
-                                       zero_row);
+        smoother_matrix<<<kryl_cuda_stream_grid(s, A->rows * KRYL_CUDA_ROW_LANES),
+                          KRYL_CUDA_THREADS, 0, s->stream>>>(A->rows, A->offsets, A->col_idx,
+                                                             A->values, omega, S->values, zero_row);
         CUDA_STEP(st, cudaGetLastError());
     }
     CUDA_STEP(st,
@@ -396,9 +382,9 @@ static kryl_status symmetrize(kryl_cuda_state *s, dev_csr *Ac)
     if (st == KRYL_SUCCESS) {
         /* mirror_k = a_ji for a_ij;  a_ij = (a_ij + a_ji) / 2 unless a pattern's entry has no
          * mirror */
-        mirror_values<<<kryl_cuda_stream_grid(s, ROW_LANES * Ac->rows), KRYL_CUDA_THREADS, 0,
-                        s->stream>>>(Ac->rows, Ac->offsets, Ac->col_idx, Ac->values, mirror,
-                                     differs);
+        mirror_values<<<kryl_cuda_stream_grid(s, KRYL_CUDA_ROW_LANES * Ac->rows), KRYL_CUDA_THREADS,
+                        0, s->stream>>>(Ac->rows, Ac->offsets, Ac->col_idx, Ac->values, mirror,
+                                        differs);
         average_values<<<kryl_cuda_stream_grid(s, Ac->nnz), KRYL_CUDA_THREADS, 0, s->stream>>>(
             Ac->nnz, Ac->values, mirror, differs);
         CUDA_STEP(st, cudaGetLastError());

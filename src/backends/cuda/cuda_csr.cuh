@@ -104,18 +104,6 @@ template <typename F> static void kryl_cuda_with_offsets(const cuda_csr *m, F f)
 /* ---- the row product of the CSR-vector kernels (cuda_spmv.cu) and of the
  * fused kernels that multiply as they update (cuda_pipecg.cu) ---- */
 
-/* sum of v over the `lanes` consecutive threads of a group (lanes a power of
- * two <= 32, groups aligned in the warp); every lane gets the sum */
-__device__ inline double group_sum(double v, int lanes)
-{
-    if (lanes == 1) return v;
-    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(lanes - 1);
-    const unsigned int mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << first;
-    for (int offset = lanes / 2; offset > 0; offset >>= 1)
-        v += __shfl_xor_sync(mask, v, offset, lanes);
-    return v;
-}
-
 /* A matrix entry read once: with 8 or more lanes a row's entries span whole
  * sectors, so they are loaded evict-first (__ldcs) to leave L2 to x; fewer
  * lanes re-read partly used sectors from L1, so they load normally. */

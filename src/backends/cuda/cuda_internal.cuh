@@ -113,6 +113,32 @@ kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *wher
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
          i += (int64_t)gridDim.x * blockDim.x)
 
+/* Lanes a row where a setup kernel walks each row's entries: a row's entries
+ * read together (a thread a row took a 33-entry coarse level 4x as long as
+ * its bytes), few idle on a stencil's 7 (a warp a row: 25 of 32). */
+constexpr int KRYL_CUDA_ROW_LANES = 8;
+
+/* Grid-stride loop over the rows i in [0, n), KRYL_CUDA_ROW_LANES lanes a
+ * row; a row's lanes run the same trips. */
+#define KRYL_CUDA_FOR_EACH_ROW(i, n)                                                               \
+    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / KRYL_CUDA_ROW_LANES;       \
+         i < (n); i += (int64_t)gridDim.x * blockDim.x / KRYL_CUDA_ROW_LANES)
+
+/* This thread's lane in its row's group of KRYL_CUDA_ROW_LANES. */
+__device__ inline int kryl_cuda_row_lane() { return (int)(threadIdx.x % KRYL_CUDA_ROW_LANES); }
+
+/* sum of v over the `lanes` consecutive threads of a group (lanes a power of
+ * two <= 32, groups aligned in the warp); every lane gets the sum */
+__device__ inline double group_sum(double v, int lanes)
+{
+    if (lanes == 1) return v;
+    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(lanes - 1);
+    const unsigned int mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << first;
+    for (int offset = lanes / 2; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(mask, v, offset, lanes);
+    return v;
+}
+
 /* The first p in [lo, hi) where before(p) is false, before holding on a
  * prefix of the range (a binary search), or hi. */
 template <typename Before>
