@@ -170,16 +170,15 @@ static kryl_status cg_step_two_reductions(kryl_solver s)
     /* alpha = rz/pq;  x += alpha p;  r -= alpha q;  [z = dinv.*r];  rz' = r'z;  rr = r'r */
     KRYL_TRY(ops->cg_update_xr(ctx, rz_of(w, old), pq, w->p, w->q, s->x_work, w->r, dinv,
                                dinv ? z : NULL, rz_of(w, new), rr_of(w, new), s->monitor));
-    KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, new), 2));
-    KRYL_TRY(kryl_reduce_end(ctx));
     if (pc && !dinv) {
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_PRECOND));
-        /* z = M^{-1} r;  rz' = r'z */
+        /* z = M^{-1} r;  rz' = r'z (over ranks summed with rr: one reduction, not two) */
         KRYL_TRY(pc->apply(pc, w->r, z));
+        KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
         KRYL_TRY(ops->dot(ctx, w->r, z, rz_of(w, new)));
-        KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, new), 1));
-        KRYL_TRY(kryl_reduce_end(ctx));
     }
+    KRYL_TRY(kryl_reduce_begin(ctx, rz_of(w, new), 2));
+    KRYL_TRY(kryl_reduce_end(ctx));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_VECTOR));
     /* beta = rz'/rz;  p = z + beta p;  [record ||r||]: a stop comes after a whole step */
     const kryl_scalar record = fused_record ? rr_of(w, new) : (kryl_scalar){NULL};
