@@ -158,8 +158,40 @@ static void check_split_columns(test_shape shape, int64_t m, int64_t n)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) kryl_csr_free(all[i]);
 }
 
-/* A square matrix's symmetric part (A + A')/2 by kryl_csr_average is
- * symmetric to the bit where the patterns agree; a pattern is its own. */
+/* Rows [lo, hi) of M as a matrix of its rows (a view: M's arrays). */
+static kryl_csr row_block(const kryl_csr *M, int64_t lo, int64_t hi)
+{
+    kryl_csr B = *M;
+    B.row_ptr += lo;
+    B.nrows = hi - lo;
+    B.row_begin = lo;
+    return B;
+}
+
+/* The entries of rows [lo, hi) of T outside the columns [lo, hi): for T =
+ * S', the mirrors of those rows of S that other rows hold. */
+static void far_mirrors(const kryl_csr *T, int64_t lo, int64_t hi, kryl_csr *F)
+{
+    int64_t count = 0;
+    for (int64_t k = T->row_ptr[lo]; k < T->row_ptr[hi]; k++)
+        count += T->col_idx[k] < lo || T->col_idx[k] >= hi;
+    CHECK_OK(kryl_csr_alloc(F, hi - lo, T->ncols, count > 0 ? count : 1));
+    int64_t at = 0;
+    F->row_ptr[0] = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        for (int64_t k = T->row_ptr[i]; k < T->row_ptr[i + 1]; k++)
+            if (T->col_idx[k] < lo || T->col_idx[k] >= hi) {
+                F->col_idx[at] = T->col_idx[k];
+                F->values[at++] = T->values[k];
+            }
+        F->row_ptr[i - lo + 1] = at;
+    }
+}
+
+/* A square matrix's symmetric part (A + A')/2 by kryl_csr_mirror_values and
+ * kryl_csr_average is symmetric to the bit; its mirrors are the transpose's
+ * values (of the same pattern), also with the rows split in two blocks
+ * whose other mirrors come from outside (as over two ranks). */
 static void check_average(test_shape shape, int64_t n)
 {
     kryl_csr A, T, S, St, Sback;
@@ -170,12 +202,33 @@ static void check_average(test_shape shape, int64_t n)
     CHECK_OK(kryl_csr_transpose(&S, &St));
     CHECK(kryl_csr_same_pattern(&S, &St), "%s %lld: A + A' and its transpose differ in pattern",
           test_shape_name(shape), (long long)n);
-    kryl_csr_average(&S, &St, 3);
+    const int64_t nnz = kryl_csr_nnz(&S);
+    double *mirror = calloc((size_t)nnz + 1, sizeof *mirror);
+    CHECK(kryl_csr_mirror_values(&S, NULL, mirror, 3) == 0, "%s %lld: A + A' has mirrors absent",
+          test_shape_name(shape), (long long)n);
+    CHECK(memcmp(mirror, St.values, (size_t)nnz * sizeof *mirror) == 0,
+          "%s %lld: the mirrors are not the transpose's values", test_shape_name(shape),
+          (long long)n);
+    /* two blocks of rows, each with its far mirrors */
+    const int64_t half = n / 2, bounds[3] = {0, half, n};
+    for (int b = 0; b < 2; b++) {
+        kryl_csr block = row_block(&S, bounds[b], bounds[b + 1]), far;
+        far_mirrors(&St, bounds[b], bounds[b + 1], &far);
+        double *split = calloc((size_t)nnz + 1, sizeof *split);
+        CHECK(kryl_csr_mirror_values(&block, &far, split, 2) == 0,
+              "%s %lld: block %d has mirrors absent", test_shape_name(shape), (long long)n, b);
+        const int64_t first = S.row_ptr[bounds[b]], last = S.row_ptr[bounds[b + 1]];
+        CHECK(memcmp(split + first, St.values + first, (size_t)(last - first) * sizeof *split) == 0,
+              "%s %lld: block %d's mirrors are not the transpose's values", test_shape_name(shape),
+              (long long)n, b);
+        free(split);
+        kryl_csr_free(&far);
+    }
+    kryl_csr_average(&S, mirror, 3);
     CHECK_OK(kryl_csr_transpose(&S, &Sback));
-    CHECK(csr_equal(&S, &Sback), "%s %lld: the average with the transpose is not symmetric",
+    CHECK(csr_equal(&S, &Sback), "%s %lld: the average with the mirrors is not symmetric",
           test_shape_name(shape), (long long)n);
-    CHECK(kryl_csr_same_pattern(&A, &A), "%s %lld: a pattern differs from itself",
-          test_shape_name(shape), (long long)n);
+    free(mirror);
     kryl_csr *all[] = {&A, &T, &S, &St, &Sback};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) kryl_csr_free(all[k]);
 }
@@ -201,16 +254,21 @@ int main(void)
     test_random_csr(&A, TEST_SHAPE_RANDOM, 5, 4, 1);
     test_random_csr(&B, TEST_SHAPE_RANDOM, 5, 4, 2);
     CHECK_STATUS(kryl_csr_multiply(&A, &B, &C, 1), KRYL_ERR_DIMENSION_MISMATCH);
-    /* an upper triangle's pattern is not its transpose's */
-    kryl_csr U, Ut;
+    /* an upper triangle's pattern is not its transpose's: its entry above
+     * the diagonal has no mirror */
+    kryl_csr U;
     CHECK_OK(kryl_csr_alloc(&U, 2, 2, 3));
     const int64_t uptr[3] = {0, 2, 3};
     const int32_t ucol[3] = {0, 1, 1};
     memcpy(U.row_ptr, uptr, sizeof uptr);
     memcpy(U.col_idx, ucol, sizeof ucol);
     for (int k = 0; k < 3; k++) U.values[k] = 1.0 + k;
+    kryl_csr Ut;
     CHECK_OK(kryl_csr_transpose(&U, &Ut));
     CHECK(!kryl_csr_same_pattern(&U, &Ut), "an upper triangle has its transpose's pattern");
+    double umirror[3];
+    CHECK(kryl_csr_mirror_values(&U, NULL, umirror, 1) == 1,
+          "an upper triangle's mirrors: one absent expected");
     kryl_csr_free(&U);
     kryl_csr_free(&Ut);
     kryl_csr_free(&B);

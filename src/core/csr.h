@@ -120,10 +120,19 @@ kryl_status kryl_csr_split_columns(const kryl_csr *A, int64_t lo, int64_t hi, in
 /* Whether A and B have the same rows and pattern (not values). */
 bool kryl_csr_same_pattern(const kryl_csr *A, const kryl_csr *B);
 
-/* A = (A + B) / 2 entry by entry, B of A's pattern (kryl_csr_same_pattern),
- * on `threads` host threads: with B = A' the result is symmetric to the last
- * bit (a + b == b + a). */
-void kryl_csr_average(kryl_csr *A, const kryl_csr *B, int threads);
+/* a_k = (a_k + b_k) / 2 for each entry k of A, on `threads` host threads:
+ * with b the values of A' (of A's pattern) or the mirrors of
+ * kryl_csr_mirror_values the result is symmetric to the last bit (a + b ==
+ * b + a). */
+void kryl_csr_average(kryl_csr *A, const double *b, int threads);
+
+/* mirror[k] = a_ji for each entry k = a_ij of the rows [lo, lo + nrows) of
+ * a matrix (lo = A->row_begin; columns global, rows sorted), on `threads`
+ * host threads: from A's own row j where it holds it, else from far's row
+ * i (A's rows' mirrors held elsewhere, columns global, rows sorted; NULL
+ * where A holds every row).  Returns the entries with no a_ji (their
+ * mirror[k] 0): none where the pattern is symmetric. */
+int64_t kryl_csr_mirror_values(const kryl_csr *A, const kryl_csr *far, double *mirror, int threads);
 
 /* C = A + B of the same shape, rows sorted (a column in both summed
  * a_ij + b_ij), on `threads` host threads; C takes A's row_begin and

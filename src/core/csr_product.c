@@ -111,11 +111,29 @@ bool kryl_csr_same_pattern(const kryl_csr *A, const kryl_csr *B)
            (nnz == 0 || memcmp(A->col_idx, B->col_idx, (size_t)nnz * sizeof *A->col_idx) == 0);
 }
 
-void kryl_csr_average(kryl_csr *A, const kryl_csr *B, int threads)
+void kryl_csr_average(kryl_csr *A, const double *b, int threads)
 {
     KRYL_HOST_PARALLEL_STATIC(threads)
-    for (int64_t k = 0; k < kryl_csr_nnz(A); k++)
-        A->values[k] = 0.5 * (A->values[k] + B->values[k]);
+    for (int64_t k = 0; k < kryl_csr_nnz(A); k++) A->values[k] = 0.5 * (A->values[k] + b[k]);
+}
+
+int64_t kryl_csr_mirror_values(const kryl_csr *A, const kryl_csr *far, double *mirror, int threads)
+{
+    const int64_t lo = A->row_begin, hi = lo + A->nrows;
+    int64_t absent = 0;
+    KRYL_HOST_PARALLEL_REDUCE(threads, +, absent)
+    for (int64_t i = 0; i < A->nrows; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            const int64_t j = A->col_idx[k];
+            /* a_ji: in A's row j - lo where A holds row j, else in far's row i */
+            const kryl_csr *M = j >= lo && j < hi ? A : far;
+            const int64_t at = M == A      ? kryl_csr_find(A, j - lo, lo + i)
+                               : M != NULL ? kryl_csr_find(far, i, j)
+                                           : -1;
+            mirror[k] = at >= 0 ? M->values[at] : 0.0;
+            absent += at < 0;
+        }
+    return absent;
 }
 
 /* Row i of A + B (rows sorted) into C's slots from `out`, or only counted

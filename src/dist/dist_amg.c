@@ -252,18 +252,38 @@ static kryl_status sum_shares(kryl_context ctx, kryl_csr *S, const int32_t *rmap
     return st;
 }
 
-/* Ac = (Ac + Ac') / 2 where Ac' has Ac's pattern on every rank (a + b ==
- * b + a: symmetric to the last bit; *done), else Ac as it is. */
+/* Ac = (Ac + Ac') / 2 where Ac's pattern is symmetric over the ranks (a + b
+ * == b + a: symmetric to the last bit; *done), else Ac as it is.  Without a
+ * transpose: an entry's mirror is in the rank's own rows, or, where another
+ * rank owns its column, sent by that rank (its entries in this rank's
+ * columns, transposed). */
 static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac, bool *done)
 {
-    kryl_csr T = {0};
-    KRYL_TRY(kryl_dist_csr_transpose(ctx, Ac, Ac->row_begin, Ac->row_begin + Ac->nrows, &T));
-    int same = kryl_csr_same_pattern(Ac, &T);
-    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, ctx->dist->comm);
-    if (same) kryl_csr_average(Ac, &T, kryl_host_threads(ctx));
-    *done = same;
-    kryl_csr_free(&T);
-    return KRYL_SUCCESS;
+    int threads = kryl_host_threads(ctx);
+    const int64_t lo = Ac->row_begin, hi = lo + Ac->nrows, nnz = kryl_csr_nnz(Ac);
+    kryl_csr own = {0}, far = {0};
+    kryl_coo out;
+    *done = false;
+    kryl_status st = split_columns(Ac, lo, hi, threads, &own, &out);
+    kryl_csr_free(&own);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) st = route_rows(ctx, &out, lo, hi, &far);
+    kryl_coo_free(&out);
+    double *mirror =
+        st == KRYL_SUCCESS ? malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *mirror) : NULL;
+    if (st == KRYL_SUCCESS && mirror == NULL)
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld mirrored entries",
+                        (long long)nnz);
+    st = kryl_dist_agree(ctx, st);
+    if (st == KRYL_SUCCESS) {
+        int64_t absent = kryl_csr_mirror_values(Ac, &far, mirror, threads);
+        MPI_Allreduce(MPI_IN_PLACE, &absent, 1, MPI_INT64_T, MPI_SUM, ctx->dist->comm);
+        if (absent == 0) kryl_csr_average(Ac, mirror, threads);
+        *done = absent == 0;
+    }
+    free(mirror);
+    kryl_csr_free(&far);
+    return st;
 }
 
 /* The pieces of one rank's products, freed together. */
