@@ -467,6 +467,14 @@ static void check_product_shapes(kryl_context ref, kryl_context ctx, kryl_backen
     compare_products(ctx, &M->host->csr, &T, 0.6, true, NULL, NULL, label);
     kryl_csr_free(&T);
     kryl_matrix_destroy(&M);
+    /* symmetric (A_c made so on the backend), R (A P)'s rows in several of
+     * the product's bins; aggregates of two vectors, every eleventh row in none */
+    M = kt_generate(ctx, KRYL_GEN_POISSON3D7, 14);
+    block_tentative_of(M->host->csr.nrows, 4, 2, true, &T);
+    snprintf(label, sizeof label, "%s, 7-point 14^3, symmetric, two vectors", name);
+    compare_products(ctx, &M->host->csr, &T, 0.6, true, NULL, NULL, label);
+    kryl_csr_free(&T);
+    kryl_matrix_destroy(&M);
     /* full rows: aggregates of three rows (rows of 834 entries), two (1250), one (2500) */
     kryl_csr W;
     arrowhead_of(2500, &W);
