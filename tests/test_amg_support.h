@@ -420,6 +420,19 @@ static void arrowhead_of(int64_t n, kryl_csr *A)
     }
 }
 
+/* compare_products on a generated grid (symmetric: A_c made so on the
+ * backend), T of aggregates of `size` rows and `width` columns. */
+static void compare_symmetric_products(kryl_context ctx, kryl_generator_kind kind, int64_t n,
+                                       int64_t size, int width, bool gaps, const char *label)
+{
+    kryl_matrix M = kt_generate(ctx, kind, n);
+    kryl_csr T;
+    block_tentative_of(M->host->csr.nrows, size, width, gaps, &T);
+    compare_products(ctx, &M->host->csr, &T, 0.6, true, NULL, NULL, label);
+    kryl_csr_free(&T);
+    kryl_matrix_destroy(&M);
+}
+
 /* A backend's amg_products against the host's on awkward shapes: one
  * aggregate; rows of A and T without entries; six columns per aggregate
  * (the rigid-body modes' width); few coarse columns under rows of many
@@ -461,20 +474,12 @@ static void check_product_shapes(kryl_context ref, kryl_context ctx, kryl_backen
     kryl_csr_free(&T);
     kryl_matrix_destroy(&M);
     /* 216 coarse columns, R (A P)'s rows thousands of products (a coarse level's, by dense rows) */
-    M = kt_generate(ctx, KRYL_GEN_POISSON3D27, 12);
-    block_tentative_of(M->host->csr.nrows, 8, 1, false, &T);
     snprintf(label, sizeof label, "%s, 27-point 12^3, aggregates of eight rows", name);
-    compare_products(ctx, &M->host->csr, &T, 0.6, true, NULL, NULL, label);
-    kryl_csr_free(&T);
-    kryl_matrix_destroy(&M);
-    /* symmetric (A_c made so on the backend), R (A P)'s rows in several of
-     * the product's bins; aggregates of two vectors, every eleventh row in none */
-    M = kt_generate(ctx, KRYL_GEN_POISSON3D7, 14);
-    block_tentative_of(M->host->csr.nrows, 4, 2, true, &T);
-    snprintf(label, sizeof label, "%s, 7-point 14^3, symmetric, two vectors", name);
-    compare_products(ctx, &M->host->csr, &T, 0.6, true, NULL, NULL, label);
-    kryl_csr_free(&T);
-    kryl_matrix_destroy(&M);
+    compare_symmetric_products(ctx, KRYL_GEN_POISSON3D27, 12, 8, 1, false, label);
+    /* R (A P)'s rows in several of the product's bins; aggregates of two
+     * vectors, every eleventh row in none */
+    snprintf(label, sizeof label, "%s, 7-point 14^3, two vectors", name);
+    compare_symmetric_products(ctx, KRYL_GEN_POISSON3D7, 14, 4, 2, true, label);
     /* full rows: aggregates of three rows (rows of 834 entries), two (1250), one (2500) */
     kryl_csr W;
     arrowhead_of(2500, &W);
