@@ -1,8 +1,8 @@
 /* --method auto: its choice on symmetric and nonsymmetric matrices, each
  * fallback (a preconditioner that refuses A, a solve that does not
  * converge, zero diagonal entries), a preconditioner given by the caller,
- * and what kryl_solver_choice reports; every solve checked by its true
- * residual. */
+ * the trial of AMG for a large nonsymmetric matrix on a device, and what
+ * kryl_solver_choice reports; every solve checked by its true residual. */
 #include "test_krylov_support.h"
 
 /* Solve by auto; the choice must be (method, precond) and its explanation hold `words`. */
@@ -130,6 +130,21 @@ int main(void)
               why ? why : "(null)");
         kryl_solver_destroy(&s);
         /* a rectangular matrix is refused by name */
+        kryl_matrix_destroy(&A);
+        kryl_context_destroy(&ctx);
+    }
+    /* on a device, a nonsymmetric matrix of 65536 rows or more with a positive
+     * diagonal: a trial of gmres + amg first (below: gmres + ilu0 on the host) */
+    if (kryl_backend_available(KRYL_BACKEND_CUDA) && test_cuda_device("test_solver_auto (cuda)")) {
+        kryl_context ctx = kt_context(KRYL_BACKEND_CUDA);
+        kryl_matrix A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 260);
+        check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_GMRES, KRYL_PRECOND_AMG,
+                   "nonsymmetric|amg first on a device (at most 500 iterations)|gmres + amg",
+                   "convdiff2d 260^2 on cuda");
+        kryl_matrix_destroy(&A);
+        A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 20);
+        check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0,
+                   "nonsymmetric|gmres + ilu0", "convdiff2d 20^2 on cuda");
         kryl_matrix_destroy(&A);
         kryl_context_destroy(&ctx);
     }

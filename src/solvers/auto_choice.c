@@ -2,7 +2,9 @@
  * fallbacks.  A symmetric matrix (up to options.symmetry_tol) with a
  * positive diagonal gets PCG with AMG where its setup pays (in one process,
  * on a device or from AMG_FIRST_ROWS rows), then with IC(0), MIC(0), Jacobi; any
- * other matrix, or one on which PCG fails, GMRES with ILU(0), then
+ * other matrix, or one on which PCG fails, GMRES with ILU(0) (a nonsymmetric
+ * one with a positive diagonal on a device from AMG_TRIAL_ROWS rows after a
+ * trial of GMRES with AMG of at most AMG_TRIAL_ITERATIONS), then
  * BiCGSTAB with ILU(0), then GMRES with ILUT, then with ILUTP (column
  * pivoting), then with Jacobi, then with none.  Where A has
  * zero diagonal entries the factorizations first permute its rows by a
@@ -32,11 +34,21 @@
  * 250 000 rows.  On a device it always leads: with IC(0)'s triangular
  * solves the answer took 1.8 to 580 times AMG's time on 12 of 13 matrices. */
 #define AMG_FIRST_ROWS 500000
+/* A nonsymmetric matrix with a positive diagonal on a device, from this many
+ * rows (where AMG's smoother there is Chebyshev, set up on the device), is
+ * first tried by GMRES with AMG for at most AMG_TRIAL_ITERATIONS: on an
+ * H200 convection-diffusion 1000^2 took 0.12 s against GMRES + ILU(0)'s
+ * 3.1 s, 300^2 0.06 s against 0.14 s, 100^3 0.08 s against 0.10 s
+ * (docs/BENCHMARKS.md); the cap bounds what a matrix AMG does not suit
+ * costs before ILU(0). */
+#define AMG_TRIAL_ROWS       65536
+#define AMG_TRIAL_ITERATIONS 500
 
 typedef struct candidate {
     kryl_method method;
     kryl_precond_kind precond;
-    bool match; /* factor the row-matched matrix */
+    bool match;   /* factor the row-matched matrix */
+    int64_t most; /* iterations this attempt may take at most (0: its share) */
 } candidate;
 
 struct kryl_auto {
@@ -67,7 +79,7 @@ static void explain(kryl_solver s, const char *fmt, ...)
 
 static void add(struct kryl_auto *a, kryl_method method, kryl_precond_kind precond, bool match)
 {
-    if (a->count < CANDIDATES_MAX) a->list[a->count++] = (candidate){method, precond, match};
+    if (a->count < CANDIDATES_MAX) a->list[a->count++] = (candidate){method, precond, match, 0};
 }
 
 /* Whether every diagonal entry is positive, and whether one is zero or
@@ -104,12 +116,12 @@ static kryl_status choose(kryl_solver s, kryl_matrix A)
         explain(s, "nonsymmetric (max |a_ij - a_ji| = %.2g max |a_ij|)", asym);
     explain(s, zero ? ", zero diagonal entries" : positive ? ", positive diagonal" : "");
     const kryl_precond_kind given = a->options.precond;
+    const bool device = A->ctx->ops->device_memory;
+    const int64_t rows = A->host->csr.nrows_global;
+    int ranks = 1;
+    KRYL_TRY(kryl_context_rank(A->ctx, NULL, &ranks));
     if (symmetric && positive) {
         explain(s, ": pcg");
-        const bool device = A->ctx->ops->device_memory;
-        const int64_t rows = A->host->csr.nrows_global;
-        int ranks = 1;
-        KRYL_TRY(kryl_context_rank(A->ctx, NULL, &ranks));
         if (given != KRYL_PRECOND_NONE) {
             add(a, KRYL_METHOD_PCG, given, false);
         } else {
@@ -130,6 +142,12 @@ static kryl_status choose(kryl_solver s, kryl_matrix A)
     if (given != KRYL_PRECOND_NONE) {
         add(a, KRYL_METHOD_GMRES, given, false);
         return KRYL_SUCCESS;
+    }
+    /* over ranks AMG's setup runs on the host's rows: no trial */
+    if (!symmetric && positive && device && ranks == 1 && rows >= AMG_TRIAL_ROWS) {
+        explain(s, ", amg first on a device (at most %d iterations)", AMG_TRIAL_ITERATIONS);
+        add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_AMG, false);
+        a->list[a->count - 1].most = AMG_TRIAL_ITERATIONS;
     }
     add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, zero);
     add(a, KRYL_METHOD_BICGSTAB, KRYL_PRECOND_ILU0, zero);
@@ -264,7 +282,9 @@ kryl_status kryl_auto_solve(kryl_solver s, kryl_vector b, kryl_vector x, kryl_re
         /* all attempts share max_iterations: one that is not the last may take
          * half of what is left */
         const int64_t left = budget - iterations;
-        a->solver->options.max_iterations = a->next < a->count ? (left + 1) / 2 : left;
+        int64_t share = a->next < a->count ? (left + 1) / 2 : left;
+        if (a->chosen.most > 0 && a->chosen.most < share) share = a->chosen.most;
+        a->solver->options.max_iterations = share;
         if (attempts > 0) st = copy_vector(s, x, x0);
         if (st == KRYL_SUCCESS) st = kryl_solver_solve(a->solver, b, x, &r);
         if (st != KRYL_SUCCESS) break;
