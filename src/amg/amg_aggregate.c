@@ -3,7 +3,8 @@
  *
  * Greedy (Vanek, Mandel & Brezina 1996, "standard aggregation"): in row
  * order, a row whose strong neighbours are all free forms an aggregate
- * with them; then every other row joins a neighbour's aggregate.  Its
+ * with them; then every other row joins the neighbouring aggregate that
+ * holds most of its neighbours.  Its
  * roots are a distance-2 independent set packed as densely as row order
  * allows, so the aggregates are about a stencil's size: on 5-point 500^2
  * it gives 41750 / 4704 / 532 rows on levels 1-3 (pyamg's numbers) and 8
@@ -91,6 +92,23 @@ static void mis2(const amg_graph *G, const int32_t *aggregate, int threads, uint
     }
 }
 
+/* The aggregate of pass 1 (first[]) that holds most of row i's neighbours,
+ * the first such in column order on a tie; -1 where none does. */
+static int32_t joined_aggregate(const amg_graph *G, const int32_t *first, int64_t i)
+{
+    int32_t best = -1;
+    int64_t best_count = 0;
+    for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1]; k++) {
+        const int32_t a = first[G->col_idx[k]];
+        if (a < 0 || a == best) continue;
+        int64_t in_a = 0;
+        for (int64_t m = G->row_ptr[i]; m < G->row_ptr[i + 1]; m++)
+            in_a += first[G->col_idx[m]] == a;
+        if (in_a > best_count) best = a, best_count = in_a;
+    }
+    return best;
+}
+
 kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t *count)
 {
     int64_t n = G->n, next = 0;
@@ -107,13 +125,15 @@ kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t
             aggregate[G->col_idx[k]] = (int32_t)next;
         next++;
     }
-    /* pass 2: the others join a neighbour's aggregate of pass 1 */
+    /* pass 2: the others join the neighbouring aggregate of pass 1 that holds
+     * most of their neighbours (rather than the first met: 7-point 100^3 8
+     * PCG iterations against 9, 256^3 over 4 ranks 9 against 10;
+     * docs/BENCHMARKS.md) */
     int32_t *first = malloc(((size_t)n + 1) * sizeof *first);
     if (first == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
     for (int64_t i = 0; i < n; i++) first[i] = aggregate[i];
     for (int64_t i = 0; i < n; i++)
-        for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1] && aggregate[i] < 0; k++)
-            aggregate[i] = first[G->col_idx[k]];
+        if (aggregate[i] < 0) aggregate[i] = joined_aggregate(G, first, i);
     free(first);
     /* pass 3 (none on a connected graph after pass 2): left-over rows with their free neighbours */
     for (int64_t i = 0; i < n; i++) {
