@@ -54,6 +54,16 @@ static void check_auto(kryl_matrix A, kryl_precond_kind given, int64_t maxit, kr
     free(b);
 }
 
+/* check_auto on a generated matrix of size n, 1000 iterations at most. */
+static void check_generated(kryl_context ctx, kryl_generator_kind kind, int64_t n,
+                            kryl_precond_kind given, kryl_method method, kryl_precond_kind precond,
+                            const char *words, const char *what)
+{
+    kryl_matrix A = kt_generate(ctx, kind, n);
+    check_auto(A, given, 1000, method, precond, words, what);
+    kryl_matrix_destroy(&A);
+}
+
 /* tridiag(-1, d, -1) of order n, and with rows shifted cyclically by `shift`. */
 static kryl_matrix tridiagonal(kryl_context ctx, int64_t n, double d, double up, int64_t shift)
 {
@@ -78,28 +88,21 @@ int main(void)
         kryl_context ctx = kt_context(backends[k]);
         kryl_matrix A;
         /* symmetric up to rounding, positive diagonal: pcg + ic0 */
-        A = kt_generate(ctx, KRYL_GEN_FEM_P1_2D, 20);
-        check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_PCG, KRYL_PRECOND_IC0,
-                   "symmetric up to|positive diagonal|pcg + ic0", "fem-p1-2d");
-        kryl_matrix_destroy(&A);
+        check_generated(ctx, KRYL_GEN_FEM_P1_2D, 20, KRYL_PRECOND_NONE, KRYL_METHOD_PCG,
+                        KRYL_PRECOND_IC0, "symmetric up to|positive diagonal|pcg + ic0",
+                        "fem-p1-2d");
         /* from 500 000 rows on the host (once, on omp): pcg + amg */
         if (backends[k] == KRYL_BACKEND_OMP) {
-            A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 710);
-            check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_PCG, KRYL_PRECOND_AMG,
-                       "positive diagonal: pcg, amg first from 500000 rows|pcg + amg",
-                       "poisson2d 710^2");
-            kryl_matrix_destroy(&A);
+            check_generated(
+                ctx, KRYL_GEN_POISSON2D5, 710, KRYL_PRECOND_NONE, KRYL_METHOD_PCG, KRYL_PRECOND_AMG,
+                "positive diagonal: pcg, amg first from 500000 rows|pcg + amg", "poisson2d 710^2");
         }
         /* the caller's preconditioner is kept */
-        A = kt_generate(ctx, KRYL_GEN_FEM_P1_3D, 8);
-        check_auto(A, KRYL_PRECOND_JACOBI, 1000, KRYL_METHOD_PCG, KRYL_PRECOND_JACOBI,
-                   "pcg + jacobi", "fem-p1-3d, jacobi given");
-        kryl_matrix_destroy(&A);
+        check_generated(ctx, KRYL_GEN_FEM_P1_3D, 8, KRYL_PRECOND_JACOBI, KRYL_METHOD_PCG,
+                        KRYL_PRECOND_JACOBI, "pcg + jacobi", "fem-p1-3d, jacobi given");
         /* nonsymmetric: gmres + ilu0 */
-        A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 20);
-        check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0,
-                   "nonsymmetric|gmres + ilu0", "convdiff2d");
-        kryl_matrix_destroy(&A);
+        check_generated(ctx, KRYL_GEN_CONVDIFF2D, 20, KRYL_PRECOND_NONE, KRYL_METHOD_GMRES,
+                        KRYL_PRECOND_ILU0, "nonsymmetric|gmres + ilu0", "convdiff2d");
         /* symmetric, positive diagonal, indefinite: ic0 refuses (zero pivot), pcg + mic0
          * does not converge, ilu0 and ilut meet the zero pivot, ilutp pivots */
         A = tridiagonal(ctx, 40, 1.0, -1.0, 0);
@@ -137,15 +140,12 @@ int main(void)
      * diagonal: a trial of gmres + amg first (below: gmres + ilu0 on the host) */
     if (kryl_backend_available(KRYL_BACKEND_CUDA) && test_cuda_device("test_solver_auto (cuda)")) {
         kryl_context ctx = kt_context(KRYL_BACKEND_CUDA);
-        kryl_matrix A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 260);
-        check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_GMRES, KRYL_PRECOND_AMG,
-                   "nonsymmetric|amg first on a device (at most 500 iterations)|gmres + amg",
-                   "convdiff2d 260^2 on cuda");
-        kryl_matrix_destroy(&A);
-        A = kt_generate(ctx, KRYL_GEN_CONVDIFF2D, 20);
-        check_auto(A, KRYL_PRECOND_NONE, 1000, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0,
-                   "nonsymmetric|gmres + ilu0", "convdiff2d 20^2 on cuda");
-        kryl_matrix_destroy(&A);
+        check_generated(ctx, KRYL_GEN_CONVDIFF2D, 260, KRYL_PRECOND_NONE, KRYL_METHOD_GMRES,
+                        KRYL_PRECOND_AMG,
+                        "nonsymmetric|amg first on a device (at most 500 iterations)|gmres + amg",
+                        "convdiff2d 260^2 on cuda");
+        check_generated(ctx, KRYL_GEN_CONVDIFF2D, 20, KRYL_PRECOND_NONE, KRYL_METHOD_GMRES,
+                        KRYL_PRECOND_ILU0, "nonsymmetric|gmres + ilu0", "convdiff2d 20^2 on cuda");
         kryl_context_destroy(&ctx);
     }
     kryl_method m;

@@ -77,9 +77,13 @@ static void explain(kryl_solver s, const char *fmt, ...)
     kryl_log(s->ctx, KRYL_LOG_INFO, "kryl: auto: %s", line[0] == ';' ? line + 2 : line);
 }
 
-static void add(struct kryl_auto *a, kryl_method method, kryl_precond_kind precond, bool match)
+/* Append a candidate; its slot, or NULL where the list is full. */
+static candidate *add(struct kryl_auto *a, kryl_method method, kryl_precond_kind precond,
+                      bool match)
 {
-    if (a->count < CANDIDATES_MAX) a->list[a->count++] = (candidate){method, precond, match, 0};
+    if (a->count >= CANDIDATES_MAX) return NULL;
+    a->list[a->count] = (candidate){method, precond, match, 0};
+    return &a->list[a->count++];
 }
 
 /* Whether every diagonal entry is positive, and whether one is zero or
@@ -146,8 +150,8 @@ static kryl_status choose(kryl_solver s, kryl_matrix A)
     /* over ranks AMG's setup runs on the host's rows: no trial */
     if (!symmetric && positive && device && ranks == 1 && rows >= AMG_TRIAL_ROWS) {
         explain(s, ", amg first on a device (at most %d iterations)", AMG_TRIAL_ITERATIONS);
-        add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_AMG, false);
-        a->list[a->count - 1].most = AMG_TRIAL_ITERATIONS;
+        candidate *trial = add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_AMG, false);
+        if (trial) trial->most = AMG_TRIAL_ITERATIONS;
     }
     add(a, KRYL_METHOD_GMRES, KRYL_PRECOND_ILU0, zero);
     add(a, KRYL_METHOD_BICGSTAB, KRYL_PRECOND_ILU0, zero);
