@@ -172,7 +172,7 @@ static const apply_case apply_cases[] = {
 static void reference_coloring(kryl_matrix A, kryl_precond_kind kind, kryl_mcolor *mc)
 {
     kryl_precond p = {.kind = kind, .ctx = A->ctx};
-    CHECK_OK(kryl_mcolor_create(&p, A, NULL, mc));
+    CHECK_OK(kryl_mcolor_create(&p, A, NULL, KRYL_MCOLOR_FEW_COLORS, mc));
 }
 
 /* pc->apply on ctx in `format` (ordered by `order`) against dense_apply. */

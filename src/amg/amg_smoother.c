@@ -13,13 +13,16 @@
  *   ilu0       x += M^-1 (b - A x), M = L U the multicolor ILU(0) of the
  *              level (mcilu0.c; IC(0) on a symmetric level under a CG
  *              method), over ranks of each rank's diagonal block: it holds
- *              convection-dominated couplings the pointwise ones miss
+ *              convection-dominated couplings the pointwise ones miss;
+ *              where the backend factors in the color order, colorings of
+ *              up to KRYL_MCOLOR_BACKEND_COLORS colors are kept whole
  * Each is symmetric in A's inner product where A is, so the cycle is too.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "amg/amg.h"
+#include "precond/mcolor.h"
 
 /* L->dinv (the level's order and precision) from d (double, natural
  * order, in the layout of the level's double matrix): scaled, converted. */
@@ -112,7 +115,8 @@ static kryl_status ilu0_relaxation(amg_hierarchy *h, amg_level *L)
     o.method = h->cg_method && L->symmetric ? KRYL_METHOD_PCG : KRYL_METHOD_GMRES;
     KRYL_TRY(kryl_matrix_need_host(M, "the multigrid ILU(0) smoother"));
     KRYL_TRY(nonzero_diagonal(h, M, NULL));
-    kryl_status st = kryl_precond_mcilu0_create(&L->sweep, M, &o);
+    kryl_status st =
+        kryl_precond_mcilu0_create_keeping(&L->sweep, M, &o, KRYL_MCOLOR_BACKEND_COLORS);
     if (st == KRYL_SUCCESS) return st;
     char prefix[96];
     snprintf(prefix, sizeof prefix, "amg: the ILU(0) smoother of a level of %lld rows",

@@ -310,7 +310,9 @@ static kryl_status build_on_backend(kryl_precond *pc, ilu_data *d, build_summary
 {
     const kryl_backend_ops *ops = pc->ctx->ops;
     const int32_t *perm = d->ordering.order ? d->ordering.order : d->A->layout->perm;
-    KRYL_TRY(kryl_ilu_backend_factor(pc, d->backend, d->A, perm, d->factor,
+    /* d->rows: the ordering's backend copy (A's layout natural: the order itself) */
+    const int32_t *perm_backend = d->ordering.order && d->A->layout->perm == NULL ? d->rows : NULL;
+    KRYL_TRY(kryl_ilu_backend_factor(pc, d->backend, d->A, perm, perm_backend, d->factor,
                                      needs_positive_pivots(d) ? &d->opts : NULL, &d->L, &d->U, d->x,
                                      d->w));
     const kryl_factor_shape *shape = &d->backend->shape;

@@ -4,7 +4,10 @@
  * built once: by the backend from A's stored CSR where A is stored as
  * double CSR in the factor's order (the natural order, or the P A P^T of
  * A's layout; no host copy of its indices, each entry's source its
- * position in that storage), else on the host's threads and handed over;
+ * position in that storage) or in the natural order with the factor's
+ * order on the backend (a multicolor order: P A P^T copied there by
+ * csr_permute, analysed, and copied again for each numeric
+ * factorization), else on the host's threads and handed over;
  * the numeric factorization, the pivot
  * checks, the triangles' values and the condition estimate
  * ||A||_inf ||U^{-1} L^{-1} e||_inf (||A||_inf from the numeric step, two
@@ -49,6 +52,54 @@ static bool analysed_on_backend(kryl_context ctx, kryl_matrix A, const int32_t *
            ops->matrix_csr_arrays && kryl_matrix_stored_csr(A) && kryl_matrix_nnz(A) <= INT32_MAX;
 }
 
+bool kryl_ilu_backend_orders(kryl_context ctx, kryl_matrix A)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    /* the backend's analysis counts entries in 32 bits */
+    return ops->csr_permute && ops->factor_analyse && ops->factor_schedule &&
+           ops->matrix_csr_arrays && kryl_matrix_natural_csr(A) && kryl_matrix_nnz(A) <= INT32_MAX;
+}
+
+/* Whether the backend computes the symbolic part from P A P^T, copied
+ * there from A's natural storage by perm_backend (the factor's order). */
+static bool permuted_on_backend(kryl_context ctx, kryl_matrix A, const int32_t *perm,
+                                const int32_t *perm_backend)
+{
+    return perm != NULL && perm_backend != NULL && kryl_ilu_backend_orders(ctx, A);
+}
+
+/* *B = P A P^T (row i of B is row perm[i] of A), as a double CSR matrix
+ * stored on the backend from A's storage there, without a host copy. */
+static kryl_status permuted_copy(kryl_context ctx, kryl_matrix A, const int32_t *perm_backend,
+                                 kryl_matrix *B)
+{
+    const kryl_backend_ops *ops = ctx->ops;
+    const int64_t n = A->layout->n, nnz = kryl_matrix_nnz(A);
+    int64_t *row_ptr = NULL;
+    int32_t *col_idx = NULL;
+    double *values = NULL;
+    bool own_row_ptr = false;
+    kryl_backend_csr C = {0};
+    int phase = kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
+    kryl_status st = ops->matrix_csr_arrays(ctx, A, &row_ptr, &own_row_ptr, &col_idx, &values);
+    if (st == KRYL_SUCCESS)
+        st = ops->alloc(ctx, (void **)&C.row_ptr, ((size_t)n + 1) * sizeof *C.row_ptr);
+    if (st == KRYL_SUCCESS)
+        st = ops->alloc(ctx, (void **)&C.col_idx, (size_t)nnz * sizeof *C.col_idx);
+    if (st == KRYL_SUCCESS)
+        st = ops->alloc(ctx, (void **)&C.values, (size_t)nnz * sizeof *C.values);
+    /* C = P A P^T, its rows sorted */
+    if (st == KRYL_SUCCESS)
+        st = ops->csr_permute(ctx, n, row_ptr, col_idx, values, perm_backend, C.row_ptr, C.col_idx,
+                              C.values);
+    if (st == KRYL_SUCCESS)
+        st = kryl_matrix_from_built_csr_device(B, ctx, n, n, nnz, C.row_ptr, C.col_idx, C.values);
+    if (own_row_ptr) ops->release(ctx, row_ptr);
+    kryl_backend_csr_release(ctx, &C);
+    kryl_setup_leave(ctx, phase);
+    return st;
+}
+
 /* The symbolic part by the backend, where A's CSR is stored (the pattern
  * counted as factorization, the schedules as levels). */
 static kryl_status analyse_on_backend(kryl_context ctx, kryl_ilu_backend *b, kryl_matrix A,
@@ -69,17 +120,19 @@ static kryl_status analyse_on_backend(kryl_context ctx, kryl_ilu_backend *b, kry
     return st;
 }
 
-/* The kept symbolic part and the backend's factor. */
-static kryl_status setup(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, const int32_t *perm,
-                         kryl_precond_kind factor)
+/* The kept symbolic part and the backend's factor; B (or NULL): A's
+ * P A P^T stored on the backend, which the backend analyses. */
+static kryl_status setup(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, kryl_matrix B,
+                         const int32_t *perm, kryl_precond_kind factor)
 {
     kryl_context ctx = pc->ctx;
     const kryl_factor_kind kind = factor == KRYL_PRECOND_ILU0 ? KRYL_FACTOR_ILU0 : KRYL_FACTOR_IC0;
     const char *who = kryl_precond_name(factor);
     KRYL_TRY(ctx->ops->alloc(ctx, (void **)&b->inv_norm, sizeof *b->inv_norm));
-    if (analysed_on_backend(ctx, A, perm)) {
+    if (B || analysed_on_backend(ctx, A, perm)) {
+        /* what the checks look for (sizes, diagonals) does not depend on the order */
         KRYL_TRY(kryl_factor_check_input(&A->host->csr, who));
-        return analyse_on_backend(ctx, b, A, kind, who);
+        return analyse_on_backend(ctx, b, B ? B : A, kind, who);
     }
     KRYL_TRY(
         kryl_factor_pattern_build(&A->host->csr, perm, kind, kryl_host_threads(ctx), who, &b->P));
@@ -87,18 +140,21 @@ static kryl_status setup(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, c
     return ctx->ops->factor_setup(ctx, &b->P, &b->handle);
 }
 
-/* The numeric factorization; MIC(0) shifts until it exists.  *norm = ||A||_inf. */
-static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
+/* The numeric factorization of A's values (read from `stored`: A, or its
+ * P A P^T the backend analysed); MIC(0) shifts until it exists.
+ * *norm = ||A||_inf. */
+static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A, kryl_matrix stored,
                            kryl_precond_kind factor, const kryl_solver_options *cg, double *norm)
 {
     kryl_context ctx = pc->ctx;
     const char *who = kryl_precond_name(factor);
     const kryl_factor_kind kind = b->shape.kind;
     b->shift = 0.0;
+    /* the bound of diagonal dominance does not depend on the order */
     if (factor == KRYL_PRECOND_MIC0) KRYL_TRY(kryl_factor_mic0_bound(&A->host->csr, &b->bound));
     for (;;) {
         kryl_factor_pivots pv;
-        KRYL_TRY(ctx->ops->factor_numeric(ctx, b->handle, A, b->shift, &pv));
+        KRYL_TRY(ctx->ops->factor_numeric(ctx, b->handle, stored, b->shift, &pv));
         *norm = pv.norm_inf;
         if (pv.row < 0 && cg && pv.nonpositive_row >= 0)
             return kryl_precond_pivot_not_positive(pc, factor, cg->method, pv.nonpositive_row,
@@ -111,17 +167,25 @@ static kryl_status numeric(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
 }
 
 kryl_status kryl_ilu_backend_factor(kryl_precond *pc, kryl_ilu_backend *b, kryl_matrix A,
-                                    const int32_t *perm, kryl_precond_kind factor,
-                                    const kryl_solver_options *cg, void **L, void **U,
-                                    kryl_vector e, kryl_vector w)
+                                    const int32_t *perm, const int32_t *perm_backend,
+                                    kryl_precond_kind factor, const kryl_solver_options *cg,
+                                    void **L, void **U, kryl_vector e, kryl_vector w)
 {
     kryl_context ctx = pc->ctx;
     const kryl_backend_ops *ops = ctx->ops;
-    if (b->handle == NULL) KRYL_TRY(setup(pc, b, A, perm, factor));
+    /* B = P A P^T on the backend, where it analyses and factors that copy;
+     * made again for each factorization, as A's values may be new */
+    kryl_matrix B = NULL;
+    if (b->handle == NULL ? permuted_on_backend(ctx, A, perm, perm_backend) : b->permuted)
+        KRYL_TRY(permuted_copy(ctx, A, perm_backend, &B));
+    b->permuted = B != NULL;
+    kryl_status st = b->handle == NULL ? setup(pc, b, A, B, perm, factor) : KRYL_SUCCESS;
     double norm = 0.0;
-    KRYL_TRY(numeric(pc, b, A, factor, cg, &norm));
+    if (st == KRYL_SUCCESS) st = numeric(pc, b, A, B ? B : A, factor, cg, &norm);
+    kryl_matrix_destroy(&B);
+    KRYL_TRY(st);
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_LEVELS);
-    kryl_status st = ops->factor_trsv(ctx, b->handle, true, A->precision, L);
+    st = ops->factor_trsv(ctx, b->handle, true, A->precision, L);
     if (st == KRYL_SUCCESS) st = ops->factor_trsv(ctx, b->handle, false, A->precision, U);
     kryl_setup_leave(ctx, phase);
     /* e = 1;  w = L^{-1} e;  e = U^{-1} w;  inv_norm = max |e_i| */

@@ -9,7 +9,9 @@
  * diagonal scalings of the paper.  The factorization is ilu.c's, on a
  * private color order (r gathered into it, z scattered back); with a
  * sparsified coloring the couplings inside one color are dropped before
- * factoring (mcssor.c says why).
+ * factoring (mcssor.c says why).  The backend factors in the color order
+ * itself where it can (on the device for cuda: P A P^T copied there,
+ * analysed and factored; ilu_backend.c).
  *
  * ILU(0) of a symmetric matrix has U = D L^T, so M = L D L^T is symmetric
  * and, when every pivot is positive, the same M as IC(0) (L D^{1/2}).  For
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "precond/ilu_backend.h"
 #include "precond/mcolor.h"
 
 typedef struct mcilu0_data {
@@ -52,9 +55,11 @@ static void mcilu0_destroy(kryl_precond *pc)
     pc->data = NULL;
 }
 
-kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
-                                       const kryl_solver_options *opts)
+kryl_status kryl_precond_mcilu0_create_keeping(kryl_precond *pc, kryl_matrix A,
+                                               const kryl_solver_options *opts,
+                                               int32_t backend_colors)
 {
+    KRYL_TRY(kryl_matrix_need_host(A, kryl_precond_name(pc->kind)));
     bool ic =
         kryl_precond_for_cg(opts) && kryl_host_matrix_is_symmetric(A->host, opts->symmetry_tol);
     mcilu0_data *d = calloc(1, sizeof *d);
@@ -65,14 +70,24 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
     pc->destroy = mcilu0_destroy;
     d->factor.kind = pc->kind;
     d->factor.ctx = pc->ctx;
-    KRYL_TRY(kryl_mcolor_create(pc, A, NULL, &d->mc));
+    /* colored from A's storage where it is CSR */
+    const kryl_precond_kind kind = ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0;
+    const bool backend_orders = kryl_ilu_backend_applies(pc, A, kind, opts, false, false) &&
+                                kryl_ilu_backend_orders(pc->ctx, A);
+    const bool stored = pc->ctx->ops->matrix_csr_arrays && kryl_matrix_natural_csr(A);
+    kryl_mcolor_arrays on = {0};
+    if (stored) KRYL_TRY(kryl_mcolor_arrays_get(pc->ctx, A, &on));
+    kryl_status st =
+        kryl_mcolor_create(pc, A, stored ? &on : NULL,
+                           backend_orders ? backend_colors : KRYL_MCOLOR_FEW_COLORS, &d->mc);
+    kryl_mcolor_arrays_release(pc->ctx, &on);
+    KRYL_TRY(st);
     /* a coloring of the whole graph leaves no coupling inside a color to drop:
      * without a filter the backend factors (on the device for cuda) */
     kryl_precond_filter filter = {kryl_mcolor_filter, &d->mc};
     kryl_precond_ordering ordering = {.order = d->mc.c.perm};
-    kryl_status st = kryl_precond_factor_create_ordered(
-        &d->factor, A, opts, ic ? KRYL_PRECOND_MIC0 : KRYL_PRECOND_ILU0,
-        d->mc.dropped > 0 ? &filter : NULL, &ordering);
+    st = kryl_precond_factor_create_ordered(&d->factor, A, opts, kind,
+                                            d->mc.dropped > 0 ? &filter : NULL, &ordering);
     if (st == KRYL_ERR_ZERO_DIAGONAL || st == KRYL_ERR_NOT_POSITIVE_DEFINITE) {
         /* every a_ii is nonzero (mcolor.c): the pivot vanished in the elimination */
         char why[512];
@@ -86,4 +101,10 @@ kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                  ic ? "IC(0) (symmetric A, CG method)" : "ILU(0)", (int)d->mc.c.ncolors);
     }
     return st;
+}
+
+kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
+                                       const kryl_solver_options *opts)
+{
+    return kryl_precond_mcilu0_create_keeping(pc, A, opts, KRYL_MCOLOR_FEW_COLORS);
 }

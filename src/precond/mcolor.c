@@ -7,11 +7,12 @@
  * small enough p is obtained".  Here the weight of edge {i, j} is
  * (|a_ij| + |a_ji|) / sqrt(|a_ii a_jj|), "relatively small" is below theta
  * times the vertex's heaviest edge, theta = 0.1, 0.2, 0.4 in rounds 1..3,
- * and "small enough" is at most KRYL_MCOLOR_FEW_COLORS colors.  A graph
- * whose couplings are all alike (a Laplacian stencil) loses no edge.  The
- * coloring itself is Jones-Plassmann's (first fit in the order of
- * decreasing priority, src/order/color_jp.c), the first on the context's
- * backend in parallel rounds, the sparsified ones on the host. */
+ * and "small enough" is at most KRYL_MCOLOR_FEW_COLORS colors (or the
+ * caller's other bound, mcolor.h).  A graph whose couplings are all alike
+ * (a Laplacian stencil) loses no edge.  The coloring itself is
+ * Jones-Plassmann's (first fit in the order of decreasing priority,
+ * src/order/color_jp.c), the first on the context's backend in parallel
+ * rounds, the sparsified ones on the host. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -213,14 +214,14 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
     return st;
 }
 
-/* The graph's coloring on the backend, then, with many colors, the
- * sparsification rounds on the host. */
-static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arrays *on,
+/* The graph's coloring on the backend, then, with more than `few` colors,
+ * the sparsification rounds on the host. */
+static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arrays *on, int32_t few,
                          kryl_mcolor *mc)
 {
     KRYL_TRY(kryl_mcolor_backend(ctx, &M->host->csr, on, &mc->c));
     mc->ncolors_full = mc->c.ncolors;
-    if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) return KRYL_SUCCESS;
+    if (mc->c.ncolors <= few) return KRYL_SUCCESS;
     /* the rounds read the host's copy, which a level built on the device lacks until now */
     KRYL_TRY(kryl_matrix_need_host(M, "the multicolor sparsification"));
     const kryl_csr *A = &M->host->csr;
@@ -240,7 +241,7 @@ static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arra
     int32_t p = mc->c.ncolors;
     double theta = KRYL_MCOLOR_THETA;
     for (int r = 1; r <= KRYL_MCOLOR_ROUNDS && st == KRYL_SUCCESS; r++, theta *= 2.0) {
-        if (mc->c.ncolors <= KRYL_MCOLOR_FEW_COLORS) break;
+        if (mc->c.ncolors <= few) break;
         const int64_t before = kryl_csr_nnz(&S);
         sparsify(&S, p, theta, heavy);
         /* the same graph colors the same: nothing to do this round */
@@ -256,7 +257,7 @@ static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arra
 }
 
 kryl_status kryl_mcolor_create(kryl_precond *pc, kryl_matrix M, const kryl_mcolor_arrays *on,
-                               kryl_mcolor *mc)
+                               int32_t few, kryl_mcolor *mc)
 {
     *mc = (kryl_mcolor){0};
     const kryl_csr *A = &M->host->csr;
@@ -275,7 +276,7 @@ kryl_status kryl_mcolor_create(kryl_precond *pc, kryl_matrix M, const kryl_mcolo
     /* without A's arrays in backend memory the coloring reads the host's copy */
     if (on == NULL) KRYL_TRY(kryl_matrix_need_host(M, kryl_precond_name(pc->kind)));
     int phase = kryl_setup_enter(pc->ctx, KRYL_SETUP_COLORING);
-    kryl_status st = color(pc->ctx, M, on, mc);
+    kryl_status st = color(pc->ctx, M, on, few, mc);
     kryl_setup_leave(pc->ctx, phase);
     if (st != KRYL_SUCCESS) {
         kryl_mcolor_free(mc);

@@ -10,6 +10,14 @@
 
 /* A coloring of at most this many colors is used as it is. */
 #define KRYL_MCOLOR_FEW_COLORS 8
+/* ... or of this many for AMG's ILU(0) smoother where the backend factors
+ * in the color order itself (kryl_ilu_backend_orders): the sparsification
+ * is the host's work and makes the factorization the host's too (a
+ * filter); on convection-diffusion 100^3 the smoother's setup took 0.60 s
+ * sparsified against 0.07 s whole, in the same iterations.  A multicolor
+ * ILU(0) preconditioner keeps the bound above: whole, bcsstk15 took 6935
+ * GMRES iterations against 2838 (docs/BENCHMARKS.md). */
+#define KRYL_MCOLOR_BACKEND_COLORS 64
 /* Sparsification rounds, and the relative weight below which round r drops
  * an edge of a high-degree vertex: KRYL_MCOLOR_THETA * 2^r of its largest. */
 #define KRYL_MCOLOR_ROUNDS 3
@@ -48,7 +56,7 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, const kryl_
                                 kryl_coloring *c);
 
 /* Color the whole square matrix A (natural numbering): Jones-Plassmann on
- * the backend (kryl_mcolor_backend); with more than KRYL_MCOLOR_FEW_COLORS colors, up to
+ * the backend (kryl_mcolor_backend); with more than `few` colors, up to
  * KRYL_MCOLOR_ROUNDS rounds drop the weak edges of the vertices of degree
  * >= colors - 1 and color again, keeping the coloring with the fewest
  * colors.  Refuses a zero or missing diagonal entry (KRYL_ERR_ZERO_DIAGONAL
@@ -56,7 +64,7 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, const kryl_
  * on: A's arrays on the backend as kryl_mcolor_backend takes them.  Free
  * with kryl_mcolor_free. */
 kryl_status kryl_mcolor_create(kryl_precond *pc, kryl_matrix A, const kryl_mcolor_arrays *on,
-                               kryl_mcolor *mc);
+                               int32_t few, kryl_mcolor *mc);
 void kryl_mcolor_free(kryl_mcolor *mc);
 
 /* The refusal (KRYL_ERR_ZERO_DIAGONAL) of a zero or missing diagonal

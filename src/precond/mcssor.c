@@ -251,7 +251,8 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
                             ops->mcsweep && ops->mcsweep_release;
     pc->update = mcssor_update;
     if (on_backend) KRYL_TRY(kryl_mcolor_arrays_get(pc->ctx, A, &d->b.on));
-    KRYL_TRY(kryl_mcolor_create(pc, A, on_backend ? &d->b.on : NULL, &d->mc));
+    KRYL_TRY(
+        kryl_mcolor_create(pc, A, on_backend ? &d->b.on : NULL, KRYL_MCOLOR_FEW_COLORS, &d->mc));
     kryl_status st = KRYL_SUCCESS;
     if (on_backend) {
         st = backend_alloc(pc, d);

@@ -126,9 +126,15 @@ kryl_status kryl_precond_mcssor_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts);
 
 /* Multicolor ILU(0): ILU(0), or IC(0) for a symmetric A with a CG method,
- * of A in a Jones-Plassmann color order (mcilu0.c). */
+ * of A in a Jones-Plassmann color order (mcilu0.c), sparsified beyond
+ * KRYL_MCOLOR_FEW_COLORS colors (precond/mcolor.h). */
 kryl_status kryl_precond_mcilu0_create(kryl_precond *pc, kryl_matrix A,
                                        const kryl_solver_options *opts);
+/* The same, where the backend factors in the color order itself keeping
+ * colorings of up to backend_colors colors whole. */
+kryl_status kryl_precond_mcilu0_create_keeping(kryl_precond *pc, kryl_matrix A,
+                                               const kryl_solver_options *opts,
+                                               int32_t backend_colors);
 
 /* Algebraic multigrid, opts->amg (amg.c, src/amg/); source as for
  * kryl_precond_create. */
