@@ -12,6 +12,10 @@
  * Where the backend can record graphs, the fewest whole periods of steps
  * that take GRAPH_SECONDS are then captured once, and every full batch
  * replays that graph, removing the per-kernel launch cost.
+ *
+ * Steps queued past the stopping one are no-ops for the vectors, but a
+ * preconditioner's apply runs whole; so a timed batch is cut to the steps
+ * the residual's last rate of decrease says are left, when that is fewer.
  */
 #include <math.h>
 
@@ -103,11 +107,13 @@ static kryl_status capture(kryl_solver s, int64_t count)
     return KRYL_SUCCESS;
 }
 
-/* Queue `count` steps: through the method's own batch where it has one;
- * for a full batch once the step time is known, as replays of the graph
- * (captured first where there is none) and the rest one by one; else
- * launched one by one. */
-static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
+/* Queue `count` steps, `first` steps after the call's first: through the
+ * method's own batch where it has one; for a full batch once the step time
+ * is known, as replays of the graph (captured first where there is none)
+ * and the rest one by one; else launched one by one.  A graph replays from
+ * the first step of a period only, where it was captured: after a batch
+ * cut short the steps go one by one. */
+static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool full)
 {
     if (s->method->steps) {
         bool queued = false;
@@ -115,7 +121,8 @@ static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
         if (queued) return KRYL_SUCCESS;
     }
     int64_t replays = 0;
-    if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0) {
+    if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0 &&
+        first % s->period == 0) {
         if (s->graph == NULL) KRYL_TRY(capture(s, periods_taking(s, GRAPH_SECONDS, count)));
         replays = count / s->graph_steps;
     }
@@ -123,6 +130,28 @@ static kryl_status queue_steps(kryl_solver s, int64_t count, bool full)
     /* whole periods are left after the replays: the captured steps' host state holds */
     for (int64_t k = replays * s->graph_steps; k < count; k++) KRYL_TRY(s->method->step(s));
     return KRYL_SUCCESS;
+}
+
+/* The steps the residual needs to reach the tolerance, extrapolated from
+ * its decrease over the last batch (from rr_before at `before` steps to
+ * m->rr), or `batch` where it did not decrease or needs at least that many.
+ * Over ranks every rank queues the same steps: the largest count is taken. */
+static int64_t steps_left(kryl_solver s, const kryl_monitor *m, double rr_before, int64_t before,
+                          int64_t batch, int ranks)
+{
+    double left = (double)batch;
+    const int64_t steps = m->iteration - before;
+    if (steps > 0 && m->tol2 > 0.0 && m->rr > m->tol2 && m->rr < rr_before) {
+        /* rr falls by rate = (rr / rr_before)^(1 / steps) a step: rr rate^k <= tol2 */
+        double k = ceil((double)steps * log(m->tol2 / m->rr) / log(m->rr / rr_before));
+        if (k >= 1.0 && k < left) left = k;
+    }
+#ifdef KRYL_HAVE_MPI
+    if (ranks > 1) kryl_dist_host_max(s->ctx, &left, 1);
+#else
+    (void)s, (void)ranks;
+#endif
+    return (int64_t)left;
 }
 
 kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m)
@@ -152,13 +181,20 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         if (adaptive && s->period > 1)
             interval = (interval + s->period - 1) / s->period * s->period;
     }
+    /* the residual at the start of the last batch, for the steps left;
+     * the steps queued by this call */
+    double rr_before = 0.0;
+    int64_t before = -1, queued = 0;
     while (m->iteration < limit && m->stop == KRYL_STOP_RUNNING) {
         int64_t batch = limit - m->iteration;
         if (batch > interval) batch = interval;
+        if (timed && before >= 0) batch = steps_left(s, m, rr_before, before, batch, ranks);
         double t0 = kryl_wtime();
-        int64_t before = m->iteration;
+        before = m->iteration;
+        rr_before = m->rr;
         bool launched_alone = s->graph == NULL;
-        KRYL_TRY(queue_steps(s, batch, batch == interval));
+        KRYL_TRY(queue_steps(s, queued, batch, batch == interval));
+        queued += batch;
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
         KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
