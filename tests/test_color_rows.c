@@ -1,9 +1,10 @@
 /* The Jones-Plassmann coloring of the host backends (ref: the oracle run
- * through the operation table; omp: parallel rounds, with OpenMP's team and
- * with 3 threads) against the serial oracle on awkward patterns, grids and
- * the real matrices: the same colors, a valid coloring, the same grouping;
- * and their first-fit coloring (the serial oracle through the table).
- * The cuda backend's: test_cuda_color. */
+ * through the operation table; omp: waves on symmetric patterns, parallel
+ * rounds on others, with OpenMP's team and with 3 threads) against the
+ * serial oracle on awkward patterns, grids and the real matrices: the same
+ * colors, a valid coloring, the same grouping; and their first-fit
+ * coloring (the serial oracle through the table).  The cuda backend's:
+ * test_cuda_color. */
 #include "color_support.h"
 #include "test_support.h"
 

@@ -9,10 +9,13 @@
 
 #include "gen/hash.h"
 
+/* Row a's priority: of two rows the lower yields (the higher is colored first). */
+KRYL_GEN_MIX_FN uint64_t kryl_color_priority(int64_t a) { return kryl_gen_mix64((uint64_t)a); }
+
 /* Whether row a yields to row b (b is colored first). */
 KRYL_GEN_MIX_FN bool kryl_color_yields(int64_t a, int64_t b)
 {
-    return kryl_gen_mix64((uint64_t)a) < kryl_gen_mix64((uint64_t)b);
+    return kryl_color_priority(a) < kryl_color_priority(b);
 }
 
 #endif

@@ -16,43 +16,40 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/host_threads.h"
 #include "core/setup_clock.h"
 #include "precond/mcolor.h"
 
-/* S = the weighted graph of A: entries (i, j) and (j, i) of weight
- * |a_ij| / sqrt(|a_ii a_jj|) for each stored a_ij, i != j, summed. */
-static kryl_status weighted_graph(const kryl_csr *A, const double *diag, kryl_csr *S)
+/* S = the weighted graph of A: S = W + W' with w_ij = |a_ij| / sqrt(|a_ii a_jj|)
+ * for each stored a_ij, i != j (rows sorted), on `threads` host threads. */
+static kryl_status weighted_graph(const kryl_csr *A, const double *diag, int threads, kryl_csr *S)
 {
-    int64_t n = A->nrows, nnz = kryl_csr_nnz(A);
-    KRYL_TRY(kryl_csr_alloc(S, n, n, 2 * nnz));
-    /* row_ptr = prefix sums of the entries of A + A^T off the diagonal */
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
-            if (A->col_idx[e] != i) {
-                S->row_ptr[i + 1]++;
-                S->row_ptr[A->col_idx[e] + 1]++;
-            }
-    for (int64_t i = 0; i < n; i++) S->row_ptr[i + 1] += S->row_ptr[i];
-    int64_t *at = malloc(((size_t)n + 1) * sizeof *at);
-    if (at == NULL) {
-        kryl_csr_free(S);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "multicolor: cannot allocate %lld rows",
-                          (long long)n);
+    const int64_t n = A->nrows;
+    kryl_csr W = {0}, Wt = {0};
+    KRYL_TRY(kryl_csr_alloc(&W, n, A->ncols, kryl_csr_nnz(A)));
+    /* W = A's off-diagonal pattern: the entries of each row counted, then written */
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t off = 0;
+        for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++) off += A->col_idx[e] != i;
+        W.row_ptr[i + 1] = off;
     }
-    for (int64_t i = 0; i < n; i++) at[i] = S->row_ptr[i];
-    for (int64_t i = 0; i < n; i++)
+    kryl_prefix_sum(W.row_ptr + 1, n, threads);
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = W.row_ptr[i];
         for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++) {
-            int32_t j = A->col_idx[e];
+            const int32_t j = A->col_idx[e];
             if (j == i) continue;
-            /* w = |a_ij| / sqrt(|a_ii a_jj|) at (i, j) and (j, i) */
-            double w = fabs(A->values[e]) / sqrt(fabs(diag[i] * diag[j]));
-            S->col_idx[at[i]] = j;
-            S->values[at[i]++] = w;
-            S->col_idx[at[j]] = (int32_t)i;
-            S->values[at[j]++] = w;
+            W.col_idx[k] = j;
+            W.values[k++] = fabs(A->values[e]) / sqrt(fabs(diag[i] * diag[j]));
         }
-    free(at);
-    return kryl_csr_sort_and_sum(S);
+    }
+    kryl_status st = kryl_csr_transpose_on(&W, &Wt, threads);
+    if (st == KRYL_SUCCESS) st = kryl_csr_add_on(&W, &Wt, S, threads);
+    kryl_csr_free(&W);
+    kryl_csr_free(&Wt);
+    return st;
 }
 
 /* One round: drop the edges of S lighter than theta times the heaviest
@@ -235,7 +232,7 @@ static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arra
                                       "multicolor: cannot allocate %lld rows", (long long)n);
     if (st == KRYL_SUCCESS) {
         kryl_csr_diagonal(A, diag);
-        st = weighted_graph(A, diag, &S);
+        st = weighted_graph(A, diag, kryl_host_threads(ctx), &S);
     }
     mc->edges = mc->edges_kept = kryl_csr_nnz(&S) / 2;
     int32_t p = mc->c.ncolors;

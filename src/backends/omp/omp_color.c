@@ -1,25 +1,38 @@
-/* Jones-Plassmann coloring on the host's threads, in rounds (M. T. Jones
- * and P. E. Plassmann, SIAM J. Sci. Comput. 14 (1993) 654-669), the same
- * rounds as the cuda backend's kernels (cuda_color.cu):
+/* Jones-Plassmann coloring on the host's threads (M. T. Jones and P. E.
+ * Plassmann, SIAM J. Sci. Comput. 14 (1993) 654-669): each row takes the
+ * smallest color of no coupled row of higher priority, once all of those
+ * have theirs, so the result is first fit in the order of decreasing
+ * priority, whatever the thread count.
+ *
+ * Where the pattern is structurally symmetric (each row stores all its
+ * couplings) the rows are colored wave by wave from counts, as in Jones &
+ * Plassmann's own algorithm: a row waits for its neighbours of higher
+ * priority, and each colored row releases its neighbours of lower
+ * priority; every row's entries are read three times in all (27-point
+ * 60^3, 57 waves: 0.85 s in rounds over every row, 0.2-0.4 s so, on two
+ * threads; docs/BENCHMARKS.md).  Otherwise in rounds, as the cuda
+ * backend's kernels do (cuda_color.cu):
  *   1. every uncolored row is a candidate and forbids no color;
  *   2. over every stored a_ij, i != j: of two uncolored rows the one that
  *      yields (kryl_color_yields) is no candidate; an uncolored row is
  *      forbidden the color of a colored one, in both directions, so the
  *      pattern need not be symmetric;
  *   3. a candidate takes the smallest color it is not forbidden.
- * A candidate's colored neighbours are exactly those of higher priority,
- * so the result is first fit in the order of decreasing priority, whatever
- * the thread count.  Forbidden colors are kept as 64 bits from a row's
- * base; a candidate that finds all 64 taken moves its base up by 64 and
- * tries again in the next round. */
+ * Forbidden colors are kept as 64 bits from a row's base; a candidate that
+ * finds all 64 taken moves its base up by 64 and tries again in the next
+ * round. */
+#include <omp.h>
 #include <stdlib.h>
 
 #include "backends/omp/omp_backend.h"
+#include "core/csr.h"
 #include "order/color_priority.h"
 
-/* Round step 2 for row i: candidates and forbidden colors. */
+/* Round step 2 for row i: candidates and forbidden colors (priority:
+ * kryl_color_priority of each row, computed once). */
 static void compete(int64_t i, const int64_t *row_ptr, const int32_t *col_idx, const int32_t *color,
-                    const int32_t *base, uint64_t *forbid, unsigned char *cand)
+                    const uint64_t *priority, const int32_t *base, uint64_t *forbid,
+                    unsigned char *cand)
 {
     const int32_t ci = color[i];
     uint64_t mine = 0;
@@ -29,7 +42,7 @@ static void compete(int64_t i, const int64_t *row_ptr, const int32_t *col_idx, c
         if (j == i) continue;
         if (ci < 0 && cj < 0) {
             /* of two uncolored rows, the one that yields waits */
-            if (kryl_color_yields(i, j))
+            if (priority[i] < priority[j])
                 lose = true;
             else {
 #pragma omp atomic write
@@ -54,11 +67,109 @@ static void compete(int64_t i, const int64_t *row_ptr, const int32_t *col_idx, c
     }
 }
 
-kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                const int32_t *col_idx, int32_t *color, int32_t *ncolors)
+/* The rows of a structurally symmetric pattern colored wave by wave:
+ * wait_i = coupled rows of higher priority not yet colored; a wave colors
+ * the rows with none left, then releases their neighbours of lower
+ * priority.  Each row's color is the smallest of none of its neighbours
+ * of higher priority (used: a thread's marks, by the row they are for). */
+static kryl_status color_by_waves(int nt, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
+                                  const uint64_t *priority, int32_t *color, int32_t *ncolors)
 {
-    *ncolors = 0;
-    const int nt = kryl_omp_state_of(ctx)->threads;
+    int32_t *wait = malloc(((size_t)n + 1) * sizeof *wait);
+    int32_t *wave = malloc(((size_t)n + 1) * sizeof *wave);
+    int32_t *next = malloc(((size_t)n + 1) * sizeof *next);
+    int64_t *used = NULL;
+    int64_t degree = 0, count = 0;
+    kryl_status st = KRYL_SUCCESS;
+    if (wait == NULL || wave == NULL || next == NULL)
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp coloring: cannot allocate %lld rows",
+                        (long long)n);
+    const int64_t rows = st == KRYL_SUCCESS ? n : 0;
+#pragma omp parallel for schedule(static) num_threads(nt)                                          \
+    reduction(max                                                                                  \
+              : degree) if (n > KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < rows; i++) {
+        int32_t higher = 0;
+        for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
+            higher += col_idx[e] != i && priority[col_idx[e]] > priority[i];
+        wait[i] = higher;
+        color[i] = -1;
+        degree = row_ptr[i + 1] - row_ptr[i] > degree ? row_ptr[i + 1] - row_ptr[i] : degree;
+    }
+    /* a row's color is at most its count of higher neighbours: marks 0..degree per thread */
+    const size_t marks = (size_t)degree + 1;
+    if (st == KRYL_SUCCESS) used = malloc((size_t)nt * marks * sizeof *used);
+    if (st == KRYL_SUCCESS && used == NULL)
+        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp coloring: cannot allocate %d x %lld marks", nt,
+                        (long long)marks);
+    for (size_t k = 0; st == KRYL_SUCCESS && k < (size_t)nt * marks; k++) used[k] = -1;
+        /* the first wave: rows of no higher neighbour */
+#pragma omp parallel for schedule(static) num_threads(nt) if (n > KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < (st == KRYL_SUCCESS ? n : 0); i++)
+        if (wait[i] == 0) {
+            int64_t at;
+#pragma omp atomic capture
+            at = count++;
+            wave[at] = (int32_t)i;
+        }
+    int32_t most = 0;
+    while (count > 0) {
+        /* color_i = the smallest color of none of i's higher neighbours (all colored) */
+#pragma omp parallel num_threads(nt) reduction(max : most) if (count > KRYL_OMP_MIN_PARALLEL)
+        {
+            int64_t *mine = used + (size_t)omp_get_thread_num() * marks;
+#pragma omp for schedule(guided)
+            for (int64_t k = 0; k < count; k++) {
+                const int32_t i = wave[k];
+                for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+                    const int32_t j = col_idx[e];
+                    if (j != i && priority[j] > priority[i] && (size_t)color[j] < marks)
+                        mine[color[j]] = i;
+                }
+                int32_t c = 0;
+                while (mine[c] == i) c++;
+                color[i] = c;
+                most = c + 1 > most ? c + 1 : most;
+            }
+        }
+        /* the next wave: lower neighbours whose last higher one was just colored */
+        int64_t released = 0;
+#pragma omp parallel for schedule(guided) num_threads(nt) if (count > KRYL_OMP_MIN_PARALLEL)
+        for (int64_t k = 0; k < count; k++) {
+            const int32_t i = wave[k];
+            for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+                const int32_t j = col_idx[e];
+                if (j == i || priority[j] > priority[i]) continue;
+                int32_t left;
+#pragma omp atomic capture
+                left = --wait[j];
+                if (left == 0) {
+                    int64_t at;
+#pragma omp atomic capture
+                    at = released++;
+                    next[at] = j;
+                }
+            }
+        }
+        int32_t *t = wave;
+        wave = next;
+        next = t;
+        count = released;
+    }
+    *ncolors = most;
+    free(wait);
+    free(wave);
+    free(next);
+    free(used);
+    return st;
+}
+
+/* The rows of any pattern colored in rounds over every row (the header's
+ * steps 1-3). */
+static kryl_status color_by_rounds(int nt, int64_t n, const int64_t *row_ptr,
+                                   const int32_t *col_idx, const uint64_t *priority, int32_t *color,
+                                   int32_t *ncolors)
+{
     uint64_t *forbid = malloc(((size_t)n + 1) * sizeof *forbid);
     int32_t *base = malloc(((size_t)n + 1) * sizeof *base);
     unsigned char *cand = malloc((size_t)n + 1);
@@ -84,7 +195,8 @@ kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_
             }
             /* 2. over every coupling */
 #pragma omp parallel for schedule(guided) num_threads(nt) if (n > KRYL_OMP_MIN_PARALLEL)
-        for (int64_t i = 0; i < n; i++) compete(i, row_ptr, col_idx, color, base, forbid, cand);
+        for (int64_t i = 0; i < n; i++)
+            compete(i, row_ptr, col_idx, color, priority, base, forbid, cand);
         /* 3. candidates take their first free color */
         left = 0;
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : left)                    \
@@ -105,5 +217,30 @@ kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_
     free(forbid);
     free(base);
     free(cand);
+    return st;
+}
+
+kryl_status kryl_omp_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
+                                const int32_t *col_idx, int32_t *color, int32_t *ncolors)
+{
+    *ncolors = 0;
+    if (n == 0) return KRYL_SUCCESS;
+    const int nt = kryl_omp_state_of(ctx)->threads;
+    uint64_t *priority = malloc((size_t)n * sizeof *priority);
+    if (priority == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp coloring: cannot allocate %lld rows",
+                          (long long)n);
+#pragma omp parallel for schedule(static) num_threads(nt) if (n > KRYL_OMP_MIN_PARALLEL)
+    for (int64_t i = 0; i < n; i++) priority[i] = kryl_color_priority(i);
+    /* the pattern as a CSR view (its values unread): is every a_ji of an a_ij stored? */
+    const kryl_csr pattern = {.nrows = n,
+                              .ncols = n,
+                              .nrows_global = n,
+                              .row_ptr = (int64_t *)row_ptr,
+                              .col_idx = (int32_t *)col_idx};
+    kryl_status st = kryl_csr_first_unmirrored(&pattern, nt) < 0
+                         ? color_by_waves(nt, n, row_ptr, col_idx, priority, color, ncolors)
+                         : color_by_rounds(nt, n, row_ptr, col_idx, priority, color, ncolors);
+    free(priority);
     return st;
 }
