@@ -238,7 +238,7 @@ struct aggregate_work {
     uint64_t *key = nullptr;    /* 2n: keys and the neighbours' maxima */
     uint8_t *settled = nullptr; /* n: rows whose maxima no longer change */
     int32_t *flag = nullptr;    /* 3n: root flags, their scan, root numbers; then old, sizes */
-    unsigned long long *counts = nullptr; /* 2: counts fetched by the host */
+    unsigned long long *counts = nullptr; /* a count fetched by the host */
     unsigned long long *left = nullptr;   /* MIS2_BATCH + 1: a batch's undecided rows */
     void *temp = nullptr;
     size_t temp_bytes = 0;
@@ -335,7 +335,7 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
                               "aggregation: symmetric graph offsets"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.gcol, (size_t)(pairs > 0 ? pairs : 1) * sizeof *w.gcol,
                               "aggregation: symmetric graph"));
-    KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.counts, 2 * sizeof *w.counts, "aggregation: counts"));
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.counts, sizeof *w.counts, "aggregation: counts"));
     /* keys (i << 32 | j) and (j << 32 | i) for each strong a_ij */
     aggregate_pair_keys_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, w.sptr, w.scol,
                                                                           w.pairs);
@@ -476,8 +476,7 @@ kryl_status kryl_cuda_amg_aggregate(kryl_context ctx, kryl_matrix A, double thet
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.flag, 3 * (size_t)n * sizeof *w.flag,
                               "aggregation: roots"));
     if (w.counts == nullptr)
-        KRYL_TRY(
-            kryl_cuda_malloc(s, (void **)&w.counts, 2 * sizeof *w.counts, "aggregation: counts"));
+        KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.counts, sizeof *w.counts, "aggregation: counts"));
     const unsigned int grid = kryl_cuda_stream_grid(s, n);
     KRYL_CUDA_CHECK(cudaMemsetAsync(aggregate, 0xff, (size_t)n * sizeof *aggregate, s->stream));
     int64_t next = 0;

@@ -67,16 +67,9 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void row_lengths_kernel(
         v[1] += (double)len * (double)len;
         longest = len > longest ? len : longest;
     }
-    __shared__ unsigned long long warp_longest[KRYL_CUDA_THREADS / 32];
-    for (int offset = 16; offset > 0; offset /= 2) {
-        const unsigned long long other = __shfl_down_sync(0xffffffffu, longest, offset);
-        longest = other > longest ? other : longest;
-    }
-    if ((threadIdx.x & 31) == 0) warp_longest[threadIdx.x / 32] = longest;
-    kryl_block_sum<2>(v); /* synchronises the block */
+    kryl_block_sum<2>(v);
+    longest = kryl_block_max(longest);
     if (threadIdx.x == 0) {
-        for (int w = 0; w < KRYL_CUDA_THREADS / 32; w++)
-            longest = warp_longest[w] > longest ? warp_longest[w] : longest;
         if (longest > 0) {
             atomicAdd(&check->sum, v[0]);
             atomicAdd(&check->sum2, v[1]);

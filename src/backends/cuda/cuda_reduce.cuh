@@ -9,24 +9,50 @@
 
 #include "backends/cuda/cuda_internal.cuh"
 
+/* The operations of the block trees below. */
+struct kryl_sum_op {
+    template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct kryl_max_op {
+    template <typename T> __device__ T operator()(T a, T b) const { return a > b ? a : b; }
+};
+
+/* v[j] = op of v[j] over the block (a fixed tree: warps by shuffles, then
+ * the warps' results in warp 0), valid in thread 0 (blockDim.x =
+ * KRYL_CUDA_THREADS); `none` is op's identity.  Synchronises the block. */
+template <int N, typename T, typename Op>
+__device__ inline void kryl_block_reduce(T (&v)[N], T none, Op op)
+{
+    constexpr int WARPS = KRYL_CUDA_THREADS / 32;
+    __shared__ T warp_parts[N][WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    /* warp tree: v = op(v, v[lane + offset]) for offset 16, 8, 4, 2, 1 */
+    for (int offset = 16; offset > 0; offset >>= 1)
+        for (int j = 0; j < N; j++) v[j] = op(v[j], __shfl_down_sync(0xffffffffu, v[j], offset));
+    if (lane == 0)
+        for (int j = 0; j < N; j++) warp_parts[j][warp] = v[j];
+    __syncthreads();
+    if (warp == 0) {
+        for (int j = 0; j < N; j++) v[j] = lane < WARPS ? warp_parts[j][lane] : none;
+        for (int offset = WARPS / 2; offset > 0; offset >>= 1)
+            for (int j = 0; j < N; j++)
+                v[j] = op(v[j], __shfl_down_sync(0xffffffffu, v[j], offset));
+    }
+    __syncthreads(); /* warp_parts may be reused by the next call */
+}
+
 /* v[j] = sum of v[j] over the block, valid in thread 0 (blockDim.x = KRYL_CUDA_THREADS). */
 template <int N> __device__ inline void kryl_block_sum(double (&v)[N])
 {
-    constexpr int WARPS = KRYL_CUDA_THREADS / 32;
-    __shared__ double warp_sums[N][WARPS];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    /* warp tree: v += v[lane + offset] for offset 16, 8, 4, 2, 1 */
-    for (int offset = 16; offset > 0; offset >>= 1)
-        for (int j = 0; j < N; j++) v[j] += __shfl_down_sync(0xffffffffu, v[j], offset);
-    if (lane == 0)
-        for (int j = 0; j < N; j++) warp_sums[j][warp] = v[j];
-    __syncthreads();
-    if (warp == 0) {
-        for (int j = 0; j < N; j++) v[j] = lane < WARPS ? warp_sums[j][lane] : 0.0;
-        for (int offset = WARPS / 2; offset > 0; offset >>= 1)
-            for (int j = 0; j < N; j++) v[j] += __shfl_down_sync(0xffffffffu, v[j], offset);
-    }
-    __syncthreads(); /* warp_sums may be reused by the next call */
+    kryl_block_reduce<N>(v, 0.0, kryl_sum_op{});
+}
+
+/* The largest v over the block, valid in thread 0 (blockDim.x = KRYL_CUDA_THREADS). */
+__device__ inline unsigned long long kryl_block_max(unsigned long long v)
+{
+    unsigned long long w[1] = {v};
+    kryl_block_reduce<1>(w, 0ull, kryl_max_op{});
+    return w[0];
 }
 
 /* The acquire and release operations of the PTX memory model at GPU scope,

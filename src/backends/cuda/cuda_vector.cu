@@ -83,20 +83,30 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void dot_kernel(int64_t n, const
     if (kryl_grid_sum<1>(sum, partials, stride, counter)) *out = sum[0];
 }
 
+/* launch(T{}, grid, stream) for y's n > 0 entries, T the type of y's
+ * precision: an elementwise kernel's launch on the context's stream
+ * (`what` names it where it fails). */
+template <typename Launch>
+static kryl_status launch_over(kryl_context ctx, kryl_vector y, const char *what, Launch launch)
+{
+    kryl_cuda_state *s = nullptr;
+    KRYL_TRY(kryl_cuda_enter(ctx, &s));
+    if (y->n == 0) return KRYL_SUCCESS;
+    kryl_cuda_with_type(y->precision,
+                        [&](auto t) { launch(t, kryl_cuda_stream_grid(s, y->n), s->stream); });
+    const cudaError_t err = cudaGetLastError();
+    return err == cudaSuccess ? KRYL_SUCCESS : kryl_cuda_failed(err, what, KRYL_WHERE);
+}
+
 /* y_i = entry(i) on the context's stream */
 template <typename Entry> static kryl_status fill_with(kryl_context ctx, kryl_vector y, Entry entry)
 {
     KRYL_REQUIRE_ARG(y);
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (y->n == 0) return KRYL_SUCCESS;
-    kryl_cuda_with_type(y->precision, [&](auto t) {
-        using T = decltype(t);
-        fill_kernel<<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            y->n, static_cast<T *>(y->data), entry);
-    });
-    KRYL_CUDA_CHECK_LAUNCH("fill_kernel");
-    return KRYL_SUCCESS;
+    return launch_over(
+        ctx, y, "launch of fill_kernel", [&](auto t, unsigned grid, cudaStream_t st) {
+            using T = decltype(t);
+            fill_kernel<<<grid, KRYL_CUDA_THREADS, 0, st>>>(y->n, static_cast<T *>(y->data), entry);
+        });
 }
 
 kryl_status kryl_cuda_fill(kryl_context ctx, kryl_vector y, double value)
@@ -153,34 +163,27 @@ kryl_status kryl_cuda_axpby(kryl_context ctx, double alpha, kryl_vector x, doubl
                             kryl_vector y)
 {
     KRYL_TRY(kryl_cuda_check_vectors("axpby", x, y));
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (y->n == 0) return KRYL_SUCCESS;
-    kryl_cuda_with_type(y->precision, [&](auto t) {
-        using T = decltype(t);
-        axpby_kernel<T><<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            y->n, alpha, static_cast<const T *>(x->data), beta, static_cast<T *>(y->data));
-    });
-    KRYL_CUDA_CHECK_LAUNCH("axpby_kernel");
-    return KRYL_SUCCESS;
+    /* y = alpha x + beta y */
+    return launch_over(
+        ctx, y, "launch of axpby_kernel", [&](auto t, unsigned grid, cudaStream_t st) {
+            using T = decltype(t);
+            axpby_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, st>>>(
+                y->n, alpha, static_cast<const T *>(x->data), beta, static_cast<T *>(y->data));
+        });
 }
 
 kryl_status kryl_cuda_pointwise_mult(kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x)
 {
     KRYL_TRY(kryl_cuda_check_vectors("pointwise_mult", y, d));
     KRYL_TRY(kryl_cuda_check_vectors("pointwise_mult", y, x));
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (y->n == 0) return KRYL_SUCCESS;
-    kryl_cuda_with_type(y->precision, [&](auto t) {
-        using T = decltype(t);
-        pointwise_mult_kernel<T>
-            <<<kryl_cuda_stream_grid(s, y->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-                y->n, static_cast<T *>(y->data), static_cast<const T *>(d->data),
-                static_cast<const T *>(x->data));
-    });
-    KRYL_CUDA_CHECK_LAUNCH("pointwise_mult_kernel");
-    return KRYL_SUCCESS;
+    /* y_i = d_i x_i */
+    return launch_over(ctx, y, "launch of pointwise_mult_kernel",
+                       [&](auto t, unsigned grid, cudaStream_t st) {
+                           using T = decltype(t);
+                           pointwise_mult_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, st>>>(
+                               y->n, static_cast<T *>(y->data), static_cast<const T *>(d->data),
+                               static_cast<const T *>(x->data));
+                       });
 }
 
 kryl_status kryl_cuda_chebyshev_step(kryl_context ctx, double alpha, kryl_vector r,
@@ -190,18 +193,14 @@ kryl_status kryl_cuda_chebyshev_step(kryl_context ctx, double alpha, kryl_vector
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, r));
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, dinv));
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, d));
-    kryl_cuda_state *s = nullptr;
-    KRYL_TRY(kryl_cuda_enter(ctx, &s));
-    if (x->n == 0) return KRYL_SUCCESS;
-    kryl_cuda_with_type(x->precision, [&](auto t) {
-        using T = decltype(t);
-        chebyshev_step_kernel<T>
-            <<<kryl_cuda_stream_grid(s, x->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
+    /* d = alpha D^-1 r + beta d;  x += d (x = d where x_zero) */
+    return launch_over(
+        ctx, x, "launch of chebyshev_step_kernel", [&](auto t, unsigned grid, cudaStream_t st) {
+            using T = decltype(t);
+            chebyshev_step_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, st>>>(
                 x->n, alpha, static_cast<const T *>(r->data), static_cast<const T *>(dinv->data),
                 beta, static_cast<T *>(d->data), static_cast<T *>(x->data), x_zero);
-    });
-    KRYL_CUDA_CHECK_LAUNCH("chebyshev_step_kernel");
-    return KRYL_SUCCESS;
+        });
 }
 
 kryl_status kryl_cuda_dot(kryl_context ctx, kryl_vector x, kryl_vector y, kryl_scalar out)
