@@ -15,7 +15,8 @@
  *
  * Steps queued past the stopping one are no-ops for the vectors, but a
  * preconditioner's apply runs whole; so a timed batch is cut to the steps
- * the residual's last rate of decrease says are left, when that is fewer.
+ * the residual's last rate of decrease says are left, when that is fewer
+ * (and, where that was too few, the next one to the rest of its period).
  */
 #include <math.h>
 
@@ -111,8 +112,7 @@ static kryl_status capture(kryl_solver s, int64_t count)
  * method's own batch where it has one; for a full batch once the step time
  * is known, as replays of the graph (captured first where there is none)
  * and the rest one by one; else launched one by one.  A graph replays from
- * the first step of a period only, where it was captured: after a batch
- * cut short the steps go one by one. */
+ * the first step of a period only, where it was captured. */
 static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool full)
 {
     if (s->method->steps) {
@@ -189,6 +189,10 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         int64_t batch = limit - m->iteration;
         if (batch > interval) batch = interval;
         if (timed && before >= 0) batch = steps_left(s, m, rr_before, before, batch, ranks);
+        /* after a batch cut short, the rest of its period one by one: the
+         * graph replays again from the next period's first step */
+        const int64_t phase = s->period > 1 ? queued % s->period : 0;
+        if (phase > 0 && batch > s->period - phase) batch = s->period - phase;
         double t0 = kryl_wtime();
         before = m->iteration;
         rr_before = m->rr;
