@@ -173,29 +173,53 @@ static void global_columns(kryl_csr *T, int64_t first, int64_t ncols, int thread
     T->ncols = ncols;
 }
 
+/* M's entries outside the columns [lo, hi), transposed as coordinates
+ * (*far: the column as the row, M's global row as the column), in M's
+ * row order. */
+static kryl_status far_entries(const kryl_csr *M, int64_t lo, int64_t hi, int threads,
+                               kryl_coo *far)
+{
+    const int64_t n = M->nrows;
+    memset(far, 0, sizeof *far);
+    far->nrows = M->ncols;
+    far->ncols = M->nrows_global;
+    int64_t *at = calloc((size_t)n + 1, sizeof *at);
+    if (at == NULL)
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row offsets", (long long)n);
+    /* at = prefix sums of each row's entries outside the block */
+    KRYL_HOST_PARALLEL_FOR(threads)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
+            at[i + 1] += M->col_idx[k] < lo || M->col_idx[k] >= hi;
+    kryl_prefix_sum(at + 1, n, threads);
+    kryl_status st = kryl_coo_reserve(far, at[n] > 0 ? at[n] : 1);
+    if (st == KRYL_SUCCESS) {
+        KRYL_HOST_PARALLEL_FOR(threads)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t e = at[i];
+            for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
+                if (M->col_idx[k] < lo || M->col_idx[k] >= hi) {
+                    far->rows[e] = M->col_idx[k];
+                    far->cols[e] = M->row_begin + i;
+                    far->values[e++] = M->values[k];
+                }
+        }
+        far->count = at[n];
+    }
+    free(at);
+    return st;
+}
+
 /* M's entries in the columns [lo, hi) as L (M's rows, the columns less
- * lo), the others transposed as coordinates (*far: the column as the row,
- * M's global row as the column). */
+ * lo), the others as far_entries gives them. */
 static kryl_status split_columns(const kryl_csr *M, int64_t lo, int64_t hi, int threads,
                                  kryl_csr *L, kryl_coo *far)
 {
-    kryl_csr O = {0};
     memset(far, 0, sizeof *far);
-    KRYL_TRY(kryl_csr_split_columns(M, lo, hi, threads, L, &O));
-    O.row_begin = M->row_begin;
-    kryl_status st = entries(&O, NULL, NULL, M->nrows_global, M->ncols, threads, far);
-    kryl_csr_free(&O);
-    if (st != KRYL_SUCCESS) {
-        kryl_csr_free(L);
-        return st;
-    }
-    /* transposed: the rows' and columns' indices trade places */
-    int64_t *rows = far->rows;
-    far->rows = far->cols;
-    far->cols = rows;
-    far->nrows = M->ncols;
-    far->ncols = M->nrows_global;
-    return KRYL_SUCCESS;
+    KRYL_TRY(kryl_csr_split_columns(M, lo, hi, threads, L, NULL));
+    kryl_status st = far_entries(M, lo, hi, threads, far);
+    if (st != KRYL_SUCCESS) kryl_csr_free(L);
+    return st;
 }
 
 kryl_status kryl_dist_csr_transpose(kryl_context ctx, const kryl_csr *M, int64_t col_begin,
@@ -261,12 +285,10 @@ static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac, bool *done)
 {
     int threads = kryl_host_threads(ctx);
     const int64_t lo = Ac->row_begin, hi = lo + Ac->nrows, nnz = kryl_csr_nnz(Ac);
-    kryl_csr own = {0}, far = {0};
+    kryl_csr far = {0};
     kryl_coo out;
     *done = false;
-    kryl_status st = split_columns(Ac, lo, hi, threads, &own, &out);
-    kryl_csr_free(&own);
-    st = kryl_dist_agree(ctx, st);
+    kryl_status st = kryl_dist_agree(ctx, far_entries(Ac, lo, hi, threads, &out));
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &out, lo, hi, &far);
     kryl_coo_free(&out);
     double *mirror =
