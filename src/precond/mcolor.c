@@ -11,8 +11,7 @@
  * caller's other bound, mcolor.h).  A graph whose couplings are all alike
  * (a Laplacian stencil) loses no edge.  The coloring itself is
  * Jones-Plassmann's (first fit in the order of decreasing priority,
- * src/order/color_jp.c), the first on the context's backend in parallel
- * rounds, the sparsified ones on the host. */
+ * src/order/color_jp.c), on the context's backend. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -21,12 +20,18 @@
 #include "precond/mcolor.h"
 
 /* S = the weighted graph of A: S = W + W' with w_ij = |a_ij| / sqrt(|a_ii a_jj|)
- * for each stored a_ij, i != j (rows sorted), on `threads` host threads. */
-static kryl_status weighted_graph(const kryl_csr *A, const double *diag, int threads, kryl_csr *S)
+ * for each stored a_ij, i != j (rows sorted), on `threads` host threads;
+ * for an A measured exactly symmetric, 2 W, the same without a transpose
+ * (an entry stored as 0 without its mirror is then an edge one way only,
+ * which colors and thins alike). */
+static kryl_status weighted_graph(const kryl_csr *A, const double *diag, bool symmetric,
+                                  int threads, kryl_csr *S)
 {
+    const double twice = symmetric ? 2.0 : 1.0;
     const int64_t n = A->nrows;
     kryl_csr W = {0}, Wt = {0};
-    KRYL_TRY(kryl_csr_alloc(&W, n, A->ncols, kryl_csr_nnz(A)));
+    KRYL_TRY(kryl_csr_alloc(symmetric ? S : &W, n, A->ncols, kryl_csr_nnz(A)));
+    if (symmetric) W = *S;
     /* W = A's off-diagonal pattern: the entries of each row counted, then written */
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
@@ -42,9 +47,10 @@ static kryl_status weighted_graph(const kryl_csr *A, const double *diag, int thr
             const int32_t j = A->col_idx[e];
             if (j == i) continue;
             W.col_idx[k] = j;
-            W.values[k++] = fabs(A->values[e]) / sqrt(fabs(diag[i] * diag[j]));
+            W.values[k++] = twice * (fabs(A->values[e]) / sqrt(fabs(diag[i] * diag[j])));
         }
     }
+    if (symmetric) return KRYL_SUCCESS;
     kryl_status st = kryl_csr_transpose_on(&W, &Wt, threads);
     if (st == KRYL_SUCCESS) st = kryl_csr_add_on(&W, &Wt, S, threads);
     kryl_csr_free(&W);
@@ -93,11 +99,13 @@ kryl_status kryl_mcolor_zero_diagonal(const kryl_precond *pc, int64_t row)
                           : "--method gmres --precond ilutp (column pivoting)");
 }
 
-/* Color S; keep the result in mc when it has fewer colors than mc's. */
-static kryl_status color_keep_fewest(const kryl_csr *S, int round, kryl_mcolor *mc)
+/* Color S on the backend (kryl_mcolor_backend: the same colors as the
+ * host's); keep the result in mc when it has fewer colors than mc's. */
+static kryl_status color_keep_fewest(kryl_context ctx, const kryl_csr *S, int round,
+                                     kryl_mcolor *mc)
 {
     kryl_coloring c;
-    KRYL_TRY(kryl_order_color_jp(S, &c));
+    KRYL_TRY(kryl_mcolor_backend(ctx, S, NULL, &c));
     if (mc->c.perm != NULL && c.ncolors >= mc->c.ncolors) {
         kryl_coloring_free(&c);
         return KRYL_SUCCESS;
@@ -232,7 +240,8 @@ static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arra
                                       "multicolor: cannot allocate %lld rows", (long long)n);
     if (st == KRYL_SUCCESS) {
         kryl_csr_diagonal(A, diag);
-        st = weighted_graph(A, diag, kryl_host_threads(ctx), &S);
+        /* symmetric to the last bit where the measure is cached and 0 */
+        st = weighted_graph(A, diag, M->host->asymmetry == 0.0, kryl_host_threads(ctx), &S);
     }
     mc->edges = mc->edges_kept = kryl_csr_nnz(&S) / 2;
     int32_t p = mc->c.ncolors;
@@ -243,7 +252,7 @@ static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arra
         sparsify(&S, p, theta, heavy);
         /* the same graph colors the same: nothing to do this round */
         if (kryl_csr_nnz(&S) == before) continue;
-        st = color_keep_fewest(&S, r, mc);
+        st = color_keep_fewest(ctx, &S, r, mc);
         /* p of the graph just colored, which the next round thins */
         if (st == KRYL_SUCCESS && mc->rounds == r) p = mc->c.ncolors;
     }
