@@ -32,11 +32,12 @@
  * weak (docs/BENCHMARKS.md). */
 #define KRYL_AMG_COARSE_THETA 0.02
 /* On a device the default smoother of a nonsymmetric matrix is ILU(0) up to
- * this many rows, Chebyshev above: ILU(0)'s setup (coloring, pattern,
- * factors; 0.13-0.45 us a row on an H200) is little beside the iterations
- * it saves where Chebyshev struggles (sherman5: no convergence in 10000
- * against 23), more than it saves on an easy large matrix (convection-
- * diffusion 1000^2: 0.197 s in all against 0.116; docs/BENCHMARKS.md). */
+ * this many rows, Chebyshev above: ILU(0) is worth its setup and sweeps
+ * where Chebyshev struggles (sherman5: no convergence in 10000 iterations
+ * against 23), not on an easy large matrix, where even with its setup on
+ * the device (0.06 us a row on an H200) its sweeps cost more than
+ * Chebyshev's extra iterations (convection-diffusion 300^2: 0.073 s in all
+ * against 0.05; 1000^2: 0.127 against 0.11; docs/BENCHMARKS.md). */
 #define KRYL_AMG_DEVICE_ILU0_ROWS 65536
 /* Lanczos steps of each level's lambda_max(D^-1 A) estimate: 8 come within
  * 1-3% of 12's Ritz value (the Chebyshev margin covers it) with the same or

@@ -93,12 +93,12 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix
             o.aggregation = symmetric ? KRYL_AMG_SMOOTHED : KRYL_AMG_PLAIN;
         /* ILU(0) holds convection: GMRES on convection-diffusion 1000^2 in 40 iterations
          * against Chebyshev's 126, sherman5 in 22 against 2376; on a device its setup
-         * costs a large easy matrix more time than Chebyshev's extra iterations take
-         * (KRYL_AMG_DEVICE_ILU0_ROWS) */
-        const bool factor_cheap =
+         * and sweeps cost a large easy matrix more time than Chebyshev's extra
+         * iterations take (KRYL_AMG_DEVICE_ILU0_ROWS) */
+        const bool ilu0_pays =
             !A->ctx->ops->device_memory || csr->nrows_global <= KRYL_AMG_DEVICE_ILU0_ROWS;
         if (o.smoother == KRYL_AMG_AUTO_SMOOTHER)
-            o.smoother = symmetric || !factor_cheap ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
+            o.smoother = symmetric || !ilu0_pays ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
     }
     if (o.sweeps == 0)
         o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV || o.smoother == KRYL_AMG_ILU0 ? 2 : 1;
