@@ -9,9 +9,10 @@
  * Plassmann's own algorithm: a row waits for its neighbours of higher
  * priority, and each colored row releases its neighbours of lower
  * priority; every row's entries are read three times in all (27-point
- * 60^3, 57 waves: 0.85 s in rounds over every row, 0.2-0.4 s so, on two
- * threads; docs/BENCHMARKS.md).  Otherwise in rounds, as the cuda
- * backend's kernels do (cuda_color.cu):
+ * 60^3, 57 waves: the setup's coloring 1.2-1.4 s in rounds over every row,
+ * 0.17-0.27 s so, on two threads; docs/BENCHMARKS.md); a row's first
+ * free color is looked for 64 colors at a time.  Otherwise in rounds, as
+ * the cuda backend's kernels do (cuda_color.cu):
  *   1. every uncolored row is a candidate and forbids no color;
  *   2. over every stored a_ij, i != j: of two uncolored rows the one that
  *      yields (kryl_color_yields) is no candidate; an uncolored row is
@@ -21,7 +22,6 @@
  * Forbidden colors are kept as 64 bits from a row's base; a candidate that
  * finds all 64 taken moves its base up by 64 and tries again in the next
  * round. */
-#include <omp.h>
 #include <stdlib.h>
 
 #include "backends/omp/omp_backend.h"
@@ -67,45 +67,49 @@ static void compete(int64_t i, const int64_t *row_ptr, const int32_t *col_idx, c
     }
 }
 
+/* The smallest color of none of row i's neighbours of higher priority
+ * (all colored by then), looked for 64 colors at a time. */
+static int32_t first_free_color(int64_t i, const int64_t *row_ptr, const int32_t *col_idx,
+                                const uint64_t *priority, const int32_t *color)
+{
+    for (int32_t base = 0;; base += 64) {
+        uint64_t taken = 0;
+        for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
+            const int32_t j = col_idx[e], cj = color[j];
+            if (j != i && priority[j] > priority[i] && cj >= base && cj - base < 64)
+                taken |= 1ull << (cj - base);
+        }
+        if (taken != ~0ull) return base + __builtin_ctzll(~taken);
+    }
+}
+
 /* The rows of a structurally symmetric pattern colored wave by wave:
  * wait_i = coupled rows of higher priority not yet colored; a wave colors
  * the rows with none left, then releases their neighbours of lower
- * priority.  Each row's color is the smallest of none of its neighbours
- * of higher priority (used: a thread's marks, by the row they are for). */
+ * priority. */
 static kryl_status color_by_waves(int nt, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,
                                   const uint64_t *priority, int32_t *color, int32_t *ncolors)
 {
     int32_t *wait = malloc(((size_t)n + 1) * sizeof *wait);
     int32_t *wave = malloc(((size_t)n + 1) * sizeof *wave);
     int32_t *next = malloc(((size_t)n + 1) * sizeof *next);
-    int64_t *used = NULL;
-    int64_t degree = 0, count = 0;
+    int64_t count = 0;
     kryl_status st = KRYL_SUCCESS;
     if (wait == NULL || wave == NULL || next == NULL)
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp coloring: cannot allocate %lld rows",
                         (long long)n);
     const int64_t rows = st == KRYL_SUCCESS ? n : 0;
-#pragma omp parallel for schedule(static) num_threads(nt)                                          \
-    reduction(max                                                                                  \
-              : degree) if (n > KRYL_OMP_MIN_PARALLEL)
+#pragma omp parallel for schedule(static) num_threads(nt) if (n > KRYL_OMP_MIN_PARALLEL)
     for (int64_t i = 0; i < rows; i++) {
         int32_t higher = 0;
         for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
             higher += col_idx[e] != i && priority[col_idx[e]] > priority[i];
         wait[i] = higher;
         color[i] = -1;
-        degree = row_ptr[i + 1] - row_ptr[i] > degree ? row_ptr[i + 1] - row_ptr[i] : degree;
     }
-    /* a row's color is at most its count of higher neighbours: marks 0..degree per thread */
-    const size_t marks = (size_t)degree + 1;
-    if (st == KRYL_SUCCESS) used = malloc((size_t)nt * marks * sizeof *used);
-    if (st == KRYL_SUCCESS && used == NULL)
-        st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "omp coloring: cannot allocate %d x %lld marks", nt,
-                        (long long)marks);
-    for (size_t k = 0; st == KRYL_SUCCESS && k < (size_t)nt * marks; k++) used[k] = -1;
-        /* the first wave: rows of no higher neighbour */
+    /* the first wave: rows of no higher neighbour */
 #pragma omp parallel for schedule(static) num_threads(nt) if (n > KRYL_OMP_MIN_PARALLEL)
-    for (int64_t i = 0; i < (st == KRYL_SUCCESS ? n : 0); i++)
+    for (int64_t i = 0; i < rows; i++)
         if (wait[i] == 0) {
             int64_t at;
 #pragma omp atomic capture
@@ -114,27 +118,17 @@ static kryl_status color_by_waves(int nt, int64_t n, const int64_t *row_ptr, con
         }
     int32_t most = 0;
     while (count > 0) {
-        /* color_i = the smallest color of none of i's higher neighbours (all colored) */
-#pragma omp parallel num_threads(nt) reduction(max : most) if (count > KRYL_OMP_MIN_PARALLEL)
-        {
-            int64_t *mine = used + (size_t)omp_get_thread_num() * marks;
-#pragma omp for schedule(guided)
-            for (int64_t k = 0; k < count; k++) {
-                const int32_t i = wave[k];
-                for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-                    const int32_t j = col_idx[e];
-                    if (j != i && priority[j] > priority[i] && (size_t)color[j] < marks)
-                        mine[color[j]] = i;
-                }
-                int32_t c = 0;
-                while (mine[c] == i) c++;
-                color[i] = c;
-                most = c + 1 > most ? c + 1 : most;
-            }
+        const bool many = count > KRYL_OMP_MIN_PARALLEL;
+        /* each row of the wave takes its first free color */
+#pragma omp parallel for schedule(guided) num_threads(nt) reduction(max : most) if (many)
+        for (int64_t k = 0; k < count; k++) {
+            const int32_t i = wave[k];
+            color[i] = first_free_color(i, row_ptr, col_idx, priority, color);
+            most = color[i] + 1 > most ? color[i] + 1 : most;
         }
         /* the next wave: lower neighbours whose last higher one was just colored */
         int64_t released = 0;
-#pragma omp parallel for schedule(guided) num_threads(nt) if (count > KRYL_OMP_MIN_PARALLEL)
+#pragma omp parallel for schedule(guided) num_threads(nt) if (many)
         for (int64_t k = 0; k < count; k++) {
             const int32_t i = wave[k];
             for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
@@ -160,7 +154,6 @@ static kryl_status color_by_waves(int nt, int64_t n, const int64_t *row_ptr, con
     free(wait);
     free(wave);
     free(next);
-    free(used);
     return st;
 }
 
