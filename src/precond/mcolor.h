@@ -13,10 +13,10 @@
 /* ... or of this many for AMG's ILU(0) smoother where the backend factors
  * in the color order itself (kryl_ilu_backend_orders): the sparsification
  * is the host's work and makes the factorization the host's too (a
- * filter); on convection-diffusion 100^3 the smoother's setup took 0.60 s
- * sparsified against 0.07 s whole, in the same iterations.  A multicolor
- * ILU(0) preconditioner keeps the bound above: whole, bcsstk15 took 6935
- * GMRES iterations against 2838 (docs/BENCHMARKS.md). */
+ * filter); on convection-diffusion 60^3 the smoother's setup took
+ * 0.13-0.14 s sparsified against 0.04 s whole, in the same iterations.
+ * A multicolor ILU(0) preconditioner keeps the bound above: whole,
+ * bcsstk15 took 6935 GMRES iterations against 2838 (docs/BENCHMARKS.md). */
 #define KRYL_MCOLOR_BACKEND_COLORS 64
 /* Sparsification rounds, and the relative weight below which round r drops
  * an edge of a high-degree vertex: KRYL_MCOLOR_THETA * 2^r of its largest. */
