@@ -36,7 +36,7 @@ static kryl_status host_level_matrix(kryl_context ctx, kryl_csr *csr, kryl_preci
     return kryl_matrix_convert(M_p, *D, precision, KRYL_FORMAT_CSR, NULL, KRYL_ORDER_NONE);
 }
 
-/* The backend matrix of M (backend arrays, released here) in double and,
+/* The backend matrix of M (backend arrays, taken over here) in double and,
  * where `precision` is single, its copy in that precision (*M_p; else
  * *M_p = *D). */
 static kryl_status level_matrix(kryl_context ctx, kryl_backend_csr *M, kryl_precision precision,
@@ -50,9 +50,8 @@ static kryl_status level_matrix(kryl_context ctx, kryl_backend_csr *M, kryl_prec
         KRYL_TRY(st);
         return host_level_matrix(ctx, &C, precision, NULL, D, M_p);
     }
-    kryl_status st = kryl_matrix_from_built_csr_device(D, ctx, M->nrows, M->ncols, M->nnz,
-                                                       M->row_ptr, M->col_idx, M->values);
-    kryl_backend_csr_release(ctx, M);
+    /* the matrix takes M's arrays over */
+    kryl_status st = kryl_matrix_from_built_csr_device(D, ctx, M);
     if (st != KRYL_SUCCESS || precision == KRYL_DOUBLE) {
         *M_p = *D;
         return st;

@@ -218,13 +218,16 @@ typedef struct kryl_gmres_ls {
     OP(void, matrix_release, (kryl_context ctx, kryl_matrix A))                                    \
     /* Build A->storage (double CSR in A->layout's order: the natural one,                         \
      * or an ordering's P A P^T built on the backend) from CSR arrays in                           \
-     * backend memory, checked there as kryl_matrix_create_csr_device says                         \
-     * unless `built` (the library's own: only their row lengths measured),                        \
-     * while A has no host copy of them (NULL: the backend addresses host                          \
-     * memory, and the arrays are copied to the host as they are). */                              \
+     * backend memory, copied and checked there as                                                 \
+     * kryl_matrix_create_csr_device says, or, where `built` (the library's                        \
+     * own ops->alloc blocks: only their row lengths measured), taken over by                      \
+     * A->storage on success (on failure the caller keeps them); A has no                          \
+     * host copy of them (NULL: the backend addresses host memory, and the                         \
+     * arrays are copied to the host as they are).  Arrays not built are                           \
+     * only read. */                                                                               \
     OP(kryl_status, matrix_setup_device,                                                           \
-       (kryl_context ctx, kryl_matrix A, const int64_t *row_ptr, const int32_t *col_idx,           \
-        const double *values, bool built))                                                         \
+       (kryl_context ctx, kryl_matrix A, int64_t *row_ptr, int32_t *col_idx, double *values,       \
+        bool built))                                                                               \
     /* Build A->storage in A->fmt.kind (ELL, ELLR, JDS, pJDS, SELL or DIA;                         \
      * A->params its parameters, rows in the format's own order only) from                         \
      * the storage of `from`, double CSR of all its rows in the natural                            \

@@ -36,9 +36,9 @@ static void host_release(kryl_host_matrix *h)
 /* CSR arrays in backend memory (kryl_matrix_create_csr_device), `built`
  * by the library (kryl_matrix_from_built_csr_device). */
 typedef struct device_csr {
-    const int64_t *row_ptr;
-    const int32_t *col_idx;
-    const double *values;
+    int64_t *row_ptr; /* written only where built: taken over */
+    int32_t *col_idx;
+    double *values;
     bool built;
 } device_csr;
 
@@ -238,10 +238,9 @@ static kryl_status matrix_from_device(kryl_matrix *A, kryl_context ctx, int64_t 
     return st;
 }
 
-/* kryl_matrix_create_csr_device, the arrays checked unless `built`. */
-static kryl_status create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows, int64_t ncols,
-                                     int64_t nnz, const int64_t *row_ptr, const int32_t *col_idx,
-                                     const double *values, bool built)
+kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
+                                          int64_t ncols, int64_t nnz, const int64_t *row_ptr,
+                                          const int32_t *col_idx, const double *values)
 {
     KRYL_REQUIRE_ARG(A);
     *A = NULL;
@@ -252,7 +251,8 @@ static kryl_status create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t n
                           "kryl_matrix_create_csr_device: one process only; a distributed "
                           "context takes each rank's rows with kryl_matrix_create_csr");
     if (ctx->ops->matrix_setup_device != NULL) {
-        const device_csr device = {row_ptr, col_idx, values, built};
+        /* the caller's arrays: only read (not built) */
+        const device_csr device = {(int64_t *)row_ptr, (int32_t *)col_idx, (double *)values, false};
         return matrix_from_device(A, ctx, nrows, ncols, nnz, &device);
     }
     /* host memory: checked and copied as it is */
@@ -261,18 +261,24 @@ static kryl_status create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t n
     return kryl_matrix_from_csr(A, ctx, &csr);
 }
 
-kryl_status kryl_matrix_create_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
-                                          int64_t ncols, int64_t nnz, const int64_t *row_ptr,
-                                          const int32_t *col_idx, const double *values)
+kryl_status kryl_matrix_from_built_csr_device(kryl_matrix *A, kryl_context ctx, kryl_backend_csr *M)
 {
-    return create_csr_device(A, ctx, nrows, ncols, nnz, row_ptr, col_idx, values, false);
-}
-
-kryl_status kryl_matrix_from_built_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
-                                              int64_t ncols, int64_t nnz, const int64_t *row_ptr,
-                                              const int32_t *col_idx, const double *values)
-{
-    return create_csr_device(A, ctx, nrows, ncols, nnz, row_ptr, col_idx, values, true);
+    *A = NULL;
+    kryl_status st;
+    if (ctx->ops->matrix_setup_device != NULL) {
+        const device_csr device = {M->row_ptr, M->col_idx, M->values, true};
+        st = matrix_from_device(A, ctx, M->nrows, M->ncols, M->nnz, &device);
+        /* the storage holds the arrays now */
+        if (st == KRYL_SUCCESS) *M = (kryl_backend_csr){0};
+    } else {
+        /* host memory: copied as it is */
+        kryl_csr csr;
+        st = kryl_csr_from_sorted_arrays(&csr, M->nrows, M->ncols, M->nnz, M->row_ptr, M->col_idx,
+                                         M->values);
+        if (st == KRYL_SUCCESS) st = kryl_matrix_from_csr(A, ctx, &csr);
+    }
+    kryl_backend_csr_release(ctx, M);
+    return st;
 }
 
 kryl_status kryl_matrix_need_host(kryl_matrix A, const char *why)
@@ -510,6 +516,8 @@ static kryl_status color_on_backend(kryl_matrix *B, kryl_matrix A, kryl_precisio
     storage_source src = {&device, NULL, used, NULL};
     if (st == KRYL_SUCCESS)
         st = matrix_new(B, ctx, A->host, layout, KRYL_DOUBLE, &fmt, &src, false);
+    /* B's storage holds C's arrays now */
+    if (st == KRYL_SUCCESS) C = (kryl_backend_csr){0};
     kryl_fmt_free(&fmt); /* emptied by matrix_new */
     kryl_layout_release(ctx, layout);
     kryl_backend_csr_release(ctx, &C);

@@ -142,11 +142,13 @@ void kryl_host_device_model(kryl_device_model *dev);
 /* Matrices from a host CSR (takes ownership of csr's arrays, also on failure). */
 kryl_status kryl_matrix_from_csr(kryl_matrix *A, kryl_context ctx, kryl_csr *csr);
 
-/* kryl_matrix_create_csr_device for arrays the library built (columns in
- * range and ascending, values finite by construction): not checked again. */
-kryl_status kryl_matrix_from_built_csr_device(kryl_matrix *A, kryl_context ctx, int64_t nrows,
-                                              int64_t ncols, int64_t nnz, const int64_t *row_ptr,
-                                              const int32_t *col_idx, const double *values);
+/* kryl_matrix_create_csr_device for arrays the library built in backend
+ * memory (columns in range and ascending, values finite by construction):
+ * not checked again, and taken over by the matrix where the backend
+ * stores them as they are (else copied); M is emptied, also on failure. */
+struct kryl_backend_csr; /* backends/backend.h */
+kryl_status kryl_matrix_from_built_csr_device(kryl_matrix *A, kryl_context ctx,
+                                              struct kryl_backend_csr *M);
 
 /* The same for a rectangular matrix over several ranks whose columns are
  * split unlike its rows: this rank owns the columns [col_begin, col_end)

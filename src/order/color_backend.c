@@ -17,15 +17,23 @@ static bool applies(const kryl_backend_ops *ops)
            ops->color_group && ops->csr_permute;
 }
 
-/* B's arrays for n rows and nnz entries in backend memory. */
-static kryl_status alloc_csr(kryl_context ctx, int64_t n, int64_t nnz, kryl_backend_csr *B)
+kryl_status kryl_order_permuted_csr(kryl_context ctx, int64_t n, int64_t nnz,
+                                    const int64_t *row_ptr, const int32_t *col_idx,
+                                    const double *values, const int32_t *perm, kryl_backend_csr *B)
 {
     const kryl_backend_ops *ops = ctx->ops;
-    B->nrows = B->ncols = n;
-    B->nnz = nnz;
-    KRYL_TRY(ops->alloc(ctx, (void **)&B->row_ptr, ((size_t)n + 1) * sizeof *B->row_ptr));
-    KRYL_TRY(ops->alloc(ctx, (void **)&B->col_idx, (size_t)nnz * sizeof *B->col_idx));
-    return ops->alloc(ctx, (void **)&B->values, (size_t)nnz * sizeof *B->values);
+    *B = (kryl_backend_csr){.nrows = n, .ncols = n, .nnz = nnz};
+    kryl_status st = ops->alloc(ctx, (void **)&B->row_ptr, ((size_t)n + 1) * sizeof *B->row_ptr);
+    if (st == KRYL_SUCCESS)
+        st = ops->alloc(ctx, (void **)&B->col_idx, (size_t)nnz * sizeof *B->col_idx);
+    if (st == KRYL_SUCCESS)
+        st = ops->alloc(ctx, (void **)&B->values, (size_t)nnz * sizeof *B->values);
+    /* B = P A P^T: row i of B is row perm[i] of A, column j becomes inv(perm)[j] */
+    if (st == KRYL_SUCCESS)
+        st = ops->csr_permute(ctx, n, row_ptr, col_idx, values, perm, B->row_ptr, B->col_idx,
+                              B->values);
+    if (st != KRYL_SUCCESS) kryl_backend_csr_release(ctx, B);
+    return st;
 }
 
 /* perm = the color groups of the graph of (row_ptr, col_idx): n > 0 rows. */
@@ -81,11 +89,8 @@ kryl_status kryl_order_color_backend(kryl_matrix A, int32_t **perm, kryl_backend
     if (st == KRYL_SUCCESS) st = ops->alloc(ctx, (void **)perm, (size_t)n * sizeof **perm);
     if (st == KRYL_SUCCESS) st = color_order(ctx, n, row_ptr, col_idx, *perm, ncolors);
     if (st == KRYL_SUCCESS) kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
-    if (st == KRYL_SUCCESS) st = alloc_csr(ctx, n, nnz, B);
-    /* B = P A P^T: row i of B is row perm[i] of A, column j becomes inv(perm)[j] */
     if (st == KRYL_SUCCESS)
-        st = ops->csr_permute(ctx, n, row_ptr, col_idx, values, *perm, B->row_ptr, B->col_idx,
-                              B->values);
+        st = kryl_order_permuted_csr(ctx, n, nnz, row_ptr, col_idx, values, *perm, B);
     kryl_setup_leave(ctx, phase);
     if (own_row_ptr) ops->release(ctx, row_ptr);
     if (st != KRYL_SUCCESS) {

@@ -24,6 +24,14 @@ extern "C" {
 kryl_status kryl_order_color_backend(kryl_matrix A, int32_t **perm, kryl_backend_csr *B,
                                      int32_t *ncolors);
 
+/* B (its arrays allocated here in backend memory; left empty on failure)
+ * = P A P^T of the n x n CSR (row_ptr, col_idx, values) in backend memory
+ * with nnz entries, row i of B row perm[i] of A, each row's columns
+ * sorted (ops->csr_permute). */
+kryl_status kryl_order_permuted_csr(kryl_context ctx, int64_t n, int64_t nnz,
+                                    const int64_t *row_ptr, const int32_t *col_idx,
+                                    const double *values, const int32_t *perm, kryl_backend_csr *B);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 #include "core/host_threads.h"
 #include "core/setup_clock.h"
 #include "factor/factor_internal.h"
+#include "order/color_backend.h"
 #include "precond/ilu_backend.h"
 
 bool kryl_ilu_backend_applies(const kryl_precond *pc, kryl_matrix A, kryl_precond_kind factor,
@@ -82,18 +83,11 @@ static kryl_status permuted_copy(kryl_context ctx, kryl_matrix A, const int32_t 
     kryl_backend_csr C = {0};
     int phase = kryl_setup_enter(ctx, KRYL_SETUP_CONVERSION);
     kryl_status st = ops->matrix_csr_arrays(ctx, A, &row_ptr, &own_row_ptr, &col_idx, &values);
-    if (st == KRYL_SUCCESS)
-        st = ops->alloc(ctx, (void **)&C.row_ptr, ((size_t)n + 1) * sizeof *C.row_ptr);
-    if (st == KRYL_SUCCESS)
-        st = ops->alloc(ctx, (void **)&C.col_idx, (size_t)nnz * sizeof *C.col_idx);
-    if (st == KRYL_SUCCESS)
-        st = ops->alloc(ctx, (void **)&C.values, (size_t)nnz * sizeof *C.values);
     /* C = P A P^T, its rows sorted */
     if (st == KRYL_SUCCESS)
-        st = ops->csr_permute(ctx, n, row_ptr, col_idx, values, perm_backend, C.row_ptr, C.col_idx,
-                              C.values);
-    if (st == KRYL_SUCCESS)
-        st = kryl_matrix_from_built_csr_device(B, ctx, n, n, nnz, C.row_ptr, C.col_idx, C.values);
+        st = kryl_order_permuted_csr(ctx, n, nnz, row_ptr, col_idx, values, perm_backend, &C);
+    /* B takes C's arrays over */
+    if (st == KRYL_SUCCESS) st = kryl_matrix_from_built_csr_device(B, ctx, &C);
     if (own_row_ptr) ops->release(ctx, row_ptr);
     kryl_backend_csr_release(ctx, &C);
     kryl_setup_leave(ctx, phase);

@@ -1,6 +1,7 @@
 /* The cuda backend's CSR storage built from CSR arrays already on the device
  * (kryl_matrix_create_csr_device): the arrays are checked by kernels, their
- * row length statistics reduced there, and copied device to device; the
+ * row length statistics reduced there, and copied device to device (the
+ * library's own, built ones taken over instead); the
  * host copy is downloaded from the storage only when a host-side step needs
  * it (kryl_matrix_download).  Also a single-precision copy of such a
  * storage, made device to device (matrix_convert to CSR). */
@@ -181,26 +182,35 @@ static kryl_status check_arrays(kryl_cuda_state *s, cuda_csr *m, const int64_t *
     return KRYL_SUCCESS;
 }
 
+/* m->row_ptr (allocated) = row_ptr narrowed to 32 bits (m not wide). */
+static kryl_status narrow_row_ptr(kryl_cuda_state *s, cuda_csr *m, const int64_t *row_ptr)
+{
+    const int64_t offsets = m->nrows + 1;
+    KRYL_TRY(kryl_cuda_malloc(s, &m->row_ptr, (size_t)offsets * sizeof(int32_t),
+                              "a matrix's row offsets"));
+    narrow_offsets_kernel<<<kryl_cuda_stream_grid(s, offsets), KRYL_CUDA_THREADS, 0, s->stream>>>(
+        offsets, row_ptr, static_cast<int32_t *>(m->row_ptr));
+    KRYL_CUDA_CHECK_LAUNCH("narrow_offsets");
+    return KRYL_SUCCESS;
+}
+
 /* m's device arrays: copies of the caller's, row offsets narrowed to 32 bits
  * unless m is wide. */
 static kryl_status copy_arrays(kryl_cuda_state *s, cuda_csr *m, const int64_t *row_ptr,
                                const int32_t *col_idx, const double *values)
 {
     const int64_t offsets = m->nrows + 1;
-    KRYL_TRY(kryl_cuda_malloc(s, &m->row_ptr,
-                              (size_t)offsets * (m->wide ? sizeof(int64_t) : sizeof(int32_t)),
-                              "a matrix's row offsets"));
-    KRYL_TRY(kryl_cuda_malloc(s, (void **)&m->col_idx, (size_t)m->nnz * sizeof(int32_t),
-                              "a matrix's columns"));
-    KRYL_TRY(kryl_cuda_malloc(s, &m->values, (size_t)m->nnz * sizeof(double), "a matrix's values"));
     if (m->wide) {
+        KRYL_TRY(kryl_cuda_malloc(s, &m->row_ptr, (size_t)offsets * sizeof(int64_t),
+                                  "a matrix's row offsets"));
         KRYL_CUDA_CHECK(cudaMemcpyAsync(m->row_ptr, row_ptr, (size_t)offsets * sizeof(int64_t),
                                         cudaMemcpyDeviceToDevice, s->stream));
     } else {
-        narrow_offsets_kernel<<<kryl_cuda_stream_grid(s, offsets), KRYL_CUDA_THREADS, 0,
-                                s->stream>>>(offsets, row_ptr, static_cast<int32_t *>(m->row_ptr));
-        KRYL_CUDA_CHECK_LAUNCH("narrow_offsets");
+        KRYL_TRY(narrow_row_ptr(s, m, row_ptr));
     }
+    KRYL_TRY(kryl_cuda_malloc(s, (void **)&m->col_idx, (size_t)m->nnz * sizeof(int32_t),
+                              "a matrix's columns"));
+    KRYL_TRY(kryl_cuda_malloc(s, &m->values, (size_t)m->nnz * sizeof(double), "a matrix's values"));
     if (m->nnz > 0) {
         KRYL_CUDA_CHECK(cudaMemcpyAsync(m->col_idx, col_idx, (size_t)m->nnz * sizeof(int32_t),
                                         cudaMemcpyDeviceToDevice, s->stream));
@@ -265,8 +275,22 @@ kryl_status kryl_cuda_csr_blocks(kryl_cuda_state *s, cuda_csr *m)
     return st;
 }
 
-kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const int64_t *row_ptr,
-                                          const int32_t *col_idx, const double *values, bool built)
+/* m's arrays: the built ones taken over, the row offsets narrowed to 32
+ * bits unless m is wide; nothing taken on failure. */
+static kryl_status take_arrays(kryl_cuda_state *s, cuda_csr *m, int64_t *row_ptr, int32_t *col_idx,
+                               double *values)
+{
+    if (m->wide)
+        m->row_ptr = row_ptr;
+    else
+        KRYL_TRY(narrow_row_ptr(s, m, row_ptr));
+    m->col_idx = col_idx;
+    m->values = values;
+    return KRYL_SUCCESS;
+}
+
+kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, int64_t *row_ptr,
+                                          int32_t *col_idx, double *values, bool built)
 {
     const kryl_fmt *f = &A->fmt;
     kryl_cuda_state *s = nullptr;
@@ -274,10 +298,22 @@ kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, const
     cuda_csr *m = kryl_cuda_csr_new(f->nrows, f->ncols, f->nnz);
     if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
     kryl_status st = check_arrays(s, m, row_ptr, col_idx, values, built);
-    if (st == KRYL_SUCCESS) st = copy_arrays(s, m, row_ptr, col_idx, values);
+    /* the library's own arrays are kept as they are, the caller's copied */
+    if (st == KRYL_SUCCESS)
+        st = built ? take_arrays(s, m, row_ptr, col_idx, values)
+                   : copy_arrays(s, m, row_ptr, col_idx, values);
     if (st == KRYL_SUCCESS) kryl_cuda_csr_choose_kernel(m);
     /* the stream kernel's blocks need the offsets on the host: made only for it */
     if (st == KRYL_SUCCESS && m->kernel == KRYL_CUDA_SPMV_STREAM) st = kryl_cuda_csr_blocks(s, m);
+    if (built && st == KRYL_SUCCESS && !m->wide) {
+        /* the narrowed copy replaces the 64-bit offsets (the stream orders the release) */
+        kryl_cuda_free(s, row_ptr);
+    } else if (built && st != KRYL_SUCCESS && m->col_idx == col_idx) {
+        /* the caller keeps its arrays on failure: m lets go of the taken ones */
+        if (m->wide) m->row_ptr = nullptr;
+        m->col_idx = nullptr;
+        m->values = nullptr;
+    }
     return kryl_cuda_csr_adopt(ctx, s, A, m, st, " from device arrays (no host copy)");
 }
 
