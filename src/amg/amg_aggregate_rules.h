@@ -51,11 +51,12 @@ KRYL_GEN_MIX_FN uint64_t amg_key_decided(uint64_t key, uint64_t m2, int64_t i)
     return amg_key_state(m2) == AMG_STATE_IN ? amg_key_of(AMG_STATE_OUT, i) : key;
 }
 
-/* Whether a_ij = a (i != j) is a strong coupling: |a_ij| >= theta sqrt(|a_ii a_jj|). */
+/* Whether a_ij = a (i != j) is a strong coupling: |a_ij| >= theta sqrt(|a_ii a_jj|),
+ * a != 0; theta = 0: every stored nonzero, the diagonal unread. */
 KRYL_GEN_MIX_FN bool amg_strong(double a, double aii, double ajj, double theta)
 {
     a = fabs(a);
-    return a != 0.0 && a >= theta * sqrt(fabs(aii * ajj));
+    return a != 0.0 && (theta == 0.0 || a >= theta * sqrt(fabs(aii * ajj)));
 }
 
 /* The neighbouring aggregate row i joins in the last phase (old: each

@@ -57,7 +57,9 @@ __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__
         for (int64_t k0 = row_ptr[i]; k0 < row_ptr[i + 1]; k0 += KRYL_CUDA_ROW_LANES) {
             const int64_t k = k0 + lane;
             const int32_t j = k < row_ptr[i + 1] ? col_idx[k] : (int32_t)i;
-            const bool strong = j != i && amg_strong(values[k], d[i], d[j], theta);
+            /* theta = 0 reads no a_jj (amg_strong's rule without the gather) */
+            const bool strong = j != i && (theta == 0.0 ? values[k] != 0.0
+                                                        : amg_strong(values[k], d[i], d[j], theta));
             /* the row's lanes agree on the chunk: its strong entries in order */
             const unsigned int mask = __ballot_sync(row_mask, strong) & row_mask;
             if (out && strong) out[at + __popc(mask & ((1u << (group + lane)) - 1))] = j;

@@ -1,13 +1,15 @@
 /* One level of the multigrid setup on the device (backend.h,
  * amg_tentative, amg_products), every array in device memory and every
  * block through the context's counting allocator: the tentative
- * prolongator by kernels over rows and a scan; S = I - omega D^-1 A by a
- * kernel over rows, then P = S T, AP = A P and Ac = R AP by the backend's
- * hash SpGEMM and R = P' by its transpose (cuda_spgemm.cu) or, with
- * KRYL_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM and CSR-to-CSC conversion
- * (whose first call in a process loads cuSPARSE's kernels: about 40 ms of
- * a 7-point 160^3 setup, docs/BENCHMARKS.md), with 32-bit offsets (what
- * cuSPARSE's SpGEMM takes), widened to 64 bits for the level matrices.
+ * prolongator by kernels over rows and a scan; P = (I - omega D^-1 A) T
+ * in one pass where T has one entry a row (cuda_prolong.cu), else S =
+ * I - omega D^-1 A by a kernel over rows and P = S T; AP = A P and Ac =
+ * R AP by the backend's hash SpGEMM and R = P' by its transpose
+ * (cuda_spgemm.cu) or, with KRYL_AMG_SPGEMM=cusparse, by cuSPARSE's SpGEMM
+ * and CSR-to-CSC conversion (whose first call in a process loads
+ * cuSPARSE's kernels: about 40 ms of a 7-point 160^3 setup,
+ * docs/BENCHMARKS.md), with 32-bit offsets (what cuSPARSE's SpGEMM
+ * takes), widened to 64 bits for the level matrices.
  * Nothing comes back to the host but sizes. */
 #include <cub/cub.cuh>
 #include <cusparse.h>
@@ -166,22 +168,6 @@ __global__ void tentative_fill(int64_t n, const int32_t *__restrict__ aggregate,
         col_idx[row_ptr[i]] = a;
         values[row_ptr[i]] = sqrt((w ? w[i] : 1.0) / wc[a]);
     }
-}
-
-/* out[0] = 0, out[1..count] = the running sums of in (cub's scan). */
-template <typename T>
-static kryl_status running_sums(kryl_cuda_state *s, const T *in, T *out, int64_t count)
-{
-    void *temp = nullptr;
-    size_t bytes = 0;
-    kryl_status st = KRYL_SUCCESS;
-    CUDA_STEP(st, cudaMemsetAsync(out, 0, sizeof *out, s->stream));
-    CUDA_STEP(st,
-              cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out + 1, (int)count, s->stream));
-    KRYL_STEP(st, kryl_cuda_malloc(s, &temp, bytes, "a scan's workspace"));
-    CUDA_STEP(st, cub::DeviceScan::InclusiveSum(temp, bytes, in, out + 1, (int)count, s->stream));
-    kryl_cuda_free(s, temp);
-    return st;
 }
 
 /* D's 32-bit offsets (allocated) over M's columns and values (borrowed). */
@@ -415,7 +401,7 @@ static kryl_status permute(kryl_cuda_state *s, const dev_csr *P, const int32_t *
         permuted_lengths<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(P->rows, P->offsets, perm, len);
         CUDA_STEP(st, cudaGetLastError());
     }
-    KRYL_STEP(st, running_sums(s, len, Q->offsets, P->rows));
+    KRYL_STEP(st, kryl_cuda_running_sums(s, len, Q->offsets, P->rows));
     if (st == KRYL_SUCCESS) {
         permuted_rows<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
             P->rows, P->offsets, P->col_idx, P->values, perm, Q->offsets, Q->col_idx, Q->values);
@@ -480,12 +466,16 @@ static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const d
 {
     dev_csr dS, dAP, dQ;
     kryl_status st = KRYL_SUCCESS;
-    if (omega != 0.0) {
+    bool fused = false;
+    /* P = (I - omega D^-1 A) T in one pass where T has one entry a row (the hash products') */
+    if (omega != 0.0 && handle == nullptr)
+        st = kryl_cuda_smoothed_prolongator(s, dA, dT, omega, dP, &fused);
+    if (omega != 0.0 && !fused) {
         /* P = (I - omega D^-1 A) T;  S borrows A's offsets and columns */
-        st = smoother(s, dA, omega, &dS);
+        KRYL_STEP(st, smoother(s, dA, omega, &dS));
         KRYL_STEP(st, multiply(s, handle, &dS, dT, dP, true, "the multigrid prolongator P"));
         kryl_cuda_free(s, dS.values);
-    } else {
+    } else if (omega == 0.0) {
         /* plain aggregation: P = T */
         st = copy(s, dT, dP);
     }
@@ -576,7 +566,7 @@ kryl_status kryl_cuda_amg_tentative(kryl_context ctx, int64_t n, const int32_t *
         tentative_count<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, aggregate, w, wc, len);
         CUDA_STEP(st, cudaGetLastError());
     }
-    KRYL_STEP(st, running_sums(s, len, T->row_ptr, n));
+    KRYL_STEP(st, kryl_cuda_running_sums(s, len, T->row_ptr, n));
     CUDA_STEP(st, cudaMemcpyAsync(&T->nnz, T->row_ptr + n, sizeof T->nnz, cudaMemcpyDeviceToHost,
                                   s->stream));
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));

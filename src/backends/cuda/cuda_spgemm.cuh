@@ -4,6 +4,8 @@
 #ifndef KRYL_BACKENDS_CUDA_SPGEMM_CUH
 #define KRYL_BACKENDS_CUDA_SPGEMM_CUH
 
+#include <cub/cub.cuh>
+
 #include "backends/cuda/cuda_internal.cuh"
 
 /* A CSR matrix in device memory with 32-bit offsets. */
@@ -33,6 +35,22 @@ struct dev_csr {
 /* Check a CUDA runtime call only while st is still success. */
 #define CUDA_STEP(st, call) KRYL_LIBRARY_STEP(st, cudaError_t, cudaSuccess, kryl_cuda_failed, call)
 
+/* out[0] = 0, out[1..count] = the running sums of in (cub's scan). */
+template <typename T>
+static kryl_status kryl_cuda_running_sums(kryl_cuda_state *s, const T *in, T *out, int64_t count)
+{
+    void *temp = nullptr;
+    size_t bytes = 0;
+    kryl_status st = KRYL_SUCCESS;
+    CUDA_STEP(st, cudaMemsetAsync(out, 0, sizeof *out, s->stream));
+    CUDA_STEP(st,
+              cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out + 1, (int)count, s->stream));
+    KRYL_STEP(st, kryl_cuda_malloc(s, &temp, bytes, "a scan's workspace"));
+    CUDA_STEP(st, cub::DeviceScan::InclusiveSum(temp, bytes, in, out + 1, (int)count, s->stream));
+    kryl_cuda_free(s, temp);
+    return st;
+}
+
 /* Free M's arrays (kryl_cuda_malloc's) and empty it. */
 void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M);
 
@@ -50,5 +68,14 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
  * radix sort of P's entries by column (cub); the same result on every run.
  * Synchronises once. */
 kryl_status kryl_cuda_transpose(kryl_cuda_state *s, const dev_csr *P, dev_csr *R, const char *what);
+
+/* P = (I - omega D^-1 A) T (allocated here; rows sorted by column, the
+ * sums in the order of A's rows, as S T by kryl_cuda_spgemm_hash gives it)
+ * where T (A's rows) has at most one entry a row and A's rows are short
+ * (cuda_prolong.cu), with *applies; else *applies = false and nothing is
+ * allocated.  KRYL_ERR_ZERO_DIAGONAL names the first row without a
+ * nonzero a_ii.  Synchronises twice. */
+kryl_status kryl_cuda_smoothed_prolongator(kryl_cuda_state *s, const dev_csr *A, const dev_csr *T,
+                                           double omega, dev_csr *P, bool *applies);
 
 #endif
