@@ -470,7 +470,6 @@ static kryl_status products(kryl_cuda_state *s, cusparseHandle_t handle, const d
     /* P = (I - omega D^-1 A) T in one pass where T has one entry a row (the hash products') */
     if (omega != 0.0 && handle == nullptr)
         st = kryl_cuda_smoothed_prolongator(s, dA, dT, omega, dP, &fused);
-    if (fused) KRYL_STEP(st, sort(s, dP));
     if (omega != 0.0 && !fused) {
         /* P = (I - omega D^-1 A) T;  S borrows A's offsets and columns */
         KRYL_STEP(st, smoother(s, dA, omega, &dS));

@@ -8,9 +8,9 @@
  * (shuffles, chunk by chunk), which marks the first entry of each
  * aggregate; a count pass, a scan, then a fill pass in which each first
  * entry sums its aggregate's products in the row's order (the order of
- * the hash SpGEMM: the same P to the bit) over the entries from it on and
- * writes them in the order the aggregates first occur, which the caller
- * sorts by column.  Rows longer than PROLONG_MOST entries take the
+ * the hash SpGEMM: the same P to the bit) and writes them at its rank
+ * among the row's aggregates.  A row of one chunk (a stencil's) keeps its
+ * entries in registers.  Rows longer than PROLONG_MOST entries take the
  * general products instead (the comparisons grow with the square of a
  * row's length). */
 #include "backends/cuda/cuda_reduce.cuh"
@@ -121,9 +121,8 @@ __global__ void prolong_count(int64_t rows, const int32_t *__restrict__ a_off,
 }
 
 /* P's row i: each first entry of an aggregate J writes p_iJ = the sum of
- * s_ij t_j over row i's entries of J, in the row's order (its own and
- * those after it), at its place among the row's first entries; the rows
- * are sorted by column afterwards. */
+ * s_ij t_j over row i's entries of J, in the row's order, at its rank by
+ * J among the row's aggregates. */
 __global__ void prolong_fill(int64_t rows, const int32_t *__restrict__ a_off,
                              const int32_t *__restrict__ a_col, const double *__restrict__ a,
                              const int32_t *__restrict__ agg, const double *__restrict__ t,
@@ -133,42 +132,39 @@ __global__ void prolong_fill(int64_t rows, const int32_t *__restrict__ a_off,
 {
     const int lane = kryl_cuda_row_lane();
     const unsigned int mask = row_group_mask();
-    const unsigned int lanes_below = ((1u << (threadIdx.x & 31u)) - 1u) & mask;
     KRYL_CUDA_FOR_EACH_ROW(i, rows)
     {
         const int32_t begin = a_off[i], end = a_off[i + 1];
         const double diag = row_diagonal(i, begin, end, lane, a_col, a);
         const double scale = diag != 0.0 ? omega / diag : 0.0;
-        int32_t placed = 0; /* first entries in the chunks before */
         for (int32_t c = 0; begin + c * KRYL_CUDA_ROW_LANES < end; c++) {
             const int32_t k = begin + c * KRYL_CUDA_ROW_LANES + lane;
             const int32_t mine = entry_aggregate(k, end, a_col, agg);
             const bool writes = k < end && first[k];
-            const unsigned int writers = __ballot_sync(mask, writes) & mask;
-            if (writers == 0) continue;
+            int32_t rank = 0;
             double sum = 0.0;
-            /* an aggregate's entries lie at and after its first one */
-            for (int32_t c0 = c; begin + c0 * KRYL_CUDA_ROW_LANES < end; c0++) {
+            for (int32_t c0 = 0; begin + c0 * KRYL_CUDA_ROW_LANES < end; c0++) {
                 const int32_t k0 = begin + c0 * KRYL_CUDA_ROW_LANES + lane;
                 const int32_t other = entry_aggregate(k0, end, a_col, agg);
+                const bool other_first = k0 < end && first[k0];
                 /* s_ij t_j, as the smoother's matrix times T would give it */
                 const double s =
                     other == NO_AGGREGATE ? 0.0 : (a_col[k0] == i ? 1.0 : 0.0) - scale * a[k0];
                 const double st = other == NO_AGGREGATE ? 0.0 : s * t[a_col[k0]];
                 for (int m = 0; m < KRYL_CUDA_ROW_LANES; m++) {
                     const int32_t o = __shfl_sync(mask, other, m, KRYL_CUDA_ROW_LANES);
+                    const bool of = __shfl_sync(mask, other_first, m, KRYL_CUDA_ROW_LANES);
                     const double v = __shfl_sync(mask, st, m, KRYL_CUDA_ROW_LANES);
-                    /* the first starts the sum, the later ones add in order */
-                    if (o == mine && (c0 > c || m >= lane))
+                    rank += of && o < mine;
+                    /* the entries of J from the first on, in order: the first starts the sum */
+                    if (o == mine && (c0 > c || (c0 == c && m >= lane)))
                         sum = c0 == c && m == lane ? v : sum + v;
                 }
             }
             if (writes) {
-                const int32_t at = p_off[i] + placed + __popc(writers & lanes_below);
-                p_col[at] = mine;
-                p_val[at] = diag != 0.0 ? sum : 0.0;
+                p_col[p_off[i] + rank] = mine;
+                p_val[p_off[i] + rank] = diag != 0.0 ? sum : 0.0;
             }
-            placed += __popc(writers);
         }
     }
 }

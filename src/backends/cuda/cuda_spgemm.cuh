@@ -69,13 +69,12 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
  * Synchronises once. */
 kryl_status kryl_cuda_transpose(kryl_cuda_state *s, const dev_csr *P, dev_csr *R, const char *what);
 
-/* P = (I - omega D^-1 A) T (allocated here; each row's entries in the
- * order their aggregates first occur in A's row, so sorted by column they
- * are S T as kryl_cuda_spgemm_hash gives it, the sums in the order of A's
- * rows) where T (A's rows) has at most one entry a row and A's rows are
- * short (cuda_prolong.cu), with *applies; else *applies = false and
- * nothing is allocated.  KRYL_ERR_ZERO_DIAGONAL names the first row
- * without a nonzero a_ii.  Synchronises twice. */
+/* P = (I - omega D^-1 A) T (allocated here; rows sorted by column, the
+ * sums in the order of A's rows, as S T by kryl_cuda_spgemm_hash gives it)
+ * where T (A's rows) has at most one entry a row and A's rows are short
+ * (cuda_prolong.cu), with *applies; else *applies = false and nothing is
+ * allocated.  KRYL_ERR_ZERO_DIAGONAL names the first row without a
+ * nonzero a_ii.  Synchronises twice. */
 kryl_status kryl_cuda_smoothed_prolongator(kryl_cuda_state *s, const dev_csr *A, const dev_csr *T,
                                            double omega, dev_csr *P, bool *applies);
 
