@@ -9,9 +9,8 @@
  * aggregate; a count pass, a scan, then a fill pass in which each first
  * entry sums its aggregate's products in the row's order (the order of
  * the hash SpGEMM: the same P to the bit) and writes them at its rank
- * among the row's aggregates.  A row of one chunk (a stencil's) keeps its
- * entries in registers.  Rows longer than PROLONG_MOST entries take the
- * general products instead (the comparisons grow with the square of a
+ * among the row's aggregates.  Rows longer than PROLONG_MOST entries take
+ * the general products instead (the comparisons grow with the square of a
  * row's length). */
 #include "backends/cuda/cuda_reduce.cuh"
 #include "backends/cuda/cuda_spgemm.cuh"
