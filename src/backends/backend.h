@@ -636,14 +636,16 @@ typedef struct kryl_gmres_ls {
     /* ---- multicolor ordering (optional; NULL: the host colors) ----                             \
      * color_rows: the Jones-Plassmann coloring of the graph of the n x n                          \
      * pattern row_ptr, col_idx (backend memory; rows i != j coupled when                          \
-     * a_ij or a_ji is stored, so the pattern need not be symmetric):                              \
+     * a_ij or a_ji is stored, so the pattern need not be symmetric;                               \
+     * `symmetric`: the caller knows every a_ji of an a_ij is stored, which                        \
+     * a backend otherwise checks where its method needs it):                                      \
      * color[i] (backend memory) = the smallest color of no coupled row of                         \
      * higher priority (kryl_color_yields), the same on every backend as                           \
      * kryl_color_jp_serial, src/order/color_jp.c; *ncolors (host) = the                           \
      * colors used.  Synchronises (it counts the rows left each round). */                         \
     OP(kryl_status, color_rows,                                                                    \
        (kryl_context ctx, int64_t n, const int64_t *row_ptr, const int32_t *col_idx,               \
-        int32_t *color, int32_t *ncolors))                                                         \
+        bool symmetric, int32_t *color, int32_t *ncolors))                                         \
     /* perm (backend memory, n) = the rows grouped color by color, ascending                       \
      * within a color; color_ptr (host, ncolors + 1) = where each color                            \
      * starts (kryl_color_group_serial).  Synchronises. */                                         \

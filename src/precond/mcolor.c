@@ -105,7 +105,8 @@ static kryl_status color_keep_fewest(kryl_context ctx, const kryl_csr *S, int ro
                                      kryl_mcolor *mc)
 {
     kryl_coloring c;
-    KRYL_TRY(kryl_mcolor_backend(ctx, S, NULL, &c));
+    /* the weighted graph and its thinnings are symmetric by construction */
+    KRYL_TRY(kryl_mcolor_backend(ctx, S, NULL, true, &c));
     if (mc->c.perm != NULL && c.ncolors >= mc->c.ncolors) {
         kryl_coloring_free(&c);
         return KRYL_SUCCESS;
@@ -177,7 +178,7 @@ void kryl_mcolor_arrays_release(kryl_context ctx, kryl_mcolor_arrays *on)
 }
 
 kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
-                                const kryl_mcolor_arrays *given, kryl_coloring *c)
+                                const kryl_mcolor_arrays *given, bool symmetric, kryl_coloring *c)
 {
     const kryl_backend_ops *ops = ctx->ops;
     if (ops->color_rows == NULL || ops->color_group == NULL) return kryl_order_color_jp(A, c);
@@ -198,7 +199,7 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
     if (st == KRYL_SUCCESS && !host) st = ops->alloc(ctx, (void **)&perm, rows);
     int32_t *on_color = host ? c->color : color, *on_perm = host ? c->perm : perm;
     if (st == KRYL_SUCCESS)
-        st = ops->color_rows(ctx, n, on->row_ptr, on->col_idx, on_color, &c->ncolors);
+        st = ops->color_rows(ctx, n, on->row_ptr, on->col_idx, symmetric, on_color, &c->ncolors);
     if (st == KRYL_SUCCESS) {
         c->color_ptr = malloc(((size_t)c->ncolors + 1) * sizeof *c->color_ptr);
         if (c->color_ptr == NULL)
@@ -224,7 +225,7 @@ kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A,
 static kryl_status color(kryl_context ctx, kryl_matrix M, const kryl_mcolor_arrays *on, int32_t few,
                          kryl_mcolor *mc)
 {
-    KRYL_TRY(kryl_mcolor_backend(ctx, &M->host->csr, on, &mc->c));
+    KRYL_TRY(kryl_mcolor_backend(ctx, &M->host->csr, on, false, &mc->c));
     mc->ncolors_full = mc->c.ncolors;
     if (mc->c.ncolors <= few) return KRYL_SUCCESS;
     /* the rounds read the host's copy, which a level built on the device lacks until now */

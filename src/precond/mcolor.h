@@ -51,9 +51,10 @@ void kryl_mcolor_arrays_release(kryl_context ctx, kryl_mcolor_arrays *on);
 /* The Jones-Plassmann coloring of the whole square A's graph by the
  * context's backend (color_rows, color_group; the host's serial oracle
  * where the backend has none), read back into c; on: A's arrays on the
- * backend (NULL: its pattern is uploaded for the coloring alone). */
+ * backend (NULL: its pattern is uploaded for the coloring alone);
+ * `symmetric`: A's pattern is known to be structurally symmetric. */
 kryl_status kryl_mcolor_backend(kryl_context ctx, const kryl_csr *A, const kryl_mcolor_arrays *on,
-                                kryl_coloring *c);
+                                bool symmetric, kryl_coloring *c);
 
 /* Color the whole square matrix A (natural numbering): Jones-Plassmann on
  * the backend (kryl_mcolor_backend); with more than `few` colors, up to

@@ -104,7 +104,15 @@ void test_check_color_rows(kryl_context ctx, const kryl_csr *A, const char *labe
     got.color = malloc(rows);
     got.perm = malloc(rows);
     got.ncolors = -1;
-    CHECK_OK(ops->color_rows(ctx, n, ptr, col, color, &got.ncolors));
+    /* a symmetric pattern also as the caller who knows it says */
+    const bool symmetric = kryl_csr_first_unmirrored(A, 1) < 0;
+    CHECK_OK(ops->color_rows(ctx, n, ptr, col, false, color, &got.ncolors));
+    if (symmetric) {
+        int32_t told = -1;
+        CHECK_OK(ops->color_rows(ctx, n, ptr, col, true, color, &told));
+        CHECK(told == got.ncolors, "%s on %s: %d colors told symmetric, %d not", label, ops->name,
+              (int)told, (int)got.ncolors);
+    }
     CHECK(got.ncolors == want.ncolors, "%s on %s: %d colors, the oracle %d", label, ops->name,
           (int)got.ncolors, (int)want.ncolors);
     if (got.ncolors == want.ncolors) {

@@ -143,8 +143,10 @@ static kryl_status fetch_counts(kryl_cuda_state *s, const unsigned long long *co
 }
 
 kryl_status kryl_cuda_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                 const int32_t *col_idx, int32_t *color, int32_t *ncolors)
+                                 const int32_t *col_idx, bool symmetric, int32_t *color,
+                                 int32_t *ncolors)
 {
+    (void)symmetric; /* the rounds read each row's own columns and its mirror's alike */
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     *ncolors = 0;

@@ -245,9 +245,11 @@ static kryl_status ref_monitor_update(kryl_context ctx, kryl_monitor *monitor, k
 
 /* The coloring's definition itself (src/order/color_jp.c). */
 static kryl_status ref_color_rows(kryl_context ctx, int64_t n, const int64_t *row_ptr,
-                                  const int32_t *col_idx, int32_t *color, int32_t *ncolors)
+                                  const int32_t *col_idx, bool symmetric, int32_t *color,
+                                  int32_t *ncolors)
 {
     (void)ctx;
+    (void)symmetric;
     return kryl_color_jp_serial(n, row_ptr, col_idx, color, ncolors);
 }
 
