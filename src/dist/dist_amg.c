@@ -175,9 +175,11 @@ static void global_columns(kryl_csr *T, int64_t first, int64_t ncols, int thread
 
 /* M's entries outside the columns [lo, hi), transposed as coordinates
  * (*far: the column as the row, M's global row as the column), in M's
- * row order. */
-static kryl_status far_entries(const kryl_csr *M, int64_t lo, int64_t hi, int threads,
-                               kryl_coo *far)
+ * row order.  L: M's entries inside them (kryl_csr_split_columns), whose
+ * offsets give those outside before each row (M's less L's), or NULL:
+ * counted here. */
+static kryl_status far_entries(const kryl_csr *M, const kryl_csr *L, int64_t lo, int64_t hi,
+                               int threads, kryl_coo *far)
 {
     const int64_t n = M->nrows;
     memset(far, 0, sizeof *far);
@@ -188,10 +190,15 @@ static kryl_status far_entries(const kryl_csr *M, int64_t lo, int64_t hi, int th
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row offsets", (long long)n);
     /* at = prefix sums of each row's entries outside the block */
     KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
+        if (L != NULL) {
+            at[i + 1] = M->row_ptr[i + 1] - L->row_ptr[i + 1];
+            continue;
+        }
         for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
             at[i + 1] += M->col_idx[k] < lo || M->col_idx[k] >= hi;
-    kryl_prefix_sum(at + 1, n, threads);
+    }
+    if (L == NULL) kryl_prefix_sum(at + 1, n, threads);
     kryl_status st = kryl_coo_reserve(far, at[n] > 0 ? at[n] : 1);
     if (st == KRYL_SUCCESS) {
         KRYL_HOST_PARALLEL_FOR(threads)
@@ -217,7 +224,7 @@ static kryl_status split_columns(const kryl_csr *M, int64_t lo, int64_t hi, int 
 {
     memset(far, 0, sizeof *far);
     KRYL_TRY(kryl_csr_split_columns(M, lo, hi, threads, L, NULL));
-    kryl_status st = far_entries(M, lo, hi, threads, far);
+    kryl_status st = far_entries(M, L, lo, hi, threads, far);
     if (st != KRYL_SUCCESS) kryl_csr_free(L);
     return st;
 }
@@ -288,7 +295,7 @@ static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac, bool *done)
     kryl_csr far = {0};
     kryl_coo out;
     *done = false;
-    kryl_status st = kryl_dist_agree(ctx, far_entries(Ac, lo, hi, threads, &out));
+    kryl_status st = kryl_dist_agree(ctx, far_entries(Ac, NULL, lo, hi, threads, &out));
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &out, lo, hi, &far);
     kryl_coo_free(&out);
     double *mirror =
