@@ -264,6 +264,69 @@ static void test_sparsification(void)
     kryl_context_destroy(&ctx);
 }
 
+/* An exactly symmetric matrix with stored zeros whose mirrors are absent
+ * (its measured asymmetry is 0): a clique of 20 rows of unequal couplings,
+ * which the sparsification thins, beside a chain whose rows store a zero
+ * two columns on, one way only, between rows of low degree, which a
+ * thinning keeps.  The weighted graph takes no edge of a zero, so its
+ * recolorings, told the graph is structurally symmetric, color every row. */
+static void test_sparsification_stored_zeros(kryl_backend_kind kind)
+{
+    kryl_context ctx = kt_context(kind);
+    enum { CLIQUE = 20, N = 60 };
+    int64_t row_ptr[N + 1] = {0}, col_idx[N * N];
+    double values[N * N];
+    int64_t nnz = 0, zeros = 0;
+    for (int64_t i = 0; i < N; i++) {
+        for (int64_t j = 0; j < N; j++) {
+            double v = 0.0;
+            bool stored = false;
+            if (i < CLIQUE && j < CLIQUE && i != j) {
+                v = -(0.05 + (double)((i + j) % 10) * 0.1);
+                stored = true;
+            } else if (i >= CLIQUE && j >= CLIQUE && (j == i + 1 || i == j + 1)) {
+                v = -1.0;
+                stored = true;
+            } else if (i >= CLIQUE && i % 2 == 0 && j == i + 2) {
+                stored = true; /* a zero, its mirror absent */
+                zeros++;
+            }
+            if (i == j) {
+                v = 1.0;
+                stored = true;
+            }
+            if (!stored) continue;
+            col_idx[nnz] = j;
+            values[nnz++] = v;
+        }
+        row_ptr[i + 1] = nnz;
+    }
+    /* diagonally dominant: a_ii = 1 + sum_{j != i} |a_ij| */
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t e = row_ptr[i]; e < row_ptr[i + 1]; e++)
+            if (col_idx[e] == i)
+                for (int64_t f = row_ptr[i]; f < row_ptr[i + 1]; f++)
+                    values[e] += col_idx[f] == i ? 0.0 : fabs(values[f]);
+    kryl_matrix A = NULL;
+    CHECK_OK(kryl_matrix_create_csr(&A, ctx, N, N, 0, N, row_ptr, col_idx, values));
+    double asymmetry = -1.0;
+    if (A != NULL) CHECK_OK(kryl_matrix_measure_asymmetry(A, "the test", &asymmetry));
+    CHECK(zeros > 0 && asymmetry == 0.0, "%lld stored zeros, asymmetry %g; expected some and 0",
+          (long long)zeros, asymmetry);
+    kryl_mcolor mc = {0};
+    if (A != NULL) reference_coloring(A, KRYL_PRECOND_MCSSOR, &mc);
+    CHECK(mc.rounds > 0, "%s: no sparsification round was kept (%d colors)",
+          kryl_backend_name(kind), (int)mc.ncolors_full);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < N && mc.c.color != NULL; i++)
+        bad += mc.c.color[i] < 0 || mc.c.color[i] >= mc.c.ncolors;
+    CHECK(mc.c.color != NULL && bad == 0, "%s: %lld of %d rows without a color",
+          kryl_backend_name(kind), (long long)bad, (int)N);
+    kryl_mcolor_free(&mc);
+    kryl_matrix_destroy(&A);
+    kryl_context_destroy(&ctx);
+}
+
 /* ---- solves ---- */
 
 /* Iterations of method + kind (sweeps) on A x = b, converged by the true
@@ -391,6 +454,7 @@ int main(void)
     test_sparsification();
     kryl_backend_kind kinds[3];
     int nk = test_backends(kinds, 3);
+    for (int k = 0; k < nk; k++) test_sparsification_stored_zeros(kinds[k]);
     for (int k = 0; k < nk; k++) test_solves(kinds[k]);
     test_refusals();
     return test_summary("test_mcolor");

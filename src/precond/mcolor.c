@@ -20,10 +20,11 @@
 #include "precond/mcolor.h"
 
 /* S = the weighted graph of A: S = W + W' with w_ij = |a_ij| / sqrt(|a_ii a_jj|)
- * for each stored a_ij, i != j (rows sorted), on `threads` host threads;
- * for an A measured exactly symmetric, 2 W, the same without a transpose
- * (an entry stored as 0 without its mirror is then an edge one way only,
- * which colors and thins alike). */
+ * for each stored a_ij != 0, i != j (rows sorted), on `threads` host
+ * threads; for an A measured exactly symmetric, 2 W, the same without a
+ * transpose (each a_ij != 0 has its a_ji stored there, while a stored 0
+ * may lack its mirror, hence no edge of weight 0).  Either way S is
+ * structurally symmetric, which its colorings rely on. */
 static kryl_status weighted_graph(const kryl_csr *A, const double *diag, bool symmetric,
                                   int threads, kryl_csr *S)
 {
@@ -36,7 +37,8 @@ static kryl_status weighted_graph(const kryl_csr *A, const double *diag, bool sy
     KRYL_HOST_PARALLEL_FOR(threads)
     for (int64_t i = 0; i < n; i++) {
         int64_t off = 0;
-        for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++) off += A->col_idx[e] != i;
+        for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++)
+            off += A->col_idx[e] != i && A->values[e] != 0.0;
         W.row_ptr[i + 1] = off;
     }
     kryl_prefix_sum(W.row_ptr + 1, n, threads);
@@ -45,7 +47,7 @@ static kryl_status weighted_graph(const kryl_csr *A, const double *diag, bool sy
         int64_t k = W.row_ptr[i];
         for (int64_t e = A->row_ptr[i]; e < A->row_ptr[i + 1]; e++) {
             const int32_t j = A->col_idx[e];
-            if (j == i) continue;
+            if (j == i || A->values[e] == 0.0) continue;
             W.col_idx[k] = j;
             W.values[k++] = twice * (fabs(A->values[e]) / sqrt(fabs(diag[i] * diag[j])));
         }
@@ -105,7 +107,7 @@ static kryl_status color_keep_fewest(kryl_context ctx, const kryl_csr *S, int ro
                                      kryl_mcolor *mc)
 {
     kryl_coloring c;
-    /* the weighted graph and its thinnings are symmetric by construction */
+    /* the weighted graph and its thinnings are structurally symmetric (weighted_graph) */
     KRYL_TRY(kryl_mcolor_backend(ctx, S, NULL, true, &c));
     if (mc->c.perm != NULL && c.ncolors >= mc->c.ncolors) {
         kryl_coloring_free(&c);
