@@ -170,7 +170,8 @@ typedef enum kryl_amg_smoother {
     KRYL_AMG_AUTO_SMOOTHER = 0, /* ILU(0) for a nonsymmetric A (beyond symmetry_tol) on a host
                                    backend, or on a device up to 65536 rows (its factorization is
                                    built on the host); else Chebyshev */
-    KRYL_AMG_CHEBYSHEV = 1,     /* Chebyshev polynomial in D^-1 A of degree `sweeps` (default 2) */
+    KRYL_AMG_CHEBYSHEV = 1,     /* Chebyshev polynomial in D^-1 A of degree `sweeps` (default 1
+                                   under smoothed aggregation on a device, else 2) */
     KRYL_AMG_JACOBI = 2,        /* damped Jacobi, omega = 4/(3 lambda_max(D^-1 A)) */
     KRYL_AMG_L1JACOBI = 3,      /* l1-Jacobi: D_ii = sum_j |a_ij| (no damping to choose) */
     KRYL_AMG_MCGS = 4,          /* multicolor symmetric Gauss-Seidel (mcssor with omega 1) */
@@ -211,7 +212,8 @@ typedef struct kryl_amg_options {
     double theta;                     /* strength: |a_ij| >= theta sqrt(|a_ii a_jj|); default 0 */
     kryl_amg_smoother smoother;       /* default KRYL_AMG_AUTO_SMOOTHER */
     int sweeps;                       /* pre- and post-smoothing sweeps (Chebyshev: the degree);
-                                       * 0 = 2 for Chebyshev and ILU(0), 1 for the others */
+                                       * 0 = 2 for ILU(0), for Chebyshev 1 under smoothed
+                                       * aggregation on a device and else 2, 1 for the others */
     kryl_amg_cycle cycle;             /* default KRYL_AMG_V_CYCLE */
     kryl_amg_aggregation aggregation; /* default KRYL_AMG_AUTO_AGGREGATION */
     kryl_amg_coarsening coarsening;   /* default KRYL_AMG_AUTO_COARSENING */

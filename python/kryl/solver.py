@@ -47,7 +47,8 @@ Method:
                 omp and ref, and on cuda up to 65536 rows; else "chebyshev"),
                 "chebyshev", "jacobi", "l1jacobi", "mcgs", "ilu0"
   amg_sweeps    amg: smoothing sweeps (Chebyshev: the degree; default 2 for
-                Chebyshev and ILU(0), else 1)
+                ILU(0) and for Chebyshev, which on cuda under smoothed
+                aggregation takes 1; else 1)
   amg_cycle     amg: "v" (the default) or "w"
   amg_aggregation amg: "auto" (the default: "sa" for a symmetric matrix, else
                   "plain"), "sa" (smoothed) or "plain"

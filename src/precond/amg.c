@@ -65,6 +65,19 @@ kryl_status kryl_amg_options_check(const kryl_amg_options *o, int64_t n)
     return KRYL_SUCCESS;
 }
 
+/* Sweeps by default: ILU(0) 2; Chebyshev under smoothed aggregation of
+ * degree 1 on a device, where a product less a sweep outweighs the extra
+ * iterations on every stencil and elasticity case measured (7-point 160^3:
+ * 11 iterations in 12.7 ms against 9 in 16.5 ms; docs/BENCHMARKS.md), else
+ * of degree 2 (on the host pyamg's iteration counts; under plain aggregation
+ * the smoother does more of the work); the others 1. */
+static int default_sweeps(const kryl_amg_options *o, kryl_context ctx)
+{
+    if (o->smoother == KRYL_AMG_ILU0) return 2;
+    if (o->smoother != KRYL_AMG_CHEBYSHEV) return 1;
+    return ctx->ops->device_memory && o->aggregation == KRYL_AMG_SMOOTHED ? 1 : 2;
+}
+
 kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix source,
                                     const kryl_solver_options *opts)
 {
@@ -100,8 +113,7 @@ kryl_status kryl_precond_amg_create(kryl_precond *pc, kryl_matrix A, kryl_matrix
         if (o.smoother == KRYL_AMG_AUTO_SMOOTHER)
             o.smoother = symmetric || !ilu0_pays ? KRYL_AMG_CHEBYSHEV : KRYL_AMG_ILU0;
     }
-    if (o.sweeps == 0)
-        o.sweeps = o.smoother == KRYL_AMG_CHEBYSHEV || o.smoother == KRYL_AMG_ILU0 ? 2 : 1;
+    if (o.sweeps == 0) o.sweeps = default_sweeps(&o, A->ctx);
     amg_hierarchy *h = calloc(1, sizeof *h);
     if (h == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
     pc->data = h;
