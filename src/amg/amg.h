@@ -39,11 +39,12 @@
  * Chebyshev's extra iterations (convection-diffusion 300^2: 0.073 s in all
  * against 0.05; 1000^2: 0.127 against 0.11; docs/BENCHMARKS.md). */
 #define KRYL_AMG_DEVICE_ILU0_ROWS 65536
-/* Lanczos steps of each level's lambda_max(D^-1 A) estimate: 8 come within
- * 1-3% of 12's Ritz value (the Chebyshev margin covers it) with the same or
- * fewer PCG iterations on the Poisson, anisotropic, finite-element and
- * elasticity generators, in two thirds of the time (docs/BENCHMARKS.md). */
-#define KRYL_AMG_LANCZOS_STEPS 8
+/* Lanczos steps of each level's lambda_max(D^-1 A) estimate: 6 come within
+ * 4-6% of the converged Ritz value (the Chebyshev margin of 1.1 covers it)
+ * with the same PCG iterations as 8 or 12 on the Poisson, anisotropic,
+ * finite-element, random and elasticity generators, in less time
+ * (docs/BENCHMARKS.md). */
+#define KRYL_AMG_LANCZOS_STEPS 6
 /* Chebyshev smoothing interval [upper/ratio, upper], upper = margin lambda_max;
  * ratio 4 against 30 (pyamg's): 8 against 14 PCG iterations on 5-point 500^2,
  * 9 against 14 on 7-point 50^3 (degree 2; docs/BENCHMARKS.md). */
