@@ -49,8 +49,9 @@ __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__
                                           int32_t *out)
 {
     const unsigned int lane = (unsigned int)kryl_cuda_row_lane();
-    const unsigned int group = (threadIdx.x % 32) / KRYL_CUDA_ROW_LANES * KRYL_CUDA_ROW_LANES;
-    const unsigned int row_mask = ((1u << KRYL_CUDA_ROW_LANES) - 1) << group;
+    const unsigned int row_mask = kryl_cuda_row_mask();
+    /* the lanes before this one in the warp */
+    const unsigned int below = (1u << (threadIdx.x & 31u)) - 1u;
     KRYL_CUDA_FOR_EACH_ROW(i, n)
     {
         int64_t at = out ? ptr[i] : 0;
@@ -62,7 +63,7 @@ __global__ void aggregate_strength_kernel(int64_t n, const int64_t *__restrict__
                                                         : amg_strong(values[k], d[i], d[j], theta));
             /* the row's lanes agree on the chunk: its strong entries in order */
             const unsigned int mask = __ballot_sync(row_mask, strong) & row_mask;
-            if (out && strong) out[at + __popc(mask & ((1u << (group + lane)) - 1))] = j;
+            if (out && strong) out[at + __popc(mask & below)] = j;
             at += __popc(mask);
         }
         if (!out && lane == 0) count[i] = at;

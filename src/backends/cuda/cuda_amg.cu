@@ -58,11 +58,7 @@ __global__ void smoother_matrix(int64_t rows, const int32_t *__restrict__ offset
     KRYL_CUDA_FOR_EACH_ROW(i, rows)
     {
         const int32_t begin = offsets[i], end = offsets[i + 1];
-        /* a_ii: the one lane that holds it, summed over the group (the others add 0) */
-        double diag = 0.0;
-        for (int32_t k = begin + lane; k < end; k += KRYL_CUDA_ROW_LANES)
-            if (col_idx[k] == i) diag = a[k];
-        diag = group_sum(diag, KRYL_CUDA_ROW_LANES);
+        const double diag = kryl_cuda_row_diagonal(i, begin, end, col_idx, a);
         if (lane == 0 && diag == 0.0) atomicMin(zero_row, (unsigned long long)i);
         const double scale = diag != 0.0 ? omega / diag : 0.0;
         for (int32_t k = begin + lane; k < end; k += KRYL_CUDA_ROW_LANES)
@@ -311,6 +307,14 @@ static kryl_status transpose_by(kryl_cuda_state *s, cusparseHandle_t handle, con
                              : transpose(s, handle, P, R, what);
 }
 
+kryl_status kryl_cuda_zero_diagonal(unsigned long long row)
+{
+    return KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
+                      "amg: a_ii of row %llu of a level is zero; smoothed aggregation divides by "
+                      "the diagonal (try --amg-aggregation plain)",
+                      row);
+}
+
 /* S = I - omega D^-1 A (A's pattern, its own values), or
  * KRYL_ERR_ZERO_DIAGONAL naming the first row without a nonzero a_ii. */
 static kryl_status smoother(kryl_cuda_state *s, const dev_csr *A, double omega, dev_csr *S)
@@ -334,11 +338,7 @@ static kryl_status smoother(kryl_cuda_state *s, const dev_csr *A, double omega, 
               cudaMemcpyAsync(&first, zero_row, sizeof first, cudaMemcpyDeviceToHost, s->stream));
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, zero_row);
-    if (st == KRYL_SUCCESS && first < none)
-        st = KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                        "amg: a_ii of row %llu of a level is zero; smoothed aggregation divides "
-                        "by the diagonal (try --amg-aggregation plain)",
-                        first);
+    if (st == KRYL_SUCCESS && first < none) st = kryl_cuda_zero_diagonal(first);
     if (st != KRYL_SUCCESS) {
         kryl_cuda_free(s, S->values);
         S->values = nullptr;

@@ -139,6 +139,27 @@ __device__ inline double group_sum(double v, int lanes)
     return v;
 }
 
+/* The mask of this thread's group of KRYL_CUDA_ROW_LANES lanes in its warp. */
+__device__ inline unsigned int kryl_cuda_row_mask()
+{
+    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(KRYL_CUDA_ROW_LANES - 1);
+    return ((1u << KRYL_CUDA_ROW_LANES) - 1u) << first;
+}
+
+/* a_ii of row i, whose entries are [begin, end) (0 where absent), on every
+ * lane of the row's group of KRYL_CUDA_ROW_LANES: the lane that holds it,
+ * summed over the group (the others add 0). */
+template <typename I>
+__device__ inline double kryl_cuda_row_diagonal(int64_t i, I begin, I end,
+                                                const int32_t *__restrict__ col_idx,
+                                                const double *__restrict__ a)
+{
+    double d = 0.0;
+    for (I k = begin + kryl_cuda_row_lane(); k < end; k += KRYL_CUDA_ROW_LANES)
+        if (col_idx[k] == i) d = a[k];
+    return group_sum(d, KRYL_CUDA_ROW_LANES);
+}
+
 /* The first p in [lo, hi) where before(p) is false, before holding on a
  * prefix of the range (a binary search), or hi. */
 template <typename Before>

@@ -21,13 +21,6 @@ constexpr int32_t PROLONG_MOST = 256;
 /* An entry of a row past its end, or whose column has no aggregate. */
 constexpr int32_t NO_AGGREGATE = -1;
 
-/* The mask of this thread's group of KRYL_CUDA_ROW_LANES in its warp. */
-__device__ __forceinline__ unsigned int row_group_mask()
-{
-    const unsigned int first = (threadIdx.x & 31u) & ~(unsigned int)(KRYL_CUDA_ROW_LANES - 1);
-    return ((1u << KRYL_CUDA_ROW_LANES) - 1u) << first;
-}
-
 /* The aggregate of entry k of a row ending at `end` (NO_AGGREGATE past it). */
 __device__ __forceinline__ int32_t entry_aggregate(int32_t k, int32_t end,
                                                    const int32_t *__restrict__ a_col,
@@ -54,17 +47,6 @@ __device__ __forceinline__ bool first_of_aggregate(int32_t mine, int32_t c, int3
         }
     }
     return first;
-}
-
-/* d = a_ii of row i (0 where absent), every lane of the row's group. */
-__device__ __forceinline__ double row_diagonal(int64_t i, int32_t begin, int32_t end, int lane,
-                                               const int32_t *__restrict__ a_col,
-                                               const double *__restrict__ a)
-{
-    double d = 0.0;
-    for (int32_t k = begin + lane; k < end; k += KRYL_CUDA_ROW_LANES)
-        if (a_col[k] == i) d = a[k];
-    return group_sum(d, KRYL_CUDA_ROW_LANES);
 }
 
 /* agg[j] = row j of T's column (NO_AGGREGATE where empty), t[j] = its
@@ -101,11 +83,11 @@ __global__ void prolong_count(int64_t rows, const int32_t *__restrict__ a_off,
                               unsigned long long *__restrict__ zero_row)
 {
     const int lane = kryl_cuda_row_lane();
-    const unsigned int mask = row_group_mask();
+    const unsigned int mask = kryl_cuda_row_mask();
     KRYL_CUDA_FOR_EACH_ROW(i, rows)
     {
         const int32_t begin = a_off[i], end = a_off[i + 1];
-        const double diag = row_diagonal(i, begin, end, lane, a_col, a);
+        const double diag = kryl_cuda_row_diagonal(i, begin, end, a_col, a);
         if (lane == 0 && diag == 0.0) atomicMin(zero_row, (unsigned long long)i);
         int32_t count = 0;
         for (int32_t c = 0; begin + c * KRYL_CUDA_ROW_LANES < end; c++) {
@@ -130,11 +112,11 @@ __global__ void prolong_fill(int64_t rows, const int32_t *__restrict__ a_off,
                              double *__restrict__ p_val)
 {
     const int lane = kryl_cuda_row_lane();
-    const unsigned int mask = row_group_mask();
+    const unsigned int mask = kryl_cuda_row_mask();
     KRYL_CUDA_FOR_EACH_ROW(i, rows)
     {
         const int32_t begin = a_off[i], end = a_off[i + 1];
-        const double diag = row_diagonal(i, begin, end, lane, a_col, a);
+        const double diag = kryl_cuda_row_diagonal(i, begin, end, a_col, a);
         const double scale = diag != 0.0 ? omega / diag : 0.0;
         for (int32_t c = 0; begin + c * KRYL_CUDA_ROW_LANES < end; c++) {
             const int32_t k = begin + c * KRYL_CUDA_ROW_LANES + lane;
@@ -187,7 +169,8 @@ kryl_status kryl_cuda_smoothed_prolongator(kryl_cuda_state *s, const dev_csr *A,
     CUDA_STEP(st,
               cudaMemcpyAsync(found + 2, &none, sizeof none, cudaMemcpyHostToDevice, s->stream));
     if (st == KRYL_SUCCESS) {
-        /* agg_j, t_j = row j of T;  the longest rows of A and T */
+        /* agg_j, t_j = row j of T;  the longest rows of A and T (one pass for both: a level
+         * declined costs a pass over its rows, a level taken no separate one) */
         prolong_tables<<<kryl_cuda_stream_grid(s, A->rows), KRYL_CUDA_THREADS, 0, s->stream>>>(
             A->rows, A->offsets, T->offsets, T->col_idx, T->values, agg, t, found);
         CUDA_STEP(st, cudaGetLastError());
@@ -219,11 +202,7 @@ kryl_status kryl_cuda_smoothed_prolongator(kryl_cuda_state *s, const dev_csr *A,
                                       s->stream));
         CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     }
-    if (*applies && st == KRYL_SUCCESS && zero_row < none)
-        st = KRYL_ERROR(KRYL_ERR_ZERO_DIAGONAL,
-                        "amg: a_ii of row %llu of a level is zero; smoothed aggregation divides "
-                        "by the diagonal (try --amg-aggregation plain)",
-                        zero_row);
+    if (*applies && st == KRYL_SUCCESS && zero_row < none) st = kryl_cuda_zero_diagonal(zero_row);
     P->nnz = nnz;
     if (*applies) {
         KRYL_STEP(st,

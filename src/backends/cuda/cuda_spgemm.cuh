@@ -69,6 +69,10 @@ kryl_status kryl_cuda_spgemm_hash(kryl_cuda_state *s, const dev_csr *A, const de
  * Synchronises once. */
 kryl_status kryl_cuda_transpose(kryl_cuda_state *s, const dev_csr *P, dev_csr *R, const char *what);
 
+/* KRYL_ERR_ZERO_DIAGONAL for row `row` of a level whose prolongator's
+ * smoother divides by a_ii (cuda_amg.cu). */
+kryl_status kryl_cuda_zero_diagonal(unsigned long long row);
+
 /* P = (I - omega D^-1 A) T (allocated here; rows sorted by column, the
  * sums in the order of A's rows, as S T by kryl_cuda_spgemm_hash gives it)
  * where T (A's rows) has at most one entry a row and A's rows are short
