@@ -30,8 +30,10 @@ constexpr int32_t HASH_EMPTY = -1;
 /* The bins of rows in shared memory: at most `most` entries, a table of
  * `table` slots (at least twice the entries: probes stay short), `group`
  * lanes per row; the first, ROW_BIN, a thread per row and a list of
- * `most` entries (rows of at most ROW_PRODUCTS products).  Longer rows go
- * to the global bin. */
+ * `most` entries (rows of at most ROW_PRODUCTS products); the last,
+ * WIDE_BIN, a warp for a row of bin 1's or 2's entries whose products
+ * would take its narrower group more than WIDE_BATCHES batches.  Longer
+ * rows go to the global bin. */
 struct hash_bin {
     int32_t most;
     int table, group;
@@ -41,15 +43,17 @@ constexpr int32_t HASH_MOST_0 = 16, HASH_MOST_1 = 32, HASH_MOST_2 = 128, HASH_MO
 constexpr int32_t ROW_MOST = 16, ROW_PRODUCTS = 64;
 /* The count pass's lists (columns alone) hold twice as many. */
 constexpr int32_t ROW_COUNT_MOST = 2 * ROW_MOST;
-constexpr hash_bin HASH_BINS[] = {{ROW_MOST, 0, 1},        {HASH_MOST_0, 32, 8},
-                                  {HASH_MOST_1, 64, 16},   {HASH_MOST_2, 256, 32},
-                                  {HASH_MOST_3, 2048, 32}, {HASH_MOST_4, 4096, 32}};
+constexpr int HASH_GROUP_1 = 8, HASH_GROUP_2 = 16, WIDE_BATCHES = 8;
+constexpr hash_bin HASH_BINS[] = {
+    {ROW_MOST, 0, 1},       {HASH_MOST_0, 32, HASH_GROUP_1}, {HASH_MOST_1, 64, HASH_GROUP_2},
+    {HASH_MOST_2, 256, 32}, {HASH_MOST_3, 2048, 32},         {HASH_MOST_4, 4096, 32},
+    {HASH_MOST_1, 64, 32}};
 constexpr int SHARED_BINS = sizeof HASH_BINS / sizeof HASH_BINS[0];
 /* The count pass tries rows of a bound past bin 2's in bin 3's place with
  * a table of HASH_TRY_TABLE slots, given up past HASH_TRY_MOST entries
  * (the bound of R (A P) is many times its entries); those given up are
  * counted again, binned by their bound. */
-constexpr int ROW_BIN = 0, TRY_BIN = 4, HASH_TRY_TABLE = 512, HASH_TRY_MOST = 256;
+constexpr int ROW_BIN = 0, TRY_BIN = 4, WIDE_BIN = 6, HASH_TRY_TABLE = 512, HASH_TRY_MOST = 256;
 constexpr int GLOBAL_BIN = SHARED_BINS;
 constexpr int ALL_BINS = SHARED_BINS + 1;
 /* Shared memory a block of a shared bin takes (the default limit): more
@@ -90,6 +94,12 @@ __device__ __forceinline__ int hash_bin_of(int32_t size, hash_sizing sizing, int
     if (size == 0) return -1;
     if (size <= (sizing == SIZE_BOUND ? ROW_COUNT_MOST : ROW_MOST) && products <= ROW_PRODUCTS)
         return ROW_BIN;
+    if (size <= HASH_MOST_1 && sizing == SIZE_EXACT) {
+        /* a warp for a row of few entries but many products (7-point 160^3's setup: the
+         * hash rows' kernels 13.3 -> 10.8 ms; docs/BENCHMARKS.md) */
+        const int group = size <= HASH_MOST_0 ? HASH_GROUP_1 : HASH_GROUP_2;
+        if (products > (int64_t)WIDE_BATCHES * group) return WIDE_BIN;
+    }
     if (size <= HASH_MOST_2) return size <= HASH_MOST_0 ? 1 : size <= HASH_MOST_1 ? 2 : 3;
     if (sizing == SIZE_BOUND) return TRY_BIN;
     return size <= HASH_MOST_3 ? 4 : size <= HASH_MOST_4 ? 5 : GLOBAL_BIN;
@@ -137,8 +147,8 @@ __global__ void hash_bin_sizes(int64_t rows, const int32_t *__restrict__ a_off,
             size[i] = (int32_t)n;
         } else {
             n = size[i];
-            /* the products, where few entries may take a thread */
-            if (sizing == SIZE_EXACT && n <= ROW_MOST)
+            /* the products, where few entries may take a thread or a warp */
+            if (sizing == SIZE_EXACT && n <= HASH_MOST_1)
                 products = row_products(i, a_off, a_col, b_off);
         }
         const int b = hash_bin_of((int32_t)n, sizing, products);
