@@ -188,17 +188,18 @@ static kryl_status far_entries(const kryl_csr *M, const kryl_csr *L, int64_t lo,
     int64_t *at = calloc((size_t)n + 1, sizeof *at);
     if (at == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row offsets", (long long)n);
-    /* at = prefix sums of each row's entries outside the block */
-    KRYL_HOST_PARALLEL_FOR(threads)
-    for (int64_t i = 0; i < n; i++) {
-        if (L != NULL) {
-            at[i + 1] = M->row_ptr[i + 1] - L->row_ptr[i + 1];
-            continue;
-        }
-        for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
-            at[i + 1] += M->col_idx[k] < lo || M->col_idx[k] >= hi;
+    /* at = prefix sums of each row's entries outside the block: M's offsets less L's, or
+     * counted row by row and summed */
+    if (L != NULL) {
+        KRYL_HOST_PARALLEL_FOR(threads)
+        for (int64_t i = 0; i < n; i++) at[i + 1] = M->row_ptr[i + 1] - L->row_ptr[i + 1];
+    } else {
+        KRYL_HOST_PARALLEL_FOR(threads)
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t k = M->row_ptr[i]; k < M->row_ptr[i + 1]; k++)
+                at[i + 1] += M->col_idx[k] < lo || M->col_idx[k] >= hi;
+        kryl_prefix_sum(at + 1, n, threads);
     }
-    if (L == NULL) kryl_prefix_sum(at + 1, n, threads);
     kryl_status st = kryl_coo_reserve(far, at[n] > 0 ? at[n] : 1);
     if (st == KRYL_SUCCESS) {
         KRYL_HOST_PARALLEL_FOR(threads)
