@@ -30,7 +30,10 @@ kryl_status kryl_cuda_capture_end(kryl_context ctx, void **graph)
         return kryl_cuda_failed(err, "cudaStreamEndCapture", KRYL_WHERE);
     }
     cudaGraphExec_t exec = nullptr;
-    err = cudaGraphInstantiate(&exec, recorded, 0);
+    /* kernels keep the priority of the stream they were captured on: over
+     * ranks the halo's wait and ghost product, queued on a high-priority
+     * stream, then run beside the local product instead of after it */
+    err = cudaGraphInstantiate(&exec, recorded, cudaGraphInstantiateFlagUseNodePriority);
     cudaGraphDestroy(recorded);
     /* the graph's first launch then costs no more than the others */
     if (err == cudaSuccess) err = cudaGraphUpload(exec, s->stream);
