@@ -11,7 +11,8 @@
  * rank's timings); on one rank a batch faster than that grows.
  * Where the backend can record graphs, the fewest whole periods of steps
  * that take GRAPH_SECONDS are then captured once, and every full batch
- * replays that graph, removing the per-kernel launch cost.
+ * replays that graph, removing the per-kernel launch cost -- unless the
+ * residual's rate predicts fewer than GRAPH_REPAY graphs' steps are left.
  *
  * Steps queued past the stopping one are no-ops for the vectors, but a
  * preconditioner's apply runs whole; so a timed batch is cut to the steps
@@ -37,6 +38,14 @@ enum { MAX_BATCH = 1024, CHECK_SHARE = 100 };
  * batch size: a graph of a whole batch, captured again as the batch grew,
  * cost AMG-PCG more than its steps (docs/BENCHMARKS.md). */
 #define GRAPH_SECONDS 4e-3
+
+/* Graphs' worth of steps a capture needs ahead to pay for itself: it costs
+ * about what queueing its steps does, plus instantiation, while the device
+ * idles, and a replay saves only the part of a step's launches the device
+ * waited for.  AMG-PCG on 7-point 256^3 over 4 H200s: a capture of 2 steps
+ * cost 2.4 ms and each replayed step saved 0.16 ms (15 steps to repay); on
+ * one H200 a step saved nothing (docs/BENCHMARKS.md). */
+enum { GRAPH_REPAY = 8 };
 
 kryl_status kryl_solver_batching_setup(kryl_solver s)
 {
@@ -110,10 +119,12 @@ static kryl_status capture(kryl_solver s, int64_t count)
 
 /* Queue `count` steps, `first` steps after the call's first: through the
  * method's own batch where it has one; for a full batch once the step time
- * is known, as replays of the graph (captured first where there is none)
- * and the rest one by one; else launched one by one.  A graph replays from
- * the first step of a period only, where it was captured. */
-static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool full)
+ * is known, as replays of the graph (captured first where there is none and
+ * `ahead`, the steps predicted left, repay it) and the rest one by one; else
+ * launched one by one.  A graph replays from the first step of a period
+ * only, where it was captured. */
+static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool full,
+                               int64_t ahead)
 {
     if (s->method->steps) {
         bool queued = false;
@@ -123,8 +134,9 @@ static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool
     int64_t replays = 0;
     if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0 &&
         first % s->period == 0) {
-        if (s->graph == NULL) KRYL_TRY(capture(s, periods_taking(s, GRAPH_SECONDS, count)));
-        replays = count / s->graph_steps;
+        int64_t steps = s->graph ? s->graph_steps : periods_taking(s, GRAPH_SECONDS, count);
+        if (s->graph == NULL && ahead >= GRAPH_REPAY * steps) KRYL_TRY(capture(s, steps));
+        replays = s->graph ? count / s->graph_steps : 0;
     }
     for (int64_t r = 0; r < replays; r++) KRYL_TRY(s->ops->graph_launch(s->ctx, s->graph));
     /* whole periods are left after the replays: the captured steps' host state holds */
@@ -134,12 +146,13 @@ static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool
 
 /* The steps the residual needs to reach the tolerance, extrapolated from
  * its decrease over the last batch (from rr_before at `before` steps to
- * m->rr), or `batch` where it did not decrease or needs at least that many.
- * Over ranks every rank queues the same steps: the largest count is taken. */
+ * m->rr), or `most` (the steps the limit leaves) where it did not decrease
+ * or needs at least that many.  Over ranks every rank queues the same
+ * steps: the largest count is taken. */
 static int64_t steps_left(kryl_solver s, const kryl_monitor *m, double rr_before, int64_t before,
-                          int64_t batch, int ranks)
+                          int64_t most, int ranks)
 {
-    double left = (double)batch;
+    double left = (double)most;
     const int64_t steps = m->iteration - before;
     if (steps > 0 && m->tol2 > 0.0 && m->rr > m->tol2 && m->rr < rr_before) {
         /* rr falls by rate = (rr / rr_before)^(1 / steps) a step: rr rate^k <= tol2 */
@@ -186,9 +199,10 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
     double rr_before = 0.0;
     int64_t before = -1, queued = 0;
     while (m->iteration < limit && m->stop == KRYL_STOP_RUNNING) {
-        int64_t batch = limit - m->iteration;
-        if (batch > interval) batch = interval;
-        if (timed && before >= 0) batch = steps_left(s, m, rr_before, before, batch, ranks);
+        /* the steps predicted left (all the limit leaves, until a batch was timed) */
+        int64_t ahead = limit - m->iteration;
+        if (timed && before >= 0) ahead = steps_left(s, m, rr_before, before, ahead, ranks);
+        int64_t batch = ahead < interval ? ahead : interval;
         /* after a batch cut short, the rest of its period one by one: the
          * graph replays again from the next period's first step */
         const int64_t phase = s->period > 1 ? queued % s->period : 0;
@@ -197,7 +211,7 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         before = m->iteration;
         rr_before = m->rr;
         bool launched_alone = s->graph == NULL;
-        KRYL_TRY(queue_steps(s, queued, batch, batch == interval));
+        KRYL_TRY(queue_steps(s, queued, batch, batch == interval, ahead));
         queued += batch;
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
         KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
