@@ -134,8 +134,10 @@ static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool
     int64_t replays = 0;
     if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0 &&
         first % s->period == 0) {
-        int64_t steps = s->graph ? s->graph_steps : periods_taking(s, GRAPH_SECONDS, count);
-        if (s->graph == NULL && ahead >= GRAPH_REPAY * steps) KRYL_TRY(capture(s, steps));
+        if (s->graph == NULL) {
+            int64_t steps = periods_taking(s, GRAPH_SECONDS, count);
+            if (ahead >= GRAPH_REPAY * steps) KRYL_TRY(capture(s, steps));
+        }
         replays = s->graph ? count / s->graph_steps : 0;
     }
     for (int64_t r = 0; r < replays; r++) KRYL_TRY(s->ops->graph_launch(s->ctx, s->graph));
