@@ -5,8 +5,10 @@
  * and the preconditioners with reductions or parallel
  * triangular solves of their own (Jacobi, MIC(0), AMG), on generated and
  * real matrices.  On cuda, when a device is present: the same cases twice
- * on a deterministic context, the same bits both times.  A deterministic
- * context also refuses tune. */
+ * on a deterministic context, the same bits both times, and the same bits
+ * again with every step launched one by one (profiled: no graphs) and from
+ * a solver used once and updated (its graph captured again).  A
+ * deterministic context also refuses tune. */
 #include "test_krylov_support.h"
 
 /* What one solve produced, in host memory. */
@@ -35,10 +37,15 @@ static kryl_matrix problem_matrix(kryl_context ctx, const det_problem *p)
     return p->file ? kt_read(ctx, p->file) : kt_generate(ctx, p->gen, p->gen_n);
 }
 
+/* How the solver is used: created and solved once; the same profiled (its
+ * steps never replayed from a graph); or solved, updated, then solved again
+ * from the same x0 (the second solve is the run). */
+typedef enum { RUN_ONCE, RUN_PROFILED, RUN_UPDATED } det_use;
+
 /* The case on the problem, on a fresh context of the backend (omp:
  * `threads` threads); a run with n = 0 when the matrix is absent. */
 static det_run solve(const det_problem *p, const det_case *c, kryl_backend_kind kind, int threads,
-                     bool deterministic)
+                     bool deterministic, det_use use)
 {
     det_run run;
     memset(&run, 0, sizeof run);
@@ -56,6 +63,7 @@ static det_run solve(const det_problem *p, const det_case *c, kryl_backend_kind 
     kt_options(&o, c->method, c->precond, 1e-10, 120);
     o.gmres_orthog = c->orthog;
     o.restart = 25;
+    o.profile = use == RUN_PROFILED;
     kryl_vector bv = NULL, xv = NULL;
     kryl_solver s = NULL;
     CHECK_OK(kryl_vector_create(&bv, A, KRYL_DOUBLE));
@@ -65,6 +73,11 @@ static det_run solve(const det_problem *p, const det_case *c, kryl_backend_kind 
     CHECK_OK(kryl_solver_create(&s, A, &o));
     kryl_result r;
     memset(&r, 0, sizeof r);
+    if (s != NULL && use == RUN_UPDATED) {
+        CHECK_OK(kryl_solver_solve(s, bv, xv, &r));
+        CHECK_OK(kryl_solver_update(s));
+        CHECK_OK(kryl_vector_fill(xv, 0.0));
+    }
     if (s != NULL) {
         CHECK_OK(kryl_solver_solve(s, bv, xv, &r));
         CHECK_OK(kryl_vector_get(xv, run.x, run.n));
@@ -107,7 +120,7 @@ static void check_same(const det_run *run, const det_run *base, const char *labe
 
 static void check_case(const det_problem *p, const det_case *c, bool cuda)
 {
-    det_run base = solve(p, c, KRYL_BACKEND_OMP, 1, false);
+    det_run base = solve(p, c, KRYL_BACKEND_OMP, 1, false, RUN_ONCE);
     if (base.n == 0) {
         printf("%s: matrix absent, skipped\n", p->file);
         return;
@@ -125,19 +138,29 @@ static void check_case(const det_problem *p, const det_case *c, bool cuda)
         char label[160];
         snprintf(label, sizeof label, "%s on %s, %d threads%s against 1", c->name, what,
                  configs[k].threads, configs[k].deterministic ? ", deterministic" : "");
-        det_run run = solve(p, c, KRYL_BACKEND_OMP, configs[k].threads, configs[k].deterministic);
+        det_run run =
+            solve(p, c, KRYL_BACKEND_OMP, configs[k].threads, configs[k].deterministic, RUN_ONCE);
         check_same(&run, &base, label);
         run_free(&run);
     }
     run_free(&base);
     if (!cuda) return;
-    char label[160];
-    snprintf(label, sizeof label, "%s on %s, cuda, deterministic, second run", c->name, what);
-    det_run first = solve(p, c, KRYL_BACKEND_CUDA, 0, true);
-    det_run second = solve(p, c, KRYL_BACKEND_CUDA, 0, true);
-    check_same(&second, &first, label);
+    det_run first = solve(p, c, KRYL_BACKEND_CUDA, 0, true, RUN_ONCE);
+    const struct {
+        det_use use;
+        const char *name;
+    } uses[] = {{RUN_ONCE, "second run"},
+                {RUN_PROFILED, "profiled (no graphs)"},
+                {RUN_UPDATED, "second solve after an update"}};
+    for (size_t k = 0; k < sizeof uses / sizeof uses[0]; k++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s on %s, cuda, deterministic, %s", c->name, what,
+                 uses[k].name);
+        det_run run = solve(p, c, KRYL_BACKEND_CUDA, 0, true, uses[k].use);
+        check_same(&run, &first, label);
+        run_free(&run);
+    }
     run_free(&first);
-    run_free(&second);
 }
 
 /* tune times the formats: refused on a deterministic context, naming why. */

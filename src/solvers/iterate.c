@@ -6,13 +6,15 @@
  * stopped, whatever the batch size.
  *
  * A batch is as short as keeps one check (a synchronisation and a small
- * copy) under 1% of its time: the first, of one period, is launched step
- * by step and timed, which sizes the next (over ranks from the slowest
- * rank's timings); on one rank a batch faster than that grows.
- * Where the backend can record graphs, the fewest whole periods of steps
- * that take GRAPH_SECONDS are then captured once, and every full batch
- * replays that graph, removing the per-kernel launch cost -- unless the
- * residual's rate predicts fewer than GRAPH_REPAY graphs' steps are left.
+ * copy) under 1% of its time: the first, of one period, is timed, which
+ * sizes the next (over ranks from the slowest rank's timings); on one rank
+ * a batch faster than that grows.
+ * Where the backend can record graphs, a period of a few steps is captured
+ * at setup, so every full batch replays it from the first one, removing
+ * the per-kernel launch cost.  Once the step is timed, the fewest whole
+ * periods of steps that take GRAPH_SECONDS are captured once in its place
+ * (or first, where none was), unless the residual's rate predicts fewer
+ * than GRAPH_REPAY graphs' steps are left.
  *
  * Steps queued past the stopping one are no-ops for the vectors, but a
  * preconditioner's apply runs whole; so a timed batch is cut to the steps
@@ -30,10 +32,10 @@
  * 160^3 lost 2% (docs/BENCHMARKS.md). */
 enum { MAX_BATCH = 1024, CHECK_SHARE = 100 };
 
-/* A graph's least work, in seconds of its steps launched one by one: a
- * replay's own launch and the boundary between two replays then cost well
- * under 1%, and a step of a few hundred microseconds (CG on a few million
- * rows) is graphed a whole batch at a time, as before.  Capturing costs
+/* A graph's least work, in seconds of its steps: a replay's own launch
+ * and the boundary between two replays then cost well under 1%, and a
+ * step of a few hundred microseconds (CG on a few million rows) is
+ * graphed a whole batch at a time, as before.  Capturing costs
  * about what the steps' launches do, so it is done once, not for each
  * batch size: a graph of a whole batch, captured again as the batch grew,
  * cost AMG-PCG more than its steps (docs/BENCHMARKS.md). */
@@ -47,6 +49,45 @@ enum { MAX_BATCH = 1024, CHECK_SHARE = 100 };
  * one H200 a step saved nothing (docs/BENCHMARKS.md). */
 enum { GRAPH_REPAY = 8 };
 
+/* The longest period captured at setup, before any step is timed: a
+ * period of CG, BiCGSTAB or FCG.  Over ranks an AMG-PCG step's launches
+ * outlast its work, and a capture during the solve costs more than it
+ * saves there (above); at setup it costs as much, beside seconds of AMG
+ * setup over ranks (docs/BENCHMARKS.md).  GMRES(m)'s period of m steps
+ * is left to the solve's rule. */
+enum { SETUP_PERIOD = 2 };
+
+void kryl_solver_batching_release(kryl_solver s)
+{
+    if (s->graph) s->ops->graph_release(s->ctx, s->graph);
+    s->graph = NULL;
+    s->graph_steps = 0;
+    s->graph_sized = false;
+}
+
+/* An outer scheme's step waits for its inner solve: it cannot be recorded. */
+static bool graphs_usable(kryl_solver s)
+{
+    return s->ops->capture_begin != NULL && s->period > 0 && !s->profiling &&
+           !s->method->inner_solver;
+}
+
+/* Record `count` steps as the solver's graph (they are not run). */
+static kryl_status capture(kryl_solver s, int64_t count)
+{
+    KRYL_TRY(s->ops->capture_begin(s->ctx));
+    kryl_status st = KRYL_SUCCESS;
+    for (int64_t k = 0; k < count && st == KRYL_SUCCESS; k++) st = s->method->step(s);
+    void *graph = NULL;
+    kryl_status end = s->ops->capture_end(s->ctx, &graph);
+    if (st != KRYL_SUCCESS && end == KRYL_SUCCESS) s->ops->graph_release(s->ctx, graph);
+    KRYL_TRY(st);
+    KRYL_TRY(end);
+    s->graph = graph;
+    s->graph_steps = count;
+    return KRYL_SUCCESS;
+}
+
 kryl_status kryl_solver_batching_setup(kryl_solver s)
 {
     /* time a check on an idle queue: the floor of what a batch pays */
@@ -55,21 +96,15 @@ kryl_status kryl_solver_batching_setup(kryl_solver s)
     double t0 = kryl_wtime();
     for (int k = 0; k < 3; k++) KRYL_TRY(s->ops->download(s->ctx, &m, s->monitor, sizeof m));
     s->check_cost = (kryl_wtime() - t0) / 3;
-    return KRYL_SUCCESS;
-}
-
-void kryl_solver_batching_release(kryl_solver s)
-{
-    if (s->graph) s->ops->graph_release(s->ctx, s->graph);
-    s->graph = NULL;
-    s->graph_steps = 0;
-}
-
-/* An outer scheme's step waits for its inner solve: it cannot be recorded. */
-static bool graphs_usable(kryl_solver s)
-{
-    return s->ops->capture_begin != NULL && s->period > 0 && !s->profiling &&
-           !s->method->inner_solver;
+    /* a short period's graph, unless the method queues batches itself (no
+     * steps are queued when asked for none) or the solves are profiled:
+     * the host-side state is that of a start, whose steps the graph holds */
+    bool own_batches = false;
+    if (s->method->steps) KRYL_TRY(s->method->steps(s, 0, &own_batches));
+    if (s->graph || own_batches || s->options.profile || !graphs_usable(s) ||
+        s->period > SETUP_PERIOD)
+        return KRYL_SUCCESS;
+    return capture(s, s->period);
 }
 
 /* The next batch size above `batch`: doubled, a whole number of periods. */
@@ -101,42 +136,30 @@ static int64_t sized_batch(kryl_solver s)
     return periods_taking(s, CHECK_SHARE * s->check_cost, most);
 }
 
-/* Record `count` steps as the solver's graph (they are not run). */
-static kryl_status capture(kryl_solver s, int64_t count)
-{
-    KRYL_TRY(s->ops->capture_begin(s->ctx));
-    kryl_status st = KRYL_SUCCESS;
-    for (int64_t k = 0; k < count && st == KRYL_SUCCESS; k++) st = s->method->step(s);
-    void *graph = NULL;
-    kryl_status end = s->ops->capture_end(s->ctx, &graph);
-    if (st != KRYL_SUCCESS && end == KRYL_SUCCESS) s->ops->graph_release(s->ctx, graph);
-    KRYL_TRY(st);
-    KRYL_TRY(end);
-    s->graph = graph;
-    s->graph_steps = count;
-    return KRYL_SUCCESS;
-}
-
 /* Queue `count` steps, `first` steps after the call's first: through the
- * method's own batch where it has one; for a full batch once the step time
- * is known, as replays of the graph (captured first where there is none and
- * `ahead`, the steps predicted left, repay it) and the rest one by one; else
- * launched one by one.  A graph replays from the first step of a period
- * only, where it was captured. */
+ * method's own batch where it has one; for a full batch, as replays of the
+ * graph and the rest one by one, else launched one by one.  Once the step
+ * time is known, a graph sized by it is captured first (*captured) where
+ * none was and `ahead`, the steps predicted left, repay it.  A graph
+ * replays from the first step of a period only, where it was captured. */
 static kryl_status queue_steps(kryl_solver s, int64_t first, int64_t count, bool full,
-                               int64_t ahead)
+                               int64_t ahead, bool *captured)
 {
+    *captured = false;
     if (s->method->steps) {
         bool queued = false;
         KRYL_TRY(s->method->steps(s, count, &queued));
         if (queued) return KRYL_SUCCESS;
     }
     int64_t replays = 0;
-    if (full && graphs_usable(s) && s->step_seconds > 0.0 && count % s->period == 0 &&
-        first % s->period == 0) {
-        if (s->graph == NULL) {
+    if (full && graphs_usable(s) && count % s->period == 0 && first % s->period == 0) {
+        if (!s->graph_sized && s->step_seconds > 0.0) {
             int64_t steps = periods_taking(s, GRAPH_SECONDS, count);
-            if (ahead >= GRAPH_REPAY * steps) KRYL_TRY(capture(s, steps));
+            if (steps > s->graph_steps && ahead >= GRAPH_REPAY * steps) {
+                kryl_solver_batching_release(s);
+                KRYL_TRY(capture(s, steps));
+                s->graph_sized = *captured = true;
+            }
         }
         replays = s->graph ? count / s->graph_steps : 0;
     }
@@ -212,19 +235,20 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         double t0 = kryl_wtime();
         before = m->iteration;
         rr_before = m->rr;
-        bool launched_alone = s->graph == NULL;
-        KRYL_TRY(queue_steps(s, queued, batch, batch == interval, ahead));
+        bool captured = false;
+        KRYL_TRY(queue_steps(s, queued, batch, batch == interval, ahead, &captured));
         queued += batch;
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
         KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
         double elapsed = kryl_wtime() - t0;
-        if (batch == interval && launched_alone && s->step_seconds == 0.0) {
-            /* a step's time launched one by one, the check's taken out (at most
-             * half): it sizes the graph and the batches; over ranks the slowest
-             * rank's step and check, so all capture the same steps and size the
-             * same batches (a fixed batch of the backend's check_interval ran up
-             * to 15 AMG cycles past the stop: docs/BENCHMARKS.md) */
+        if (batch == interval && !captured && s->step_seconds == 0.0) {
+            /* a step's time (replayed where a graph was captured at setup), the
+             * check's taken out (at most half): it sizes the graph and the
+             * batches; over ranks the slowest rank's step and check, so all
+             * capture the same steps and size the same batches (a fixed batch
+             * of the backend's check_interval ran up to 15 AMG cycles past the
+             * stop: docs/BENCHMARKS.md) */
             int64_t steps = m->iteration > before ? m->iteration - before : 1;
             s->step_seconds = fmax(elapsed - s->check_cost, 0.5 * elapsed) / (double)steps;
 #ifdef KRYL_HAVE_MPI

@@ -523,8 +523,9 @@ kryl_status kryl_solver_update(kryl_solver s)
         s->method->destroy(s);
         KRYL_TRY(s->method->setup(s));
     }
-    /* a captured graph may hold the storage that was just rebuilt */
+    /* a captured graph may hold the storage that was just rebuilt: captured again */
     kryl_solver_batching_release(s);
+    KRYL_TRY(kryl_solver_batching_setup(s));
     KRYL_TRY(s->ops->synchronize(s->ctx));
     s->values_seen = A->host->values_seen;
     return KRYL_SUCCESS;

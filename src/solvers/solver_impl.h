@@ -39,11 +39,13 @@ struct kryl_solver_s {
     /* vectors of n entries one iteration reads or writes besides its
      * SpMV's x and y, as the method's setup counts them (0: not counted) */
     int iteration_vectors;
-    /* batching (iterate.c): the replayable graph of graph_steps steps, the
-     * time of a step launched one by one (0: not measured yet), and the
-     * host's cost of one convergence check */
+    /* batching (iterate.c): the replayable graph of graph_steps steps
+     * (sized by the step time, or one period captured at setup), the time
+     * of a step (0: not measured yet), and the host's cost of one
+     * convergence check */
     void *graph;
     int64_t graph_steps;
+    bool graph_sized;
     double step_seconds;
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
@@ -164,7 +166,8 @@ kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m);
  * monitor keeps counting over its solves). */
 kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit);
 
-/* Measure the check cost (at setup) and free the graph (at destruction). */
+/* At setup and after an update: measure the check cost and capture the
+ * first graph where one pays; at destruction: free the graph. */
 kryl_status kryl_solver_batching_setup(kryl_solver s);
 void kryl_solver_batching_release(kryl_solver s);
 
