@@ -23,7 +23,6 @@
  * path chosen as for any triangle (cuda_trsv_choose.cu, never the host
  * path), and their values gathered from the factor on the device after
  * each factorization. */
-#include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "backends/cuda/cuda_csr.cuh"
 #include "backends/cuda/cuda_factor.cuh"
 #include "backends/cuda/cuda_factor_hooks.h"
+#include "backends/cuda/cuda_scan.cuh"
 #include "backends/cuda/cuda_trsv.cuh"
 
 extern "C" {
@@ -498,19 +498,10 @@ static kryl_status offdiag_offsets(kryl_cuda_state *s, const cuda_factor *F, int
         n, mode, F->ptr, F->diag, F->uptr, count);
     KRYL_CUDA_CHECK_LAUNCH("offdiag_counts_kernel");
     /* ptr[i + 1] = count[0] + ... + count[i] */
-    size_t bytes = 0;
+    KRYL_TRY(kryl_cuda_running_sums(s, count, D->ptr, n));
     KRYL_CUDA_CHECK(
-        cub::DeviceScan::InclusiveSum(nullptr, bytes, count, D->ptr + 1, (int)n, s->stream));
-    void *temp = nullptr;
-    KRYL_TRY(kryl_cuda_malloc(s, &temp, bytes, "the triangle's offset sums"));
-    cudaError_t err =
-        cub::DeviceScan::InclusiveSum(temp, bytes, count, D->ptr + 1, (int)n, s->stream);
-    if (err == cudaSuccess)
-        err =
-            cudaMemcpyAsync(&D->nnz, D->ptr + n, sizeof D->nnz, cudaMemcpyDeviceToHost, s->stream);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(s->stream);
-    kryl_cuda_free(s, temp);
-    if (err != cudaSuccess) return kryl_cuda_failed(err, "the triangle's offsets", KRYL_WHERE);
+        cudaMemcpyAsync(&D->nnz, D->ptr + n, sizeof D->nnz, cudaMemcpyDeviceToHost, s->stream));
+    KRYL_CUDA_CHECK(cudaStreamSynchronize(s->stream));
     return KRYL_SUCCESS;
 }
 

@@ -16,10 +16,10 @@
  * grouped by level with the color grouping's stable sort (cuda_color.cu),
  * ascending within a level. */
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <stdlib.h>
 
 #include "backends/cuda/cuda_factor.cuh"
+#include "backends/cuda/cuda_scan.cuh"
 #include "backends/cuda/cuda_syncfree.cuh"
 
 extern "C" {
@@ -138,23 +138,6 @@ static kryl_status device_array(kryl_cuda_state *s, V **dst, int64_t count, cons
                             (size_t)(count > 0 ? count : 1) * sizeof(V), what);
 }
 
-/* out[0] = 0, out[1 .. n] = the running sums of count[0 .. n) (n > 0). */
-static kryl_status offsets_from_counts(kryl_cuda_state *s, int64_t n, const int64_t *count,
-                                       int64_t *out)
-{
-    size_t bytes = 0;
-    KRYL_CUDA_CHECK(
-        cub::DeviceScan::InclusiveSum(nullptr, bytes, count, out + 1, (int)n, s->stream));
-    void *temp = nullptr;
-    KRYL_TRY(kryl_cuda_malloc(s, &temp, bytes, "the factor pattern's offset sums"));
-    cudaError_t err = cudaMemsetAsync(out, 0, sizeof *out, s->stream);
-    if (err == cudaSuccess)
-        err = cub::DeviceScan::InclusiveSum(temp, bytes, count, out + 1, (int)n, s->stream);
-    kryl_cuda_free(s, temp);
-    if (err != cudaSuccess) return kryl_cuda_failed(err, "the pattern's offsets", KRYL_WHERE);
-    return KRYL_SUCCESS;
-}
-
 /* IC's U = L^T by rows: uptr from the column counts, ucol the rows of
  * each column ascending (a stable sort of the entries by column). */
 static kryl_status transpose(kryl_cuda_state *s, cuda_factor *F)
@@ -191,7 +174,7 @@ static kryl_status transpose(kryl_cuda_state *s, cuda_factor *F)
                                                   (int)nnz, 0, bits, s->stream);
         if (err != cudaSuccess) st = kryl_cuda_failed(err, "the pattern's transpose", KRYL_WHERE);
     }
-    if (st == KRYL_SUCCESS) st = offsets_from_counts(s, n, count, F->uptr);
+    if (st == KRYL_SUCCESS) st = kryl_cuda_running_sums(s, count, F->uptr, n);
     kryl_cuda_free(s, row);
     kryl_cuda_free(s, keys);
     kryl_cuda_free(s, count);
@@ -227,7 +210,7 @@ static kryl_status build_pattern(kryl_cuda_state *s, const int64_t *row_ptr, con
     pattern_count_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, F->ic, row_ptr, col_idx,
                                                                     F->diag, F->status);
     KRYL_CUDA_CHECK_LAUNCH("pattern_count_kernel");
-    KRYL_TRY(offsets_from_counts(s, n, F->diag, F->ptr));
+    KRYL_TRY(kryl_cuda_running_sums(s, F->diag, F->ptr, n));
     unsigned long long first = NONE;
     KRYL_CUDA_CHECK(
         cudaMemcpyAsync(&first, F->status, sizeof first, cudaMemcpyDeviceToHost, s->stream));

@@ -100,6 +100,25 @@ kryl_status kryl_cuda_failed(cudaError_t err, const char *call, const char *wher
             return kryl_cuda_failed(kryl_cuda_err_, #call, KRYL_WHERE);                            \
     } while (0)
 
+/* Run a kryl_status expression only while st is still success. */
+#define KRYL_STEP(st, expr)                                                                        \
+    do {                                                                                           \
+        if ((st) == KRYL_SUCCESS) (st) = (expr);                                                   \
+    } while (0)
+
+/* Run a library call returning a `type` only while st is still success;
+ * a result other than `ok` sets st to failed(result, the call's text, where). */
+#define KRYL_LIBRARY_STEP(st, type, ok, failed, call)                                              \
+    do {                                                                                           \
+        if ((st) == KRYL_SUCCESS) {                                                                \
+            type kryl_library_err_ = (call);                                                       \
+            if (kryl_library_err_ != (ok)) (st) = failed(kryl_library_err_, #call, KRYL_WHERE);    \
+        }                                                                                          \
+    } while (0)
+
+/* Check a CUDA runtime call only while st is still success. */
+#define CUDA_STEP(st, call) KRYL_LIBRARY_STEP(st, cudaError_t, cudaSuccess, kryl_cuda_failed, call)
+
 /* Check the kernel launch that precedes it (no synchronisation). */
 #define KRYL_CUDA_CHECK_LAUNCH(name)                                                               \
     do {                                                                                           \

@@ -299,16 +299,20 @@ kryl_status kryl_cuda_matrix_setup_device(kryl_context ctx, kryl_matrix A, int64
     if (m == nullptr) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cuda: cannot allocate storage");
     kryl_status st = check_arrays(s, m, row_ptr, col_idx, values, built);
     /* the library's own arrays are kept as they are, the caller's copied */
-    if (st == KRYL_SUCCESS)
-        st = built ? take_arrays(s, m, row_ptr, col_idx, values)
-                   : copy_arrays(s, m, row_ptr, col_idx, values);
+    bool taken = false;
+    if (st == KRYL_SUCCESS && built) {
+        st = take_arrays(s, m, row_ptr, col_idx, values);
+        taken = st == KRYL_SUCCESS;
+    } else if (st == KRYL_SUCCESS) {
+        st = copy_arrays(s, m, row_ptr, col_idx, values);
+    }
     if (st == KRYL_SUCCESS) kryl_cuda_csr_choose_kernel(m);
     /* the stream kernel's blocks need the offsets on the host: made only for it */
     if (st == KRYL_SUCCESS && m->kernel == KRYL_CUDA_SPMV_STREAM) st = kryl_cuda_csr_blocks(s, m);
-    if (built && st == KRYL_SUCCESS && !m->wide) {
+    if (taken && st == KRYL_SUCCESS && !m->wide) {
         /* the narrowed copy replaces the 64-bit offsets (the stream orders the release) */
         kryl_cuda_free(s, row_ptr);
-    } else if (built && st != KRYL_SUCCESS && m->col_idx == col_idx) {
+    } else if (taken && st != KRYL_SUCCESS) {
         /* the caller keeps its arrays on failure: m lets go of the taken ones */
         if (m->wide) m->row_ptr = nullptr;
         m->col_idx = nullptr;

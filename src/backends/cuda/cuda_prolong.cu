@@ -150,17 +150,62 @@ __global__ void prolong_fill(int64_t rows, const int32_t *__restrict__ a_off,
     }
 }
 
+/* P from the tables of T's rows (agg, t; found + 2 holds A's rows):
+ * its pattern counted and summed, then filled.  Synchronises. */
+static kryl_status build_prolongator(kryl_cuda_state *s, const dev_csr *A, const dev_csr *T,
+                                     double omega, const int32_t *agg, const double *t,
+                                     unsigned long long *found, dev_csr *P, const char *what)
+{
+    const unsigned int grid = kryl_cuda_stream_grid(s, A->rows * KRYL_CUDA_ROW_LANES);
+    const unsigned long long none = (unsigned long long)A->rows;
+    unsigned long long zero_row = none;
+    int32_t *len = nullptr, nnz = 0;
+    uint8_t *first = nullptr;
+    P->rows = A->rows;
+    P->cols = T->cols;
+    kryl_status st = kryl_cuda_malloc(s, (void **)&len, (size_t)A->rows * sizeof *len + 1, what);
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&first, (size_t)A->nnz + 1, what));
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&P->offsets, ((size_t)A->rows + 1) * sizeof(int32_t),
+                                   what));
+    if (st == KRYL_SUCCESS) {
+        /* len_i = |{agg_j : a_ij stored}|, first_k = entry k opens its aggregate */
+        prolong_count<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
+            A->rows, A->offsets, A->col_idx, A->values, agg, len, first, found + 2);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    KRYL_STEP(st, kryl_cuda_running_sums(s, len, P->offsets, A->rows));
+    CUDA_STEP(st, cudaMemcpyAsync(&nnz, P->offsets + A->rows, sizeof nnz, cudaMemcpyDeviceToHost,
+                                  s->stream));
+    CUDA_STEP(st, cudaMemcpyAsync(&zero_row, found + 2, sizeof zero_row, cudaMemcpyDeviceToHost,
+                                  s->stream));
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    if (st == KRYL_SUCCESS && zero_row < none) st = kryl_cuda_zero_diagonal(zero_row);
+    P->nnz = nnz;
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&P->col_idx, (size_t)nnz * sizeof(int32_t), what));
+    KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&P->values, (size_t)nnz * sizeof(double), what));
+    if (st == KRYL_SUCCESS) {
+        /* p_iJ = sum_{j in J} (delta_ij - omega a_ij / a_ii) t_j */
+        prolong_fill<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(A->rows, A->offsets, A->col_idx,
+                                                                A->values, agg, t, first, omega,
+                                                                P->offsets, P->col_idx, P->values);
+        CUDA_STEP(st, cudaGetLastError());
+    }
+    /* the tables are free once the fill is over */
+    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
+    kryl_cuda_free(s, len);
+    kryl_cuda_free(s, first);
+    return st;
+}
+
 kryl_status kryl_cuda_smoothed_prolongator(kryl_cuda_state *s, const dev_csr *A, const dev_csr *T,
                                            double omega, dev_csr *P, bool *applies)
 {
     const char *what = "the multigrid prolongator P";
     *applies = false;
     *P = dev_csr{};
-    const unsigned int grid = kryl_cuda_stream_grid(s, A->rows * KRYL_CUDA_ROW_LANES);
-    int32_t *agg = nullptr, *len = nullptr;
+    int32_t *agg = nullptr;
     double *t = nullptr;
-    uint8_t *first = nullptr;
-    unsigned long long *found = nullptr, longest[2] = {0, 0}, zero_row = 0;
+    unsigned long long *found = nullptr, longest[2] = {0, 0};
     const unsigned long long none = (unsigned long long)A->rows;
     kryl_status st = kryl_cuda_malloc(s, (void **)&found, 3 * sizeof *found, what);
     KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&agg, (size_t)A->rows * sizeof *agg + 1, what));
@@ -180,49 +225,11 @@ kryl_status kryl_cuda_smoothed_prolongator(kryl_cuda_state *s, const dev_csr *A,
     CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     if (st == KRYL_SUCCESS && longest[0] <= (unsigned long long)PROLONG_MOST && longest[1] <= 1) {
         *applies = true;
-        P->rows = A->rows;
-        P->cols = T->cols;
-        st = kryl_cuda_malloc(s, (void **)&len, (size_t)A->rows * sizeof *len + 1, what);
-        KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&first, (size_t)A->nnz + 1, what));
-        KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&P->offsets,
-                                       ((size_t)A->rows + 1) * sizeof(int32_t), what));
+        st = build_prolongator(s, A, T, omega, agg, t, found, P, what);
     }
-    if (*applies && st == KRYL_SUCCESS) {
-        /* len_i = |{agg_j : a_ij stored}|, first_k = entry k opens its aggregate */
-        prolong_count<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            A->rows, A->offsets, A->col_idx, A->values, agg, len, first, found + 2);
-        CUDA_STEP(st, cudaGetLastError());
-    }
-    if (*applies) KRYL_STEP(st, kryl_cuda_running_sums(s, len, P->offsets, A->rows));
-    int32_t nnz = 0;
-    if (*applies) {
-        CUDA_STEP(st, cudaMemcpyAsync(&nnz, P->offsets + A->rows, sizeof nnz,
-                                      cudaMemcpyDeviceToHost, s->stream));
-        CUDA_STEP(st, cudaMemcpyAsync(&zero_row, found + 2, sizeof zero_row, cudaMemcpyDeviceToHost,
-                                      s->stream));
-        CUDA_STEP(st, cudaStreamSynchronize(s->stream));
-    }
-    if (*applies && st == KRYL_SUCCESS && zero_row < none) st = kryl_cuda_zero_diagonal(zero_row);
-    P->nnz = nnz;
-    if (*applies) {
-        KRYL_STEP(st,
-                  kryl_cuda_malloc(s, (void **)&P->col_idx, (size_t)nnz * sizeof(int32_t), what));
-        KRYL_STEP(st, kryl_cuda_malloc(s, (void **)&P->values, (size_t)nnz * sizeof(double), what));
-    }
-    if (*applies && st == KRYL_SUCCESS) {
-        /* p_iJ = sum_{j in J} (delta_ij - omega a_ij / a_ii) t_j */
-        prolong_fill<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(A->rows, A->offsets, A->col_idx,
-                                                                A->values, agg, t, first, omega,
-                                                                P->offsets, P->col_idx, P->values);
-        CUDA_STEP(st, cudaGetLastError());
-    }
-    /* the tables are free once the fill is over */
-    CUDA_STEP(st, cudaStreamSynchronize(s->stream));
     kryl_cuda_free(s, found);
     kryl_cuda_free(s, agg);
     kryl_cuda_free(s, t);
-    kryl_cuda_free(s, len);
-    kryl_cuda_free(s, first);
     if (st != KRYL_SUCCESS) kryl_cuda_dev_csr_free(s, P);
     return st;
 }

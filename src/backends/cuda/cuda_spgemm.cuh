@@ -4,9 +4,7 @@
 #ifndef KRYL_BACKENDS_CUDA_SPGEMM_CUH
 #define KRYL_BACKENDS_CUDA_SPGEMM_CUH
 
-#include <cub/cub.cuh>
-
-#include "backends/cuda/cuda_internal.cuh"
+#include "backends/cuda/cuda_scan.cuh"
 
 /* A CSR matrix in device memory with 32-bit offsets. */
 struct dev_csr {
@@ -15,41 +13,6 @@ struct dev_csr {
     int32_t *col_idx = nullptr; /* nnz */
     double *values = nullptr;   /* nnz */
 };
-
-/* Run a kryl_status expression only while st is still success. */
-#define KRYL_STEP(st, expr)                                                                        \
-    do {                                                                                           \
-        if ((st) == KRYL_SUCCESS) (st) = (expr);                                                   \
-    } while (0)
-
-/* Run a library call returning a `type` only while st is still success;
- * a result other than `ok` sets st to failed(result, the call's text, where). */
-#define KRYL_LIBRARY_STEP(st, type, ok, failed, call)                                              \
-    do {                                                                                           \
-        if ((st) == KRYL_SUCCESS) {                                                                \
-            type kryl_library_err_ = (call);                                                       \
-            if (kryl_library_err_ != (ok)) (st) = failed(kryl_library_err_, #call, KRYL_WHERE);    \
-        }                                                                                          \
-    } while (0)
-
-/* Check a CUDA runtime call only while st is still success. */
-#define CUDA_STEP(st, call) KRYL_LIBRARY_STEP(st, cudaError_t, cudaSuccess, kryl_cuda_failed, call)
-
-/* out[0] = 0, out[1..count] = the running sums of in (cub's scan). */
-template <typename T>
-static kryl_status kryl_cuda_running_sums(kryl_cuda_state *s, const T *in, T *out, int64_t count)
-{
-    void *temp = nullptr;
-    size_t bytes = 0;
-    kryl_status st = KRYL_SUCCESS;
-    CUDA_STEP(st, cudaMemsetAsync(out, 0, sizeof *out, s->stream));
-    CUDA_STEP(st,
-              cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out + 1, (int)count, s->stream));
-    KRYL_STEP(st, kryl_cuda_malloc(s, &temp, bytes, "a scan's workspace"));
-    CUDA_STEP(st, cub::DeviceScan::InclusiveSum(temp, bytes, in, out + 1, (int)count, s->stream));
-    kryl_cuda_free(s, temp);
-    return st;
-}
 
 /* Free M's arrays (kryl_cuda_malloc's) and empty it. */
 void kryl_cuda_dev_csr_free(kryl_cuda_state *s, dev_csr *M);
