@@ -268,6 +268,12 @@ static void compare_vector_ops(const problem *pb, const double *x0, const double
     CHECK_PAIR(pb, w, "chebyshev_step x from zero");
     CHECK(pair_finite(pb, y) && pair_finite(pb, w), "%s: chebyshev_step from zero read NaN",
           pb->label);
+    /* and with the step not kept (d NULL): x += alpha dinv .* r only */
+    for (int s = 0; s < 2; s++)
+        CHECK_OK(sides[s]->ctx->ops->chebyshev_step(sides[s]->ctx, 0.75, s ? x.dut : x.ref,
+                                                    s ? d.dut : d.ref, 0.0, NULL, s ? w.dut : w.ref,
+                                                    false));
+    CHECK_PAIR(pb, w, "chebyshev_step x, the step not kept");
     pair_free(&w);
 
     /* dots x'y and x'x, and the same dot twice gives the same bits */

@@ -158,8 +158,8 @@ static kryl_status relax(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl_vec
         KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, x, 1.0, b, L->r, NULL));
         in = L->r;
     }
-    /* t = D^-1 in;  x += t (x = t from zero): the Chebyshev step of degree one */
-    if (L->dinv) return ops->chebyshev_step(ctx, 1.0, in, L->dinv, 0.0, L->t, x, zero_start);
+    /* x += D^-1 in (x = D^-1 in from zero): the Chebyshev step of degree one, not kept */
+    if (L->dinv) return ops->chebyshev_step(ctx, 1.0, in, L->dinv, 0.0, NULL, x, zero_start);
     /* x = M^-1 in from zero, else t = M^-1 in;  x += t */
     KRYL_TRY(L->sweep.apply(&L->sweep, in, zero_start ? x : L->t));
     if (!zero_start) KRYL_TRY(ops->axpby(ctx, 1.0, L->t, 1.0, x));
@@ -182,8 +182,9 @@ static kryl_status chebyshev(amg_hierarchy *h, amg_level *L, kryl_vector b, kryl
         KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, x, 1.0, b, L->r, NULL));
         r = L->r;
     }
-    /* d = D^-1 r / theta;  x += d (x = d from zero) */
-    KRYL_TRY(ops->chebyshev_step(ctx, 1.0 / theta, r, L->dinv, 0.0, L->d, x, zero_start));
+    /* d = D^-1 r / theta;  x += d (x = d from zero); d kept for a next step */
+    KRYL_TRY(ops->chebyshev_step(ctx, 1.0 / theta, r, L->dinv, 0.0, degree > 1 ? L->d : NULL, x,
+                                 zero_start));
     for (int k = 2; k <= degree; k++) {
         /* r -= A d (from zero: r = b - A d) */
         KRYL_TRY(ops->spmv(ctx, L->Ab, -1.0, L->d, 1.0, r, L->r, NULL));

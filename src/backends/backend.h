@@ -351,7 +351,8 @@ typedef struct kryl_gmres_ls {
        (kryl_context ctx, kryl_vector y, kryl_vector d, kryl_vector x))                            \
     /* One step of the Chebyshev smoother: d = alpha dinv .* r + beta d                            \
      * (beta = 0: d's old values are not read);  then x = d where x_zero                           \
-     * (x's old values not read), else x += d.  r, dinv, d, x distinct. */                         \
+     * (x's old values not read), else x += d.  r, dinv, d, x distinct.                            \
+     * d NULL (with beta = 0): the step is not kept, only x is written. */                         \
     OP(kryl_status, chebyshev_step,                                                                \
        (kryl_context ctx, double alpha, kryl_vector r, kryl_vector dinv, double beta,              \
         kryl_vector d, kryl_vector x, bool x_zero))                                                \

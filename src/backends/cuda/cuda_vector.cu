@@ -54,7 +54,8 @@ template <typename T> __global__ void pointwise_mult_kernel(int64_t n, T *y, con
     KRYL_CUDA_FOR_EACH(i, n) y[i] = (T)((double)d[i] * (double)x[i]);
 }
 
-/* d = alpha dinv .* r + beta d (beta = 0: d unread);  x = d (x_zero) or x += d */
+/* d = alpha dinv .* r + beta d (beta = 0: d unread; d NULL: not kept);
+ * x = d (x_zero) or x += d */
 template <typename T>
 __global__ void chebyshev_step_kernel(int64_t n, double alpha, const T *__restrict__ r,
                                       const T *__restrict__ dinv, double beta, T *__restrict__ d,
@@ -65,7 +66,7 @@ __global__ void chebyshev_step_kernel(int64_t n, double alpha, const T *__restri
         double di = alpha * (double)dinv[i] * (double)r[i];
         if (beta != 0.0) di += beta * (double)d[i];
         const T dt = (T)di;
-        d[i] = dt;
+        if (d) d[i] = dt;
         x[i] = x_zero ? dt : (T)((double)x[i] + (double)dt);
     }
 }
@@ -192,14 +193,17 @@ kryl_status kryl_cuda_chebyshev_step(kryl_context ctx, double alpha, kryl_vector
 {
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, r));
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, dinv));
-    KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, d));
+    if (d) KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, d));
+    if (d == nullptr && beta != 0.0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "cuda chebyshev_step: beta = %g reads d, given as NULL", beta);
     /* d = alpha D^-1 r + beta d;  x += d (x = d where x_zero) */
     return launch_over(
         ctx, x, "launch of chebyshev_step_kernel", [&](auto t, unsigned grid, cudaStream_t st) {
             using T = decltype(t);
             chebyshev_step_kernel<T><<<grid, KRYL_CUDA_THREADS, 0, st>>>(
                 x->n, alpha, static_cast<const T *>(r->data), static_cast<const T *>(dinv->data),
-                beta, static_cast<T *>(d->data), static_cast<T *>(x->data), x_zero);
+                beta, d ? static_cast<T *>(d->data) : nullptr, static_cast<T *>(x->data), x_zero);
         });
 }
 

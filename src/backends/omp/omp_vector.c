@@ -82,13 +82,17 @@ kryl_status kryl_omp_chebyshev_step(kryl_context ctx, double alpha, kryl_vector 
 {
     KRYL_TRY(kryl_omp_check_pair("chebyshev_step", r, x));
     KRYL_TRY(kryl_omp_check_pair("chebyshev_step", dinv, x));
-    KRYL_TRY(kryl_omp_check_pair("chebyshev_step", d, x));
+    if (d) KRYL_TRY(kryl_omp_check_pair("chebyshev_step", d, x));
+    if (d == NULL && beta != 0.0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "omp chebyshev_step: beta = %g reads d, given as NULL", beta);
     int nt = kryl_omp_state_of(ctx)->threads;
+    void *dd = d ? d->data : NULL;
     if (x->precision == KRYL_SINGLE)
-        chebyshev_step_single(nt, x->n, (float)alpha, r->data, dinv->data, (float)beta, d->data,
-                              x->data, x_zero);
+        chebyshev_step_single(nt, x->n, (float)alpha, r->data, dinv->data, (float)beta, dd, x->data,
+                              x_zero);
     else
-        chebyshev_step_double(nt, x->n, alpha, r->data, dinv->data, beta, d->data, x->data, x_zero);
+        chebyshev_step_double(nt, x->n, alpha, r->data, dinv->data, beta, dd, x->data, x_zero);
     return KRYL_SUCCESS;
 }
 

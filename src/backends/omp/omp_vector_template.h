@@ -37,7 +37,8 @@ static void OMP_FN(pointwise_mult)(int nt, int64_t n, REAL *y, const REAL *d, co
     for (int64_t i = 0; i < n; i++) y[i] = d[i] * x[i];
 }
 
-/* d = alpha dinv .* r + beta d (beta = 0: d unread);  x = d (x_zero) or x += d */
+/* d = alpha dinv .* r + beta d (beta = 0: d unread; d NULL: not kept);
+ * x = d (x_zero) or x += d */
 static void OMP_FN(chebyshev_step)(int nt, int64_t n, REAL alpha, const REAL *restrict r,
                                    const REAL *restrict dinv, REAL beta, REAL *restrict d,
                                    REAL *restrict x, bool x_zero)
@@ -46,7 +47,7 @@ static void OMP_FN(chebyshev_step)(int nt, int64_t n, REAL alpha, const REAL *re
     for (int64_t i = 0; i < n; i++) {
         REAL di = alpha * dinv[i] * r[i];
         if (beta != 0) di += beta * d[i];
-        d[i] = di;
+        if (d) d[i] = di;
         x[i] = x_zero ? di : x[i] + di;
     }
 }

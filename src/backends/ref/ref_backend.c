@@ -180,11 +180,15 @@ static kryl_status ref_chebyshev_step(kryl_context ctx, double alpha, kryl_vecto
                                       bool x_zero)
 {
     (void)ctx;
+    if (d == NULL && beta != 0.0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "ref chebyshev_step: beta = %g reads d, given as NULL", beta);
+    void *dd = d ? d->data : NULL;
     /* d = alpha dinv .* r + beta d;  x += d (x = d) */
     if (is_double(x))
-        ref_chebyshev_step_d(x->n, alpha, r->data, dinv->data, beta, d->data, x->data, x_zero);
+        ref_chebyshev_step_d(x->n, alpha, r->data, dinv->data, beta, dd, x->data, x_zero);
     else
-        ref_chebyshev_step_s(x->n, alpha, r->data, dinv->data, beta, d->data, x->data, x_zero);
+        ref_chebyshev_step_s(x->n, alpha, r->data, dinv->data, beta, dd, x->data, x_zero);
     return KRYL_SUCCESS;
 }
 

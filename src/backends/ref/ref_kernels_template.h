@@ -25,8 +25,9 @@ void REF_NAME(ref_chebyshev_step, S)(int64_t n, double alpha, const REAL *r, con
     for (int64_t i = 0; i < n; i++) {
         double di = alpha * (double)dinv[i] * (double)r[i];
         if (beta != 0.0) di += beta * (double)d[i];
-        d[i] = (REAL)di;
-        x[i] = x_zero ? d[i] : (REAL)((double)x[i] + (double)d[i]);
+        const REAL dt = (REAL)di;
+        if (d) d[i] = dt;
+        x[i] = x_zero ? dt : (REAL)((double)x[i] + (double)dt);
     }
 }
 
