@@ -1235,7 +1235,10 @@ kryl_status kryl_solver_spectrum(kryl_solver solver, double *lambda_min, double 
  * matrices and smoothers (its aggregates are kept).  The solver then runs as
  * one freshly set up for the new values, except that a multicolor
  * coloring sparsified by weights (mcolor) keeps the old weights' colors.
- * kryl_solver_solve calls it itself when the values changed since. */
+ * kryl_solver_solve calls it itself when the values changed since.  Where
+ * the new values cannot be taken (a zero pivot, say), it fails naming why,
+ * and the solver stays out of date: every solve tries the update again and
+ * fails until values it can take are given. */
 kryl_status kryl_solver_update(kryl_solver solver);
 
 /* The method and preconditioner the solver uses and why: for

@@ -7,7 +7,7 @@
  * real matrices.  On cuda, when a device is present: the same cases twice
  * on a deterministic context, the same bits both times, and the same bits
  * again with every step launched one by one (profiled: no graphs) and from
- * a solver used once and updated (its graph captured again).  A
+ * a solver used once and updated (its graph freed).  A
  * deterministic context also refuses tune. */
 #include "test_krylov_support.h"
 

@@ -327,6 +327,105 @@ static void check_refusals(kryl_context ctx, const char *backend)
     free(w);
 }
 
+/* An update whose preconditioner cannot be built fails; once the values
+ * are mended, the next update builds it again (not a solver left without
+ * one), and the solve is a fresh solver's. */
+static void check_failed_rebuild(kryl_context ctx, const char *backend)
+{
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 12);
+    kryl_matrix B = kt_generate(ctx, KRYL_GEN_POISSON2D5, 12); /* A's values kept */
+    int64_t n, nnz;
+    CHECK_OK(kryl_matrix_size(B, &n, NULL, &nnz));
+    const int64_t *row_ptr;
+    const int32_t *col;
+    const double *original;
+    CHECK_OK(kryl_matrix_csr_view(B, &row_ptr, &col, &original));
+    double *w = malloc((size_t)nnz * sizeof *w);
+    memcpy(w, original, (size_t)nnz * sizeof *w);
+    double *b = kt_rhs(A, 5);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_GMRES, KRYL_PRECOND_BJACOBI, 1e-10, 200);
+    kryl_solver s = NULL, fresh = NULL;
+    CHECK_OK(kryl_solver_create(&s, A, &o));
+    /* a_00 = 0: the first block's ILU(0) has a zero pivot; block Jacobi is built again */
+    for (int64_t k = row_ptr[0]; k < row_ptr[1]; k++)
+        if (col[k] == 0) w[k] = 0.0;
+    CHECK_OK(kryl_matrix_update_values(A, w));
+    kryl_status st = kryl_solver_update(s);
+    CHECK(st != KRYL_SUCCESS, "%s: an update with a zero pivot for block Jacobi succeeded",
+          backend);
+    CHECK_OK(kryl_matrix_update_values(A, original));
+    CHECK_OK(kryl_solver_update(s));
+    char info[128] = "";
+    CHECK_OK(kryl_solver_precond_info(s, info, sizeof info));
+    CHECK(strstr(info, "bjacobi") != NULL,
+          "%s: after a failed update and a mended one the preconditioner is '%s'", backend, info);
+    kryl_result r, rf;
+    CHECK_OK(kryl_solver_create(&fresh, B, &o));
+    kryl_vector bv = NULL, xv = NULL;
+    CHECK_OK(kryl_vector_create(&bv, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&xv, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set(bv, b, n));
+    CHECK_OK(kryl_vector_fill(xv, 0.0));
+    CHECK_OK(kryl_solver_solve(s, bv, xv, &r));
+    CHECK_OK(kryl_vector_fill(xv, 0.0));
+    CHECK_OK(kryl_solver_solve(fresh, bv, xv, &rf));
+    CHECK(r.iterations == rf.iterations && r.reason == rf.reason,
+          "%s: the mended solver took %lld iterations (%s), a fresh one %lld (%s)", backend,
+          (long long)r.iterations, kryl_reason_name(r.reason), (long long)rf.iterations,
+          kryl_reason_name(rf.reason));
+    kryl_vector_destroy(&bv);
+    kryl_vector_destroy(&xv);
+    kryl_solver_destroy(&s);
+    kryl_solver_destroy(&fresh);
+    kryl_matrix_destroy(&A);
+    kryl_matrix_destroy(&B);
+    free(w);
+    free(b);
+}
+
+/* An update after a solve that queued an odd number of steps (CG's scalar
+ * pairs then stand swapped on the host): the next solve is a fresh
+ * solver's, the same x after the same steps. */
+static void check_update_after_odd_steps(kryl_context ctx, const char *backend)
+{
+    kryl_matrix A = kt_generate(ctx, KRYL_GEN_POISSON2D5, 40);
+    int64_t n;
+    CHECK_OK(kryl_matrix_size(A, &n, NULL, NULL));
+    double *b = kt_rhs(A, 9), *x = malloc((size_t)n * sizeof *x),
+           *x_fresh = malloc((size_t)n * sizeof *x_fresh);
+    kryl_solver_options o;
+    kt_options(&o, KRYL_METHOD_CG, KRYL_PRECOND_IC0, 1e-14, 7); /* 7 steps, none converged */
+    kryl_solver s = NULL, fresh = NULL;
+    kryl_vector bv = NULL, xv = NULL;
+    CHECK_OK(kryl_vector_create(&bv, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_create(&xv, A, KRYL_DOUBLE));
+    CHECK_OK(kryl_vector_set(bv, b, n));
+    kryl_result r;
+    CHECK_OK(kryl_solver_create(&s, A, &o));
+    CHECK_OK(kryl_vector_fill(xv, 0.0));
+    CHECK_OK(kryl_solver_solve(s, bv, xv, &r));
+    CHECK_OK(kryl_solver_update(s));
+    CHECK_OK(kryl_vector_fill(xv, 0.0));
+    CHECK_OK(kryl_solver_solve(s, bv, xv, &r));
+    CHECK_OK(kryl_vector_get(xv, x, n));
+    CHECK_OK(kryl_solver_create(&fresh, A, &o));
+    CHECK_OK(kryl_vector_fill(xv, 0.0));
+    CHECK_OK(kryl_solver_solve(fresh, bv, xv, &r));
+    CHECK_OK(kryl_vector_get(xv, x_fresh, n));
+    double diff = test_rel_diff(x, x_fresh, n);
+    CHECK(diff <= 1e-13, "%s: CG after an update took x %.3e from a fresh solver's (7 steps)",
+          backend, diff);
+    kryl_vector_destroy(&bv);
+    kryl_vector_destroy(&xv);
+    kryl_solver_destroy(&s);
+    kryl_solver_destroy(&fresh);
+    kryl_matrix_destroy(&A);
+    free(b);
+    free(x);
+    free(x_fresh);
+}
+
 /* The setup's phases are each >= 0 and add up to setup_s; IC(0) spends
  * time factoring and mcssor coloring. */
 static void check_setup_phases(kryl_context ctx, const char *backend)
@@ -376,6 +475,8 @@ static void check_config(kryl_context ref, kryl_context ctx, kryl_backend_kind k
     check_caller_order(ctx, name);
     check_value_maps(ctx, name);
     check_refusals(ctx, name);
+    check_failed_rebuild(ctx, name);
+    check_update_after_odd_steps(ctx, name);
     check_setup_phases(ctx, name);
 }
 

@@ -98,7 +98,9 @@ kryl_status kryl_solver_batching_setup(kryl_solver s)
     s->check_cost = (kryl_wtime() - t0) / 3;
     /* a short period's graph, unless the method queues batches itself (no
      * steps are queued when asked for none) or the solves are profiled:
-     * the host-side state is that of a start, whose steps the graph holds */
+     * before any solve the method's host-side state is a start's, whose
+     * steps the graph holds (after a solve it may not be: CG's pair of
+     * scalars in use follows the steps queued) */
     bool own_batches = false;
     if (s->method->steps) KRYL_TRY(s->method->steps(s, 0, &own_batches));
     if (s->graph || own_batches || s->options.profile || !graphs_usable(s) ||

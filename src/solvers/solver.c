@@ -495,23 +495,28 @@ kryl_status kryl_solver_update(kryl_solver s)
     KRYL_REQUIRE_ARG(s);
     if (s->automatic) return kryl_solver_update(kryl_auto_chosen(s));
     kryl_matrix A = s->A;
+    /* the options' preconditioner, also where an earlier update failed to build it */
+    const kryl_precond_kind kind = s->method->inner_solver ? KRYL_PRECOND_NONE : s->options.precond;
     /* new values given on the device reach the host copy only where a
      * host-side step reads them: not for Jacobi, no preconditioner or one
      * that updates from the storage (IC(0) factored by the backend) */
-    const bool on_device =
-        (s->pc == NULL || s->pc->kind == KRYL_PRECOND_JACOBI || s->pc->update_on_backend) &&
-        s->inner == NULL && s->method != &kryl_method_hybrid_pipecg;
+    const bool on_device = (kind == KRYL_PRECOND_NONE || kind == KRYL_PRECOND_JACOBI ||
+                            (s->pc && s->pc->update_on_backend)) &&
+                           s->inner == NULL && s->method != &kryl_method_hybrid_pipecg;
     if (!on_device) KRYL_TRY(kryl_matrix_need_host(A, "the preconditioner's new values"));
     /* the new values must still suit the method */
     const char *asked = kryl_method_name(s->options.method);
     KRYL_TRY(check_matrix(A, s->method, asked, s->options.symmetry_tol));
     KRYL_TRY(check_positive_diagonal(A, s->method, asked));
+    /* a captured graph may hold the storage about to be rebuilt: freed, and
+     * captured again by a solve where it pays (not here: the method's
+     * host-side state is what the last solve left, not a start's) */
+    kryl_solver_batching_release(s);
     if (s->Aw != A) KRYL_TRY(kryl_matrix_refresh_values(s->Aw, A));
     if (s->pc && s->pc->update) {
         KRYL_TRY(s->pc->update(s->pc));
-    } else if (s->pc) {
+    } else if (kind != KRYL_PRECOND_NONE) {
         /* built again from the new values */
-        kryl_precond_kind kind = s->pc->kind;
         kryl_precond_destroy(&s->pc);
         kryl_matrix M = NULL;
         KRYL_TRY(precond_matrix(s->Aw, kind, &M));
@@ -523,9 +528,6 @@ kryl_status kryl_solver_update(kryl_solver s)
         s->method->destroy(s);
         KRYL_TRY(s->method->setup(s));
     }
-    /* a captured graph may hold the storage that was just rebuilt: captured again */
-    kryl_solver_batching_release(s);
-    KRYL_TRY(kryl_solver_batching_setup(s));
     KRYL_TRY(s->ops->synchronize(s->ctx));
     s->values_seen = A->host->values_seen;
     return KRYL_SUCCESS;

@@ -166,8 +166,8 @@ kryl_status kryl_solver_iterate(kryl_solver s, kryl_monitor *m);
  * monitor keeps counting over its solves). */
 kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit);
 
-/* At setup and after an update: measure the check cost and capture the
- * first graph where one pays; at destruction: free the graph. */
+/* At setup: measure the check cost and capture the first graph where one
+ * pays; after an update and at destruction: free the graph. */
 kryl_status kryl_solver_batching_setup(kryl_solver s);
 void kryl_solver_batching_release(kryl_solver s);
 
