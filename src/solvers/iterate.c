@@ -11,10 +11,10 @@
  * a batch faster than that grows.
  * Where the backend can record graphs, a period of a few steps is captured
  * at setup, so every full batch replays it from the first one, removing
- * the per-kernel launch cost.  Once the step is timed, the fewest whole
- * periods of steps that take GRAPH_SECONDS are captured once in its place
- * (or first, where none was), unless the residual's rate predicts fewer
- * than GRAPH_REPAY graphs' steps are left.
+ * the per-kernel launch cost (an update frees it).  Once the step is
+ * timed, the fewest whole periods of steps that take GRAPH_SECONDS are
+ * captured once in its place (or first, where none was), unless the
+ * residual's rate predicts fewer than GRAPH_REPAY graphs' steps are left.
  *
  * Steps queued past the stopping one are no-ops for the vectors, but a
  * preconditioner's apply runs whole; so a timed batch is cut to the steps
