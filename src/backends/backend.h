@@ -785,6 +785,15 @@ typedef struct kryl_backend_ops {
     KRYL_BACKEND_OPS(KRYL_BACKEND_OP_MEMBER)
 } kryl_backend_ops;
 
+/* chebyshev_step's d may be NULL only where beta = 0 leaves it unread. */
+static inline kryl_status kryl_chebyshev_step_check(const char *backend, kryl_vector d, double beta)
+{
+    if (d == NULL && beta != 0.0)
+        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
+                          "%s chebyshev_step: beta = %g reads d, given as NULL", backend, beta);
+    return KRYL_SUCCESS;
+}
+
 /* Release M's arrays (backend memory) and empty it. */
 static inline void kryl_backend_csr_release(kryl_context ctx, kryl_backend_csr *M)
 {

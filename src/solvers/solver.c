@@ -308,6 +308,21 @@ static kryl_status precond_create(kryl_precond **pc, kryl_precond_kind kind,
     return KRYL_SUCCESS;
 }
 
+/* The preconditioner the solver builds itself: the options', except for
+ * the mixed schemes (their inner solver builds it). */
+static kryl_precond_kind own_precond(kryl_solver s)
+{
+    return s->method->inner_solver ? KRYL_PRECOND_NONE : s->options.precond;
+}
+
+/* s->pc (NULL for none) of `kind` for the solver's matrices. */
+static kryl_status build_precond(kryl_solver s, kryl_precond_kind kind)
+{
+    kryl_matrix M = NULL;
+    KRYL_TRY(precond_matrix(s->Aw, kind, &M));
+    return precond_create(&s->pc, kind, &s->options, M, s->Aw, s->A);
+}
+
 /* An allocation failure named by the stage of the setup it happened in:
  * "the NAME STAGE: ..." ("the ilu0 preconditioner: cuda: cannot allocate ..."). */
 static kryl_status name_stage(kryl_status st, const char *name, const char *stage)
@@ -435,14 +450,11 @@ static kryl_status solver_create(kryl_solver *solver, kryl_matrix A,
                  opts.order == KRYL_ORDER_NONE ? " (rows in the given order)"
                                                : " (rows and columns permuted before the "
                                                  "format's own row sort)");
-    if (st == KRYL_SUCCESS)
-        st = need_storage(s, method->inner_solver ? KRYL_PRECOND_NONE : opts.precond);
-    kryl_matrix M = NULL;
-    if (st == KRYL_SUCCESS && !method->inner_solver) st = precond_matrix(s->Aw, opts.precond, &M);
+    const kryl_precond_kind precond = own_precond(s);
+    if (st == KRYL_SUCCESS) st = need_storage(s, precond);
     kryl_setup_enter(s->ctx, KRYL_SETUP_PRECOND);
-    if (st == KRYL_SUCCESS && !method->inner_solver)
-        st = name_stage(precond_create(&s->pc, opts.precond, &opts, M, s->Aw, A),
-                        kryl_precond_name(opts.precond), "preconditioner");
+    if (st == KRYL_SUCCESS)
+        st = name_stage(build_precond(s, precond), kryl_precond_name(precond), "preconditioner");
     kryl_setup_enter(s->ctx, KRYL_SETUP_CHECKS);
     if (st == KRYL_SUCCESS) st = check_positive_diagonal(A, method, kryl_method_name(opts.method));
     /* a check or a preconditioner that failed on one rank fails on all */
@@ -496,7 +508,7 @@ kryl_status kryl_solver_update(kryl_solver s)
     if (s->automatic) return kryl_solver_update(kryl_auto_chosen(s));
     kryl_matrix A = s->A;
     /* the options' preconditioner, also where an earlier update failed to build it */
-    const kryl_precond_kind kind = s->method->inner_solver ? KRYL_PRECOND_NONE : s->options.precond;
+    const kryl_precond_kind kind = own_precond(s);
     /* new values given on the device reach the host copy only where a
      * host-side step reads them: not for Jacobi, no preconditioner or one
      * that updates from the storage (IC(0) factored by the backend) */
@@ -518,9 +530,7 @@ kryl_status kryl_solver_update(kryl_solver s)
     } else if (kind != KRYL_PRECOND_NONE) {
         /* built again from the new values */
         kryl_precond_destroy(&s->pc);
-        kryl_matrix M = NULL;
-        KRYL_TRY(precond_matrix(s->Aw, kind, &M));
-        KRYL_TRY(precond_create(&s->pc, kind, &s->options, M, s->Aw, s->A));
+        KRYL_TRY(build_precond(s, kind));
     }
     if (s->inner) KRYL_TRY(kryl_solver_update(s->inner));
     /* the hybrid split holds copies of A's rows and of the diagonal: built again */

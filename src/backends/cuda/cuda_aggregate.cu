@@ -24,17 +24,15 @@
 #include "amg/amg_aggregate_rules.h"
 #include "backends/cuda/cuda_internal.cuh"
 
-/* d[i] = a_ii (0 where absent) */
+/* d[i] = a_ii (0 where absent), KRYL_CUDA_ROW_LANES lanes a row */
 __global__ void aggregate_diagonal_kernel(int64_t n, const int64_t *__restrict__ row_ptr,
                                           const int32_t *__restrict__ col_idx,
                                           const double *__restrict__ values, double *d)
 {
-    KRYL_CUDA_FOR_EACH(i, n)
+    KRYL_CUDA_FOR_EACH_ROW(i, n)
     {
-        double v = 0.0;
-        for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
-            if (col_idx[k] == i) v = values[k];
-        d[i] = v;
+        const double v = kryl_cuda_row_diagonal(i, row_ptr[i], row_ptr[i + 1], col_idx, values);
+        if (kryl_cuda_row_lane() == 0) d[i] = v;
     }
 }
 
@@ -299,15 +297,15 @@ static kryl_status strength(aggregate_work &w, int64_t n, const int64_t *row_ptr
         kryl_cuda_malloc(s, (void **)&w.diag, (size_t)n * sizeof *w.diag, "aggregation: a_ii"));
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&w.sptr, ((size_t)n + 1) * sizeof *w.sptr,
                               "aggregation: strength graph offsets"));
+    const unsigned int row_grid = kryl_cuda_stream_grid(s, n * KRYL_CUDA_ROW_LANES);
     /* d_i = a_ii */
-    aggregate_diagonal_kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, row_ptr, col_idx,
-                                                                         values, w.diag);
+    aggregate_diagonal_kernel<<<row_grid, KRYL_CUDA_THREADS, 0, s->stream>>>(n, row_ptr, col_idx,
+                                                                             values, w.diag);
     KRYL_CUDA_CHECK_LAUNCH("aggregate_diagonal_kernel");
     /* count_i = #{j != i : |a_ij| >= theta sqrt(|d_i d_j|)};  sptr = 0, their running sums */
     int64_t *counts = nullptr;
     KRYL_TRY(kryl_cuda_malloc(s, (void **)&counts, (size_t)n * sizeof *counts,
                               "aggregation: strong couplings per row"));
-    const unsigned int row_grid = kryl_cuda_stream_grid(s, n * KRYL_CUDA_ROW_LANES);
     aggregate_strength_kernel<<<row_grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
         n, row_ptr, col_idx, values, w.diag, theta, counts, nullptr, nullptr);
     cudaError_t launched = cudaGetLastError();

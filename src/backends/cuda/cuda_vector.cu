@@ -194,9 +194,7 @@ kryl_status kryl_cuda_chebyshev_step(kryl_context ctx, double alpha, kryl_vector
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, r));
     KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, dinv));
     if (d) KRYL_TRY(kryl_cuda_check_vectors("chebyshev_step", x, d));
-    if (d == nullptr && beta != 0.0)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "cuda chebyshev_step: beta = %g reads d, given as NULL", beta);
+    KRYL_TRY(kryl_chebyshev_step_check("cuda", d, beta));
     /* d = alpha D^-1 r + beta d;  x += d (x = d where x_zero) */
     return launch_over(
         ctx, x, "launch of chebyshev_step_kernel", [&](auto t, unsigned grid, cudaStream_t st) {

@@ -83,9 +83,7 @@ kryl_status kryl_omp_chebyshev_step(kryl_context ctx, double alpha, kryl_vector 
     KRYL_TRY(kryl_omp_check_pair("chebyshev_step", r, x));
     KRYL_TRY(kryl_omp_check_pair("chebyshev_step", dinv, x));
     if (d) KRYL_TRY(kryl_omp_check_pair("chebyshev_step", d, x));
-    if (d == NULL && beta != 0.0)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "omp chebyshev_step: beta = %g reads d, given as NULL", beta);
+    KRYL_TRY(kryl_chebyshev_step_check("omp", d, beta));
     int nt = kryl_omp_state_of(ctx)->threads;
     void *dd = d ? d->data : NULL;
     if (x->precision == KRYL_SINGLE)

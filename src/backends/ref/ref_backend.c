@@ -180,9 +180,7 @@ static kryl_status ref_chebyshev_step(kryl_context ctx, double alpha, kryl_vecto
                                       bool x_zero)
 {
     (void)ctx;
-    if (d == NULL && beta != 0.0)
-        return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT,
-                          "ref chebyshev_step: beta = %g reads d, given as NULL", beta);
+    KRYL_TRY(kryl_chebyshev_step_check("ref", d, beta));
     void *dd = d ? d->data : NULL;
     /* d = alpha dinv .* r + beta d;  x += d (x = d) */
     if (is_double(x))
