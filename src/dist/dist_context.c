@@ -156,6 +156,9 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.pipecg_spmv_update = NULL;
     d->ops.pipecg_spmv_steps = NULL;
     d->ops.cg1_steps = NULL;
+    /* a single-reduction step's terms, their sum over the ranks and its update */
+    d->ops.cg1_step =
+        d->inner_ops->cg1_terms && d->inner_ops->cg1_update ? kryl_dist_cg1_step : NULL;
     /* the checks of a distributed matrix are collective, on the host copies */
     d->ops.csr_asymmetry = NULL;
     d->ops.csr_diagonal = NULL;

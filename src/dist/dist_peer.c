@@ -153,6 +153,15 @@ kryl_status kryl_peer_sum(struct kryl_peer *p, void *stream, double *scalars, in
     /* scalars = sum over ranks */
     return kryl_cuda_peer_sum(stream, scalars, count, p->rank, p->size, p->boxes);
 }
+
+kryl_status kryl_peer_cg1_step(struct kryl_peer *peer, kryl_context ctx, kryl_vector p,
+                               kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
+                               kryl_scalar t, kryl_monitor *monitor, bool *queued)
+{
+    const kryl_peer_group group = {peer->rank, peer->size, peer->boxes};
+    /* t = the terms summed over the ranks;  then the update */
+    return kryl_cuda_cg1_step_ranks(ctx, p, q, x, r, dinv, t, monitor, &group, queued);
+}
 #else
 typedef int kryl_dist_peer_empty; /* ISO C: a translation unit is never empty */
 #endif

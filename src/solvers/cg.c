@@ -128,6 +128,9 @@ static kryl_status cg_step_one_reduction(kryl_solver s)
     /* q = A p */
     KRYL_TRY(ops->spmv(ctx, s->Aw, 1.0, w->p, 0.0, NULL, w->q, s->monitor));
     KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_REDUCTION));
+    if (ops->cg1_step)
+        /* the terms, their sum over the ranks and the update below, as one operation */
+        return ops->cg1_step(ctx, w->p, w->q, s->x_work, w->r, dinv, t, s->monitor);
     /* t = p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq] */
     KRYL_TRY(ops->cg1_terms(ctx, w->p, w->q, w->r, dinv, t, s->monitor));
     KRYL_TRY(kryl_reduce_begin(ctx, t, dinv ? KRYL_CG1_TERMS : KRYL_CG1_RDR));

@@ -101,13 +101,8 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_update_kernel(
     if (kryl_cuda_halted(monitor) || !cg1_coefficients<JACOBI>(t, monitor, &alpha, &beta, &rr_new))
         return;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        x[i] = (T)((double)x[i] + alpha * (double)p[i]);
-        const T ri = (T)cg1_next_r((double)r[i], (double)q[i], alpha);
-        r[i] = ri;
-        const double di = JACOBI ? (double)dinv[i] : 1.0;
-        p[i] = (T)cg1_next_p<JACOBI>((double)ri, (double)p[i], di, beta);
-    }
+         i += (int64_t)gridDim.x * blockDim.x)
+        cg1_update_row<T, JACOBI>(i, alpha, beta, p, q, x, r, dinv);
     if (monitor && kryl_last_block(counter) && threadIdx.x == 0)
         kryl_monitor_record(monitor, rr_new, 1);
 }

@@ -58,6 +58,20 @@ __device__ inline double cg1_next_p(double r, double p, double dinv, double beta
     return __fma_rn(beta, p, JACOBI ? __dmul_rn(dinv, r) : r);
 }
 
+/* Row i of a single-reduction step's update: x += alpha p;  r -= alpha q;
+ * p = dinv .* r + beta p (JACOBI) or r + beta p */
+template <typename T, bool JACOBI>
+__device__ inline void cg1_update_row(int64_t i, double alpha, double beta, T *__restrict__ p,
+                                      const T *__restrict__ q, T *__restrict__ x, T *__restrict__ r,
+                                      const T *__restrict__ dinv)
+{
+    x[i] = (T)((double)x[i] + alpha * (double)p[i]);
+    const T ri = (T)cg1_next_r((double)r[i], (double)q[i], alpha);
+    r[i] = ri;
+    const double di = JACOBI ? (double)dinv[i] : 1.0;
+    p[i] = (T)cg1_next_p<JACOBI>((double)ri, (double)p[i], di, beta);
+}
+
 /* The scalar part of a single-reduction CG step from the summed terms t
  * (kryl_host_cg1_begin is the specification): the exact ||r|| recorded
  * (advance 0), then alpha, beta and the expanded rr'.  False where the step

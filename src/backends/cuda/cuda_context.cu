@@ -304,6 +304,7 @@ static kryl_backend_ops make_ops()
     ops.cg1_terms = kryl_cuda_cg1_terms;
     ops.cg1_update = kryl_cuda_cg1_update;
     ops.cg1_steps = kryl_cuda_cg1_steps;
+    ops.cg1_step = kryl_cuda_cg1_step;
     ops.monitor_update = kryl_cuda_monitor_update;
     ops.capture_begin = kryl_cuda_capture_begin;
     ops.capture_end = kryl_cuda_capture_end;

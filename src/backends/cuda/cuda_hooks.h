@@ -77,11 +77,11 @@ void kryl_cuda_set_stream(kryl_context ctx, void *stream);
 
 /* What one rank of a host receives from the others for kryl_cuda_peer_sum
  * (device memory, every rank's mapped into every other's): each rank's
- * flag (the number of its last sum) and values, two sets used in turn. */
+ * values as slots of 8 bytes, half a value and the number of the sum that
+ * stored it (cuda_peer.cuh), two sets used in turn. */
 enum { KRYL_PEER_MAX_RANKS = 8, KRYL_PEER_MAX_SUMS = 32 };
 typedef struct kryl_peer_box {
-    unsigned long long flags[KRYL_PEER_MAX_RANKS];
-    double values[2][KRYL_PEER_MAX_RANKS][KRYL_PEER_MAX_SUMS];
+    unsigned long long slots[2][KRYL_PEER_MAX_RANKS][2 * KRYL_PEER_MAX_SUMS];
     unsigned long long sequence; /* sums this box's rank has completed */
 } kryl_peer_box;
 
@@ -91,6 +91,22 @@ typedef struct kryl_peer_box {
  * same calls in the same order. */
 kryl_status kryl_cuda_peer_sum(void *stream, double *scalars, int count, int rank, int size,
                                kryl_peer_box *const *boxes);
+
+/* The ranks a kernel sums over by peer-to-peer stores: this one, their
+ * number, and every rank's box as this rank maps it (device array). */
+typedef struct kryl_peer_group {
+    int rank, size;
+    kryl_peer_box *const *boxes;
+} kryl_peer_group;
+
+/* cg1_terms, their sum over `peers` (NULL: this rank's terms) and
+ * cg1_update (backend.h) in one cooperative launch on the context's
+ * stream, where the device launches so (*queued = true); else nothing is
+ * queued.  Every rank of the group makes the same calls in order. */
+kryl_status kryl_cuda_cg1_step_ranks(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
+                                     kryl_vector r, kryl_vector dinv, kryl_scalar t,
+                                     kryl_monitor *monitor, const kryl_peer_group *peers,
+                                     bool *queued);
 
 /* What one rank receives from its halo neighbours for the exchange by
  * peer-to-peer stores (device memory, mapped into every neighbour's):

@@ -135,21 +135,29 @@ __device__ inline bool kryl_grid_sum(double (&v)[N], double *partials, unsigned 
     return threadIdx.x == 0;
 }
 
+/* A kryl_resident_sum that leaves the grid's totals as they are. */
+struct kryl_totals_kept {
+    __device__ void operator()(double *) const {}
+};
+
 /* In a grid whose blocks are all resident at once (a cooperative launch):
  * v[j] = the grid's sum of v[j] in every thread, and a grid barrier (what
  * any thread wrote before it, every thread can read after it, with plain
  * loads: not through the read-only path, which the acquire does not cover).
  * Each block stores its partials and takes a ticket; only the last block
- * adds them (in block order, as kryl_grid_sum), stores the totals and
- * advances *generation to `target`, which the other blocks wait for (every
- * block reading every partial instead is slower: hundreds of blocks read
- * the same lines).  target: the value *generation had when
- * the launch began plus the number of this barrier in it, from 1.  totals:
- * N doubles of scratch; counter is 0 on entry and left 0. */
-template <int N>
+ * adds them (in block order, as kryl_grid_sum), stores the totals, lets
+ * `finish(totals)` change them (run by the whole block: a sum over ranks,
+ * kryl_peer_block_sum) and advances *generation to `target`, which the
+ * other blocks wait for (every block reading every partial instead is
+ * slower: hundreds of blocks read the same lines).  target: the value
+ * *generation had when the launch began plus the number of this barrier in
+ * it, from 1.  totals: N doubles of scratch; counter is 0 on entry and
+ * left 0. */
+template <int N, typename Finish = kryl_totals_kept>
 __device__ inline void kryl_resident_sum(double (&v)[N], double *partials, unsigned int stride,
                                          unsigned int *counter, unsigned int *generation,
-                                         unsigned int target, double *totals)
+                                         unsigned int target, double *totals,
+                                         Finish finish = Finish{})
 {
     __shared__ double block_totals[N];
     kryl_block_sum<N>(v);
@@ -157,10 +165,12 @@ __device__ inline void kryl_resident_sum(double (&v)[N], double *partials, unsig
         for (int j = 0; j < N; j++) partials[j * stride + blockIdx.x] = v[j];
     if (kryl_last_block(counter)) {
         kryl_partials_sum<N>(v, partials, stride);
-        if (threadIdx.x == 0) {
+        if (threadIdx.x == 0)
             for (int j = 0; j < N; j++) totals[j] = v[j];
-            kryl_store_release(generation, target);
-        }
+        __syncthreads();
+        finish(totals);
+        __syncthreads();
+        if (threadIdx.x == 0) kryl_store_release(generation, target);
     } else if (threadIdx.x == 0) {
         /* wraps safely: the difference is what counts */
         while ((int)(kryl_load_acquire(generation) - target) < 0) {
