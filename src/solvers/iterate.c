@@ -20,8 +20,16 @@
  * preconditioner's apply runs whole; so a timed batch is cut to the steps
  * the residual's last rate of decrease says are left, when that is fewer
  * (and, where that was too few, the next one to the rest of its period).
+ *
+ * Where the device runs what the host queued (device memory), a check
+ * leaves it idle while the host reads the monitor and queues the next
+ * batch.  So, once the rate says at least two more whole batches are
+ * needed, the next batch is queued before the check is read, the check
+ * having been copied out on the side (copy_to_host_async) right after its
+ * batch: the device runs on while the host reads it.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "dist/dist.h"
 #include "solvers/solver_impl.h"
@@ -57,6 +65,14 @@ enum { GRAPH_REPAY = 8 };
  * is left to the solve's rule. */
 enum { SETUP_PERIOD = 2 };
 
+void kryl_solver_batching_free(kryl_solver s)
+{
+    if (s->check_copy == NULL) return;
+    s->ops->host_unpin(s->ctx, s->check_copy);
+    free(s->check_copy);
+    s->check_copy = NULL;
+}
+
 void kryl_solver_batching_release(kryl_solver s)
 {
     if (s->graph) s->ops->graph_release(s->ctx, s->graph);
@@ -70,6 +86,28 @@ static bool graphs_usable(kryl_solver s)
 {
     return s->ops->capture_begin != NULL && s->period > 0 && !s->profiling &&
            !s->method->inner_solver;
+}
+
+/* Whether checks are read ahead of the queue: where the device runs the
+ * steps queued meanwhile (device memory, steps that never wait for the
+ * host: those graphs may hold), the check being copied out on the side,
+ * into pinned memory (a page of its own: pinning takes whole pages). */
+static kryl_status reads_ahead(kryl_solver s, bool *ahead)
+{
+    const kryl_backend_ops *ops = s->ops;
+    *ahead = false;
+    if (!ops->device_memory || !ops->copy_to_host_async || !ops->copy_wait || !ops->host_pin ||
+        !graphs_usable(s))
+        return KRYL_SUCCESS;
+    if (s->check_copy == NULL) {
+        const size_t page = 4096, bytes = (sizeof *s->check_copy + page - 1) / page * page;
+        s->check_copy = aligned_alloc(page, bytes);
+        if (s->check_copy == NULL)
+            return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a page for the checks");
+        KRYL_TRY(ops->host_pin(s->ctx, s->check_copy, sizeof *s->check_copy));
+    }
+    *ahead = true;
+    return KRYL_SUCCESS;
 }
 
 /* Record `count` steps as the solver's graph (they are not run). */
@@ -221,27 +259,52 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
         if (adaptive && s->period > 1)
             interval = (interval + s->period - 1) / s->period * s->period;
     }
-    /* the residual at the start of the last batch, for the steps left;
-     * the steps queued by this call */
+    /* checks read ahead of the queue where the device runs it */
+    bool reading_ahead = false;
+    if (timed) KRYL_TRY(reads_ahead(s, &reading_ahead));
+    /* the residual at the start of the batch m ends, for the steps left; the
+     * steps queued by this call; the steps predicted left after m; those
+     * queued past m already (a batch whose check is copied out) */
     double rr_before = 0.0;
-    int64_t before = -1, queued = 0;
+    int64_t before = m->iteration, queued = 0, ahead = limit - m->iteration, flying = 0;
     while (m->iteration < limit && m->stop == KRYL_STOP_RUNNING) {
-        /* the steps predicted left (all the limit leaves, until a batch was timed) */
-        int64_t ahead = limit - m->iteration;
-        if (timed && before >= 0) ahead = steps_left(s, m, rr_before, before, ahead, ranks);
-        int64_t batch = ahead < interval ? ahead : interval;
-        /* after a batch cut short, the rest of its period one by one: the
-         * graph replays again from the next period's first step */
-        const int64_t phase = s->period > 1 ? queued % s->period : 0;
-        if (phase > 0 && batch > s->period - phase) batch = s->period - phase;
         double t0 = kryl_wtime();
-        before = m->iteration;
-        rr_before = m->rr;
+        int64_t batch = flying;
         bool captured = false;
-        KRYL_TRY(queue_steps(s, queued, batch, batch == interval, ahead, &captured));
-        queued += batch;
+        if (batch == 0) {
+            batch = ahead < interval ? ahead : interval;
+            /* after a batch cut short, the rest of its period one by one: the
+             * graph replays again from the next period's first step */
+            const int64_t phase = s->period > 1 ? queued % s->period : 0;
+            if (phase > 0 && batch > s->period - phase) batch = s->period - phase;
+            before = m->iteration;
+            rr_before = m->rr;
+            KRYL_TRY(queue_steps(s, queued, batch, batch == interval, ahead, &captured));
+            queued += batch;
+            if (reading_ahead)
+                KRYL_TRY(s->ops->copy_to_host_async(s->ctx, s->check_copy, s->monitor, sizeof *m));
+        }
+        /* the next batch before this one's check, where the rate says two more
+         * whole batches are needed (the step timed, the batch sized) */
+        flying = 0;
+        const int64_t period = s->period > 0 ? s->period : 1;
+        if (reading_ahead && s->step_seconds > 0.0 && queued % period == 0 &&
+            ahead - batch >= 2 * interval && before + batch + interval <= limit) {
+            bool graphed = false;
+            KRYL_TRY(queue_steps(s, queued, interval, true, ahead - batch, &graphed));
+            queued += interval;
+            flying = interval;
+        }
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_TRANSFER));
-        KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
+        if (reading_ahead) {
+            /* the check of `batch`; then the next one's, queued after it */
+            KRYL_TRY(s->ops->copy_wait(s->ctx));
+            *m = *s->check_copy;
+            if (flying > 0)
+                KRYL_TRY(s->ops->copy_to_host_async(s->ctx, s->check_copy, s->monitor, sizeof *m));
+        } else {
+            KRYL_TRY(s->ops->download(s->ctx, m, s->monitor, sizeof *m));
+        }
         KRYL_TRY(kryl_solver_mark(s, KRYL_PHASE_NONE));
         double elapsed = kryl_wtime() - t0;
         if (batch == interval && !captured && s->step_seconds == 0.0) {
@@ -260,9 +323,17 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
             s->check_cost = slowest[1];
 #endif
             if (timed) interval = sized_batch(s);
-        } else if (grows && batch == interval && elapsed < CHECK_SHARE * s->check_cost) {
+        } else if (grows && flying == 0 && batch == interval &&
+                   elapsed < CHECK_SHARE * s->check_cost) {
             interval = grow(s, interval);
         }
+        /* the steps left after m, from the rate over the batch m ends; a batch
+         * queued ahead starts where m ends */
+        const bool running = m->iteration < limit && m->stop == KRYL_STOP_RUNNING;
+        ahead = limit - m->iteration;
+        if (timed && running) ahead = steps_left(s, m, rr_before, before, ahead, ranks);
+        before = m->iteration;
+        rr_before = m->rr;
         /* the recursive ||r|| of the scaled system; the callbacks see the caller's */
         double rnorm = sqrt(m->rr);
         if (o->progress)
@@ -271,6 +342,9 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
             o->residual(m->iteration, ldexp(rnorm, -s->scale_exp), ldexp(s->bnorm, -s->scale_exp),
                         o->residual_user);
     }
+    /* a batch queued ahead of a check that stopped: its steps are no-ops, but
+     * its check is still on its way into the pinned page */
+    if (flying > 0) KRYL_TRY(s->ops->copy_wait(s->ctx));
     s->batch_interval = interval;
     return KRYL_SUCCESS;
 }

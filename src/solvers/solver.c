@@ -549,6 +549,7 @@ kryl_status kryl_solver_destroy(kryl_solver *solver)
     kryl_solver s = *solver;
     kryl_auto_destroy(s);
     kryl_solver_batching_release(s);
+    kryl_solver_batching_free(s);
     if (s->method && s->work) s->method->destroy(s);
     kryl_precond_destroy(&s->pc);
     if (s->Aw != s->A) kryl_matrix_destroy(&s->Aw);

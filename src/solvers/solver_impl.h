@@ -49,10 +49,11 @@ struct kryl_solver_s {
     double step_seconds;
     int period; /* method->period, or what the method's setup sets (GMRES: m) */
     double check_cost;
-    int64_t batch_interval; /* the batch size reached so far (0: not started) */
-    int64_t x_iteration;    /* set by finish where x_work is an earlier iterate: its iteration */
-    double bnorm;           /* ||b|| of the solve under way, of the system the iteration
-                               solves: b scaled by 2^scale_exp (solver.c) */
+    kryl_monitor *check_copy; /* host, pinned: where a check read ahead of the queue lands */
+    int64_t batch_interval;   /* the batch size reached so far (0: not started) */
+    int64_t x_iteration;      /* set by finish where x_work is an earlier iterate: its iteration */
+    double bnorm;             /* ||b|| of the solve under way, of the system the iteration
+                                 solves: b scaled by 2^scale_exp (solver.c) */
     int scale_exp;
     char format_reason[320];
     double *scalars;       /* backend: [0] = ||b||^2, [1] = ||b - Ax||^2 */
@@ -170,6 +171,8 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
  * pays; after an update and at destruction: free the graph. */
 kryl_status kryl_solver_batching_setup(kryl_solver s);
 void kryl_solver_batching_release(kryl_solver s);
+/* The check buffer (kryl_solver_batching_setup makes it), with the solver. */
+void kryl_solver_batching_free(kryl_solver s);
 
 /* Resolve KRYL_FORMAT_AUTO (by the model, or by timing with options.tune)
  * into s->format and s->format_reason (format_choice.c). */
