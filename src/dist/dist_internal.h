@@ -242,7 +242,7 @@ void kryl_peer_free(struct kryl_peer *p);
 bool kryl_peer_sums(const struct kryl_peer *p, int count);
 /* scalars (device, count of them) = the sum over ranks, on `stream`. */
 kryl_status kryl_peer_sum(struct kryl_peer *p, void *stream, double *scalars, int count);
-/* kryl_cuda_cg1_step over p's ranks. */
+/* kryl_cuda_cg1_step_ranks over the ranks of `peer`. */
 kryl_status kryl_peer_cg1_step(struct kryl_peer *peer, kryl_context ctx, kryl_vector p,
                                kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
                                kryl_scalar t, kryl_monitor *monitor, bool *queued);
