@@ -269,9 +269,11 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
     int64_t before = m->iteration, queued = 0, ahead = limit - m->iteration, flying = 0;
     while (m->iteration < limit && m->stop == KRYL_STOP_RUNNING) {
         double t0 = kryl_wtime();
+        /* a batch queued before the last check ran partly before t0: not timed */
+        const bool queued_now = flying == 0;
         int64_t batch = flying;
         bool captured = false;
-        if (batch == 0) {
+        if (queued_now) {
             batch = ahead < interval ? ahead : interval;
             /* after a batch cut short, the rest of its period one by one: the
              * graph replays again from the next period's first step */
@@ -323,7 +325,7 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
             s->check_cost = slowest[1];
 #endif
             if (timed) interval = sized_batch(s);
-        } else if (grows && flying == 0 && batch == interval &&
+        } else if (grows && queued_now && flying == 0 && batch == interval &&
                    elapsed < CHECK_SHARE * s->check_cost) {
             interval = grow(s, interval);
         }

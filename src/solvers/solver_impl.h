@@ -171,7 +171,8 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
  * pays; after an update and at destruction: free the graph. */
 kryl_status kryl_solver_batching_setup(kryl_solver s);
 void kryl_solver_batching_release(kryl_solver s);
-/* The check buffer (kryl_solver_batching_setup makes it), with the solver. */
+/* Free the pinned page checks read ahead land in (iterate.c makes it at
+ * the first solve that reads ahead), with the solver. */
 void kryl_solver_batching_free(kryl_solver s);
 
 /* Resolve KRYL_FORMAT_AUTO (by the model, or by timing with options.tune)
