@@ -11,9 +11,6 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#ifdef KRYL_HAVE_CUDA
-#include "backends/cuda/cuda_hooks.h"
-#endif
 #include "test_krylov_support.h"
 
 enum { REF = 0, GPU = 1 };
@@ -602,8 +599,7 @@ static void test_cg1_steps(kryl_generator_kind kind, int64_t size, bool jacobi, 
     for (int b = 0; b < 2; b++) kryl_matrix_destroy(&A[b]);
 }
 
-#ifdef KRYL_HAVE_CUDA
-/* kryl_cuda_cg1_step_ranks (one cooperative launch, this rank's terms) against
+/* cuda's cg1_step (one cooperative launch, this rank's terms) against
  * ref's cg1_terms and cg1_update: t, x, r, p and the monitor's records
  * alike; a stopped monitor changes nothing. */
 static void test_cg1_step(kryl_precision prec, int64_t n, bool jacobi)
@@ -631,26 +627,22 @@ static void test_cg1_step(kryl_precision prec, int64_t n, bool jacobi)
                                        sp_at(&t, REF, 0), mon.mon[REF]));
     CHECK_OK(sides[REF].ops->cg1_update(sides[REF].ctx, sp_at(&t, REF, 0), &p.v[REF], &q.v[REF],
                                         &x.v[REF], &r.v[REF], d[REF], mon.mon[REF]));
-    bool queued = false;
-    CHECK_OK(kryl_cuda_cg1_step_ranks(sides[GPU].ctx, &p.v[GPU], &q.v[GPU], &x.v[GPU], &r.v[GPU],
-                                      d[GPU], sp_at(&t, GPU, 0), mon.mon[GPU], NULL, &queued));
-    CHECK(queued, "%s: not queued (a device without cooperative launches?)", what);
-    if (queued) {
-        sp_check(&t, 10 * sum_tolerance(prec, n), what);
-        double diff = fmax(vp_diff(&x), fmax(vp_diff(&r), vp_diff(&p)));
-        CHECK(diff <= 1e3 * tolerance(prec), "%s: x, r, p differ by %.3g", what, diff);
-        for (int b = 0; b < 2; b++)
-            CHECK(mp_get(&mon, b).iteration == 1, "%s on %s: %lld steps recorded, expected 1", what,
-                  sides[b].ops->name, (long long)mp_get(&mon, b).iteration);
-        double rr[2] = {mp_get(&mon, REF).rr, mp_get(&mon, GPU).rr};
-        CHECK(test_close(rr[GPU], rr[REF], 1e3 * sum_tolerance(prec, n)),
-              "%s: recorded r'r cuda %.17g ref %.17g", what, rr[GPU], rr[REF]);
-    }
+    CHECK_OK(sides[GPU].ops->cg1_step(sides[GPU].ctx, &p.v[GPU], &q.v[GPU], &x.v[GPU], &r.v[GPU],
+                                      d[GPU], sp_at(&t, GPU, 0), mon.mon[GPU]));
+    sp_check(&t, 10 * sum_tolerance(prec, n), what);
+    double diff = fmax(vp_diff(&x), fmax(vp_diff(&r), vp_diff(&p)));
+    CHECK(diff <= 1e3 * tolerance(prec), "%s: x, r, p differ by %.3g", what, diff);
+    for (int b = 0; b < 2; b++)
+        CHECK(mp_get(&mon, b).iteration == 1, "%s on %s: %lld steps recorded, expected 1", what,
+              sides[b].ops->name, (long long)mp_get(&mon, b).iteration);
+    double rr[2] = {mp_get(&mon, REF).rr, mp_get(&mon, GPU).rr};
+    CHECK(test_close(rr[GPU], rr[REF], 1e3 * sum_tolerance(prec, n)),
+          "%s: recorded r'r cuda %.17g ref %.17g", what, rr[GPU], rr[REF]);
     /* the guard: a stopped monitor, nothing changes */
     double *x_before = vp_values(&x, GPU);
     mp_set(&mon, KRYL_STOP_CONVERGED, 0, -1.0);
-    CHECK_OK(kryl_cuda_cg1_step_ranks(sides[GPU].ctx, &p.v[GPU], &q.v[GPU], &x.v[GPU], &r.v[GPU],
-                                      d[GPU], sp_at(&t, GPU, 0), mon.mon[GPU], NULL, &queued));
+    CHECK_OK(sides[GPU].ops->cg1_step(sides[GPU].ctx, &p.v[GPU], &q.v[GPU], &x.v[GPU], &r.v[GPU],
+                                      d[GPU], sp_at(&t, GPU, 0), mon.mon[GPU]));
     CHECK(vp_same(&x, GPU, x_before) && mp_get(&mon, GPU).iteration == 0,
           "%s: a stopped monitor must change nothing", what);
     free(x_before);
@@ -659,7 +651,6 @@ static void test_cg1_step(kryl_precision prec, int64_t n, bool jacobi)
     vpair *all[] = {&x, &r, &p, &q, &dinv};
     for (int i = 0; i < 5; i++) vp_free(all[i]);
 }
-#endif
 
 /* Matrices cg1_steps cannot take (a dense row: the stream kernel; single
  * precision) are refused with nothing queued. */
@@ -1412,14 +1403,12 @@ int main(void)
         test_cg1_steps(KRYL_GEN_POISSON2D5, 300, jacobi, 6);
     }
     test_cg1_steps_refused();
-#ifdef KRYL_HAVE_CUDA
     /* one block; a part-filled block; more rows than the resident grid holds at once */
     const int64_t step_sizes[] = {1, 4099, 3000001};
     for (int pi = 0; pi < 2; pi++)
         for (int k = 0; k < 3; k++)
             for (int jacobi = 0; jacobi < 2; jacobi++)
                 test_cg1_step(pi ? KRYL_SINGLE : KRYL_DOUBLE, step_sizes[k], jacobi);
-#endif
     const int ms[] = {1, 2, 5, 40, 150}; /* 150: rotations staged in two chunks */
     for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) test_least_squares(ms[k]);
     test_monitor_restart();

@@ -414,8 +414,8 @@ typedef struct kryl_gmres_ls {
        (kryl_context ctx, kryl_scalar t, kryl_vector p, kryl_vector q, kryl_vector x,              \
         kryl_vector r, kryl_vector dinv, kryl_monitor *monitor))                                   \
     /* Optional: cg1_terms, t summed over the ranks, then cg1_update, as one                       \
-     * operation (cuda: one launch; over ranks, kryl_dist_cg1_step, the sum                        \
-     * is inside it where the ranks' GPUs sum by peer-to-peer stores). */                          \
+     * operation (cuda: one launch; over ranks kryl_nccl_cg1_step, only                            \
+     * where the ranks' GPUs sum by peer-to-peer stores, inside the launch). */                    \
     OP(kryl_status, cg1_step,                                                                      \
        (kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,              \
         kryl_vector dinv, kryl_scalar t, kryl_monitor *monitor))                                   \

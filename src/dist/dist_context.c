@@ -156,9 +156,13 @@ static void wrap_ops(struct kryl_dist_context *d)
     d->ops.pipecg_spmv_update = NULL;
     d->ops.pipecg_spmv_steps = NULL;
     d->ops.cg1_steps = NULL;
-    /* a single-reduction step's terms, their sum over the ranks and its update */
-    d->ops.cg1_step =
-        d->inner_ops->cg1_terms && d->inner_ops->cg1_update ? kryl_dist_cg1_step : NULL;
+    /* a single-reduction step in one launch where the ranks sum by peer
+     * stores; elsewhere cg.c's terms, sum over the ranks and update */
+    d->ops.cg1_step = NULL;
+#ifdef KRYL_HAVE_NCCL
+    if (d->transport == KRYL_TRANSPORT_NCCL && kryl_nccl_peer_sums(d, KRYL_CG1_TERMS))
+        d->ops.cg1_step = kryl_nccl_cg1_step;
+#endif
     /* the checks of a distributed matrix are collective, on the host copies */
     d->ops.csr_asymmetry = NULL;
     d->ops.csr_diagonal = NULL;

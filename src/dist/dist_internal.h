@@ -199,13 +199,6 @@ void kryl_comm_thread_run(struct kryl_comm_thread *t, struct kryl_dist_context *
 kryl_status kryl_comm_thread_wait(struct kryl_comm_thread *t);
 void kryl_comm_thread_stop(struct kryl_comm_thread *t);
 
-/* ---- dist_reduce.c ---- */
-/* The operation cg1_step over the ranks: cg1_terms, their sum over the
- * ranks and cg1_update, in one launch where kryl_nccl_cg1_step can. */
-kryl_status kryl_dist_cg1_step(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
-                               kryl_vector r, kryl_vector dinv, kryl_scalar t,
-                               kryl_monitor *monitor);
-
 /* ---- dist_nccl.c (builds with NCCL) ---- */
 kryl_status kryl_nccl_start(struct kryl_dist_context *dc, kryl_context ctx, struct kryl_nccl **n);
 void kryl_nccl_free(struct kryl_nccl *n);
@@ -220,12 +213,13 @@ kryl_status kryl_nccl_wait(struct kryl_dist_context *dc);
 kryl_status kryl_nccl_exchange(struct kryl_dist_context *dc, struct kryl_dist_matrix *d,
                                kryl_precision precision);
 kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, int count);
-/* cg1_terms, their sum over the ranks and cg1_update in one launch where
- * the sums go by peer-to-peer stores and the device launches so (*queued);
- * else nothing is queued. */
-kryl_status kryl_nccl_cg1_step(struct kryl_dist_context *dc, kryl_context ctx, kryl_vector p,
-                               kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
-                               kryl_scalar t, kryl_monitor *monitor, bool *queued);
+/* Whether sums of `count` scalars over the ranks go by peer-to-peer stores. */
+bool kryl_nccl_peer_sums(const struct kryl_dist_context *dc, int count);
+/* The operation cg1_step over the ranks (only where they sum by peers):
+ * cg1_terms, their sum over the ranks and cg1_update, in one launch. */
+kryl_status kryl_nccl_cg1_step(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
+                               kryl_vector r, kryl_vector dinv, kryl_scalar t,
+                               kryl_monitor *monitor);
 /* Ready d's halo exchange in `precision` (collective): by peer-to-peer
  * stores where the sums go that way and every rank can map its
  * neighbours' ghosts (d->peer_halo), else by NCCL, connected now. */
@@ -245,7 +239,7 @@ kryl_status kryl_peer_sum(struct kryl_peer *p, void *stream, double *scalars, in
 /* kryl_cuda_cg1_step_ranks over the ranks of `peer`. */
 kryl_status kryl_peer_cg1_step(struct kryl_peer *peer, kryl_context ctx, kryl_vector p,
                                kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
-                               kryl_scalar t, kryl_monitor *monitor, bool *queued);
+                               kryl_scalar t, kryl_monitor *monitor);
 
 /* ---- dist_peer_halo.c (builds with NCCL) ---- */
 /* *p = the exchange of d's halo in `precision` by peer-to-peer stores, or

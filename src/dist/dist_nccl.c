@@ -230,14 +230,17 @@ kryl_status kryl_nccl_allreduce(struct kryl_dist_context *dc, double *scalars, i
         "ncclAllReduce");
 }
 
-kryl_status kryl_nccl_cg1_step(struct kryl_dist_context *dc, kryl_context ctx, kryl_vector p,
-                               kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
-                               kryl_scalar t, kryl_monitor *monitor, bool *queued)
+bool kryl_nccl_peer_sums(const struct kryl_dist_context *dc, int count)
 {
-    struct kryl_nccl *n = dc->nccl;
-    *queued = false;
-    if (!kryl_peer_sums(n->peer, KRYL_CG1_TERMS)) return KRYL_SUCCESS;
-    return kryl_peer_cg1_step(n->peer, ctx, p, q, x, r, dinv, t, monitor, queued);
+    return kryl_peer_sums(dc->nccl->peer, count);
+}
+
+kryl_status kryl_nccl_cg1_step(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
+                               kryl_vector r, kryl_vector dinv, kryl_scalar t,
+                               kryl_monitor *monitor)
+{
+    /* t = the terms summed over the ranks;  then the update */
+    return kryl_peer_cg1_step(ctx->dist->nccl->peer, ctx, p, q, x, r, dinv, t, monitor);
 }
 #else
 typedef int kryl_dist_nccl_empty; /* ISO C: a translation unit is never empty */

@@ -156,11 +156,11 @@ kryl_status kryl_peer_sum(struct kryl_peer *p, void *stream, double *scalars, in
 
 kryl_status kryl_peer_cg1_step(struct kryl_peer *peer, kryl_context ctx, kryl_vector p,
                                kryl_vector q, kryl_vector x, kryl_vector r, kryl_vector dinv,
-                               kryl_scalar t, kryl_monitor *monitor, bool *queued)
+                               kryl_scalar t, kryl_monitor *monitor)
 {
     const kryl_peer_group group = {peer->rank, peer->size, peer->boxes};
     /* t = the terms summed over the ranks;  then the update */
-    return kryl_cuda_cg1_step_ranks(ctx, p, q, x, r, dinv, t, monitor, &group, queued);
+    return kryl_cuda_cg1_step_ranks(ctx, p, q, x, r, dinv, t, monitor, &group);
 }
 #else
 typedef int kryl_dist_peer_empty; /* ISO C: a translation unit is never empty */

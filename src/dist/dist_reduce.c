@@ -43,25 +43,6 @@ kryl_status kryl_dist_reduce_end(kryl_context ctx)
                                 (size_t)d->reduce_count * sizeof(double));
 }
 
-kryl_status kryl_dist_cg1_step(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
-                               kryl_vector r, kryl_vector dinv, kryl_scalar t,
-                               kryl_monitor *monitor)
-{
-    struct kryl_dist_context *d = ctx->dist;
-    bool queued = false;
-#ifdef KRYL_HAVE_NCCL
-    if (d->transport == KRYL_TRANSPORT_NCCL)
-        KRYL_TRY(kryl_nccl_cg1_step(d, ctx, p, q, x, r, dinv, t, monitor, &queued));
-#endif
-    if (queued) return KRYL_SUCCESS;
-    /* t = this rank's terms, then their sum over the ranks */
-    KRYL_TRY(d->inner_ops->cg1_terms(ctx, p, q, r, dinv, t, monitor));
-    KRYL_TRY(kryl_dist_reduce_begin(ctx, t, dinv ? KRYL_CG1_TERMS : KRYL_CG1_RDR));
-    KRYL_TRY(kryl_dist_reduce_end(ctx));
-    /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p */
-    return d->inner_ops->cg1_update(ctx, t, p, q, x, r, dinv, monitor);
-}
-
 void kryl_dist_host_sum(kryl_context ctx, int64_t *values, int count)
 {
     MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T, MPI_SUM, ctx->dist->comm);

@@ -113,12 +113,6 @@ __global__ void monitor_update_kernel(kryl_monitor *monitor, const double *rr, i
     kryl_monitor_record(monitor, *rr, advance);
 }
 
-/* The typed data of v, or NULL. */
-template <typename T> static T *data_or_null(kryl_vector v)
-{
-    return v ? static_cast<T *>(v->data) : nullptr;
-}
-
 kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scalar den,
                                    kryl_vector p, kryl_vector q, kryl_vector x, kryl_vector r,
                                    kryl_vector dinv, kryl_vector z, kryl_scalar rz, kryl_scalar rr,
@@ -140,9 +134,9 @@ kryl_status kryl_cuda_cg_update_xr(kryl_context ctx, kryl_scalar num, kryl_scala
         using T = decltype(t);
         auto kernel = dinv ? cg_update_xr_kernel<T, true> : cg_update_xr_kernel<T, false>;
         kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            x->n, num.ptr, den.ptr, data_or_null<const T>(p), data_or_null<const T>(q),
-            data_or_null<T>(x), data_or_null<T>(r), data_or_null<const T>(dinv),
-            dinv ? data_or_null<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, s->partials,
+            x->n, num.ptr, den.ptr, kryl_cuda_data<const T>(p), kryl_cuda_data<const T>(q),
+            kryl_cuda_data<T>(x), kryl_cuda_data<T>(r), kryl_cuda_data<const T>(dinv),
+            dinv ? kryl_cuda_data<T>(z) : nullptr, rz.ptr, rr.ptr, monitor, s->partials,
             s->reduce_blocks, s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg_update_xr_kernel");
@@ -163,7 +157,8 @@ kryl_status kryl_cuda_cg_update_p(kryl_context ctx, kryl_scalar num, kryl_scalar
     kryl_cuda_with_type(p->precision, [&](auto t) {
         using T = decltype(t);
         cg_update_p_kernel<T><<<kryl_cuda_stream_grid(s, p->n), KRYL_CUDA_THREADS, 0, s->stream>>>(
-            p->n, num.ptr, den.ptr, data_or_null<const T>(z), data_or_null<T>(p), rr.ptr, monitor);
+            p->n, num.ptr, den.ptr, kryl_cuda_data<const T>(z), kryl_cuda_data<T>(p), rr.ptr,
+            monitor);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg_update_p_kernel");
     return KRYL_SUCCESS;
@@ -184,8 +179,9 @@ kryl_status kryl_cuda_cg1_terms(kryl_context ctx, kryl_vector p, kryl_vector q, 
         auto kernel = dinv ? cg1_terms_kernel<T, true> : cg1_terms_kernel<T, false>;
         /* t = {p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq]} */
         kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            r->n, data_or_null<const T>(p), data_or_null<const T>(q), data_or_null<const T>(r),
-            data_or_null<const T>(dinv), t.ptr, monitor, s->partials, s->reduce_blocks, s->counter);
+            r->n, kryl_cuda_data<const T>(p), kryl_cuda_data<const T>(q),
+            kryl_cuda_data<const T>(r), kryl_cuda_data<const T>(dinv), t.ptr, monitor, s->partials,
+            s->reduce_blocks, s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg1_terms_kernel");
     return KRYL_SUCCESS;
@@ -208,8 +204,8 @@ kryl_status kryl_cuda_cg1_update(kryl_context ctx, kryl_scalar t, kryl_vector p,
         auto kernel = dinv ? cg1_update_kernel<T, true> : cg1_update_kernel<T, false>;
         /* x += alpha p;  r -= alpha q;  p = dinv .* r + beta p */
         kernel<<<grid, KRYL_CUDA_THREADS, 0, s->stream>>>(
-            r->n, t.ptr, data_or_null<T>(p), data_or_null<const T>(q), data_or_null<T>(x),
-            data_or_null<T>(r), data_or_null<const T>(dinv), monitor, s->counter);
+            r->n, t.ptr, kryl_cuda_data<T>(p), kryl_cuda_data<const T>(q), kryl_cuda_data<T>(x),
+            kryl_cuda_data<T>(r), kryl_cuda_data<const T>(dinv), monitor, s->counter);
     });
     KRYL_CUDA_CHECK_LAUNCH("cg1_update_kernel");
     return KRYL_SUCCESS;

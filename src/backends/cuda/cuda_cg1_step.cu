@@ -51,18 +51,11 @@ __global__ __launch_bounds__(KRYL_CUDA_THREADS) void cg1_step_kernel(
         kryl_monitor_record(monitor, rr_new, 1);
 }
 
-/* The typed data of v, or NULL. */
-template <typename T> static T *data_or_null(kryl_vector v)
-{
-    return v ? static_cast<T *>(v->data) : nullptr;
-}
-
 extern "C" kryl_status kryl_cuda_cg1_step_ranks(kryl_context ctx, kryl_vector p, kryl_vector q,
                                                 kryl_vector x, kryl_vector r, kryl_vector dinv,
                                                 kryl_scalar t, kryl_monitor *monitor,
-                                                const kryl_peer_group *peers, bool *queued)
+                                                const kryl_peer_group *peers)
 {
-    *queued = false;
     KRYL_TRY(kryl_cuda_check_vectors("cg1_step", r, p));
     KRYL_TRY(kryl_cuda_check_vectors("cg1_step", r, q));
     KRYL_TRY(kryl_cuda_check_vectors("cg1_step", r, x));
@@ -77,33 +70,35 @@ extern "C" kryl_status kryl_cuda_cg1_step_ranks(kryl_context ctx, kryl_vector p,
     kryl_cuda_state *s = nullptr;
     KRYL_TRY(kryl_cuda_enter(ctx, &s));
     cudaError_t launched = cudaSuccess;
+    bool cooperative = false;
     kryl_cuda_with_type(r->precision, [&](auto tag) {
         using T = decltype(tag);
         auto kernel = dinv ? cg1_step_kernel<T, true> : cg1_step_kernel<T, false>;
         /* a block at least: the sum over ranks and the monitor's record */
         const int64_t wanted = r->n > 0 ? (r->n + KRYL_CUDA_THREADS - 1) / KRYL_CUDA_THREADS : 1;
         const unsigned int grid = kryl_resident_blocks(s, kernel, wanted);
-        if (grid == 0) return; /* no cooperative launch: the caller steps in three */
+        cooperative = grid > 0;
+        if (!cooperative) return;
         /* t = the terms over the ranks;  x += alpha p;  r -= alpha q;  p = dinv .* r + beta p */
         launched = kryl_resident_launch(
-            s, kernel, grid, r->n, data_or_null<T>(p), data_or_null<const T>(q), data_or_null<T>(x),
-            data_or_null<T>(r), data_or_null<const T>(dinv), t.ptr, monitor, s->partials,
-            s->reduce_blocks, s->counter, s->generation, group);
-        *queued = true;
+            s, kernel, grid, r->n, kryl_cuda_data<T>(p), kryl_cuda_data<const T>(q),
+            kryl_cuda_data<T>(x), kryl_cuda_data<T>(r), kryl_cuda_data<const T>(dinv), t.ptr,
+            monitor, s->partials, s->reduce_blocks, s->counter, s->generation, group);
     });
     KRYL_CUDA_CHECK(launched);
-    return KRYL_SUCCESS;
+    if (cooperative) return KRYL_SUCCESS;
+    /* a device without cooperative launches: the same in three launches */
+    KRYL_TRY(kryl_cuda_cg1_terms(ctx, p, q, r, dinv, t, monitor));
+    if (group.size > 1) /* t = sum over the ranks of t */
+        KRYL_TRY(kryl_cuda_peer_sum(s->stream, t.ptr, dinv ? KRYL_CG1_TERMS : KRYL_CG1_RDR,
+                                    group.rank, group.size, group.boxes));
+    return kryl_cuda_cg1_update(ctx, t, p, q, x, r, dinv, monitor);
 }
 
 kryl_status kryl_cuda_cg1_step(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
                                kryl_vector r, kryl_vector dinv, kryl_scalar t,
                                kryl_monitor *monitor)
 {
-    bool queued = false;
-    /* t = p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq];  the update: in one launch */
-    KRYL_TRY(kryl_cuda_cg1_step_ranks(ctx, p, q, x, r, dinv, t, monitor, nullptr, &queued));
-    if (queued) return KRYL_SUCCESS;
-    /* else in two */
-    KRYL_TRY(kryl_cuda_cg1_terms(ctx, p, q, r, dinv, t, monitor));
-    return kryl_cuda_cg1_update(ctx, t, p, q, x, r, dinv, monitor);
+    /* t = p'q, r'r, r'q, q'q [, r'Dr, r'Dq, q'Dq];  the update */
+    return kryl_cuda_cg1_step_ranks(ctx, p, q, x, r, dinv, t, monitor, nullptr);
 }

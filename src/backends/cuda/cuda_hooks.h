@@ -100,13 +100,12 @@ typedef struct kryl_peer_group {
 } kryl_peer_group;
 
 /* cg1_terms, their sum over `peers` (NULL: this rank's terms) and
- * cg1_update (backend.h) in one cooperative launch on the context's
- * stream, where the device launches so (*queued = true); else nothing is
- * queued.  Every rank of the group makes the same calls in order. */
+ * cg1_update (backend.h) on the context's stream: in one cooperative
+ * launch, or in three where the device cannot launch so.  Every rank of
+ * the group makes the same calls in order. */
 kryl_status kryl_cuda_cg1_step_ranks(kryl_context ctx, kryl_vector p, kryl_vector q, kryl_vector x,
                                      kryl_vector r, kryl_vector dinv, kryl_scalar t,
-                                     kryl_monitor *monitor, const kryl_peer_group *peers,
-                                     bool *queued);
+                                     kryl_monitor *monitor, const kryl_peer_group *peers);
 
 /* What one rank receives from its halo neighbours for the exchange by
  * peer-to-peer stores (device memory, mapped into every neighbour's):
