@@ -57,6 +57,7 @@
 #include "amg/amg.h"
 #include "amg/amg_aggregate_rules.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 
 /* out_i = max of in over row i and its neighbours */
 static void neighbour_max(const amg_graph *G, const uint64_t *in, uint64_t *out, int threads)
@@ -134,8 +135,8 @@ kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t
      * most of their neighbours (rather than the first met: 7-point 100^3 8
      * PCG iterations against 9, 256^3 over 4 ranks 9 against 10;
      * docs/BENCHMARKS.md) */
-    int32_t *first = malloc(((size_t)n + 1) * sizeof *first);
-    int64_t *held = calloc((size_t)next + 1, sizeof *held);
+    int32_t *first = kryl_huge_malloc(((size_t)n + 1) * sizeof *first);
+    int64_t *held = kryl_huge_calloc((size_t)next + 1, sizeof *held);
     if (first == NULL || held == NULL) {
         free(first);
         free(held);
@@ -161,7 +162,7 @@ kryl_status amg_aggregate_greedy(const amg_graph *G, int32_t *aggregate, int64_t
 kryl_status amg_aggregate_mis2(const amg_graph *G, int threads, int32_t *aggregate, int64_t *count)
 {
     int64_t n = G->n;
-    uint64_t *key = malloc(((size_t)n + 1) * 3 * sizeof *key);
+    uint64_t *key = kryl_huge_malloc(((size_t)n + 1) * 3 * sizeof *key);
     if (key == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
                           "amg: cannot allocate the aggregation of %lld rows", (long long)n);
@@ -225,8 +226,8 @@ kryl_status amg_aggregate_parallel(const amg_graph *G, bool finest, int threads,
                                    int64_t *count)
 {
     int64_t n = G->n;
-    uint64_t *key = malloc(((size_t)n + 1) * 3 * sizeof *key);
-    int32_t *work = malloc(((size_t)n + 1) * 2 * sizeof *work);
+    uint64_t *key = kryl_huge_malloc(((size_t)n + 1) * 3 * sizeof *key);
+    int32_t *work = kryl_huge_malloc(((size_t)n + 1) * 2 * sizeof *work);
     if (key == NULL || work == NULL) {
         free(key);
         free(work);

@@ -19,6 +19,7 @@
 
 #include "amg/amg.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 
 /* The backend matrix of csr (taken over) in double and, where `precision`
  * is single, its copy in that precision (*M_p; else *M_p = *D); over
@@ -127,7 +128,7 @@ static kryl_status ranks_level_matrices(amg_hierarchy *h, int l, kryl_csr *P, kr
 static kryl_status initial_nullspace(const kryl_amg_options *o, int64_t n, double **B)
 {
     int k = o->nullspace ? o->nullspace_vectors : 1;
-    *B = malloc(((size_t)n * k + 1) * sizeof **B);
+    *B = kryl_huge_malloc(((size_t)n * k + 1) * sizeof **B);
     if (*B == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate a %lld x %d nullspace",
                           (long long)n, k);
@@ -203,7 +204,7 @@ static kryl_status boundary_singletons_stored(amg_hierarchy *h, amg_level *L)
     const kryl_csr *A = &amg_level_matrix(L)->host->csr;
     const kryl_backend_ops *ops = h->ctx->ops;
     size_t bytes = (size_t)A->nrows * sizeof *L->aggregate;
-    int32_t *aggregate = malloc(bytes > 0 ? bytes : 1);
+    int32_t *aggregate = kryl_huge_malloc(bytes > 0 ? bytes : 1);
     if (aggregate == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld aggregates",
                           (long long)A->nrows);
@@ -252,7 +253,7 @@ static kryl_status level_aggregates(amg_hierarchy *h, int l)
     KRYL_TRY(amg_strength(&stored->host->csr, theta, L->symmetric, threads, &G));
     double t1 = kryl_wtime();
     size_t bytes = ((size_t)A->nrows + 1) * sizeof *L->aggregate;
-    int32_t *aggregate = malloc(bytes);
+    int32_t *aggregate = kryl_huge_malloc(bytes);
     kryl_status st = aggregate == NULL ? KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory")
                      : h->opts.coarsening == KRYL_AMG_GREEDY
                          ? amg_aggregate_greedy(&G, aggregate, &L->naggregates)
@@ -277,7 +278,7 @@ static kryl_status tentative_on_host(amg_hierarchy *h, amg_level *L, int64_t n, 
 {
     kryl_context ctx = h->ctx;
     size_t bytes = ((size_t)n + 1) * sizeof *L->aggregate;
-    int32_t *aggregate = malloc(bytes);
+    int32_t *aggregate = kryl_huge_malloc(bytes);
     if (aggregate == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: out of memory");
     kryl_csr T = {0};
     kryl_status st =

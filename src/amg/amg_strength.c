@@ -7,6 +7,7 @@
 #include "amg/amg.h"
 #include "amg/amg_aggregate_rules.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 
 void amg_graph_free(amg_graph *G)
 {
@@ -19,8 +20,8 @@ void amg_graph_free(amg_graph *G)
 static kryl_status graph_alloc(amg_graph *G, int64_t n, int64_t nnz)
 {
     G->n = n;
-    G->row_ptr = calloc((size_t)n + 1, sizeof *G->row_ptr);
-    G->col_idx = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *G->col_idx);
+    G->row_ptr = kryl_huge_calloc((size_t)n + 1, sizeof *G->row_ptr);
+    G->col_idx = kryl_huge_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *G->col_idx);
     if (G->row_ptr == NULL || G->col_idx == NULL) {
         amg_graph_free(G);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
@@ -45,7 +46,7 @@ static kryl_status symmetrize(amg_graph *S, int threads, amg_graph *G)
                         .row_ptr = S->row_ptr,
                         .col_idx = S->col_idx};
     int64_t nnz = S->row_ptr[S->n];
-    pattern.values = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof(double));
+    pattern.values = kryl_huge_calloc((size_t)(nnz > 0 ? nnz : 1), sizeof(double));
     if (pattern.values == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld entries",
                           (long long)nnz);
@@ -86,7 +87,7 @@ static kryl_status symmetrize(amg_graph *S, int threads, amg_graph *G)
 kryl_status amg_strength(const kryl_csr *A, double theta, bool symmetric, int threads, amg_graph *G)
 {
     int64_t n = A->nrows;
-    double *diag = malloc(((size_t)n + 1) * sizeof *diag);
+    double *diag = kryl_huge_malloc(((size_t)n + 1) * sizeof *diag);
     if (diag == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld rows", (long long)n);
     kryl_csr_diagonal(A, diag);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "amg/amg.h"
+#include "core/huge_pages.h"
 
 /* A column whose part orthogonal to the earlier ones is below this
  * fraction of its norm is dependent on them, and dropped. */
@@ -54,11 +55,11 @@ kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const d
     *Bc = NULL;
     memset(T, 0, sizeof *T);
     /* members of each aggregate, in row order (counting sort) */
-    int64_t *start = calloc((size_t)naggregates + 2, sizeof *start);
-    int64_t *member = malloc(((size_t)n + 1) * sizeof *member);
-    int32_t *width = malloc(((size_t)naggregates + 1) * sizeof *width);
+    int64_t *start = kryl_huge_calloc((size_t)naggregates + 2, sizeof *start);
+    int64_t *member = kryl_huge_malloc(((size_t)n + 1) * sizeof *member);
+    int32_t *width = kryl_huge_malloc(((size_t)naggregates + 1) * sizeof *width);
     /* per aggregate: Ba, Q (largest aggregate x k) and R; all aggregates' R */
-    double *R = malloc(((size_t)naggregates + 1) * (size_t)k * k * sizeof *R);
+    double *R = kryl_huge_malloc(((size_t)naggregates + 1) * (size_t)k * k * sizeof *R);
     double *local = NULL;
     kryl_status st = KRYL_SUCCESS;
     if (start == NULL || member == NULL || width == NULL || R == NULL) goto oom;
@@ -88,7 +89,7 @@ kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const d
     st = kryl_csr_alloc(T, n, 0, entries);
     if (st != KRYL_SUCCESS) goto done;
     /* coarse columns: the aggregates' kept columns one after another */
-    int64_t *first_col = malloc(((size_t)naggregates + 1) * sizeof *first_col);
+    int64_t *first_col = kryl_huge_malloc(((size_t)naggregates + 1) * sizeof *first_col);
     if (first_col == NULL) goto oom;
     first_col[0] = 0;
     for (int64_t a = 0; a < naggregates; a++) first_col[a + 1] = first_col[a] + width[a];
@@ -96,7 +97,7 @@ kryl_status amg_tentative(const int32_t *aggregate, int64_t naggregates, const d
     T->ncols = *nc;
     for (int64_t i = 0; i < n; i++)
         T->row_ptr[i + 1] = T->row_ptr[i] + (aggregate[i] >= 0 ? width[aggregate[i]] : 0);
-    *Bc = malloc(((size_t)*nc + 1) * (size_t)k * sizeof **Bc);
+    *Bc = kryl_huge_malloc(((size_t)*nc + 1) * (size_t)k * sizeof **Bc);
     if (*Bc == NULL) {
         free(first_col);
         goto oom;

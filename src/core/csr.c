@@ -13,9 +13,9 @@ kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nn
     A->nrows = nrows;
     A->ncols = ncols;
     A->nrows_global = nrows;
-    A->row_ptr = calloc((size_t)nrows + 1, sizeof *A->row_ptr);
-    A->col_idx = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *A->col_idx);
-    A->values = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *A->values);
+    A->row_ptr = kryl_huge_calloc((size_t)nrows + 1, sizeof *A->row_ptr);
+    A->col_idx = kryl_huge_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *A->col_idx);
+    A->values = kryl_huge_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *A->values);
     if (A->row_ptr == NULL || A->col_idx == NULL || A->values == NULL) {
         kryl_csr_free(A);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
@@ -23,8 +23,6 @@ kryl_status kryl_csr_alloc(kryl_csr *A, int64_t nrows, int64_t ncols, int64_t nn
                           "bytes)",
                           (long long)nrows, (long long)nnz, (long long)(8 * nrows + 12 * nnz + 8));
     }
-    kryl_advise_huge_pages(A->col_idx, (size_t)nnz * sizeof *A->col_idx);
-    kryl_advise_huge_pages(A->values, (size_t)nnz * sizeof *A->values);
     return KRYL_SUCCESS;
 }
 
@@ -215,7 +213,7 @@ kryl_status kryl_csr_entry_map(const kryl_csr *A, const int64_t *row_ptr, const 
         for (int64_t k = row_ptr[i] + 1; k < row_ptr[i + 1] && ascending; k++)
             ascending = col_idx[k - 1] < col_idx[k];
     if (ascending) return KRYL_SUCCESS;
-    int64_t *map = malloc((size_t)(entries > 0 ? entries : 1) * sizeof *map);
+    int64_t *map = kryl_huge_malloc((size_t)(entries > 0 ? entries : 1) * sizeof *map);
     if (map == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate the places of %lld entries",
                           (long long)entries);

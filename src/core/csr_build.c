@@ -10,6 +10,7 @@
 #include "core/csr.h"
 #include "core/error.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 
 /* The order of doubles as the order of these integers (-0 before +0). */
 static inline int64_t value_key(double v)
@@ -148,7 +149,7 @@ kryl_status kryl_csr_sort_and_sum_on(kryl_csr *A, int threads)
 {
     overflow_row = overflow_col = -1;
     const int64_t n = A->nrows, nnz = A->row_ptr[n];
-    int64_t *kept = malloc((size_t)(n > 0 ? n : 1) * sizeof *kept);
+    int64_t *kept = kryl_huge_malloc((size_t)(n > 0 ? n : 1) * sizeof *kept);
     if (kept == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row counters",
                           (long long)n);
@@ -242,7 +243,7 @@ static void offsets_of_ascending_rows(kryl_csr *A, const kryl_coo *coo, int thre
 static kryl_status fill_any_order(kryl_csr *A, const kryl_coo *coo, int threads)
 {
     const int64_t n = A->nrows, begin = A->row_begin;
-    int64_t *next = malloc((size_t)(n > 0 ? n : 1) * sizeof *next);
+    int64_t *next = kryl_huge_malloc((size_t)(n > 0 ? n : 1) * sizeof *next);
     if (next == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row counters",
                           (long long)n);

@@ -6,6 +6,7 @@
 #include "core/csr.h"
 #include "core/error.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 
 kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
 {
@@ -14,7 +15,7 @@ kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
     const int team = threads >= 4 ? threads : 1;
     int64_t nnz = kryl_csr_nnz(A);
     KRYL_TRY(kryl_csr_alloc(T, A->ncols, A->nrows, nnz));
-    int64_t *next = malloc(((size_t)T->nrows + 1) * sizeof *next);
+    int64_t *next = kryl_huge_malloc(((size_t)T->nrows + 1) * sizeof *next);
     if (next == NULL) {
         kryl_csr_free(T);
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "transpose: cannot allocate %lld offsets",
@@ -226,8 +227,8 @@ kryl_status kryl_csr_multiply(const kryl_csr *A, const kryl_csr *B, kryl_csr *C,
                           (long long)B->ncols);
     if (threads < 1) threads = 1;
     size_t width = (size_t)(B->ncols > 0 ? B->ncols : 1);
-    int64_t *work = malloc((size_t)threads * width * sizeof *work);
-    int64_t *count = malloc(((size_t)A->nrows + 1) * sizeof *count);
+    int64_t *work = kryl_huge_malloc((size_t)threads * width * sizeof *work);
+    int64_t *count = kryl_huge_malloc(((size_t)A->nrows + 1) * sizeof *count);
     if (work == NULL || count == NULL) {
         free(work);
         free(count);

@@ -22,3 +22,18 @@ void kryl_advise_huge_pages(void *p, size_t bytes)
     (void)bytes;
 #endif
 }
+
+void *kryl_huge_malloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    kryl_advise_huge_pages(p, bytes);
+    return p;
+}
+
+void *kryl_huge_calloc(size_t count, size_t size)
+{
+    /* a large calloc maps fresh zero pages: the advice comes before their first write */
+    void *p = calloc(count, size);
+    if (p != NULL) kryl_advise_huge_pages(p, count * size);
+    return p;
+}

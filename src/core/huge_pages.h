@@ -15,6 +15,12 @@ extern "C" {
  * large matrix file.  KRYL_HUGE_PAGES=0 in the environment turns it off. */
 void kryl_advise_huge_pages(void *p, size_t bytes);
 
+/* malloc(bytes) and calloc(count, size), advised as above before their
+ * first write: for the large arrays that threads fill, or index at random
+ * (one TLB entry per 2 MiB); freed with free(). */
+void *kryl_huge_malloc(size_t bytes);
+void *kryl_huge_calloc(size_t count, size_t size);
+
 #define KRYL_HUGE_PAGES_MIN ((size_t)8 << 20)
 
 #ifdef __cplusplus

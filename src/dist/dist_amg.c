@@ -20,6 +20,7 @@
 
 #include "amg/amg.h"
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 #include "dist/dist_internal.h"
 
 /* X = [loc nl] over the columns [owned; ghosts] (nl's columns shifted by n). */
@@ -58,7 +59,7 @@ static kryl_status compact_columns(const kryl_csr *own, const kryl_csr *ghost, i
                                    int64_t hi, int threads, kryl_csr *C, int32_t **map)
 {
     int64_t a = kryl_csr_nnz(own), b = kryl_csr_nnz(ghost), others = 0;
-    int32_t *list = malloc((size_t)(hi - lo + a + b + 1) * sizeof *list);
+    int32_t *list = kryl_huge_malloc((size_t)(hi - lo + a + b + 1) * sizeof *list);
     kryl_status st = list ? kryl_csr_alloc(C, own->nrows + ghost->nrows, 0, a + b)
                           : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld columns",
                                        (long long)(a + b));
@@ -185,7 +186,7 @@ static kryl_status far_entries(const kryl_csr *M, const kryl_csr *L, int64_t lo,
     memset(far, 0, sizeof *far);
     far->nrows = M->ncols;
     far->ncols = M->nrows_global;
-    int64_t *at = calloc((size_t)n + 1, sizeof *at);
+    int64_t *at = kryl_huge_calloc((size_t)n + 1, sizeof *at);
     if (at == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate %lld row offsets", (long long)n);
     /* at = prefix sums of each row's entries outside the block: M's offsets less L's, or
@@ -300,7 +301,7 @@ static kryl_status symmetrize(kryl_context ctx, kryl_csr *Ac, bool *done)
     if (st == KRYL_SUCCESS) st = route_rows(ctx, &out, lo, hi, &far);
     kryl_coo_free(&out);
     double *mirror =
-        st == KRYL_SUCCESS ? malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *mirror) : NULL;
+        st == KRYL_SUCCESS ? kryl_huge_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *mirror) : NULL;
     if (st == KRYL_SUCCESS && mirror == NULL)
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "amg: cannot allocate %lld mirrored entries",
                         (long long)nnz);

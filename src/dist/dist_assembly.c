@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 #include "dist/dist_internal.h"
 
 void kryl_dist_block_rows(kryl_context ctx, int64_t n, int64_t *begin, int64_t *end)
@@ -76,7 +77,7 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
     KRYL_TRY(kryl_dist_rows_gather(dc, row_begin, row_end - row_begin, coo->nrows, &rows));
     int *counts = calloc(4 * (size_t)size, sizeof *counts);
     int64_t c = coo->count;
-    int64_t *order = malloc((size_t)(c > 0 ? c : 1) * sizeof *order);
+    int64_t *order = kryl_huge_malloc((size_t)(c > 0 ? c : 1) * sizeof *order);
     kryl_status st = counts && order
                          ? KRYL_SUCCESS
                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot route %lld entries",
@@ -97,8 +98,8 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
         for (int p = dc->rank + 1; p < size; p++) sdispl[p] -= (int)own;
         sent = c - own;
     }
-    int64_t *ij = malloc(2 * (size_t)(sent > 0 ? sent : 1) * sizeof *ij);
-    double *v = malloc((size_t)(sent > 0 ? sent : 1) * sizeof *v);
+    int64_t *ij = kryl_huge_malloc(2 * (size_t)(sent > 0 ? sent : 1) * sizeof *ij);
+    double *v = kryl_huge_malloc((size_t)(sent > 0 ? sent : 1) * sizeof *v);
     if (st == KRYL_SUCCESS && (ij == NULL || v == NULL))
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "assembly: cannot route %lld entries",
                         (long long)sent);
@@ -136,7 +137,8 @@ kryl_status kryl_dist_route_entries(kryl_context ctx, const kryl_coo *coo, int64
         }
         MPI_Alltoallv(v, send, sdispl, MPI_DOUBLE, routed->values + own, recv, rdispl, MPI_DOUBLE,
                       dc->comm);
-        int64_t *pairs = malloc(2 * (size_t)(received > 0 ? received : 1) * sizeof *pairs);
+        int64_t *pairs =
+            kryl_huge_malloc(2 * (size_t)(received > 0 ? received : 1) * sizeof *pairs);
         for (int p = 0; p < size; p++) {
             send[p] *= 2;
             sdispl[p] *= 2;

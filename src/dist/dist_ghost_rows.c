@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/huge_pages.h"
 #include "dist/dist_internal.h"
 
 enum { COLS_TAG = 7304, VALUES_TAG = 7305 };
@@ -56,10 +57,10 @@ kryl_status kryl_halo_ghost_rows(struct kryl_dist_context *dc, const kryl_halo *
 {
     memset(G, 0, sizeof *G);
     int64_t n = M->nrows, g = h->nghost;
-    int64_t *len = malloc(((size_t)n + (size_t)g + 1) * sizeof *len);
+    int64_t *len = kryl_huge_malloc(((size_t)n + (size_t)g + 1) * sizeof *len);
     int64_t nsend = entries_of(h, M, 0, len ? h->nsend : 0);
-    int32_t *cols = malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *cols);
-    double *values = malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *values);
+    int32_t *cols = kryl_huge_malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *cols);
+    double *values = kryl_huge_malloc((size_t)(nsend > 0 ? nsend : 1) * sizeof *values);
     MPI_Request *req = malloc(4 * (size_t)(h->nneigh > 0 ? h->nneigh : 1) * sizeof *req);
     kryl_status st =
         len && cols && values && req

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/huge_pages.h"
 #include "dist/dist_internal.h"
 #include "io/mtx.h"
 #include "kryl_mpi.h"
@@ -38,7 +39,7 @@ static kryl_status root_partition(struct kryl_dist_context *dc, kryl_csr *A, int
         return KRYL_SUCCESS;
     }
     kryl_status st = KRYL_SUCCESS;
-    *orig = malloc((size_t)(A->nrows > 0 ? A->nrows : 1) * sizeof **orig);
+    *orig = kryl_huge_malloc((size_t)(A->nrows > 0 ? A->nrows : 1) * sizeof **orig);
     if (*orig == NULL) st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "cannot allocate a renumbering");
     if (st == KRYL_SUCCESS) st = kryl_partition_graph(A, dc->size, *orig, begin);
     kryl_csr B;
@@ -122,10 +123,10 @@ static kryl_status scatter_rows(struct kryl_dist_context *dc, const kryl_csr *A,
     st = kryl_dist_agree_comm(dc->comm, st);
     int64_t *lengths = NULL;
     if (st == KRYL_SUCCESS) {
-        lengths = malloc((size_t)(n > 0 ? n : 1) * sizeof *lengths);
+        lengths = kryl_huge_malloc((size_t)(n > 0 ? n : 1) * sizeof *lengths);
         int64_t *all = NULL;
         if (rank == 0) {
-            all = malloc((size_t)(A->nrows > 0 ? A->nrows : 1) * sizeof *all);
+            all = kryl_huge_malloc((size_t)(A->nrows > 0 ? A->nrows : 1) * sizeof *all);
             /* all[i] = entries of row i */
             for (int64_t i = 0; all && i < A->nrows; i++)
                 all[i] = A->row_ptr[i + 1] - A->row_ptr[i];
@@ -281,13 +282,14 @@ static kryl_status transfer_begin(global_transfer *t, kryl_vector v, kryl_matrix
     struct kryl_dist_context *dc = A->ctx->dist;
     const kryl_dist_rows *rows = A->dist->rows;
     *t = (global_transfer){.n = v->n, .n_global = rows->begin[dc->size]};
-    t->mine = malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *t->mine);
+    t->mine = kryl_huge_malloc((size_t)(t->n > 0 ? t->n : 1) * sizeof *t->mine);
     if (t->mine == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
     KRYL_TRY(row_counts(rows, dc->size, &t->counts, &t->displs));
     if (dc->rank == 0 && values == NULL)
         return KRYL_ERROR(KRYL_ERR_INVALID_ARGUMENT, "%s: values is NULL on rank 0", op);
     if (dc->rank == 0 && rows->orig != NULL) {
-        t->ordered = malloc((size_t)(t->n_global > 0 ? t->n_global : 1) * sizeof *t->ordered);
+        t->ordered =
+            kryl_huge_malloc((size_t)(t->n_global > 0 ? t->n_global : 1) * sizeof *t->ordered);
         if (t->ordered == NULL) return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
     }
     return KRYL_SUCCESS;

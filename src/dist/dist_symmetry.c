@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 #include "dist/dist_internal.h"
 
 static bool owned(const kryl_csr *A, int64_t j)
@@ -39,7 +40,7 @@ static double local_asymmetry(const kryl_csr *A, int threads)
 static double compare(const kryl_csr *A, const int64_t *ij, const double *v, int64_t count)
 {
     const int64_t nnz = kryl_csr_nnz(A);
-    bool *matched = calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *matched);
+    bool *matched = kryl_huge_calloc((size_t)(nnz > 0 ? nnz : 1), sizeof *matched);
     if (matched == NULL) return INFINITY;
     double worst = 0.0;
     for (int64_t k = 0; k < count; k++) {
@@ -88,8 +89,8 @@ kryl_status kryl_dist_asymmetry(struct kryl_dist_context *dc, const kryl_csr *A,
         else
             send[p] = (int)sent[p];
     }
-    int64_t *ij_out = malloc(2 * (size_t)(nz > 0 ? nz : 1) * sizeof *ij_out);
-    double *v_out = malloc((size_t)(nz > 0 ? nz : 1) * sizeof *v_out);
+    int64_t *ij_out = kryl_huge_malloc(2 * (size_t)(nz > 0 ? nz : 1) * sizeof *ij_out);
+    double *v_out = kryl_huge_malloc((size_t)(nz > 0 ? nz : 1) * sizeof *v_out);
     if (st == KRYL_SUCCESS && (ij_out == NULL || v_out == NULL))
         st = KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "symmetry check: out of memory");
     st = kryl_dist_agree_comm(dc->comm, st);
@@ -105,8 +106,8 @@ kryl_status kryl_dist_asymmetry(struct kryl_dist_context *dc, const kryl_csr *A,
         }
         /* (j, i, a_ij) grouped by the owner of row j */
         int *next = malloc((size_t)size * sizeof *next);
-        ij_in = malloc(2 * (size_t)(received > 0 ? received : 1) * sizeof *ij_in);
-        v_in = malloc((size_t)(received > 0 ? received : 1) * sizeof *v_in);
+        ij_in = kryl_huge_malloc(2 * (size_t)(received > 0 ? received : 1) * sizeof *ij_in);
+        v_in = kryl_huge_malloc((size_t)(received > 0 ? received : 1) * sizeof *v_in);
         st = next && ij_in && v_in && countable(received)
                  ? KRYL_SUCCESS
                  : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "symmetry check: out of memory");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/host_threads.h"
+#include "core/huge_pages.h"
 #include "dist/dist_internal.h"
 
 static int compare_int32(const void *a, const void *b)
@@ -21,7 +22,7 @@ static int compare_int32(const void *a, const void *b)
 static kryl_status collect_ghosts(const kryl_csr *far, int32_t **ghosts, int64_t *count)
 {
     int64_t g = kryl_csr_nnz(far);
-    int32_t *list = malloc((size_t)(g > 0 ? g : 1) * sizeof *list);
+    int32_t *list = kryl_huge_malloc((size_t)(g > 0 ? g : 1) * sizeof *list);
     if (list == NULL)
         return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "halo: cannot allocate %lld column indices",
                           (long long)g);
@@ -113,7 +114,7 @@ static kryl_status exchange_requests(struct kryl_dist_context *dc, kryl_halo *h,
         total += send[p];
     }
     h->nsend = total;
-    h->send_rows = malloc((size_t)(total > 0 ? total : 1) * sizeof *h->send_rows);
+    h->send_rows = kryl_huge_malloc((size_t)(total > 0 ? total : 1) * sizeof *h->send_rows);
     int ok = h->send_rows != NULL, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, dc->comm);
     if (!all)
@@ -182,7 +183,7 @@ kryl_status kryl_halo_exchange(struct kryl_dist_context *dc, const kryl_halo *h,
 {
     int es = 0;
     MPI_Type_size(type, &es);
-    char *send = malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * (size_t)es);
+    char *send = kryl_huge_malloc((size_t)(h->nsend > 0 ? h->nsend : 1) * (size_t)es);
     MPI_Request *req = malloc(2 * (size_t)(h->nneigh > 0 ? h->nneigh : 1) * sizeof *req);
     kryl_status st = send && req ? KRYL_SUCCESS
                                  : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
