@@ -5,7 +5,8 @@ solution file written by rank 0 matches the serial one; nodes emulated by
 KRYL_NODE_SIZE give the same solve, and a malformed value is refused by name;
 AMG-PCG over the ranks reports the global hierarchy and takes one rank's
 iterations within 20%, and a malformed KRYL_AMG_AGGLOMERATE is refused by name;
-under `mpirun -np 1` the run is a plain one (the same hierarchy and iterations)."""
+under `mpirun -np 1` the run is a plain one (the same hierarchy and iterations);
+a rank that the launcher bound to one core runs on its share of the host's cores."""
 
 import json
 import os
@@ -81,6 +82,9 @@ def main():
         rows = sum(r.get("rows", 0) for r in ranks.values())
         t.check(rows == obj.get("n"), what + ": the ranks' rows add up", "%d" % rows)
         t.check(all(r.get("ghosts", 0) > 0 for r in ranks.values()), what + ": halos", str(ranks))
+        share = max(1, len(os.sched_getaffinity(0)) // RANKS)
+        t.check(obj.get("cores", 0) >= share, what + ": rank 0 runs on its share of the cores, %d"
+                % share, str(obj.get("cores")))
     for nodes in ["1", "2"]:
         rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem, {"KRYL_NODE_SIZE": nodes})
         what = "KRYL_NODE_SIZE=%s mpirun -np %d kryl solve --gen poisson2d" % (nodes, RANKS)
@@ -124,6 +128,10 @@ def main():
         t.check(obj["amg"] == dict(one["amg"], setup=obj["amg"]["setup"]) and
                 obj["iterations"] == one["iterations"] and "ranks" not in obj,
                 "mpirun -np 1: the plain run's hierarchy and iterations", out)
+        # Open MPI binds one rank to one core: kryl takes the host's cores for its threads
+        cores = len(os.sched_getaffinity(0))
+        t.check(obj.get("cores") == cores,
+                "mpirun -np 1: the rank runs on all %d cores" % cores, str(obj.get("cores")))
     rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + amg, {"KRYL_AMG_AGGLOMERATE": "x"})
     t.check(rc != 0 and "KRYL_AMG_AGGLOMERATE='x'" in out, "KRYL_AMG_AGGLOMERATE=x refused by name",
             out)

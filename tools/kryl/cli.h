@@ -25,9 +25,20 @@ enum {
 extern const char *cli_program;
 
 /* Subcommands: argv[0] is the subcommand's name. */
+/* A rank its MPI launcher bound to one core takes its share of the host's
+ * cores (rank_cores.c); true when it did, and kryl must start again for
+ * the OpenMP runtime to count them. */
+bool cli_rank_cores(void);
+/* Whether the user placed the OpenMP threads (OMP_PROC_BIND other than
+ * false, OMP_PLACES or GOMP_CPU_AFFINITY). */
+bool cli_threads_placed(void);
+/* The cores this process may run on when the command started (with
+ * placed threads, the OpenMP runtime's place for the main thread). */
+int cli_cores(void);
 /* Without OMP_WAIT_POLICY or GOMP_SPINCOUNT in the environment, start the
- * command again with passive OpenMP waits (wait_policy.c); returns when it did not. */
-void cli_wait_policy(char **argv);
+ * command again with passive OpenMP waits (wait_policy.c), and start it
+ * again anyway where `restart`; returns when it did not. */
+void cli_wait_policy(char **argv, bool restart);
 
 int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);

@@ -67,8 +67,10 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a rank bound to one core takes its share of the host (rank_cores.c) */
+    const bool new_cores = cli_rank_cores();
     /* passive OpenMP waits unless the user chose (wait_policy.c): may start kryl again */
-    cli_wait_policy(argv);
+    cli_wait_policy(argv, new_cores);
     /* under mpirun every rank runs the command; otherwise MPI is never touched */
     cli_mpi_start(&argc, &argv);
     if (argc > 0 && strchr(argv[0], '/') != NULL) cli_program = argv[0];

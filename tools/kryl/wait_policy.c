@@ -34,25 +34,21 @@ static const char *spin_count(void)
     return cores > 16 ? "1000" : "10000";
 }
 
-/* OMP_PROC_BIND (other than false), OMP_PLACES or GOMP_CPU_AFFINITY set:
- * the library's own rule for bound threads (src/backends/omp/omp_team.c). */
-static bool threads_bound(void)
+void cli_wait_policy(char **argv, bool restart)
 {
-    const char *bind = getenv("OMP_PROC_BIND");
-    return (bind != NULL && strcmp(bind, "false") != 0 && strcmp(bind, "FALSE") != 0) ||
-           getenv("OMP_PLACES") != NULL || getenv("GOMP_CPU_AFFINITY") != NULL;
-}
-
-void cli_wait_policy(char **argv)
-{
-    if (getenv("OMP_WAIT_POLICY") != NULL || getenv("GOMP_SPINCOUNT") != NULL) return;
-    if (threads_bound()) return;
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0 &&
+    /* a user who placed the threads (rank_cores.c) keeps libgomp's own policy */
+    const bool chosen = getenv("OMP_WAIT_POLICY") != NULL || getenv("GOMP_SPINCOUNT") != NULL ||
+                        cli_threads_placed();
+    if (!chosen && setenv("OMP_WAIT_POLICY", "passive", 1) == 0 &&
         setenv("GOMP_SPINCOUNT", spin_count(), 1) == 0 && setenv("KRYL_OMP_ADAPT", "1", 1) == 0)
         execv("/proc/self/exe", argv);
-    /* no /proc (or exec refused): go on with libgomp's default policy, the
-     * library then keeps its team to the free cores */
-    unsetenv("OMP_WAIT_POLICY");
-    unsetenv("GOMP_SPINCOUNT");
-    unsetenv("KRYL_OMP_ADAPT");
+    if (!chosen) {
+        /* no /proc (or exec refused): go on with libgomp's default policy, the
+         * library then keeps its team to the free cores */
+        unsetenv("OMP_WAIT_POLICY");
+        unsetenv("GOMP_SPINCOUNT");
+        unsetenv("KRYL_OMP_ADAPT");
+    }
+    /* the OpenMP runtime counted its cores when it was loaded */
+    if (restart) execv("/proc/self/exe", argv);
 }
