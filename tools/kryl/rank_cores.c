@@ -58,7 +58,8 @@ bool cli_rank_cores(void)
     if (sched_getaffinity(0, sizeof bound, &bound) != 0) return false;
     start_cores = CPU_COUNT(&bound);
     if (start_cores != 1 || cli_threads_placed() || !local_rank(&rank, &size)) return false;
-    /* the cores this process may use: the kernel keeps those of a full mask that its cpuset allows */
+    /* the cores this process may use: the kernel keeps those of a full mask that its cpuset allows
+     */
     CPU_ZERO(&usable);
     for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &usable);
     if (sched_setaffinity(0, sizeof usable, &usable) != 0 ||
