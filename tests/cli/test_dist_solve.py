@@ -83,8 +83,8 @@ def main():
         t.check(rows == obj.get("n"), what + ": the ranks' rows add up", "%d" % rows)
         t.check(all(r.get("ghosts", 0) > 0 for r in ranks.values()), what + ": halos", str(ranks))
         share = max(1, len(os.sched_getaffinity(0)) // RANKS)
-        t.check(obj.get("cores", 0) >= share, what + ": rank 0 runs on its share of the cores, %d"
-                % share, str(obj.get("cores")))
+        t.check(obj.get("cpus", 0) >= share, what + ": rank 0 runs on its share of the CPUs, %d"
+                % share, str(obj.get("cpus")))
     for nodes in ["1", "2"]:
         rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + problem, {"KRYL_NODE_SIZE": nodes})
         what = "KRYL_NODE_SIZE=%s mpirun -np %d kryl solve --gen poisson2d" % (nodes, RANKS)
@@ -129,9 +129,9 @@ def main():
                 obj["iterations"] == one["iterations"] and "ranks" not in obj,
                 "mpirun -np 1: the plain run's hierarchy and iterations", out)
         # Open MPI binds one rank to one core: kryl takes the host's cores for its threads
-        cores = len(os.sched_getaffinity(0))
-        t.check(obj.get("cores") == cores,
-                "mpirun -np 1: the rank runs on all %d cores" % cores, str(obj.get("cores")))
+        cpus = len(os.sched_getaffinity(0))
+        t.check(obj.get("cpus") == cpus,
+                "mpirun -np 1: the rank runs on all %d CPUs" % cpus, str(obj.get("cpus")))
     rc, obj, out = run_mpi(mpirun, kryl, ["solve"] + amg, {"KRYL_AMG_AGGLOMERATE": "x"})
     t.check(rc != 0 and "KRYL_AMG_AGGLOMERATE='x'" in out, "KRYL_AMG_AGGLOMERATE=x refused by name",
             out)

@@ -32,9 +32,10 @@ bool cli_rank_cores(void);
 /* Whether the user placed the OpenMP threads (OMP_PROC_BIND other than
  * false, OMP_PLACES or GOMP_CPU_AFFINITY). */
 bool cli_threads_placed(void);
-/* The cores this process may run on when the command started (with
- * placed threads, the OpenMP runtime's place for the main thread). */
-int cli_cores(void);
+/* The CPUs (hardware threads) this process may run on when the command
+ * started (with placed threads, the OpenMP runtime's place for the main
+ * thread). */
+int cli_cpus(void);
 /* Without OMP_WAIT_POLICY or GOMP_SPINCOUNT in the environment, start the
  * command again with passive OpenMP waits (wait_policy.c), and start it
  * again anyway where `restart`; returns when it did not. */

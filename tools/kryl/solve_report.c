@@ -183,7 +183,7 @@ void solve_report_json(const solve_job *job, const char *matrix, double read_s)
     json_double(&w, "context_s", job->context_s);
     json_double(&w, "context_wait_s", job->context_wait_s);
     /* (placed OpenMP threads bind the main thread to one place before the command starts) */
-    if (!cli_threads_placed()) json_int(&w, "cores", cli_cores());
+    if (!cli_threads_placed()) json_int(&w, "cpus", cli_cpus());
     json_double(&w, "time_per_iteration_s",
                 r->iterations > 0 ? r->solve_s / (double)r->iterations : 0.0);
     kryl_iteration_bound bound;
