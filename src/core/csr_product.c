@@ -77,6 +77,11 @@ kryl_status kryl_csr_split_columns(const kryl_csr *A, int64_t lo, int64_t hi, in
     double *val = col ? realloc(in->values, (size_t)(nnz > 0 ? nnz : 1) * sizeof *val) : NULL;
     if (col) in->col_idx = col;
     if (val) in->values = val;
+    /* grown from one entry: fresh memory, advised before its first write */
+    if (col && val) {
+        kryl_advise_huge_pages(in->col_idx, (size_t)nnz * sizeof *col);
+        kryl_advise_huge_pages(in->values, (size_t)nnz * sizeof *val);
+    }
     kryl_status st = col && val
                          ? KRYL_SUCCESS
                          : KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY,
