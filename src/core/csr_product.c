@@ -10,49 +10,54 @@
 
 kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
 {
-    /* below four threads the serial count and fill beat atomic ones and a
-     * sort (R = P' of 7-point 100^3 on two: docs/BENCHMARKS.md) */
-    const int team = threads >= 4 ? threads : 1;
-    int64_t nnz = kryl_csr_nnz(A);
-    KRYL_TRY(kryl_csr_alloc(T, A->ncols, A->nrows, nnz));
-    int64_t *next = kryl_huge_malloc(((size_t)T->nrows + 1) * sizeof *next);
-    if (next == NULL) {
+    const int64_t nnz = kryl_csr_nnz(A), m = A->ncols;
+    /* A's rows in `parts` runs, each counted and placed by one thread; the
+     * counters (a part a column) are bounded by A's entries */
+    int64_t bound = m > 0 ? nnz / m : 1;
+    int parts = threads < KRYL_HOST_MAX_TEAM ? threads : KRYL_HOST_MAX_TEAM;
+    if (parts > bound) parts = (int)bound;
+    if (parts < 1) parts = 1;
+    KRYL_TRY(kryl_csr_alloc(T, m, A->nrows, nnz));
+    int32_t *at = kryl_huge_calloc((size_t)parts * (size_t)m + 1, sizeof *at);
+    if (at == NULL) {
         kryl_csr_free(T);
-        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "transpose: cannot allocate %lld offsets",
-                          (long long)T->nrows);
+        return KRYL_ERROR(KRYL_ERR_OUT_OF_MEMORY, "transpose: cannot allocate %d x %lld counters",
+                          parts, (long long)m);
     }
-    /* counting sort by column: T's row lengths, then the slots */
-    KRYL_HOST_PARALLEL_FOR(team)
-    for (int64_t k = 0; k < nnz; k++) {
-        int64_t *count = &T->row_ptr[A->col_idx[k] + 1];
-        if (team > 1) {
-            KRYL_HOST_ATOMIC(*count)++;
-        } else
-            (*count)++;
+    /* at[p][j] = part p's entries in column j */
+    KRYL_HOST_PARALLEL_STATIC(parts)
+    for (int p = 0; p < parts; p++) {
+        int32_t *count = at + (size_t)p * m;
+        for (int64_t k = A->row_ptr[A->nrows * p / parts]; k < A->row_ptr[A->nrows * (p + 1) / parts];
+             k++)
+            count[A->col_idx[k]]++;
     }
-    kryl_prefix_sum(T->row_ptr + 1, T->nrows, team);
-    memcpy(next, T->row_ptr, ((size_t)T->nrows + 1) * sizeof *next);
-    KRYL_HOST_PARALLEL_FOR(team)
-    for (int64_t i = 0; i < A->nrows; i++)
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            /* t_ji = a_ij */
-            int64_t at;
-            if (team > 1) {
-                KRYL_HOST_ATOMIC_CAPTURE
-                at = next[A->col_idx[k]]++;
-            } else
-                at = next[A->col_idx[k]]++;
-            T->col_idx[at] = (int32_t)i;
-            T->values[at] = A->values[k];
+    /* T's row j: part 0's entries of column j, then part 1's, ...: at[p][j] = where part p's
+     * begin in it, T's row lengths summed into its offsets */
+    KRYL_HOST_PARALLEL_STATIC(threads)
+    for (int64_t j = 0; j < m; j++) {
+        int32_t before = 0;
+        for (int p = 0; p < parts; p++) {
+            const int32_t count = at[(size_t)p * m + j];
+            at[(size_t)p * m + j] = before;
+            before += count;
         }
-    free(next);
-    /* threads fill a row of T in any order: sorted, it is the serial fill's */
-    if (team > 1) {
-        KRYL_HOST_PARALLEL_FOR(team)
-        for (int64_t j = 0; j < T->nrows; j++)
-            kryl_csr_sort_row(T->col_idx + T->row_ptr[j], T->values + T->row_ptr[j],
-                              T->row_ptr[j + 1] - T->row_ptr[j]);
+        T->row_ptr[j + 1] = before;
     }
+    kryl_prefix_sum(T->row_ptr + 1, m, threads);
+    /* t_ji = a_ij, each part's rows in order: T's rows come out sorted, the same on any threads */
+    KRYL_HOST_PARALLEL_STATIC(parts)
+    for (int p = 0; p < parts; p++) {
+        int32_t *next = at + (size_t)p * m;
+        for (int64_t i = A->nrows * p / parts; i < A->nrows * (p + 1) / parts; i++)
+            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+                const int32_t j = A->col_idx[k];
+                const int64_t slot = T->row_ptr[j] + next[j]++;
+                T->col_idx[slot] = (int32_t)i;
+                T->values[slot] = A->values[k];
+            }
+    }
+    free(at);
     return KRYL_SUCCESS;
 }
 
