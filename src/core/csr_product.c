@@ -28,8 +28,8 @@ kryl_status kryl_csr_transpose_on(const kryl_csr *A, kryl_csr *T, int threads)
     KRYL_HOST_PARALLEL_STATIC(parts)
     for (int p = 0; p < parts; p++) {
         int32_t *count = at + (size_t)p * m;
-        for (int64_t k = A->row_ptr[A->nrows * p / parts]; k < A->row_ptr[A->nrows * (p + 1) / parts];
-             k++)
+        for (int64_t k = A->row_ptr[A->nrows * p / parts];
+             k < A->row_ptr[A->nrows * (p + 1) / parts]; k++)
             count[A->col_idx[k]]++;
     }
     /* T's row j: part 0's entries of column j, then part 1's, ...: at[p][j] = where part p's
