@@ -265,7 +265,7 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
     /* the residual at the start of the batch m ends, for the steps left; the
      * steps queued by this call; the steps predicted left after m; those
      * queued past m already (a batch whose check is copied out) */
-    double rr_before = 0.0;
+    double rr_before = m->rr;
     int64_t before = m->iteration, queued = 0, ahead = limit - m->iteration, flying = 0;
     while (m->iteration < limit && m->stop == KRYL_STOP_RUNNING) {
         double t0 = kryl_wtime();
@@ -279,8 +279,6 @@ kryl_status kryl_solver_iterate_to(kryl_solver s, kryl_monitor *m, int64_t limit
              * graph replays again from the next period's first step */
             const int64_t phase = s->period > 1 ? queued % s->period : 0;
             if (phase > 0 && batch > s->period - phase) batch = s->period - phase;
-            before = m->iteration;
-            rr_before = m->rr;
             KRYL_TRY(queue_steps(s, queued, batch, batch == interval, ahead, &captured));
             queued += batch;
             if (reading_ahead)

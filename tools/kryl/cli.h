@@ -30,7 +30,8 @@ extern const char *cli_program;
  * the OpenMP runtime to count them. */
 bool cli_rank_cores(void);
 /* Whether the user placed the OpenMP threads (OMP_PROC_BIND other than
- * false, OMP_PLACES or GOMP_CPU_AFFINITY). */
+ * false, OMP_PLACES or GOMP_CPU_AFFINITY): the library's rule for a team
+ * it never resizes (src/backends/omp/omp_team.c). */
 bool cli_threads_placed(void);
 /* The CPUs (hardware threads) this process may run on when the command
  * started (with placed threads, the OpenMP runtime's place for the main
